@@ -1,0 +1,2 @@
+/// The version `simctl --version` prints.
+public let simctlVersion = "0.1.0"

@@ -1,0 +1,84 @@
+/// The products on sale, in the order they were added, with their subscription groups.
+public struct Catalog: Hashable, Sendable {
+    public private(set) var products: [Product] = []
+    private var indexById: [String: Int] = [:]
+    /// Group names in order of first appearance; their numeric identifiers derive from this order.
+    public private(set) var groups: [String] = []
+
+    public init(products: [Product] = []) throws(CatalogError) {
+        for product in products { try add(product) }
+    }
+
+    public subscript(id: String) -> Product? {
+        indexById[id].map { products[$0] }
+    }
+
+    /// Adds a product, checking the catalogue's rules.
+    public mutating func add(_ product: Product) throws(CatalogError) {
+        guard indexById[product.id] == nil else { throw .duplicateProduct(product.id) }
+        try Self.validate(product)
+        if let group = product.group, !groups.contains(group) { groups.append(group) }
+        indexById[product.id] = products.count
+        products.append(product)
+    }
+
+    /// Replaces a product with the same id (used by scenario overrides and `makeFamilyShareable`).
+    public mutating func replace(_ product: Product) throws(CatalogError) {
+        guard let index = indexById[product.id] else { throw .unknownProduct(product.id) }
+        try Self.validate(product)
+        if let group = product.group, !groups.contains(group) { groups.append(group) }
+        products[index] = product
+    }
+
+    /// Apple's `subscriptionGroupIdentifier` is a numeric string. Scenario files name groups with text, so the
+    /// simulator derives a stable number from the group's order of appearance: the first group is `21000001`.
+    /// A group already named by digits (as in `.storekit` files) keeps its own identifier.
+    public func subscriptionGroupIdentifier(for group: String) -> String {
+        if !group.isEmpty, group.allSatisfy({ $0.isASCII && $0.isNumber }) { return group }
+        let index = groups.firstIndex(of: group) ?? groups.count
+        return String(21_000_001 + index)
+    }
+
+    static func validate(_ product: Product) throws(CatalogError) {
+        if product.id.isEmpty { throw .invalid(product.id, "a product id must not be empty") }
+        if product.price.milliunits < 0 { throw .invalid(product.id, "a price must not be negative") }
+        switch product.type {
+        case .autoRenewable:
+            if product.group == nil { throw .invalid(product.id, "an auto-renewable subscription needs a group") }
+            if product.period == nil { throw .invalid(product.id, "an auto-renewable subscription needs a period") }
+            if product.level < 1 { throw .invalid(product.id, "a level is 1 (highest) or more") }
+        case .consumable:
+            if product.familyShareable {
+                throw .invalid(product.id, "a consumable cannot be family shareable (reference §4.1)")
+            }
+        case .nonRenewing:
+            if product.familyShareable {
+                throw .invalid(product.id, "a non-renewing subscription cannot be family shareable (reference §4.1)")
+            }
+        case .nonConsumable:
+            break
+        }
+        if product.type != .autoRenewable {
+            if product.introOffer != nil {
+                throw .invalid(product.id, "only auto-renewable subscriptions have introductory offers")
+            }
+            if product.period != nil {
+                throw .invalid(product.id, "only auto-renewable subscriptions have a renewal period")
+            }
+        }
+    }
+}
+
+public enum CatalogError: Error, Hashable, Sendable, CustomStringConvertible {
+    case duplicateProduct(String)
+    case unknownProduct(String)
+    case invalid(String, String)
+
+    public var description: String {
+        switch self {
+        case .duplicateProduct(let id): return "product '\(id)' is listed twice"
+        case .unknownProduct(let id): return "no product '\(id)' in the catalogue"
+        case .invalid(let id, let why): return "product '\(id)': \(why)"
+        }
+    }
+}

@@ -1,0 +1,152 @@
+/// The kind of an in-app product. Wire names (`Auto-Renewable Subscription`, ...) live in `Wire/`.
+public enum ProductType: String, Hashable, Sendable, CaseIterable {
+    case autoRenewable
+    case nonConsumable
+    case consumable
+    case nonRenewing
+}
+
+/// The renewal periods the App Store offers for auto-renewable subscriptions.
+/// Raw values are the ISO 8601 form Apple uses in `offerPeriod` and in `.storekit` files.
+public enum SubscriptionPeriod: String, Hashable, Sendable, CaseIterable {
+    case oneWeek = "P1W"
+    case oneMonth = "P1M"
+    case twoMonths = "P2M"
+    case threeMonths = "P3M"
+    case sixMonths = "P6M"
+    case oneYear = "P1Y"
+
+    public var duration: CalendarDuration {
+        switch self {
+        case .oneWeek: return .weeks(1)
+        case .oneMonth: return .months(1)
+        case .twoMonths: return .months(2)
+        case .threeMonths: return .months(3)
+        case .sixMonths: return .months(6)
+        case .oneYear: return .years(1)
+        }
+    }
+
+    /// True for the weekly period, whose billing grace period is capped (see `Lifecycle/BillingRules.swift`).
+    public var isWeekly: Bool { self == .oneWeek }
+
+    /// Ordering used to pick "the longest product" (scenario default `until`).
+    public var approximateDays: Int {
+        switch self {
+        case .oneWeek: return 7
+        case .oneMonth: return 30
+        case .twoMonths: return 61
+        case .threeMonths: return 91
+        case .sixMonths: return 182
+        case .oneYear: return 365
+        }
+    }
+}
+
+/// A price as Apple sends it: an integer number of milliunits of the currency (9.99 USD is `9990`).
+public struct Price: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var milliunits: Int64
+
+    public init(milliunits: Int64) { self.milliunits = milliunits }
+
+    public static let free = Price(milliunits: 0)
+
+    /// Parses a non-negative decimal such as `9.99`, `10`, `0.5` or `1234.567` (at most 3 decimals).
+    public init?(decimal text: String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.count <= 12,
+            whole.allSatisfy({ $0.isASCII && $0.isNumber })
+        else { return nil }
+        var fraction = parts.count == 2 ? String(parts[1]) : ""
+        guard (parts.count == 1 || !fraction.isEmpty), fraction.count <= 3,
+            fraction.allSatisfy({ $0.isASCII && $0.isNumber })
+        else { return nil }
+        while fraction.count < 3 { fraction += "0" }
+        milliunits = Int64(whole)! * 1000 + Int64(fraction)!
+    }
+
+    public static func < (lhs: Price, rhs: Price) -> Bool { lhs.milliunits < rhs.milliunits }
+
+    /// Decimal text with two to three decimals, e.g. `9.99`, `0.00`, `1.005`.
+    public var description: String {
+        let whole = milliunits / 1000
+        let fraction = milliunits % 1000
+        if fraction % 10 == 0 {
+            let cents = fraction / 10
+            return "\(whole).\(cents < 10 ? "0" : "")\(cents)"
+        }
+        return "\(whole).\(CalendarMath.pad(Int(fraction), 3))"
+    }
+}
+
+/// How an introductory offer is paid. Wire values (`FREE_TRIAL`, ...) live in `Wire/`.
+public enum IntroductoryOfferMode: String, Hashable, Sendable, CaseIterable {
+    case freeTrial
+    case payAsYouGo
+    case payUpFront
+}
+
+/// An introductory offer, which the App Store applies automatically to a customer's first purchase in a
+/// subscription group (eligibility: once per group per customer; reference §5.11, S-INTRO).
+public struct IntroductoryOffer: Hashable, Sendable {
+    public var mode: IntroductoryOfferMode
+    /// The offer's period unit: for a free trial or pay-up-front, the whole offer; for pay-as-you-go, one billing
+    /// period at the offer price (repeated `periods` times).
+    public var period: CalendarDuration
+    /// Number of `period`s the offer lasts (pay-as-you-go); 1 otherwise.
+    public var periods: Int
+    /// The offer price per `period`; zero for a free trial.
+    public var price: Price
+
+    public init(mode: IntroductoryOfferMode, period: CalendarDuration, periods: Int = 1, price: Price = .free) {
+        self.mode = mode
+        self.period = period
+        self.periods = periods
+        self.price = mode == .freeTrial ? .free : price
+    }
+
+    /// The whole length of the offer (all its periods).
+    public var totalDuration: CalendarDuration { period.times(periods) }
+}
+
+/// A product in the catalogue.
+public struct Product: Hashable, Sendable {
+    public var id: String
+    public var type: ProductType
+    /// Reference name shown in listings (optional; from `.storekit` files).
+    public var referenceName: String?
+    /// The subscription group's name (auto-renewable subscriptions only).
+    public var group: String?
+    /// Rank within the group: 1 is the highest level of service.
+    public var level: Int
+    /// Renewal period (auto-renewable subscriptions only).
+    public var period: SubscriptionPeriod?
+    /// Length of a non-renewing subscription; `nil` means it cannot be purchased until one is given.
+    public var duration: CalendarDuration?
+    public var price: Price
+    /// ISO 4217 currency code, e.g. `USD`.
+    public var currency: String
+    /// Whether the product can be shared with the family (subscriptions and non-consumables only).
+    public var familyShareable: Bool
+    public var introOffer: IntroductoryOffer?
+
+    public init(
+        id: String, type: ProductType, referenceName: String? = nil, group: String? = nil, level: Int = 1,
+        period: SubscriptionPeriod? = nil, duration: CalendarDuration? = nil, price: Price, currency: String = "USD",
+        familyShareable: Bool = false, introOffer: IntroductoryOffer? = nil
+    ) {
+        self.id = id
+        self.type = type
+        self.referenceName = referenceName
+        self.group = group
+        self.level = level
+        self.period = period
+        self.duration = duration
+        self.price = price
+        self.currency = currency
+        self.familyShareable = familyShareable
+        self.introOffer = introOffer
+    }
+
+    public var isSubscription: Bool { type == .autoRenewable }
+}

@@ -1,0 +1,1 @@
+print("simbench: no benchmarks yet")

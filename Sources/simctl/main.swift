@@ -1,0 +1,3 @@
+import SimctlCommand
+
+print("simctl \(simctlVersion)")

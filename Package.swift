@@ -19,7 +19,8 @@ let package = Package(
         .executableTarget(name: "simctl", dependencies: ["SimctlCommand"]),
         // Release-mode benchmark: `swift run -c release simbench`.
         .executableTarget(name: "simbench", dependencies: ["SubscriptionSimulator"]),
-        .testTarget(name: "SubscriptionSimulatorTests", dependencies: ["SubscriptionSimulator"]),
+        // Golden files live beside the tests that read them (by path, not as resources).
+        .testTarget(name: "SubscriptionSimulatorTests", dependencies: ["SubscriptionSimulator"], exclude: ["Golden"]),
         .testTarget(name: "SimctlTests", dependencies: ["SimctlCommand", "SubscriptionSimulator"]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,7 +5,10 @@ public struct Catalog: Hashable, Sendable {
     /// Group names in order of first appearance; their numeric identifiers derive from this order.
     public private(set) var groups: [String] = []
 
-    public init(products: [Product] = []) throws(CatalogError) {
+    /// An empty catalogue.
+    public init() {}
+
+    public init(products: [Product]) throws(CatalogError) {
         for product in products { try add(product) }
     }
 

@@ -5,6 +5,7 @@
 public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var millisecondsSince1970: Int64
 
+    @inlinable
     public init(millisecondsSince1970: Int64) {
         self.millisecondsSince1970 = millisecondsSince1970
     }

@@ -1,0 +1,49 @@
+/// Derives every identifier the store hands out from the seed and counters: never random, never wall-clock.
+///
+/// - Transaction ids are 16-digit decimal strings, `2` + 6 digits from the seed + 9-digit counter, starting at
+///   counter 1 (seed 0: `2000000000000001`, `2000000000000002`, ...). Apple's ids are decimal digit strings of this
+///   length (reference §2.8, §2.9).
+/// - Web order line item ids use the same seed digits with prefix `3`, so they never equal a transaction id.
+/// - Notification UUIDs are lowercase RFC 4122 strings with version 4 and variant bits set, built from SplitMix64
+///   mixes of (seed, counter): distinct for distinct counters.
+public struct IdentifierSource: Sendable {
+    public let seed: UInt64
+    var transactionCounter: UInt64 = 0
+    var webOrderCounter: UInt64 = 0
+    var uuidCounter: UInt64 = 0
+
+    public init(seed: UInt64) {
+        self.seed = seed
+    }
+
+    /// Six digits derived from the seed (the seed itself when it is small, so ids stay readable).
+    var seedDigits: UInt64 { seed < 1_000_000 ? seed : SplitMix64.mix(seed) % 1_000_000 }
+
+    public mutating func nextTransactionId() -> String {
+        transactionCounter += 1
+        return String(2_000_000_000_000_000 + seedDigits * 1_000_000_000 + transactionCounter)
+    }
+
+    public mutating func nextWebOrderLineItemId() -> String {
+        webOrderCounter += 1
+        return String(3_000_000_000_000_000 + seedDigits * 1_000_000_000 + webOrderCounter)
+    }
+
+    public mutating func nextNotificationUUID() -> String {
+        uuidCounter += 1
+        let high = SplitMix64.mix(seed ^ 0x5349_4D43_544C_5555 &+ uuidCounter &* 0x9E37_79B9_7F4A_7C15)
+        let low = SplitMix64.mix(high ^ uuidCounter ^ (seed << 1))
+        // Version 4 in the high nibble of byte 6, variant 10xx in byte 8.
+        let versioned = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
+        let varianted = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        let hex = Self.hex(versioned, 16) + Self.hex(varianted, 16)
+        let chars = Array(hex)
+        return String(chars[0..<8]) + "-" + String(chars[8..<12]) + "-" + String(chars[12..<16]) + "-"
+            + String(chars[16..<20]) + "-" + String(chars[20..<32])
+    }
+
+    static func hex(_ value: UInt64, _ width: Int) -> String {
+        let digits = String(value, radix: 16, uppercase: false)
+        return String(repeating: "0", count: width - digits.count) + digits
+    }
+}

@@ -1,0 +1,84 @@
+/// What an app using StoreKit on the customer's device observes (reference §7).
+public struct DeviceEvent: Hashable, Sendable {
+    public var instant: Instant
+    public var customer: String
+    public var kind: Kind
+
+    public enum Kind: Hashable, Sendable {
+        /// A transaction arriving in `Transaction.updates` (StoreKit 2) / `paymentQueue(_:updatedTransactions:)`.
+        case transaction(TransactionUpdate, TransactionRecord)
+        /// `Product.SubscriptionInfo.RenewalState` of a subscription changed.
+        case renewalState(productId: String, RenewalState)
+        /// Original StoreKit: `paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:)`.
+        case didRevokeEntitlements(productIds: [String])
+    }
+}
+
+/// How a transaction reached the device. A shared subscription arrives as purchased; a shared non-consumable as
+/// purchased when sharing was on at purchase time, otherwise as restored (reference §4.5, §7.2; S-FSA).
+public enum TransactionUpdate: String, Hashable, Sendable {
+    case purchased
+    case restored
+    case renewed
+    case revoked
+}
+
+/// StoreKit 2 `Product.SubscriptionInfo.RenewalState` (reference §7.1, S-RS).
+public enum RenewalState: String, Hashable, Sendable {
+    case subscribed
+    case inGracePeriod
+    case inBillingRetryPeriod
+    case expired
+    case revoked
+
+    init(_ phase: SubscriptionPhase) {
+        switch phase {
+        case .active: self = .subscribed
+        case .gracePeriod: self = .inGracePeriod
+        case .billingRetry: self = .inBillingRetryPeriod
+        case .expired: self = .expired
+        case .revoked: self = .revoked
+        }
+    }
+}
+
+extension SimulatedStore {
+    /// The ordered stream a StoreKit app on `customer`'s device would observe.
+    public func deviceEvents(for customer: String) -> [DeviceEvent] {
+        deviceEvents.filter { $0.customer == customer }
+    }
+
+    /// Derives the device's view of one notification. `paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:)`
+    /// is called in a member's app on REVOKE, and in the purchaser's app when refunded for a non-consumable or an
+    /// auto-renewable subscription, shared or not (reference §7.2, S-REVOKECB).
+    mutating func recordDeviceEvents(for notification: SentNotification, restored: Bool) {
+        let customer = notification.recipient
+        let record = notification.transaction
+        var kinds: [DeviceEvent.Kind] = []
+        let newState = notification.status.map { DeviceEvent.Kind.renewalState(productId: record.productId, RenewalState($0)) }
+        switch notification.type {
+        case .subscribed:
+            kinds.append(.transaction(.purchased, record))
+        case .didRenew:
+            kinds.append(.transaction(.renewed, record))
+        case .oneTimeCharge:
+            kinds.append(.transaction(restored ? .restored : .purchased, record))
+        case .refund, .revoke:
+            kinds.append(.transaction(.revoked, record))
+            if record.productType == .autoRenewable || record.productType == .nonConsumable {
+                kinds.append(.didRevokeEntitlements(productIds: [record.productId]))
+            }
+        default:
+            break
+        }
+        if let newState, lastRenewalState(of: customer, record.productId) != newState { kinds.append(newState) }
+        for kind in kinds { deviceEvents.append(DeviceEvent(instant: now, customer: customer, kind: kind)) }
+    }
+
+    func lastRenewalState(of customer: String, _ productId: String) -> DeviceEvent.Kind? {
+        deviceEvents.last {
+            guard $0.customer == customer, case .renewalState(let id, _) = $0.kind else { return false }
+            return id == productId
+        }?.kind
+    }
+}

@@ -1,0 +1,113 @@
+/// Family Sharing rules, each written once and named. Rules marked **[assumed]** are the reference's defaults where
+/// Apple is silent (reference Appendix A); they are listed in docs/family-sharing.md.
+public enum FamilyRules {
+    /// **family-size-limit**: a purchase is shared with up to five other family members: six people in all
+    /// (reference §4.2; S-FSA, S-TT-FS).
+    public static let maximumFamilySize = 6
+
+    /// **family-delay**: family members receive a *new* purchase of a shareable product only after a delay that
+    /// lets the purchaser switch sharing off; Apple's 2020 tech talk gave one hour (reference §4.4, Appendix A-5;
+    /// S-TT-FS20, S-RC-DOCS). Exactly one hour is **[assumed]** (Apple says "a delay"; RevenueCat "up to one
+    /// hour"). Renewals, opting an existing subscription in, and a member joining have no delay (§4.4).
+    public static let defaultFamilyDelay = CalendarDuration.hours(1)
+
+    /// **member-notifications**: what a family member receives when the purchaser receives `type`.
+    /// Members get every lifecycle notification except REFUND, REFUND_DECLINED, PRICE_INCREASE (S-WWDC21-SRV,
+    /// N-TT-FS) and, **[assumed]** (A-12), REFUND_REVERSED and CONSUMPTION_REQUEST; they get REVOKE instead of
+    /// REFUND (S-REVOKECB, S-V1NT). `nil` means the member receives nothing.
+    public static func memberNotification(for type: NotificationType) -> NotificationType? {
+        switch type {
+        case .refund: return .revoke
+        case .refundDeclined, .refundReversed, .priceIncrease, .consumptionRequest: return nil
+        case .revoke: return nil
+        default: return type
+        }
+    }
+
+    /// **shareable-types**: only auto-renewable subscriptions and non-consumables can be family shared
+    /// (reference §4.1; S-FSA, S-RC-BLOG).
+    public static func canBeShared(_ type: ProductType) -> Bool {
+        type == .autoRenewable || type == .nonConsumable
+    }
+}
+
+/// A family group: an organizer and up to five members, in join order.
+public struct FamilyGroup: Hashable, Sendable {
+    public private(set) var organizer: String
+    /// Members other than the organizer, in the order they joined.
+    public private(set) var members: [String]
+
+    public init(organizer: String, members: [String] = []) {
+        self.organizer = organizer
+        self.members = members
+    }
+
+    /// The organizer, then the members in join order: the order in which family notifications go out.
+    public var everyone: [String] { [organizer] + members }
+
+    public func contains(_ customer: String) -> Bool { everyone.contains(customer) }
+
+    mutating func add(_ member: String) { members.append(member) }
+    mutating func remove(_ member: String) { members.removeAll { $0 == member } }
+}
+
+/// A Family Sharing action the rules forbid. Every case names its rule.
+public enum FamilyRuleViolation: Error, Hashable, Sendable, CustomStringConvertible {
+    case familyFull(organizer: String)
+    case alreadyInAFamily(customer: String)
+    case notInAFamily(customer: String)
+    case notShareable(productId: String)
+    case typeCannotBeShared(productId: String, type: ProductType)
+    case alreadyShareable(productId: String)
+    case cannotTurnOffFamilySharing(productId: String)
+    case sharingAlreadyOn(customer: String, productId: String)
+    case sharingAlreadyOff(customer: String, productId: String)
+    case mainSwitchAlreadySet(customer: String, enabled: Bool)
+    case nothingToShare(customer: String, productId: String)
+
+    public var rule: String {
+        switch self {
+        case .familyFull: return "family-size-limit"
+        case .alreadyInAFamily: return "one-family-per-customer"
+        case .notInAFamily: return "leave-needs-a-family"
+        case .notShareable: return "sharing-needs-a-shareable-product"
+        case .typeCannotBeShared: return "shareable-types"
+        case .alreadyShareable: return "make-shareable-once"
+        case .cannotTurnOffFamilySharing: return "family-sharing-cannot-be-turned-off"
+        case .sharingAlreadyOn: return "start-sharing-needs-sharing-off"
+        case .sharingAlreadyOff: return "stop-sharing-needs-sharing-on"
+        case .mainSwitchAlreadySet: return "share-with-family-switch"
+        case .nothingToShare: return "sharing-needs-a-purchase"
+        }
+    }
+
+    public var description: String {
+        let text: String
+        switch self {
+        case .familyFull(let organizer):
+            text = "\(organizer)'s family already has six people (the organizer and five members), the most Family "
+                + "Sharing allows"
+        case .alreadyInAFamily(let customer):
+            text = "\(customer) is already in a family; a customer belongs to at most one family"
+        case .notInAFamily(let customer): text = "\(customer) is not in a family"
+        case .notShareable(let productId):
+            text = "'\(productId)' is not family shareable; use makeFamilyShareable first"
+        case .typeCannotBeShared(let productId, let type):
+            text = "'\(productId)' is a \(type.rawValue) product; only auto-renewable subscriptions and "
+                + "non-consumables can be family shareable"
+        case .alreadyShareable(let productId): text = "'\(productId)' is already family shareable"
+        case .cannotTurnOffFamilySharing(let productId):
+            text = "Family Sharing for '\(productId)' cannot be turned off once it is on (App Store Connect rule, "
+                + "reference §4.1)"
+        case .sharingAlreadyOn(let customer, let productId):
+            text = "\(customer) already shares '\(productId)' with the family"
+        case .sharingAlreadyOff(let customer, let productId):
+            text = "\(customer) does not share '\(productId)' with the family"
+        case .mainSwitchAlreadySet(let customer, let enabled):
+            text = "\(customer)'s Share With Family switch is already \(enabled ? "on" : "off")"
+        case .nothingToShare(let customer, let productId):
+            text = "\(customer) has no purchase of '\(productId)' to share"
+        }
+        return "\(text) (rule \(rule))"
+    }
+}

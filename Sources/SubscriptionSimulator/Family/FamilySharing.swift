@@ -1,0 +1,473 @@
+/// A purchase shared with one family member.
+struct Share: Hashable, Sendable {
+    enum Source: Hashable, Sendable {
+        /// A purchaser's subscription chain (by its originalTransactionId).
+        case subscription(chain: String)
+        /// A purchaser's non-consumable transaction (by index in `transactions`).
+        case nonConsumable(transactionIndex: Int)
+    }
+
+    enum Phase: Hashable, Sendable {
+        /// Waiting for the family delay; the member has nothing yet.
+        case pending(EventID, at: Instant)
+        /// The member has (or had, if the purchaser's subscription since expired) their own transaction.
+        case granted
+        /// Revoked, or cancelled before it reached the member.
+        case ended
+    }
+
+    var source: Source
+    var purchaser: String
+    var member: String
+    var phase: Phase
+    /// The member's own chain, once granted (subscriptions).
+    var memberChain: String?
+    /// The member's own transaction, once granted (non-consumables).
+    var memberTransactionIndex: Int?
+}
+
+/// Family Sharing: family groups, sharing switches, the family delay, fan-out of notifications to members, REVOKE.
+/// Facts: reference §1.3, §4 and §7; rules by name in ``FamilyRules``.
+extension SimulatedStore {
+    // MARK: - Family groups
+
+    /// Creates a family with `organizer` and, in join order, `members` (joining carries no delay, §4.4).
+    public mutating func createFamily(organizer: String, members: [String] = []) throws(StoreError) {
+        addCustomer(organizer)
+        if family(of: organizer) != nil { throw .family(.alreadyInAFamily(customer: organizer)) }
+        families.append(FamilyGroup(organizer: organizer))
+        for member in members { try joinFamily(member, organizer: organizer) }
+    }
+
+    /// `customer` joins the family `organizer` leads (or the only family, when `organizer` is nil). Members get
+    /// access to eligible shared purchases as soon as they are in the group: no family delay (§4.2, §4.4).
+    public mutating func joinFamily(_ customer: String, organizer: String? = nil) throws(StoreError) {
+        addCustomer(customer)
+        guard let index = organizer.flatMap({ family(of: $0) }) ?? (families.count == 1 ? 0 : nil) else {
+            throw .noFamily(organizer: organizer)
+        }
+        if family(of: customer) != nil { throw .family(.alreadyInAFamily(customer: customer)) }
+        guard families[index].everyone.count < FamilyRules.maximumFamilySize else {
+            throw .family(.familyFull(organizer: families[index].organizer))
+        }
+        families[index].add(customer)
+        // Purchases already shared in the family reach the newcomer now; the newcomer's shared purchases reach the
+        // family now.
+        for source in sharedSources(inFamily: index) {
+            try offerShare(of: source, to: families[index].everyone)
+        }
+        refreshEntitlements()
+    }
+
+    /// `customer` leaves their family. Members lose what was shared with them through `customer`, and `customer`
+    /// loses what others shared (REVOKE, §4.6). The organizer leaving disbands the family: everyone loses every share.
+    public mutating func leaveFamily(_ customer: String) throws(StoreError) {
+        guard let index = family(of: customer) else { throw .family(.notInAFamily(customer: customer)) }
+        let group = families[index]
+        if group.organizer == customer {
+            for id in shares.indices where group.contains(shares[id].member) && group.contains(shares[id].purchaser) {
+                endShare(id, reason: 0)
+            }
+            families.remove(at: index)
+        } else {
+            for id in shares.indices where shares[id].member == customer && group.contains(shares[id].purchaser) {
+                endShare(id, reason: 0)
+            }
+            for id in orderedShares(where: { $0.purchaser == customer && group.contains($0.member) }) {
+                endShare(id, reason: 0)
+            }
+            families[index].remove(customer)
+        }
+        refreshEntitlements()
+    }
+
+    // MARK: - Sharing switches
+
+    /// The purchaser's "Share With Family" main switch (Apple Support: "Share New Subscriptions"). On by default; it
+    /// governs new purchases only and never unshares an existing one (reference §4.3, Appendix B-14).
+    public mutating func setShareWithFamily(_ enabled: Bool, for customer: String) throws(StoreError) {
+        addCustomer(customer)
+        guard (shareNewPurchases[customer] ?? true) != enabled else {
+            throw .family(.mainSwitchAlreadySet(customer: customer, enabled: enabled))
+        }
+        shareNewPurchases[customer] = enabled
+    }
+
+    /// The purchaser turns sharing off for one subscription or non-consumable: members lose it (REVOKE, reason 0).
+    /// Inside the family delay, members never receive it (reference §4.4, Appendix A-6).
+    public mutating func stopSharing(_ productId: String, by customer: String) throws(StoreError) {
+        let product = try requireProduct(productId)
+        switch product.type {
+        case .autoRenewable:
+            let key = try requireChain(productId, customer)
+            guard chains[key]!.sharingOn else { throw .family(.sharingAlreadyOff(customer: customer, productId: productId)) }
+            chains[key]?.sharingOn = false
+            for id in orderedShares(where: { $0.source == .subscription(chain: key) }) { endShare(id, reason: 0) }
+        case .nonConsumable:
+            guard let index = ownedNonConsumable(productId, of: customer) else {
+                throw .family(.nothingToShare(customer: customer, productId: productId))
+            }
+            guard product.familyShareable, !nonConsumableSharingOff.contains(index) else {
+                throw .family(.sharingAlreadyOff(customer: customer, productId: productId))
+            }
+            nonConsumableSharingOff.insert(index)
+            for id in orderedShares(where: { $0.source == .nonConsumable(transactionIndex: index) }) {
+                endShare(id, reason: 0)
+            }
+        case .consumable, .nonRenewing:
+            throw .family(.typeCannotBeShared(productId: productId, type: product.type))
+        }
+        refreshEntitlements()
+    }
+
+    /// The purchaser turns sharing on for a purchase they already have: members get it at once, no delay
+    /// (reference §4.4; S-RC-BLOG, S-TT-FS). A member who had it before gets SUBSCRIBED / RESUBSCRIBE (§1.1).
+    public mutating func startSharing(_ productId: String, by customer: String) throws(StoreError) {
+        let product = try requireProduct(productId)
+        guard FamilyRules.canBeShared(product.type) else {
+            throw .family(.typeCannotBeShared(productId: productId, type: product.type))
+        }
+        guard product.familyShareable else { throw .family(.notShareable(productId: productId)) }
+        let source: Share.Source
+        switch product.type {
+        case .autoRenewable:
+            let key = try requireChain(productId, customer)
+            guard !chains[key]!.sharingOn else {
+                throw .family(.sharingAlreadyOn(customer: customer, productId: productId))
+            }
+            chains[key]?.sharingOn = true
+            source = .subscription(chain: key)
+        case .nonConsumable, .consumable, .nonRenewing:
+            guard let index = ownedNonConsumable(productId, of: customer) else {
+                throw .family(.nothingToShare(customer: customer, productId: productId))
+            }
+            guard nonConsumableSharingOff.contains(index) else {
+                throw .family(.sharingAlreadyOn(customer: customer, productId: productId))
+            }
+            nonConsumableSharingOff.remove(index)
+            source = .nonConsumable(transactionIndex: index)
+        }
+        if let family = family(of: customer) { try offerShare(of: source, to: families[family].everyone) }
+        refreshEntitlements()
+    }
+
+    /// The developer turns Family Sharing on for a product. It cannot be turned off again (§4.1). Existing
+    /// subscribers share only after they opt in (`startSharing`); family members get an existing non-consumable
+    /// only when they restore purchases (reference §4.3, §4.5; S-TT-FS, S-FSA).
+    public mutating func makeFamilyShareable(_ productId: String) throws(StoreError) {
+        var product = try requireProduct(productId)
+        guard FamilyRules.canBeShared(product.type) else {
+            throw .family(.typeCannotBeShared(productId: productId, type: product.type))
+        }
+        guard !product.familyShareable else { throw .family(.alreadyShareable(productId: productId)) }
+        product.familyShareable = true
+        do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
+    }
+
+    /// Family Sharing cannot be turned off for a product once on (reference §4.1; S-FSA, S-TT-FS).
+    public mutating func turnOffFamilySharing(_ productId: String) throws(StoreError) {
+        let product = try requireProduct(productId)
+        if product.familyShareable { throw .family(.cannotTurnOffFamilySharing(productId: productId)) }
+        throw .family(.notShareable(productId: productId))
+    }
+
+    /// The customer restores purchases on their device: StoreKit re-delivers their non-consumables as restored.
+    /// A family member receives a non-consumable that became shareable after it was bought only now, through
+    /// restore (reference §4.5, §7.2; S-FSA). **[assumed]** (Appendix B-11): that member's transaction and its
+    /// ONE_TIME_CHARGE are created at the restore.
+    public mutating func restorePurchases(for customer: String) throws(StoreError) {
+        addCustomer(customer)
+        if let family = family(of: customer) {
+            for source in sharedSources(inFamily: family) {
+                guard case .nonConsumable = source, sharePurchaser(of: source) != customer,
+                    !shares.contains(where: { $0.source == source && $0.member == customer && $0.phase == .granted })
+                else { continue }
+                let id = share(of: source, with: customer)
+                deliverShare(id, restored: true)
+            }
+        }
+        for record in transactions where record.customer == customer && record.revocation == nil
+            && record.productType == .nonConsumable
+        {
+            deviceEvents.append(DeviceEvent(instant: now, customer: customer, kind: .transaction(.restored, record)))
+        }
+        refreshEntitlements()
+    }
+
+    // MARK: - Shares
+
+    func family(of customer: String) -> Int? {
+        families.firstIndex { $0.contains(customer) }
+    }
+
+    func ownedNonConsumable(_ productId: String, of customer: String) -> Int? {
+        transactions.indices.last {
+            transactions[$0].customer == customer && transactions[$0].productId == productId
+                && transactions[$0].ownership == .purchased && transactions[$0].revocation == nil
+        }
+    }
+
+    func sharePurchaser(of source: Share.Source) -> String {
+        switch source {
+        case .subscription(let key): return chains[key]!.customer
+        case .nonConsumable(let index): return transactions[index].customer
+        }
+    }
+
+    /// Whether `source` is being shared now: sharing switched on, product shareable, the purchase still giving access.
+    func isShared(_ source: Share.Source) -> Bool {
+        switch source {
+        case .subscription(let key):
+            guard let chain = chains[key] else { return false }
+            return chain.sharingOn && catalog[chain.state.productId]?.familyShareable == true && chain.state.isEntitled
+        case .nonConsumable(let index):
+            let record = transactions[index]
+            return record.revocation == nil && !nonConsumableSharingOff.contains(index)
+                && catalog[record.productId]?.familyShareable == true
+        }
+    }
+
+    /// Purchases of the family's people that are shared now, in purchase order.
+    func sharedSources(inFamily index: Int) -> [Share.Source] {
+        let people = families[index]
+        var sources: [(Int, Share.Source)] = []
+        for key in chains.keys.sorted() {
+            let chain = chains[key]!
+            if chain.ownership == .purchased && people.contains(chain.customer) && isShared(.subscription(chain: key)) {
+                sources.append((transactions.firstIndex { $0.originalTransactionId == key } ?? 0, .subscription(chain: key)))
+            }
+        }
+        for index in transactions.indices where transactions[index].productType == .nonConsumable
+            && transactions[index].ownership == .purchased && people.contains(transactions[index].customer)
+            && isShared(.nonConsumable(transactionIndex: index))
+        {
+            sources.append((index, .nonConsumable(transactionIndex: index)))
+        }
+        return sources.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// Share ids matching `predicate`, members in family order.
+    func orderedShares(where predicate: (Share) -> Bool) -> [Int] {
+        let ids = shares.indices.filter { predicate(shares[$0]) }
+        return ids.sorted { a, b in
+            let order = family(of: shares[a].member).map { families[$0].everyone } ?? []
+            let ia = order.firstIndex(of: shares[a].member) ?? Int.max
+            let ib = order.firstIndex(of: shares[b].member) ?? Int.max
+            return ia != ib ? ia < ib : a < b
+        }
+    }
+
+    func sharesOf(_ source: Share.Source) -> [Int] {
+        orderedShares { $0.source == source }
+    }
+
+    /// The share of `source` with `member`, created if needed.
+    mutating func share(of source: Share.Source, with member: String) -> Int {
+        if let id = shares.firstIndex(where: { $0.source == source && $0.member == member }) { return id }
+        shares.append(Share(source: source, purchaser: sharePurchaser(of: source), member: member, phase: .ended))
+        return shares.count - 1
+    }
+
+    /// A new purchase: if the product is shareable and the purchaser's main switch is on, the family gets it after the
+    /// family delay.
+    mutating func startSharingNewPurchase(chain key: String, product: Product) throws(StoreError) {
+        let purchaser = chains[key]!.customer
+        let shared = product.familyShareable && (shareNewPurchases[purchaser] ?? true)
+        chains[key]?.sharingOn = shared
+        if shared { try scheduleShares(of: .subscription(chain: key), purchaser: purchaser) }
+    }
+
+    /// Schedules the family delay for every other person in the purchaser's family (rule family-delay).
+    mutating func scheduleShares(of source: Share.Source, purchaser: String) throws(StoreError) {
+        guard let family = family(of: purchaser) else { return }
+        let grantAt = now.adding(app.familyDelay)
+        for member in families[family].everyone where member != purchaser {
+            let id = share(of: source, with: member)
+            do throws(SchedulingError) {
+                let event = try scheduler.schedule(
+                    .familyGrant(share: id), at: grantAt, priority: StoreEventPriority.storeEvent)
+                shares[id].phase = .pending(event, at: grantAt)
+            } catch { throw .scheduling(error) }
+        }
+    }
+
+    /// Offers a shared purchase to `people` who do not have it: at the same instant as a pending grant to others,
+    /// or at once (joining, opting in: no delay).
+    mutating func offerShare(of source: Share.Source, to people: [String]) throws(StoreError) {
+        let purchaser = sharePurchaser(of: source)
+        let pendingAt = shares.lazy.compactMap { share -> Instant? in
+            if share.source == source, case .pending(_, let at) = share.phase { return at }
+            return nil
+        }.first
+        for member in people where member != purchaser {
+            let id = share(of: source, with: member)
+            switch shares[id].phase {
+            case .granted, .pending: continue
+            case .ended: break
+            }
+            if let pendingAt {
+                do throws(SchedulingError) {
+                    let event = try scheduler.schedule(
+                        .familyGrant(share: id), at: pendingAt, priority: StoreEventPriority.storeEvent)
+                    shares[id].phase = .pending(event, at: pendingAt)
+                } catch { throw .scheduling(error) }
+            } else if isShared(source) {
+                deliverShare(id, restored: false)
+            }
+        }
+    }
+
+    /// The family delay is over for one share.
+    mutating func deliverPendingShare(_ id: Int) {
+        guard case .pending = shares[id].phase else { return }
+        let source = shares[id].source
+        let sameFamily = family(of: shares[id].member).map { families[$0].contains(shares[id].purchaser) } ?? false
+        guard sameFamily, isShared(source) else {
+            shares[id].phase = .ended
+            return
+        }
+        deliverShare(id, restored: false)
+    }
+
+    /// Gives the member their own transaction for the shared purchase and notifies them.
+    mutating func deliverShare(_ id: Int, restored: Bool) {
+        let member = shares[id].member
+        switch shares[id].source {
+        case .subscription(let key):
+            let source = chains[key]!
+            let purchaserRecord = transactions[source.currentTransactionIndex]
+            let isFirst = shares[id].memberChain == nil
+            let memberKey = shares[id].memberChain ?? ids.nextTransactionId()
+            if isFirst {
+                chains[memberKey] = SubscriptionChain(
+                    originalTransactionId: memberKey, customer: member, group: source.group, ownership: .familyShared,
+                    sharedFrom: key, sharingOn: false, state: source.state, originalPurchaseDate: now,
+                    recentSubscriptionStartDate: now, currentTransactionIndex: -1)
+                shares[id].memberChain = memberKey
+            }
+            chains[memberKey]?.state = source.state
+            // the member's transaction starts when it is created and ends with the purchaser's period.
+            appendMemberTransaction(memberKey, like: purchaserRecord, purchaseDate: now, reason: .purchase)
+            shares[id].phase = .granted
+            let chain = chains[memberKey]!
+            send(
+                .subscribed, isFirst ? .initialBuy : .resubscribe, to: member,
+                transaction: transactions[chain.currentTransactionIndex],
+                renewal: renewalSnapshot(of: chain, state: chain.state), status: chain.state.phase)
+        case .nonConsumable(let index):
+            let purchaserRecord = transactions[index]
+            let memberId = ids.nextTransactionId()
+            var record = purchaserRecord
+            record.transactionId = memberId
+            record.originalTransactionId = memberId
+            record.customer = member
+            record.ownership = .familyShared
+            record.purchaseDate = now
+            record.originalPurchaseDate = now
+            record.lastModified = now
+            shares[id].memberTransactionIndex = transactions.count
+            shares[id].phase = .granted
+            transactions.append(record)
+            // ONE_TIME_CHARGE: also sent when a customer receives a non-consumable through Family Sharing (§1.1, S-NT).
+            send(.oneTimeCharge, nil, to: member, transaction: record, renewal: nil, status: nil, restored: restored)
+        }
+    }
+
+    /// a member's transaction has its own ids, `FAMILY_SHARED`, the purchaser's product, price, currency
+    /// and `expiresDate`; no offer fields.
+    mutating func appendMemberTransaction(
+        _ memberKey: String, like purchaserRecord: TransactionRecord, purchaseDate: Instant, reason: ChargeReason
+    ) {
+        let chain = chains[memberKey]!
+        let isFirst = chain.currentTransactionIndex < 0
+        var record = purchaserRecord
+        record.transactionId = isFirst ? memberKey : ids.nextTransactionId()
+        record.originalTransactionId = memberKey
+        record.webOrderLineItemId = ids.nextWebOrderLineItemId()
+        record.customer = chain.customer
+        record.ownership = .familyShared
+        record.purchaseDate = purchaseDate
+        record.originalPurchaseDate = chain.originalPurchaseDate
+        record.reason = reason
+        record.offer = nil
+        record.revocation = nil
+        record.lastModified = now
+        chains[memberKey]?.currentTransactionIndex = transactions.count
+        transactions.append(record)
+    }
+
+    /// Renewals and recoveries reach members at the same instant, with no delay (§4.4, §4.5).
+    mutating func chargeMembers(sharing key: String, like record: TransactionRecord) {
+        for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
+            guard let memberKey = shares[id].memberChain else { continue }
+            appendMemberTransaction(memberKey, like: record, purchaseDate: record.purchaseDate, reason: record.reason)
+        }
+    }
+
+    /// Fan-out: after the purchaser's notification, each member with the share gets theirs, in family order
+    /// (rule member-notifications; ordering A-19).
+    mutating func notifyMembers(
+        sharing key: String, _ type: NotificationType, _ subtype: NotificationSubtype?, snapshot: SubscriptionState,
+        refundReason: Int32
+    ) {
+        guard chains[key]?.ownership == .purchased else { return }
+        for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
+            guard let memberType = FamilyRules.memberNotification(for: type), let memberKey = shares[id].memberChain
+            else { continue }
+            if memberType == .revoke {
+                endShare(id, reason: refundReason)
+                continue
+            }
+            chains[memberKey]?.state = snapshot
+            let chain = chains[memberKey]!
+            send(
+                memberType, subtype, to: chain.customer, transaction: transactions[chain.currentTransactionIndex],
+                renewal: renewalSnapshot(of: chain, state: snapshot), status: snapshot.phase)
+        }
+    }
+
+    /// A resubscription is a new purchase: members wait for the delay again, so the old grants stop mirroring.
+    mutating func suspendShares(of key: String) {
+        for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
+            shares[id].phase = .ended
+        }
+    }
+
+    /// Ends a share. Inside the delay the member never receives anything. Otherwise, if the member still has
+    /// the shared access, they get REVOKE: revocationDate now, `revocationType` FAMILY_REVOKE, `revocationReason`
+    /// 0 or the purchaser's on a refund, status 5, no `revocationPercentage` (§4.6, A-11; S-NT, S-RR, S-RT).
+    mutating func endShare(_ id: Int, reason: Int32) {
+        switch shares[id].phase {
+        case .ended:
+            return
+        case .pending(let event, _):
+            scheduler.cancel(event)
+            shares[id].phase = .ended
+            return
+        case .granted:
+            shares[id].phase = .ended
+        }
+        let revocation = Revocation(date: now, reason: reason, kind: .familyRevoke)
+        switch shares[id].source {
+        case .subscription:
+            guard let memberKey = shares[id].memberChain, let chain = chains[memberKey] else { return }
+            switch chain.state.phase {
+            case .expired, .revoked: return
+            case .active, .gracePeriod, .billingRetry: break
+            }
+            transactions[chain.currentTransactionIndex].revocation = revocation
+            transactions[chain.currentTransactionIndex].lastModified = now
+            chains[memberKey]?.state.phase = .revoked
+            chains[memberKey]?.state.autoRenew = false
+            let revoked = chains[memberKey]!
+            send(
+                .revoke, nil, to: revoked.customer, transaction: transactions[revoked.currentTransactionIndex],
+                renewal: renewalSnapshot(of: revoked, state: revoked.state), status: .revoked)
+        case .nonConsumable:
+            guard let index = shares[id].memberTransactionIndex, transactions[index].revocation == nil else { return }
+            transactions[index].revocation = revocation
+            transactions[index].lastModified = now
+            send(.revoke, nil, to: transactions[index].customer, transaction: transactions[index], renewal: nil, status: nil)
+        }
+    }
+}

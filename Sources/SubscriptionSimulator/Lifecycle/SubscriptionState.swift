@@ -1,0 +1,93 @@
+/// Where an auto-renewable subscription stands. Maps one-to-one onto Apple's `status` codes (reference §3.1).
+public enum SubscriptionPhase: Hashable, Sendable, CaseIterable {
+    /// Status 1: paid up (or in a free trial); entitled.
+    case active
+    /// Status 2: expired; not entitled.
+    case expired
+    /// Status 3: a renewal failed and Apple is retrying, outside any grace period; not entitled.
+    case billingRetry
+    /// Status 4: a renewal failed and the billing grace period keeps service on; entitled.
+    case gracePeriod
+    /// Status 5: refunded or revoked from Family Sharing; not entitled.
+    case revoked
+
+    /// Ground truth for access: active and grace give access; billing retry, expired and revoked do not
+    /// (reference §3.1; S-RS, S-NT).
+    public var isEntitled: Bool { self == .active || self == .gracePeriod }
+
+    /// Apple's `status` code: 1 active, 2 expired, 3 billing retry, 4 billing grace period, 5 revoked (§2.7, S-STATUS).
+    public var statusCode: Int {
+        switch self {
+        case .active: return 1
+        case .expired: return 2
+        case .billingRetry: return 3
+        case .gracePeriod: return 4
+        case .revoked: return 5
+        }
+    }
+}
+
+/// Why a subscription ended or is failing to renew. Apple's `expirationIntent` codes (reference §2.7, §5.18).
+public enum EndReason: Hashable, Sendable {
+    /// `expirationIntent` 1: the customer turned auto-renew off.
+    case customerCancelled
+    /// `expirationIntent` 2: billing error.
+    case billingError
+    /// `expirationIntent` 4: the product was not for sale at renewal.
+    case productNotForSale
+}
+
+/// A running billing failure: from the failed renewal until recovery, expiry, or the end of the retry window.
+public struct BillingFailure: Hashable, Sendable {
+    /// The failed renewal instant (the expiry of the last paid period). The retry window starts here.
+    public var failedAt: Instant
+    public var cause: EndReason
+    /// End of the grace period, if one applies to this failure.
+    public var graceExpiresAt: Instant?
+    /// End of the retry window: `failedAt` + 60 days (``BillingRules/billingRetryWindow``).
+    public var retryEndsAt: Instant
+}
+
+/// The billing cycle: period `n` ends at `anchor + n × unit` on the calendar (issue 2; reference ).
+public struct BillingCycle: Hashable, Sendable {
+    public var anchor: Instant
+    public var unit: CalendarDuration
+    /// Number of whole units from the anchor to the current period's end.
+    public var periodsElapsed: Int
+
+    public var currentPeriodEnd: Instant { anchor.adding(unit.times(periodsElapsed)) }
+    public var nextPeriodEnd: Instant { anchor.adding(unit.times(periodsElapsed + 1)) }
+}
+
+/// An introductory offer being used by the current or upcoming periods.
+public struct OfferUse: Hashable, Sendable {
+    public var offer: IntroductoryOffer
+    /// Offer periods still to be billed after the current one (pay-as-you-go only).
+    public var periodsRemaining: Int
+}
+
+/// The purchaser's subscription in one group, as a value: the input and output of every lifecycle transition.
+public struct SubscriptionState: Hashable, Sendable {
+    public var productId: String
+    public var period: SubscriptionPeriod
+    public var phase: SubscriptionPhase
+    public var autoRenew: Bool
+    public var cycle: BillingCycle
+    /// Start of the current paid (or offer) period: the `purchaseDate` of the current transaction.
+    public var currentPeriodStart: Instant
+    /// The offer in force for the current period, if any.
+    public var currentOffer: OfferUse?
+    public var failure: BillingFailure?
+    /// Why it ended (when expired) or why it is failing (during retry).
+    public var endReason: EndReason?
+    /// `isInBillingRetryPeriod`: `true` during retry and grace, `false` once retry ended without recovery, absent
+    /// when no billing failure happened (reference §2.6, §5.2, §5.7; S-IBR).
+    public var isInBillingRetryPeriod: Bool?
+    /// `gracePeriodExpiresDate`: set during grace and kept (in the past) through GRACE_PERIOD_EXPIRED and
+    /// EXPIRED/BILLING_RETRY, removed on recovery (reference Appendix A-9; S-F728090, S-CHURN).
+    public var gracePeriodExpiresDate: Instant?
+
+    /// `expiresDate` of the current transaction.
+    public var expiresDate: Instant { cycle.currentPeriodEnd }
+    public var isEntitled: Bool { phase.isEntitled }
+}

@@ -1,0 +1,417 @@
+/// What can happen to a subscription. Store events come from the clock; the others from the customer or developer.
+public enum LifecycleInput: Hashable, Sendable, CaseIterable {
+    /// Store event at `expiresDate`: the App Store tries to renew (reference A-1: exactly at `expiresDate`).
+    case renewalDue
+    /// Store event at `gracePeriodExpiresDate`.
+    case gracePeriodEnds
+    /// Store event 60 days after the failed renewal (``BillingRules/billingRetryWindow``).
+    case billingRetryEnds
+    /// The customer turns auto-renew off (`cancel`).
+    case autoRenewDisabled
+    /// The customer turns auto-renew back on (`resume`).
+    case autoRenewEnabled
+    /// The customer's payment method works again (`fixBilling`): Apple retries at once (reference §5.3, S-CHURN).
+    case billingFixed
+    /// The developer puts the product back on sale (`restoreToSale`).
+    case productRestoredToSale
+    /// Apple grants a full refund of the current transaction.
+    case refunded
+    /// The customer buys a product of the group again.
+    case purchasedAgain
+}
+
+/// The facts outside the subscription that a transition needs. No clock reads: `now` is given.
+public struct LifecycleContext: Hashable, Sendable {
+    public var now: Instant
+    /// Whether a charge to the customer's payment method succeeds now.
+    public var paymentSucceeds: Bool
+    /// Whether the subscription's product is on sale now.
+    public var productForSale: Bool
+    public var gracePeriod: GracePeriodSetting
+    public var graceEligibility: GraceEligibility
+    /// For ``LifecycleInput/purchasedAgain``: the product bought and the offer it gets, if any.
+    public var purchase: PurchaseRequest?
+
+    public init(
+        now: Instant, paymentSucceeds: Bool = true, productForSale: Bool = true, gracePeriod: GracePeriodSetting = .off,
+        graceEligibility: GraceEligibility = .allRenewals, purchase: PurchaseRequest? = nil
+    ) {
+        self.now = now
+        self.paymentSucceeds = paymentSucceeds
+        self.productForSale = productForSale
+        self.gracePeriod = gracePeriod
+        self.graceEligibility = graceEligibility
+        self.purchase = purchase
+    }
+}
+
+/// A purchase of an auto-renewable product: which one, its period, and the introductory offer it gets.
+public struct PurchaseRequest: Hashable, Sendable {
+    public var productId: String
+    public var period: SubscriptionPeriod
+    public var offer: IntroductoryOffer?
+
+    public init(productId: String, period: SubscriptionPeriod, offer: IntroductoryOffer? = nil) {
+        self.productId = productId
+        self.period = period
+        self.offer = offer
+    }
+}
+
+/// Timers a subscription keeps on the store's clock.
+public enum LifecycleTimer: Hashable, Sendable, CaseIterable {
+    case renewal
+    case gracePeriodEnd
+    case billingRetryEnd
+}
+
+/// Effects as data: the store carries them out. Order matters: a charge comes before the notification that
+/// reports it.
+public enum LifecycleEffect: Hashable, Sendable {
+    /// Create a new transaction for the period `purchaseDate ..< expiresDate` (`transactionReason` as given).
+    case charge(purchaseDate: Instant, expiresDate: Instant, offer: IntroductoryOffer?, reason: ChargeReason)
+    /// Mark the current transaction refunded.
+    case revokeCurrentTransaction
+    case schedule(LifecycleTimer, at: Instant)
+    case cancelAllTimers
+    /// Send a notification carrying `snapshot` (the state the notification reports, which for the first of two
+    /// notifications at one instant is not the final state).
+    case notify(NotificationType, NotificationSubtype?, snapshot: SubscriptionState)
+}
+
+/// `transactionReason`: `PURCHASE` for customer-initiated, `RENEWAL` for system-initiated (reference §2.5, S-TR).
+public enum ChargeReason: Hashable, Sendable {
+    case purchase
+    case renewal
+}
+
+/// A customer action that the rules forbid in the subscription's current state. Each case is a named rule.
+public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConvertible {
+    case autoRenewAlreadyOff
+    case autoRenewAlreadyOn
+    case subscriptionNotActive(SubscriptionPhase)
+    case changingProductsNotSupported
+    case purchaseDuringBillingRetry
+    case alreadyRefunded
+
+    /// The rule's name, as used in error messages and docs.
+    public var rule: String {
+        switch self {
+        case .autoRenewAlreadyOff: return "auto-renew-already-off"
+        case .autoRenewAlreadyOn: return "auto-renew-already-on"
+        case .subscriptionNotActive: return "subscription-not-active"
+        case .changingProductsNotSupported: return "one-subscription-per-group"
+        case .purchaseDuringBillingRetry: return "no-purchase-during-billing-retry"
+        case .alreadyRefunded: return "already-refunded"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .autoRenewAlreadyOff:
+            return "auto-renew is already off for this subscription (rule \(rule))"
+        case .autoRenewAlreadyOn:
+            return "auto-renew is already on for this subscription (rule \(rule))"
+        case .subscriptionNotActive(let phase):
+            return "the subscription is \(phase == .revoked ? "revoked" : "expired"); purchase again to resubscribe "
+                + "(rule \(rule))"
+        case .changingProductsNotSupported:
+            return "the customer already has an active subscription in this group; changing products within a group "
+                + "is not supported yet (rule \(rule))"
+        case .purchaseDuringBillingRetry:
+            return "the customer's subscription in this group is failing to renew; use fixBilling to recover it "
+                + "instead of buying again (rule \(rule); Apple advises not to sell to customers in billing retry)"
+        case .alreadyRefunded:
+            return "the subscription's current transaction is already refunded (rule \(rule))"
+        }
+    }
+}
+
+/// The outcome of one transition.
+public enum TransitionResult: Hashable, Sendable {
+    case changed(SubscriptionState, [LifecycleEffect])
+    /// The input does not apply in this state; nothing happens. The reason is for docs and tests.
+    case ignored(because: String)
+    case rejected(LifecycleRuleViolation)
+}
+
+/// The purchaser's subscription lifecycle as one pure transition table: `(state, input, context) -> result`.
+///
+/// No I/O, no clock reads, no closures. Every (phase × input) pair is listed in ``transition(_:_:_:)``: a
+/// transition, an explicit "ignored", or a rule violation; there is no `default:`. Sources for each rule are cited
+/// where the rule is applied; reference = `shared/reference/app-store-behaviour.md`.
+public enum SubscriptionLifecycle {
+    /// A first purchase in the group: `SUBSCRIBED` / `INITIAL_BUY` (reference §1.1, S-NT).
+    public static func initialPurchase(_ request: PurchaseRequest, at now: Instant) -> (SubscriptionState, [LifecycleEffect]) {
+        let state = freshState(request, at: now)
+        return (
+            state,
+            [
+                .charge(purchaseDate: now, expiresDate: state.expiresDate, offer: request.offer, reason: .purchase),
+                .schedule(.renewal, at: state.expiresDate),
+                .notify(.subscribed, .initialBuy, snapshot: state),
+            ]
+        )
+    }
+
+    public static func transition(
+        _ state: SubscriptionState, _ input: LifecycleInput, _ context: LifecycleContext
+    ) -> TransitionResult {
+        switch (state.phase, input) {
+        // MARK: active
+        case (.active, .renewalDue):
+            return renewalAttempt(state, context)
+        case (.active, .gracePeriodEnds), (.active, .billingRetryEnds):
+            return .ignored(because: "no billing failure is running")
+        case (.active, .autoRenewDisabled):
+            // DID_CHANGE_RENEWAL_STATUS / AUTO_RENEW_DISABLED; access continues to expiresDate, status stays 1
+            // (reference §5.8, S-NT, S-TT-RET; A-20).
+            guard state.autoRenew else { return .rejected(.autoRenewAlreadyOff) }
+            var next = state
+            next.autoRenew = false
+            return .changed(next, [.notify(.didChangeRenewalStatus, .autoRenewDisabled, snapshot: next)])
+        case (.active, .autoRenewEnabled):
+            guard !state.autoRenew else { return .rejected(.autoRenewAlreadyOn) }
+            var next = state
+            next.autoRenew = true
+            return .changed(next, [.notify(.didChangeRenewalStatus, .autoRenewEnabled, snapshot: next)])
+        case (.active, .billingFixed), (.active, .productRestoredToSale):
+            return .ignored(because: "the subscription is not failing to renew")
+        case (.active, .refunded), (.gracePeriod, .refunded), (.billingRetry, .refunded), (.expired, .refunded):
+            return refund(state)
+        case (.active, .purchasedAgain):
+            return .rejected(.changingProductsNotSupported)
+
+        // MARK: billing grace period
+        case (.gracePeriod, .renewalDue), (.billingRetry, .renewalDue):
+            return .ignored(because: "no renewal is scheduled while a billing failure is running")
+        case (.gracePeriod, .gracePeriodEnds):
+            // GRACE_PERIOD_EXPIRED, status 3; retry continues; gracePeriodExpiresDate kept (reference §5.5, A-9).
+            var next = state
+            next.phase = .billingRetry
+            return .changed(next, [.notify(.gracePeriodExpired, nil, snapshot: next)])
+        case (.billingRetry, .gracePeriodEnds):
+            return .ignored(because: "the grace period has already ended")
+        case (.gracePeriod, .billingRetryEnds), (.billingRetry, .billingRetryEnds):
+            return retryExhausted(state)
+        case (.gracePeriod, .autoRenewDisabled), (.billingRetry, .autoRenewDisabled):
+            return cancelDuringBillingFailure(state)
+        case (.gracePeriod, .autoRenewEnabled), (.billingRetry, .autoRenewEnabled):
+            return .rejected(.autoRenewAlreadyOn)
+        case (.gracePeriod, .billingFixed), (.billingRetry, .billingFixed):
+            guard state.failure?.cause == .billingError, context.productForSale else {
+                return .ignored(because: "the renewal is failing because the product is not for sale")
+            }
+            return recover(state, context)
+        case (.gracePeriod, .productRestoredToSale):
+            return .ignored(because: "a product-not-for-sale failure never has a grace period")
+        case (.billingRetry, .productRestoredToSale):
+            guard state.failure?.cause == .productNotForSale else {
+                return .ignored(because: "the renewal is failing for a billing problem, not availability")
+            }
+            if context.paymentSucceeds { return recover(state, context) }
+            // Back on sale but the payment method fails: the same retry window goes on as a billing failure.
+            var next = state
+            next.failure?.cause = .billingError
+            next.endReason = .billingError
+            return .changed(next, [])
+        case (.gracePeriod, .purchasedAgain), (.billingRetry, .purchasedAgain):
+            return .rejected(.purchaseDuringBillingRetry)
+
+        // MARK: expired
+        case (.expired, .renewalDue), (.expired, .gracePeriodEnds), (.expired, .billingRetryEnds),
+            (.revoked, .renewalDue), (.revoked, .gracePeriodEnds), (.revoked, .billingRetryEnds):
+            return .ignored(because: "the subscription has ended; its timers were cancelled")
+        case (.expired, .autoRenewDisabled), (.expired, .autoRenewEnabled),
+            (.revoked, .autoRenewDisabled), (.revoked, .autoRenewEnabled):
+            return .rejected(.subscriptionNotActive(state.phase))
+        case (.expired, .billingFixed), (.expired, .productRestoredToSale),
+            (.revoked, .billingFixed), (.revoked, .productRestoredToSale):
+            return .ignored(because: "the subscription has ended; nothing to recover")
+        case (.expired, .purchasedAgain), (.revoked, .purchasedAgain):
+            return resubscribe(state, context)
+
+        // MARK: revoked
+        case (.revoked, .refunded):
+            return .rejected(.alreadyRefunded)
+        }
+    }
+
+    // MARK: - Rules
+
+    static func freshState(_ request: PurchaseRequest, at now: Instant) -> SubscriptionState {
+        let unit = request.offer?.period ?? request.period.duration
+        let offerUse = request.offer.map { OfferUse(offer: $0, periodsRemaining: $0.periods - 1) }
+        return SubscriptionState(
+            productId: request.productId, period: request.period, phase: .active, autoRenew: true,
+            cycle: BillingCycle(anchor: now, unit: unit, periodsElapsed: 1), currentPeriodStart: now,
+            currentOffer: offerUse, failure: nil, endReason: nil, isInBillingRetryPeriod: nil,
+            gracePeriodExpiresDate: nil)
+    }
+
+    /// The cycle and offer of the period that follows the current one. Offer periods run on the offer's own unit;
+    /// when the offer is used up, the regular cycle is anchored at the offer's end (reference A-1, A-2, §5.11).
+    static func followingPeriod(_ state: SubscriptionState) -> (BillingCycle, OfferUse?) {
+        if let offer = state.currentOffer, offer.periodsRemaining > 0 {
+            var cycle = state.cycle
+            cycle.periodsElapsed += 1
+            return (cycle, OfferUse(offer: offer.offer, periodsRemaining: offer.periodsRemaining - 1))
+        }
+        if state.currentOffer != nil {
+            return (BillingCycle(anchor: state.expiresDate, unit: state.period.duration, periodsElapsed: 1), nil)
+        }
+        var cycle = state.cycle
+        cycle.periodsElapsed += 1
+        return (cycle, nil)
+    }
+
+    /// At `expiresDate`: expire after a cancel, fail (product not for sale, or payment), or renew.
+    static func renewalAttempt(_ state: SubscriptionState, _ context: LifecycleContext) -> TransitionResult {
+        var next = state
+        let now = context.now
+        if !state.autoRenew {
+            // EXPIRED / VOLUNTARY, status 2, expirationIntent 1 (reference §5.8, S-NT, S-EI).
+            next.phase = .expired
+            next.endReason = .customerCancelled
+            return .changed(next, [.notify(.expired, .voluntary, snapshot: next)])
+        }
+        if !context.productForSale {
+            // Product removed from sale: DID_FAIL_TO_RENEW without subtype, no grace, expirationIntent 4, retry runs
+            // 60 days (reference §5.17, Appendix A-8; S-TT-RET, S-EI).
+            let failure = BillingFailure(
+                failedAt: now, cause: .productNotForSale, graceExpiresAt: nil,
+                retryEndsAt: now.adding(BillingRules.billingRetryWindow))
+            next.phase = .billingRetry
+            next.failure = failure
+            next.endReason = .productNotForSale
+            next.isInBillingRetryPeriod = true
+            return .changed(
+                next,
+                [.schedule(.billingRetryEnd, at: failure.retryEndsAt), .notify(.didFailToRenew, nil, snapshot: next)])
+        }
+        if !context.paymentSucceeds {
+            // DID_FAIL_TO_RENEW: GRACE_PERIOD when grace applies (status 4), otherwise no subtype (status 3);
+            // isInBillingRetryPeriod true in both; expirationIntent 2 (reference §5.2, §5.4; S-NT, S-IBR).
+            let grace = BillingRules.gracePeriod(
+                setting: context.gracePeriod, eligibility: context.graceEligibility, period: state.period,
+                renewingFromFreeTrial: state.currentOffer?.offer.mode == .freeTrial)
+            let graceEnd = grace.map { now.adding($0) }
+            let failure = BillingFailure(
+                failedAt: now, cause: .billingError, graceExpiresAt: graceEnd,
+                retryEndsAt: now.adding(BillingRules.billingRetryWindow))
+            next.failure = failure
+            next.endReason = .billingError
+            next.isInBillingRetryPeriod = true
+            var effects: [LifecycleEffect] = []
+            if let graceEnd {
+                next.phase = .gracePeriod
+                next.gracePeriodExpiresDate = graceEnd
+                effects.append(.schedule(.gracePeriodEnd, at: graceEnd))
+            } else {
+                next.phase = .billingRetry
+            }
+            effects.append(.schedule(.billingRetryEnd, at: failure.retryEndsAt))
+            effects.append(.notify(.didFailToRenew, graceEnd == nil ? nil : .gracePeriod, snapshot: next))
+            return .changed(next, effects)
+        }
+        // DID_RENEW: new transaction, same originalTransactionId, transactionReason RENEWAL; the new period starts
+        // where the old one ended (reference §5.1, A-1; S-EXP, S-TXID, S-TR).
+        let (cycle, offer) = followingPeriod(state)
+        next.cycle = cycle
+        next.currentOffer = offer
+        next.currentPeriodStart = now
+        return .changed(
+            next,
+            [
+                .charge(purchaseDate: now, expiresDate: cycle.currentPeriodEnd, offer: offer?.offer, reason: .renewal),
+                .schedule(.renewal, at: cycle.currentPeriodEnd),
+                .notify(.didRenew, nil, snapshot: next),
+            ])
+    }
+
+    /// Recovery: DID_RENEW / BILLING_RECOVERY, status 1. Inside grace the billing cycle is kept (the new period ends
+    /// one period after the failed renewal); after grace or without grace a new billing date is set at the recovery
+    /// instant (reference §5.6; S-CHURN, S-TT-RET; purchaseDate = recovery instant, A-4).
+    static func recover(_ state: SubscriptionState, _ context: LifecycleContext) -> TransitionResult {
+        var next = state
+        let now = context.now
+        if state.phase == .gracePeriod {
+            let (cycle, offer) = followingPeriod(state)
+            next.cycle = cycle
+            next.currentOffer = offer
+        } else {
+            next.cycle = BillingCycle(anchor: now, unit: state.period.duration, periodsElapsed: 1)
+            next.currentOffer = nil
+        }
+        next.phase = .active
+        next.currentPeriodStart = now
+        next.failure = nil
+        next.endReason = nil
+        next.isInBillingRetryPeriod = nil
+        next.gracePeriodExpiresDate = nil
+        return .changed(
+            next,
+            [
+                .cancelAllTimers,
+                .charge(
+                    purchaseDate: now, expiresDate: next.expiresDate, offer: next.currentOffer?.offer, reason: .renewal),
+                .schedule(.renewal, at: next.expiresDate),
+                .notify(.didRenew, .billingRecovery, snapshot: next),
+            ])
+    }
+
+    /// 60 days after the failed renewal: EXPIRED / BILLING_RETRY (or PRODUCT_NOT_FOR_SALE), status 2,
+    /// isInBillingRetryPeriod false, autoRenewStatus 0 (reference §5.7, §5.17; S-NT, S-CHURN, S-IBR).
+    static func retryExhausted(_ state: SubscriptionState) -> TransitionResult {
+        var next = state
+        next.phase = .expired
+        next.autoRenew = false
+        next.isInBillingRetryPeriod = false
+        let cause = state.failure?.cause ?? .billingError
+        next.endReason = cause
+        return .changed(
+            next,
+            [.cancelAllTimers, .notify(.expired, cause == .productNotForSale ? .productNotForSale : .billingRetry, snapshot: next)])
+    }
+
+    /// Cancelling during billing retry or grace stops the retry (reference §5.3, Appendix A-7; S-TT-RET,
+    /// S-F739756): DID_CHANGE_RENEWAL_STATUS / AUTO_RENEW_DISABLED carrying the state before expiry (status 3, or 4
+    /// in grace; autoRenewStatus 0), then at the same instant EXPIRED / BILLING_RETRY (status 2, expirationIntent 2,
+    /// isInBillingRetryPeriod false); no GRACE_PERIOD_EXPIRED. A failure caused by the product not being for sale
+    /// ends the same way with subtype PRODUCT_NOT_FOR_SALE and expirationIntent 4 [assumed: Apple is silent].
+    static func cancelDuringBillingFailure(_ state: SubscriptionState) -> TransitionResult {
+        var cancelled = state
+        cancelled.autoRenew = false
+        guard case .changed(let expired, let expiryEffects) = retryExhausted(cancelled) else {
+            return .ignored(because: "unreachable: retryExhausted always changes the state")
+        }
+        return .changed(
+            expired, [.notify(.didChangeRenewalStatus, .autoRenewDisabled, snapshot: cancelled)] + expiryEffects)
+    }
+
+    /// A full refund of the current transaction: REFUND (status 5, autoRenewStatus 0); the subscription ends there:
+    /// no DID_CHANGE_RENEWAL_STATUS, renewal or EXPIRED follows (issue 2; reference §5.14, S-NT, S-RT, S-RP).
+    static func refund(_ state: SubscriptionState) -> TransitionResult {
+        var next = state
+        next.phase = .revoked
+        next.autoRenew = false
+        return .changed(next, [.cancelAllTimers, .revokeCurrentTransaction, .notify(.refund, nil, snapshot: next)])
+    }
+
+    /// After expiry (or a refund), buying any product of the group: SUBSCRIBED / RESUBSCRIBE, same
+    /// originalTransactionId (reference §5.9, A-18; S-NT).
+    static func resubscribe(_ state: SubscriptionState, _ context: LifecycleContext) -> TransitionResult {
+        guard let request = context.purchase else {
+            return .ignored(because: "a purchase input needs the purchase request in its context")
+        }
+        let next = freshState(request, at: context.now)
+        return .changed(
+            next,
+            [
+                .cancelAllTimers,
+                .charge(purchaseDate: context.now, expiresDate: next.expiresDate, offer: request.offer, reason: .purchase),
+                .schedule(.renewal, at: next.expiresDate),
+                .notify(.subscribed, .resubscribe, snapshot: next),
+            ])
+    }
+}

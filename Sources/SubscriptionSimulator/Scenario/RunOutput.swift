@@ -1,0 +1,114 @@
+/// The three ways a run is printed. All deterministic: the same run gives the same bytes.
+public enum RunOutput {
+    /// `jsonl`: exactly one App Store POST body (`{"signedPayload":"..."}`) per line, in virtual-time order.
+    public static func jsonl(_ run: ScenarioRun) -> String {
+        let encoder = NotificationEncoder(app: run.store.app)
+        return run.store.notifications.map { encoder.encode($0).postBody + "\n" }.joined()
+    }
+
+    /// `decoded`: one JSON object per line: the recipient, the instant (ms and ISO) and the payload with its nested
+    /// JWS decoded.
+    public static func decoded(_ run: ScenarioRun) -> String {
+        let encoder = NotificationEncoder(app: run.store.app)
+        return run.store.notifications.map { n in
+            let line: JSONValue = .object([
+                "recipient": .string(n.recipient),
+                "instant": .integer(n.instant.millisecondsSince1970),
+                "at": .string(n.instant.description),
+                "payload": encoder.encode(n).decodedPayload,
+            ])
+            return CanonicalJSON.string(line) + "\n"
+        }.joined()
+    }
+
+    /// `timeline`: a table for people: virtual time, offset from the start, customer, notification type/subtype,
+    /// status and key fields, with a line wherever a customer's access changes.
+    public static func timeline(_ run: ScenarioRun) -> String {
+        let start = run.scenario.start
+        var rows: [(Instant, Int, [String])] = []
+        for (index, n) in run.store.notifications.enumerated() {
+            var details: [String] = ["tx \(n.transaction.transactionId)"]
+            if n.transaction.ownership == .familyShared { details.append("family shared") }
+            if let expires = n.transaction.expiresDate { details.append("expires \(expires)") }
+            if let grace = n.renewal?.gracePeriodExpiresDate, n.status == .gracePeriod { details.append("grace until \(grace)") }
+            if let revocation = n.transaction.revocation { details.append("revoked (reason \(revocation.reason))") }
+            if let renewal = n.renewal, !renewal.autoRenewOn, n.type != .refund, n.type != .revoke {
+                details.append("auto-renew off")
+            }
+            let type = n.type.rawValue + (n.subtype.map { " " + $0.rawValue } ?? "")
+            rows.append((n.instant, index * 2, [n.instant.description, offset(from: start, to: n.instant), n.recipient, type, n.status.map { String($0.statusCode) } ?? "-", details.joined(separator: ", ")]))
+        }
+        var previous: [String: [String]] = [:]
+        for (index, change) in run.store.entitlementChanges.enumerated() {
+            let before = Set(previous[change.customer] ?? [])
+            let after = Set(change.products)
+            previous[change.customer] = change.products
+            let gained = after.subtracting(before).sorted().map { "+" + $0 }
+            let lost = before.subtracting(after).sorted().map { "-" + $0 }
+            rows.append((change.instant, Int.max / 2 + index, [change.instant.description, offset(from: start, to: change.instant), change.customer, "access", "", (gained + lost).joined(separator: " ")]))
+        }
+        rows.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+        let header = ["TIME", "OFFSET", "CUSTOMER", "NOTIFICATION", "STATUS", "DETAILS"]
+        let table = [header] + rows.map(\.2)
+        var widths = [Int](repeating: 0, count: header.count)
+        for row in table { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        var out = "\(run.scenario.name)\n"
+        out += "start \(start) · seed \(run.scenario.seed) · until \(run.scenario.until) · \(run.store.notifications.count) notifications\n\n"
+        for row in table {
+            var line = ""
+            for (i, cell) in row.enumerated() {
+                line += i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count + 2)
+            }
+            while line.last == " " { line.removeLast() }
+            out += line + "\n"
+        }
+        return out
+    }
+
+    /// `+1h`, `+40d`, `+31d 2h 30m`: the time from `start` in days, hours, minutes and seconds.
+    public static func offset(from start: Instant, to instant: Instant) -> String {
+        var ms = start.milliseconds(to: instant)
+        if ms == 0 { return "0" }
+        let sign = ms < 0 ? "-" : "+"
+        ms = abs(ms)
+        let units: [(Int64, String)] = [(86_400_000, "d"), (3_600_000, "h"), (60_000, "m"), (1000, "s"), (1, "ms")]
+        var parts: [String] = []
+        for (size, name) in units where ms >= size {
+            parts.append("\(ms / size)\(name)")
+            ms %= size
+        }
+        return sign + parts.joined(separator: " ")
+    }
+
+    /// The fixture folder's files: `NNNN.json` (one POST body each, numbered from 0001 in virtual-time order) and
+    /// `manifest.json` listing each file's recipient, instant, type and subtype.
+    public static func fixtureFiles(_ run: ScenarioRun) -> [(name: String, contents: String)] {
+        let encoder = NotificationEncoder(app: run.store.app)
+        var files: [(String, String)] = []
+        var manifest: [JSONValue] = []
+        let width = max(4, String(run.store.notifications.count).count)
+        for (index, n) in run.store.notifications.enumerated() {
+            let number = String(index + 1)
+            let name = String(repeating: "0", count: width - number.count) + number + ".json"
+            files.append((name, encoder.encode(n).postBody + "\n"))
+            var entry = JSONObjectBuilder()
+            entry.set("file", name)
+            entry.set("recipient", n.recipient)
+            entry.set("instant", n.instant)
+            entry.set("at", n.instant.description)
+            entry.set("notificationType", n.type.rawValue)
+            entry.set("subtype", n.subtype?.rawValue)
+            entry.set("notificationUUID", n.notificationUUID)
+            manifest.append(entry.value)
+        }
+        let header: JSONValue = .object([
+            "scenario": .string(run.scenario.name),
+            "seed": .integer(Int64(bitPattern: run.scenario.seed)),
+            "start": .string(run.scenario.start.description),
+            "until": .string(run.scenario.until.description),
+            "notifications": .array(manifest),
+        ])
+        files.append(("manifest.json", CanonicalJSON.pretty(header) + "\n"))
+        return files
+    }
+}

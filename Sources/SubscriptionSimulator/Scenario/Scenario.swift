@@ -1,0 +1,133 @@
+/// A scenario file, decoded and checked: everything needed to run it and judge the run.
+public struct Scenario: Hashable, Sendable {
+    public var name: String
+    public var file: String
+    public var start: Instant
+    public var seed: UInt64
+    public var app: AppConfiguration
+    public var catalog: Catalog
+    public var family: FamilySpec?
+    public var timeline: [TimelineEntry]
+    public var until: Instant
+    public var expectations: [Expectation]
+    /// Every customer the scenario knows: the family's people, then anyone a timeline entry names, in order.
+    public var customers: [String]
+}
+
+public struct FamilySpec: Hashable, Sendable {
+    public var organizer: String
+    public var members: [String]
+}
+
+/// One timeline entry: an action at an instant.
+public struct TimelineEntry: Hashable, Sendable {
+    public var at: Instant
+    public var action: ScenarioAction
+    public var location: SourceLocation
+}
+
+/// The timeline actions. Later versions add actions; they never change these.
+public enum ScenarioAction: Hashable, Sendable {
+    case purchase(customer: String, product: String)
+    case cancel(customer: String, product: String)
+    case resume(customer: String, product: String)
+    case stopSharing(customer: String, product: String)
+    case startSharing(customer: String, product: String)
+    case refund(customer: String, product: String, reason: Int32)
+    case failBilling(customer: String)
+    case fixBilling(customer: String)
+    case joinFamily(customer: String)
+    case leaveFamily(customer: String)
+    case restorePurchases(customer: String)
+    case shareWithFamily(customer: String, enabled: Bool)
+    case makeFamilyShareable(product: String)
+    case removeFromSale(product: String)
+    case restoreToSale(product: String)
+
+    /// The action's key in scenario files.
+    public var name: String {
+        switch self {
+        case .purchase: return "purchase"
+        case .cancel: return "cancel"
+        case .resume: return "resume"
+        case .stopSharing: return "stopSharing"
+        case .startSharing: return "startSharing"
+        case .refund: return "refund"
+        case .failBilling: return "failBilling"
+        case .fixBilling: return "fixBilling"
+        case .joinFamily: return "joinFamily"
+        case .leaveFamily: return "leaveFamily"
+        case .restorePurchases: return "restorePurchases"
+        case .shareWithFamily: return "shareWithFamily"
+        case .makeFamilyShareable: return "makeFamilyShareable"
+        case .removeFromSale: return "removeFromSale"
+        case .restoreToSale: return "restoreToSale"
+        }
+    }
+
+    public var customer: String? {
+        switch self {
+        case .purchase(let c, _), .cancel(let c, _), .resume(let c, _), .stopSharing(let c, _),
+            .startSharing(let c, _), .refund(let c, _, _), .failBilling(let c), .fixBilling(let c),
+            .joinFamily(let c), .leaveFamily(let c), .restorePurchases(let c), .shareWithFamily(let c, _):
+            return c
+        case .makeFamilyShareable, .removeFromSale, .restoreToSale:
+            return nil
+        }
+    }
+
+    /// Every action name, for "did you mean" suggestions and docs.
+    public static let names = [
+        "purchase", "cancel", "resume", "stopSharing", "startSharing", "refund", "failBilling", "fixBilling",
+        "joinFamily", "leaveFamily", "restorePurchases", "shareWithFamily", "makeFamilyShareable", "removeFromSale",
+        "restoreToSale",
+    ]
+}
+
+/// A check on the run.
+public enum Expectation: Hashable, Sendable {
+    /// Exact product sets per customer at an instant.
+    case entitled(at: Instant, products: [String: [String]], location: SourceLocation)
+    /// Subscription status codes (1–5) per customer and product at an instant.
+    case status(at: Instant, codes: [String: [String: Int]], location: SourceLocation)
+    /// The notifications one customer receives: all of them in order (`exactly`), or an ordered subsequence
+    /// (`includes`).
+    case notifications(customer: String, mode: NotificationMatchMode, items: [ExpectedNotification], location: SourceLocation)
+}
+
+public enum NotificationMatchMode: String, Hashable, Sendable {
+    case exactly
+    case includes
+}
+
+/// One expected notification. An item without a subtype matches only a notification without one.
+public struct ExpectedNotification: Hashable, Sendable {
+    public var at: Instant
+    public var type: NotificationType
+    public var subtype: NotificationSubtype?
+    /// Paths into the decoded payload (`data.`, `transaction.`, `renewal.`) and the expected value as written.
+    public var fields: [ExpectedField]
+    public var location: SourceLocation
+}
+
+public struct ExpectedField: Hashable, Sendable {
+    public var path: String
+    public var expected: String
+    public var location: SourceLocation
+}
+
+/// An error in a scenario file, with the place it was found.
+public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var location: SourceLocation
+    public var message: String
+
+    public init(file: String, location: SourceLocation, message: String) {
+        self.file = file
+        self.location = location
+        self.message = message
+    }
+
+    /// `FILE:LINE:COLUMN: error: MESSAGE`, the form compilers use, so editors can jump to it.
+    public var description: String { "\(file):\(location.line):\(location.column): error: \(message)" }
+}

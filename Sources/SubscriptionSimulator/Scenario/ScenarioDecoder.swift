@@ -1,0 +1,552 @@
+/// Values the command line may override.
+public struct ScenarioOverrides: Hashable, Sendable {
+    /// Replaces `until` (same syntax: an offset from `start` or an ISO instant).
+    public var until: String?
+    public var seed: UInt64?
+
+    public init(until: String? = nil, seed: UInt64? = nil) {
+        self.until = until
+        self.seed = seed
+    }
+}
+
+/// Text → located YAML nodes → typed, checked ``Scenario``. Every error names the file, line and column, what was
+/// expected, what was found, and a "did you mean" for misspelled keys, actions, products and customers.
+public struct ScenarioDecoder {
+    let file: String
+    /// Folder the scenario's relative paths (`storekit:`) are resolved against.
+    let baseDirectory: String
+
+    public init(file: String, baseDirectory: String? = nil) {
+        self.file = file
+        self.baseDirectory = baseDirectory ?? ScenarioDecoder.directory(of: file)
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return path[..<slash].isEmpty ? "/" : String(path[..<slash])
+    }
+
+    /// Decodes and checks a scenario.
+    public func decode(_ source: String, overrides: ScenarioOverrides = .init()) throws(ScenarioError) -> Scenario {
+        let root: YAMLNode
+        do throws(YAMLError) { root = try YAMLReader.parse(source) } catch {
+            throw ScenarioError(file: file, location: error.location, message: error.message)
+        }
+        let top = try mapping(root, "the scenario", keys: Self.topKeys)
+        let name = try text(top.required("name"), "name")
+        let startNode = try top.required("start")
+        guard let start = CalendarDurationSyntax.parseInstant(try text(startNode, "start")) else {
+            throw fail(startNode, "expected `start` as an ISO 8601 UTC instant such as 2026-03-01T09:00:00Z, found '\(startNode.scalarText ?? "")'")
+        }
+        var seed: UInt64 = 0
+        if let node = top.optional("seed") { seed = try unsigned(node, "seed") }
+        if let override = overrides.seed { seed = override }
+
+        var app = try decodeApp(try top.required("app"))
+        var catalog = Catalog()
+        if let node = top.optional("storekit") {
+            let configuration = try importStoreKit(node, into: &catalog)
+            // `_billingGracePeriodEnabled` means Xcode's 16-day grace (capped for weekly products) unless the scenario
+            // sets `app.gracePeriod`; `_storefront` sets the storefront (storekit-config-format §8).
+            if configuration.billingGracePeriodEnabled == true, try top.required("app").value(forKey: "gracePeriod") == nil {
+                app.gracePeriod = .sixteenDays
+            }
+            if let storefront = configuration.storefront { app.storefront = storefront }
+        }
+        if let node = top.optional("products") {
+            for item in try list(node, "products") { try addProduct(item, to: &catalog) }
+        }
+        if top.optional("products") == nil && top.optional("storekit") == nil {
+            throw fail(root, "expected `products` (a list of products) or `storekit` (a .storekit file), found neither")
+        }
+
+        var family: FamilySpec?
+        var customers: [String] = []
+        func note(_ customer: String) { if !customers.contains(customer) { customers.append(customer) } }
+        if let node = top.optional("family") {
+            let spec = try decodeFamily(node)
+            family = spec
+            spec.members.forEach(note)
+            note(spec.organizer)
+            customers = [spec.organizer] + customers.filter { $0 != spec.organizer }
+        }
+
+        var timeline: [TimelineEntry] = []
+        for item in try list(try top.required("timeline"), "timeline") {
+            let entry = try decodeEntry(item, start: start, catalog: catalog)
+            if let previous = timeline.last, entry.at < previous.at {
+                throw fail(item, "timeline entries must be in time order: this one is at \(entry.at), before the previous one at \(previous.at)")
+            }
+            if let customer = entry.action.customer { note(customer) }
+            timeline.append(entry)
+        }
+
+        var until: Instant
+        if let untilText = overrides.until {
+            guard let instant = Self.time(untilText, start: start) else {
+                throw ScenarioError(
+                    file: file, location: SourceLocation(line: 1, column: 1),
+                    message: "--until: expected a time such as 0, 90s, 30m, 1h, 16d, 2w, P1M or an ISO instant, found '\(untilText)'")
+            }
+            until = instant
+        } else if let node = top.optional("until") {
+            until = try time(node, start: start, "until")
+        } else {
+            let last = timeline.last?.at ?? start
+            let longest = catalog.products.compactMap(\.period).max { $0.approximateDays < $1.approximateDays }
+            until = last.adding(longest?.duration ?? .months(1))
+        }
+        if let last = timeline.last, until < last.at {
+            throw fail(top.optional("until") ?? root, "`until` (\(until)) is before the last timeline entry (\(last.at))")
+        }
+
+        var expectations: [Expectation] = []
+        if let node = top.optional("expect") {
+            for item in try list(node, "expect") {
+                expectations.append(try decodeExpectation(item, start: start, until: until, customers: customers, catalog: catalog))
+            }
+        }
+        return Scenario(
+            name: name, file: file, start: start, seed: seed, app: app, catalog: catalog, family: family,
+            timeline: timeline, until: until, expectations: expectations, customers: customers)
+    }
+
+    // MARK: - Sections
+
+    static let topKeys = ["name", "start", "seed", "app", "products", "storekit", "family", "timeline", "until", "expect"]
+    static let appKeys = [
+        "bundleId", "bundleVersion", "appAppleId", "environment", "gracePeriod", "graceEligibility", "familyDelay",
+    ]
+    static let productKeys = [
+        "id", "type", "referenceName", "group", "level", "period", "duration", "price", "currency", "familyShareable",
+        "introOffer",
+    ]
+    static let offerKeys = ["mode", "period", "periods", "price"]
+
+    func decodeApp(_ node: YAMLNode) throws(ScenarioError) -> AppConfiguration {
+        let map = try mapping(node, "app", keys: Self.appKeys)
+        var app = AppConfiguration(bundleId: try text(map.required("bundleId"), "bundleId"))
+        if let node = map.optional("bundleVersion") { app.bundleVersion = try text(node, "bundleVersion") }
+        if let node = map.optional("appAppleId") { app.appAppleId = Int64(try unsigned(node, "appAppleId")) }
+        if let node = map.optional("environment") {
+            let value = try text(node, "environment")
+            switch value {
+            case "LocalTesting": app.environment = .localTesting
+            case "Xcode": app.environment = .xcode
+            case "Sandbox", "Production":
+                throw fail(
+                    node,
+                    "environment \(value) is not supported yet: payloads are not signed by Apple, and Apple's verifiers accept unsigned payloads only for LocalTesting and Xcode; use LocalTesting")
+            default:
+                throw fail(node, "expected environment LocalTesting or Xcode, found '\(value)'\(hint(value, ["LocalTesting", "Xcode"]))")
+            }
+        }
+        if let node = map.optional("gracePeriod") {
+            let value = try text(node, "gracePeriod")
+            let settings: [String: GracePeriodSetting] = [
+                "off": .off, "3d": .threeDays, "16d": .sixteenDays, "28d": .twentyEightDays,
+            ]
+            guard let setting = settings[value] else {
+                throw fail(node, "expected gracePeriod off, 3d, 16d or 28d (Apple's options), found '\(value)'")
+            }
+            app.gracePeriod = setting
+        }
+        if let node = map.optional("graceEligibility") {
+            let value = try text(node, "graceEligibility")
+            switch value {
+            case "all": app.graceEligibility = .allRenewals
+            case "paidOnly": app.graceEligibility = .paidToPaidOnly
+            default:
+                throw fail(node, "expected graceEligibility all or paidOnly, found '\(value)'\(hint(value, ["all", "paidOnly"]))")
+            }
+        }
+        if let node = map.optional("familyDelay") { app.familyDelay = try duration(node, "familyDelay") }
+        return app
+    }
+
+    func addProduct(_ node: YAMLNode, to catalog: inout Catalog) throws(ScenarioError) {
+        let map = try mapping(node, "a product", keys: Self.productKeys)
+        let idNode = try map.required("id")
+        let id = try text(idNode, "id")
+        let existing = catalog[id]
+        var product: Product
+        if let typeNode = map.optional("type") {
+            let value = try text(typeNode, "type")
+            guard let type = ProductType(rawValue: value) else {
+                throw fail(
+                    typeNode,
+                    "expected type autoRenewable, nonConsumable, consumable or nonRenewing, found '\(value)'\(hint(value, ProductType.allCases.map(\.rawValue)))")
+            }
+            if let existing, existing.type != type {
+                throw fail(
+                    typeNode,
+                    "product '\(id)' is a \(existing.type.rawValue) in the .storekit file; a scenario may override its fields but not change its type")
+            }
+            product = existing ?? Product(id: id, type: type, price: .free)
+        } else if let existing {
+            product = existing
+        } else {
+            throw fail(node, "product '\(id)' needs a `type`: autoRenewable, nonConsumable, consumable or nonRenewing")
+        }
+        if let node = map.optional("referenceName") { product.referenceName = try text(node, "referenceName") }
+        if let node = map.optional("group") { product.group = try text(node, "group") }
+        if let node = map.optional("level") { product.level = Int(try unsigned(node, "level")) }
+        if let node = map.optional("period") {
+            let value = try text(node, "period")
+            guard let period = SubscriptionPeriod(rawValue: value) else {
+                throw fail(node, "expected period P1W, P1M, P2M, P3M, P6M or P1Y, found '\(value)'")
+            }
+            product.period = period
+        }
+        if let node = map.optional("duration") { product.duration = try duration(node, "duration") }
+        if let node = map.optional("price") { product.price = try price(node, "price") } else if existing == nil {
+            throw fail(node, "product '\(id)' needs a `price`, e.g. price: 9.99")
+        }
+        if let node = map.optional("currency") {
+            let value = try text(node, "currency")
+            guard value.count == 3, value.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                throw fail(node, "expected an ISO 4217 currency code such as USD, found '\(value)'")
+            }
+            product.currency = value
+        }
+        if let node = map.optional("familyShareable") {
+            let shareable = try bool(node, "familyShareable")
+            if existing?.familyShareable == true && !shareable {
+                throw fail(node, "product '\(id)': \(FamilyRuleViolation.cannotTurnOffFamilySharing(productId: id))")
+            }
+            product.familyShareable = shareable
+        }
+        if let node = map.optional("introOffer") { product.introOffer = try decodeOffer(node) }
+        if product.type == .nonRenewing, product.period != nil {
+            throw fail(map.optional("period")!, "a nonRenewing product has a `duration`, not a `period`")
+        }
+        do {
+            if existing != nil { try catalog.replace(product) } else { try catalog.add(product) }
+        } catch {
+            throw fail(node, "\(error)")
+        }
+    }
+
+    func decodeOffer(_ node: YAMLNode) throws(ScenarioError) -> IntroductoryOffer {
+        let map = try mapping(node, "introOffer", keys: Self.offerKeys)
+        let modeNode = try map.required("mode")
+        let value = try text(modeNode, "mode")
+        guard let mode = IntroductoryOfferMode(rawValue: value) else {
+            throw fail(modeNode, "expected introOffer mode freeTrial, payAsYouGo or payUpFront, found '\(value)'\(hint(value, IntroductoryOfferMode.allCases.map(\.rawValue)))")
+        }
+        let period = try duration(try map.required("period"), "period")
+        var periods = 1
+        if let node = map.optional("periods") {
+            guard mode == .payAsYouGo else { throw fail(node, "`periods` applies only to mode payAsYouGo") }
+            periods = Int(try unsigned(node, "periods"))
+            if periods < 1 { throw fail(node, "expected `periods` of 1 or more, found \(periods)") }
+        }
+        var offerPrice = Price.free
+        if let node = map.optional("price") {
+            guard mode != .freeTrial else { throw fail(node, "a freeTrial offer has no `price`") }
+            offerPrice = try price(node, "price")
+        } else if mode != .freeTrial {
+            throw fail(node, "a \(mode.rawValue) offer needs a `price`")
+        }
+        return IntroductoryOffer(mode: mode, period: period, periods: periods, price: offerPrice)
+    }
+
+    func decodeFamily(_ node: YAMLNode) throws(ScenarioError) -> FamilySpec {
+        let map = try mapping(node, "family", keys: ["organizer", "members"])
+        let organizer = try text(map.required("organizer"), "organizer")
+        var members: [String] = []
+        if let node = map.optional("members") {
+            for item in try list(node, "members") {
+                let member = try text(item, "a family member")
+                if member == organizer || members.contains(member) {
+                    throw fail(item, "'\(member)' is listed twice in the family")
+                }
+                members.append(member)
+            }
+        }
+        if members.count + 1 > FamilyRules.maximumFamilySize {
+            throw fail(node, "\(FamilyRuleViolation.familyFull(organizer: organizer))")
+        }
+        return FamilySpec(organizer: organizer, members: members)
+    }
+
+    func decodeEntry(_ node: YAMLNode, start: Instant, catalog: Catalog) throws(ScenarioError) -> TimelineEntry {
+        let map = try mapping(node, "a timeline entry", keys: ["at"] + ScenarioAction.names)
+        let at = try time(try map.required("at"), start: start, "at")
+        let actions = map.entries.filter { $0.key.scalarText != "at" }
+        guard let first = actions.first else {
+            throw fail(node, "expected one action in this timeline entry (\(ScenarioAction.names.joined(separator: ", "))), found none")
+        }
+        if actions.count > 1 {
+            throw fail(actions[1].key, "a timeline entry holds exactly one action; found '\(first.key.scalarText ?? "")' and '\(actions[1].key.scalarText ?? "")': split them into two entries")
+        }
+        let name = first.key.scalarText ?? ""
+        let args = first.value
+        func customerProduct() throws(ScenarioError) -> (String, String) {
+            let m = try mapping(args, name, keys: ["customer", "product"])
+            return (try text(m.required("customer"), "customer"), try productId(m.required("product"), catalog))
+        }
+        func customerOnly() throws(ScenarioError) -> String {
+            let m = try mapping(args, name, keys: ["customer"])
+            return try text(m.required("customer"), "customer")
+        }
+        func productOnly() throws(ScenarioError) -> String {
+            let m = try mapping(args, name, keys: ["product"])
+            return try productId(m.required("product"), catalog)
+        }
+        let action: ScenarioAction
+        switch name {
+        case "purchase": let (c, p) = try customerProduct(); action = .purchase(customer: c, product: p)
+        case "cancel": let (c, p) = try customerProduct(); action = .cancel(customer: c, product: p)
+        case "resume": let (c, p) = try customerProduct(); action = .resume(customer: c, product: p)
+        case "stopSharing": let (c, p) = try customerProduct(); action = .stopSharing(customer: c, product: p)
+        case "startSharing": let (c, p) = try customerProduct(); action = .startSharing(customer: c, product: p)
+        case "refund":
+            let m = try mapping(args, name, keys: ["customer", "product", "reason"])
+            var reason: Int32 = 0
+            if let node = m.optional("reason") {
+                let value = try unsigned(node, "reason")
+                guard value <= 1 else {
+                    throw fail(node, "expected refund reason 0 (other) or 1 (an issue in the app), found \(value)")
+                }
+                reason = Int32(value)
+            }
+            action = .refund(
+                customer: try text(m.required("customer"), "customer"), product: try productId(m.required("product"), catalog),
+                reason: reason)
+        case "failBilling": action = .failBilling(customer: try customerOnly())
+        case "fixBilling": action = .fixBilling(customer: try customerOnly())
+        case "joinFamily": action = .joinFamily(customer: try customerOnly())
+        case "leaveFamily": action = .leaveFamily(customer: try customerOnly())
+        case "restorePurchases": action = .restorePurchases(customer: try customerOnly())
+        case "shareWithFamily":
+            let m = try mapping(args, name, keys: ["customer", "enabled"])
+            action = .shareWithFamily(
+                customer: try text(m.required("customer"), "customer"), enabled: try bool(m.required("enabled"), "enabled"))
+        case "makeFamilyShareable": action = .makeFamilyShareable(product: try productOnly())
+        case "removeFromSale": action = .removeFromSale(product: try productOnly())
+        case "restoreToSale": action = .restoreToSale(product: try productOnly())
+        default:
+            throw fail(first.key, "unknown action '\(name)'\(hint(name, ScenarioAction.names))")
+        }
+        return TimelineEntry(at: at, action: action, location: first.key.location)
+    }
+
+    func decodeExpectation(
+        _ node: YAMLNode, start: Instant, until: Instant, customers: [String], catalog: Catalog
+    ) throws(ScenarioError) -> Expectation {
+        let map = try mapping(node, "an expectation", keys: ["at", "entitled", "status", "notifications"])
+        func customer(_ node: YAMLNode) throws(ScenarioError) -> String {
+            let name = try text(node, "a customer")
+            guard customers.contains(name) else {
+                throw fail(node, "unknown customer '\(name)': customers are the family's people and anyone a timeline entry names\(hint(name, customers))")
+            }
+            return name
+        }
+        if let notifications = map.optional("notifications") {
+            if let at = map.optional("at") { throw fail(at, "`notifications` expectations give `at` per item, not for the whole list") }
+            let m = try mapping(notifications, "notifications", keys: ["customer", "exactly", "includes"])
+            let who = try customer(m.required("customer"))
+            let exactly = m.optional("exactly")
+            let includes = m.optional("includes")
+            guard (exactly == nil) != (includes == nil) else {
+                throw fail(notifications, "expected exactly one of `exactly` (every notification, in order) or `includes` (an ordered subsequence)")
+            }
+            let itemsNode = exactly ?? includes!
+            var items: [ExpectedNotification] = []
+            for item in try list(itemsNode, exactly != nil ? "exactly" : "includes") {
+                items.append(try decodeExpectedNotification(item, start: start))
+            }
+            return .notifications(customer: who, mode: exactly != nil ? .exactly : .includes, items: items, location: notifications.location)
+        }
+        let atNode = try map.required("at")
+        let at = try time(atNode, start: start, "at")
+        if at > until { throw fail(atNode, "this expectation is at \(at), after the run ends (`until` is \(until))") }
+        if let entitled = map.optional("entitled") {
+            if let status = map.optional("status") { throw fail(status, "one expectation checks one thing: put `status` in its own item") }
+            var products: [String: [String]] = [:]
+            for entry in try mapping(entitled, "entitled", keys: nil).entries {
+                let who = try customer(entry.key)
+                var ids: [String] = []
+                for item in try list(entry.value, "entitled products of \(who)") { ids.append(try productId(item, catalog)) }
+                products[who] = ids.sorted()
+            }
+            return .entitled(at: at, products: products, location: entitled.location)
+        }
+        if let status = map.optional("status") {
+            var codes: [String: [String: Int]] = [:]
+            for entry in try mapping(status, "status", keys: nil).entries {
+                let who = try customer(entry.key)
+                var perProduct: [String: Int] = [:]
+                for productEntry in try mapping(entry.value, "statuses of \(who)", keys: nil).entries {
+                    let id = try productId(productEntry.key, catalog)
+                    let code = try unsigned(productEntry.value, "status")
+                    guard (1...5).contains(code) else {
+                        throw fail(productEntry.value, "expected a status code 1 (active), 2 (expired), 3 (billing retry), 4 (grace period) or 5 (revoked), found \(code)")
+                    }
+                    perProduct[id] = Int(code)
+                }
+                codes[who] = perProduct
+            }
+            return .status(at: at, codes: codes, location: status.location)
+        }
+        throw fail(node, "expected `entitled`, `status` or `notifications` in this expectation")
+    }
+
+    func decodeExpectedNotification(_ node: YAMLNode, start: Instant) throws(ScenarioError) -> ExpectedNotification {
+        let map = try mapping(node, "an expected notification", keys: ["at", "type", "subtype", "fields"])
+        let at = try time(try map.required("at"), start: start, "at")
+        let typeNode = try map.required("type")
+        let typeText = try text(typeNode, "type")
+        guard let type = NotificationType(rawValue: typeText) else {
+            throw fail(typeNode, "unknown notification type '\(typeText)'\(hint(typeText, NotificationType.allCases.map(\.rawValue)))")
+        }
+        var subtype: NotificationSubtype?
+        if let node = map.optional("subtype") {
+            let value = try text(node, "subtype")
+            guard let parsed = NotificationSubtype(rawValue: value) else {
+                throw fail(node, "unknown notification subtype '\(value)'\(hint(value, NotificationSubtype.allCases.map(\.rawValue)))")
+            }
+            subtype = parsed
+        }
+        var fields: [ExpectedField] = []
+        if let node = map.optional("fields") {
+            for entry in try mapping(node, "fields", keys: nil).entries {
+                let path = entry.key.scalarText ?? ""
+                guard ["data.", "transaction.", "renewal."].contains(where: { path.hasPrefix($0) }) || !path.contains(".") else {
+                    throw fail(entry.key, "expected a field path starting with data., transaction. or renewal., found '\(path)'")
+                }
+                fields.append(ExpectedField(path: path, expected: try text(entry.value, path), location: entry.value.location))
+            }
+        }
+        return ExpectedNotification(at: at, type: type, subtype: subtype, fields: fields, location: node.location)
+    }
+
+    func importStoreKit(_ node: YAMLNode, into catalog: inout Catalog) throws(ScenarioError) -> StoreKitConfiguration {
+        let relative = try text(node, "storekit")
+        let path = relative.hasPrefix("/") ? relative : baseDirectory + "/" + relative
+        let configuration: StoreKitConfiguration
+        do throws(StoreKitImportError) { configuration = try StoreKitImporter.importFile(at: path) } catch {
+            throw fail(node, "cannot import '\(relative)': \(error)")
+        }
+        for product in configuration.products {
+            do { try catalog.add(product) } catch { throw fail(node, "'\(relative)': \(error)") }
+        }
+        return configuration
+    }
+
+    // MARK: - Values
+
+    func fail(_ node: YAMLNode, _ message: String) -> ScenarioError {
+        ScenarioError(file: file, location: node.location, message: message)
+    }
+
+    func hint(_ found: String, _ candidates: [String]) -> String {
+        Suggestions.closest(to: found, among: candidates).map { "; did you mean '\($0)'?" } ?? ""
+    }
+
+    func text(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> String {
+        guard let text = node.scalarText else {
+            throw fail(node, "expected a text value for `\(what)`, found \(node.kindDescription)")
+        }
+        if text.isEmpty { throw fail(node, "expected a value for `\(what)`, found nothing") }
+        return text
+    }
+
+    func unsigned(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> UInt64 {
+        let value = try text(node, what)
+        guard value.count <= 19, value.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(value) else {
+            throw fail(node, "expected a whole number for `\(what)`, found '\(value)'")
+        }
+        return number
+    }
+
+    func bool(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> Bool {
+        switch try text(node, what) {
+        case "true": return true
+        case "false": return false
+        case let other: throw fail(node, "expected true or false for `\(what)`, found '\(other)'")
+        }
+    }
+
+    func price(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> Price {
+        let value = try text(node, what)
+        guard let price = Price(decimal: value) else {
+            throw fail(node, "expected `\(what)` as a non-negative decimal with at most 3 decimals, such as 9.99, found '\(value)'")
+        }
+        return price
+    }
+
+    func duration(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> CalendarDuration {
+        let value = try text(node, what)
+        guard let duration = CalendarDurationSyntax.parse(value) else {
+            throw fail(node, "expected `\(what)` as a duration such as 90s, 30m, 1h, 16d, 2w, P1M or PT1H, found '\(value)'")
+        }
+        return duration
+    }
+
+    /// An instant: an offset from `start` (`0`, `90s`, `P1M10D`, ...) or an absolute ISO 8601 instant.
+    static func time(_ text: String, start: Instant) -> Instant? {
+        if let duration = CalendarDurationSyntax.parse(text) { return start.adding(duration) }
+        return CalendarDurationSyntax.parseInstant(text)
+    }
+
+    func time(_ node: YAMLNode, start: Instant, _ what: String) throws(ScenarioError) -> Instant {
+        let value = try text(node, what)
+        guard let instant = Self.time(value, start: start) else {
+            throw fail(node, "expected `\(what)` as a time: 0, 90s, 30m, 1h, 16d, 2w, an ISO 8601 duration such as P1M10D, or an ISO instant, found '\(value)'")
+        }
+        if instant < start { throw fail(node, "`\(what)` (\(instant)) is before the scenario's start (\(start))") }
+        return instant
+    }
+
+    func productId(_ node: YAMLNode, _ catalog: Catalog) throws(ScenarioError) -> String {
+        let id = try text(node, "product")
+        guard catalog[id] != nil else {
+            throw fail(node, "unknown product '\(id)'\(hint(id, catalog.products.map(\.id)))")
+        }
+        return id
+    }
+
+    func list(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> [YAMLNode] {
+        guard let items = node.sequenceItems else {
+            throw fail(node, "expected a list for `\(what)`, found \(node.kindDescription)")
+        }
+        return items
+    }
+
+    /// A mapping whose keys are checked against `keys` (nil: any keys).
+    func mapping(_ node: YAMLNode, _ what: String, keys: [String]?) throws(ScenarioError) -> CheckedMapping {
+        guard let entries = node.mappingEntries else {
+            throw fail(node, "expected a mapping for \(what.hasPrefix("a") || what.hasPrefix("the") ? what : "`\(what)`"), found \(node.kindDescription)")
+        }
+        if let keys {
+            for entry in entries {
+                let key = entry.key.scalarText ?? ""
+                if !keys.contains(key) {
+                    throw fail(entry.key, "unknown key '\(key)' in \(what.hasPrefix("a") || what.hasPrefix("the") ? what : "`\(what)`")\(hint(key, keys)); expected one of: \(keys.joined(separator: ", "))")
+                }
+            }
+        }
+        return CheckedMapping(node: node, entries: entries, decoder: self, what: what)
+    }
+
+    struct CheckedMapping {
+        let node: YAMLNode
+        let entries: [YAMLMappingEntry]
+        let decoder: ScenarioDecoder
+        let what: String
+
+        func optional(_ key: String) -> YAMLNode? {
+            entries.first { $0.key.scalarText == key }?.value
+        }
+
+        func required(_ key: String) throws(ScenarioError) -> YAMLNode {
+            guard let value = optional(key) else {
+                throw decoder.fail(node, "missing key `\(key)` in \(what.hasPrefix("a") || what.hasPrefix("the") ? what : "`\(what)`")")
+            }
+            return value
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// Runs a scenario on a ``SimulatedStore`` and judges its expectations.
+public enum ScenarioRunner {
+    /// Runs the timeline, then advances to `until` (events exactly at `until` run). An action the rules forbid stops
+    /// the run with an error at that timeline entry.
+    public static func run(_ scenario: Scenario) throws(ScenarioError) -> ScenarioRun {
+        var store = SimulatedStore(app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed)
+        for customer in scenario.customers { store.addCustomer(customer) }
+        if let family = scenario.family {
+            do { try store.createFamily(organizer: family.organizer, members: family.members) } catch {
+                throw ScenarioError(file: scenario.file, location: SourceLocation(line: 1, column: 1), message: "\(error)")
+            }
+        }
+        for entry in scenario.timeline {
+            do {
+                // Store events at this instant run first; then the entry (entries at one instant in file order).
+                try store.advance(to: entry.at)
+                try perform(entry.action, on: &store)
+            } catch {
+                throw ScenarioError(
+                    file: scenario.file, location: entry.location,
+                    message: "\(entry.action.name) at \(entry.at) cannot happen: \(error)")
+            }
+        }
+        do { try store.advance(to: scenario.until) } catch {
+            throw ScenarioError(file: scenario.file, location: SourceLocation(line: 1, column: 1), message: "\(error)")
+        }
+        let failures = scenario.expectations.flatMap { ExpectationChecker.check($0, against: store, file: scenario.file) }
+        return ScenarioRun(scenario: scenario, store: store, failures: failures)
+    }
+
+    static func perform(_ action: ScenarioAction, on store: inout SimulatedStore) throws(StoreError) {
+        switch action {
+        case .purchase(let customer, let product): try store.purchase(product, by: customer)
+        case .cancel(let customer, let product): try store.cancel(product, by: customer)
+        case .resume(let customer, let product): try store.resume(product, by: customer)
+        case .stopSharing(let customer, let product): try store.stopSharing(product, by: customer)
+        case .startSharing(let customer, let product): try store.startSharing(product, by: customer)
+        case .refund(let customer, let product, let reason): try store.refund(product, of: customer, reason: reason)
+        case .failBilling(let customer): store.failBilling(for: customer)
+        case .fixBilling(let customer): try store.fixBilling(for: customer)
+        case .joinFamily(let customer): try store.joinFamily(customer)
+        case .leaveFamily(let customer): try store.leaveFamily(customer)
+        case .restorePurchases(let customer): try store.restorePurchases(for: customer)
+        case .shareWithFamily(let customer, let enabled): try store.setShareWithFamily(enabled, for: customer)
+        case .makeFamilyShareable(let product): try store.makeFamilyShareable(product)
+        case .removeFromSale(let product): try store.removeFromSale(product)
+        case .restoreToSale(let product): try store.restoreToSale(product)
+        }
+    }
+}
+
+/// The result of running a scenario.
+public struct ScenarioRun: Sendable {
+    public var scenario: Scenario
+    /// The store at `until`.
+    public var store: SimulatedStore
+    /// Expectations that did not hold, in file order. Empty means the run passed.
+    public var failures: [ExpectationFailure]
+
+    public var passed: Bool { failures.isEmpty }
+}
+
+/// One expectation that did not hold: where it is, what was expected, what happened.
+public struct ExpectationFailure: Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var location: SourceLocation
+    public var message: String
+
+    public var description: String { "\(file):\(location.line):\(location.column): expectation failed: \(message)" }
+}

@@ -1,0 +1,557 @@
+/// A small, strict reader for the YAML subset scenario files use. Text in; a tree of located nodes out, or an error
+/// with line and column. No dependency.
+///
+/// Supported, exactly:
+/// - block mappings (`key: value`, or `key:` followed by an indented block; a list under a key may also start at
+///   the key's own indentation) and block sequences (`- item`, including `- key: value` that starts a mapping whose
+///   further keys align with the first);
+/// - flow sequences `[a, b]` and flow mappings `{ k: v }`, nested, empty (`[]`, `{}`), spanning lines if needed;
+/// - plain scalars (text to the end of the line or, in flow, to `,` `]` `}`; `:` is part of the text unless a
+///   space follows it; trailing spaces and `# comments` after a space are dropped), single-quoted scalars (`''` is a
+///   quote) and double-quoted scalars (escapes `\\` `\"` `\/` `\n` `\t` `\r` `\0` `\uXXXX`), each on one line;
+/// - comments and blank lines; one optional `---` line before the document; CRLF line endings.
+///
+/// Plain scalars are text: `off`, `yes`, `1.0` and `true` are not converted. A key with nothing after the colon and
+/// no indented block below it has an empty plain scalar as its value (the schema reports it).
+///
+/// Rejected, each with its own message: tabs in indentation, anchors (`&`) and aliases (`*`), tags (`!`), block
+/// scalars (`|`, `>`), complex keys (`? `), merge keys (`<<`), directives (`%`), more than one document (`---`,
+/// `...` after content), duplicate keys, inconsistent indentation, a list item among mapping keys, `: ` inside a
+/// plain value, unterminated quotes and brackets, and an empty file.
+public enum YAMLReader {
+    public static func parse(_ text: String) throws(YAMLError) -> YAMLNode {
+        var parser = try BlockParser(text)
+        return try parser.parseDocument()
+    }
+}
+
+struct BlockParser {
+    var lines: [[Unicode.Scalar]]
+    var row = 0
+
+    init(_ text: String) throws(YAMLError) {
+        var lines: [[Unicode.Scalar]] = [[]]
+        for scalar in text.unicodeScalars {
+            if scalar == "\n" {
+                if lines[lines.count - 1].last == "\r" { lines[lines.count - 1].removeLast() }
+                lines.append([])
+            } else {
+                lines[lines.count - 1].append(scalar)
+            }
+        }
+        if lines[lines.count - 1].last == "\r" { lines[lines.count - 1].removeLast() }
+        for (index, line) in lines.enumerated() {
+            for (column, scalar) in line.enumerated() {
+                if scalar == " " { continue }
+                if scalar == "\t" {
+                    throw YAMLError(
+                        location: SourceLocation(line: index + 1, column: column + 1),
+                        message: "tabs are not allowed for indentation; use spaces")
+                }
+                break
+            }
+        }
+        self.lines = lines
+    }
+
+    // MARK: - Lines
+
+    func indent(_ r: Int) -> Int {
+        var count = 0
+        for scalar in lines[r] { if scalar == " " { count += 1 } else { break } }
+        return count
+    }
+
+    func isBlank(_ r: Int) -> Bool {
+        let i = indent(r)
+        return i >= lines[r].count || lines[r][i] == "#"
+    }
+
+    mutating func skipBlank() {
+        while row < lines.count && isBlank(row) { row += 1 }
+    }
+
+    func trimmedText(_ r: Int) -> String {
+        var s = String(String.UnicodeScalarView(lines[r]))
+        while s.last == " " { s.removeLast() }
+        while s.first == " " { s.removeFirst() }
+        return s
+    }
+
+    func location(_ r: Int, _ c: Int) -> SourceLocation { SourceLocation(line: r + 1, column: c + 1) }
+
+    func isDash(_ r: Int, _ c: Int) -> Bool {
+        c < lines[r].count && lines[r][c] == "-" && (c + 1 == lines[r].count || lines[r][c + 1] == " ")
+    }
+
+    func isDocumentMarker(_ r: Int) -> Bool {
+        let text = trimmedText(r)
+        let withoutComment = text.split(separator: "#", maxSplits: 1).first.map { String($0).trimmingSpaces } ?? ""
+        return indent(r) == 0 && (withoutComment == "---" || withoutComment == "...")
+    }
+
+    // MARK: - Document
+
+    mutating func parseDocument() throws(YAMLError) -> YAMLNode {
+        skipBlank()
+        guard row < lines.count else {
+            throw YAMLError(location: location(0, 0), message: "the file is empty; expected a scenario mapping")
+        }
+        if lines[row].first == "%" {
+            throw YAMLError(location: location(row, 0), message: "directives ('%') are not supported")
+        }
+        if isDocumentMarker(row) && trimmedText(row).hasPrefix("---") {
+            row += 1
+            skipBlank()
+            guard row < lines.count else {
+                throw YAMLError(location: location(row - 1, 0), message: "the file is empty; expected a scenario mapping")
+            }
+        }
+        let node = try parseBlockNode(indent: indent(row), column: indent(row))
+        skipBlank()
+        if row < lines.count {
+            if isDocumentMarker(row) {
+                throw YAMLError(
+                    location: location(row, 0),
+                    message: "more than one document ('\(trimmedText(row).prefix(3))') is not supported; a scenario file holds one document")
+            }
+            throw YAMLError(
+                location: location(row, indent(row)),
+                message: "unexpected indentation: expected a key at column \(node.location.column), found text at column \(indent(row) + 1)")
+        }
+        return node
+    }
+
+    /// A block node whose first line is `row`, its content starting at `column` (`indent` is the block's indent).
+    mutating func parseBlockNode(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
+        if isDocumentMarker(row) {
+            throw YAMLError(location: location(row, 0), message: "more than one document ('---') is not supported; a scenario file holds one document")
+        }
+        if isDash(row, column) { return try parseSequence(indent: n, column: column) }
+        let line = lines[row]
+        if line[column] == "[" || line[column] == "{" || line[column] == "\"" || line[column] == "'"
+            || !lineHasKey(row, column)
+        {
+            // A lone value on its own line(s): only valid as a nested value.
+            return try parseInlineValue(column)
+        }
+        return try parseMapping(indent: n, column: column)
+    }
+
+    /// Whether the text at (row, column) reads as `key:` (a plain or quoted key followed by a colon).
+    func lineHasKey(_ r: Int, _ c: Int) -> Bool {
+        let line = lines[r]
+        var i = c
+        if i < line.count, line[i] == "\"" || line[i] == "'" {
+            let quote = line[i]
+            i += 1
+            while i < line.count {
+                if line[i] == "\\" && quote == "\"" { i += 2; continue }
+                if line[i] == quote {
+                    if quote == "'" && i + 1 < line.count && line[i + 1] == "'" { i += 2; continue }
+                    break
+                }
+                i += 1
+            }
+            i += 1
+            while i < line.count && line[i] == " " { i += 1 }
+            return i < line.count && line[i] == ":"
+        }
+        while i < line.count {
+            if line[i] == "#" && i > c && line[i - 1] == " " { return false }
+            if line[i] == ":" && (i + 1 == line.count || line[i + 1] == " ") { return true }
+            i += 1
+        }
+        return false
+    }
+
+    // MARK: - Block collections
+
+    mutating func parseSequence(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
+        let start = location(row, column)
+        var items: [YAMLNode] = []
+        var col = column
+        while true {
+            let dashRow = row
+            var k = col + 1
+            while k < lines[row].count && lines[row][k] == " " { k += 1 }
+            if k >= lines[row].count || lines[row][k] == "#" {
+                row += 1
+                skipBlank()
+                if row < lines.count && indent(row) > col {
+                    items.append(try parseBlockNode(indent: indent(row), column: indent(row)))
+                } else {
+                    items.append(YAMLNode(kind: .scalar(YAMLScalar(text: "", style: .plain)), location: location(dashRow, col + 1)))
+                }
+            } else if isDash(row, k) {
+                items.append(try parseSequence(indent: k, column: k))
+            } else if lineHasKey(row, k) && lines[row][k] != "[" && lines[row][k] != "{" {
+                items.append(try parseMapping(indent: k, column: k))
+            } else {
+                items.append(try parseInlineValue(k))
+            }
+            skipBlank()
+            guard row < lines.count else { break }
+            let i = indent(row)
+            if i == n && isDash(row, n) {
+                col = n
+                continue
+            }
+            if i > n {
+                throw YAMLError(
+                    location: location(row, i),
+                    message: "unexpected indentation: expected a list item '- ' at column \(n + 1), found text at column \(i + 1)")
+            }
+            break
+        }
+        return YAMLNode(kind: .sequence(items), location: start)
+    }
+
+    mutating func parseMapping(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
+        let start = location(row, column)
+        var entries: [YAMLMappingEntry] = []
+        var seen: [String: SourceLocation] = [:]
+        var col = column
+        while true {
+            if isDocumentMarker(row) {
+                throw YAMLError(location: location(row, 0), message: "more than one document ('---') is not supported; a scenario file holds one document")
+            }
+            let line = lines[row]
+            if isDash(row, col) {
+                throw YAMLError(
+                    location: location(row, col),
+                    message: "expected a key, found a list item '- '; a list cannot be mixed with the keys of a mapping")
+            }
+            if line[col] == "?" && (col + 1 == line.count || line[col + 1] == " ") {
+                throw YAMLError(location: location(row, col), message: "complex keys ('? ') are not supported")
+            }
+            let keyRow = row
+            let (key, afterColon) = try parseKey(row, col)
+            if key.scalarText == "<<" {
+                throw YAMLError(location: key.location, message: "merge keys ('<<') are not supported; write the keys out")
+            }
+            if let first = seen[key.scalarText!] {
+                throw YAMLError(
+                    location: key.location, message: "duplicate key '\(key.scalarText!)'; first defined at \(first)")
+            }
+            seen[key.scalarText!] = key.location
+            var k = afterColon
+            while k < line.count && line[k] == " " { k += 1 }
+            let value: YAMLNode
+            if k >= line.count || line[k] == "#" {
+                row += 1
+                skipBlank()
+                if row < lines.count && indent(row) > n {
+                    value = try parseBlockNode(indent: indent(row), column: indent(row))
+                } else if row < lines.count && indent(row) == n && isDash(row, n) {
+                    value = try parseSequence(indent: n, column: n)
+                } else {
+                    value = YAMLNode(kind: .scalar(YAMLScalar(text: "", style: .plain)), location: location(keyRow, afterColon))
+                }
+            } else {
+                value = try parseInlineValue(k)
+            }
+            entries.append(YAMLMappingEntry(key: key, value: value))
+            skipBlank()
+            guard row < lines.count else { break }
+            let i = indent(row)
+            if i == n {
+                col = n
+                continue
+            }
+            if i > n {
+                throw YAMLError(
+                    location: location(row, i),
+                    message: "unexpected indentation: expected a key at column \(n + 1), found text at column \(i + 1)")
+            }
+            break
+        }
+        return YAMLNode(kind: .mapping(entries), location: start)
+    }
+
+    /// A key at (r, c) and the column just after its colon.
+    func parseKey(_ r: Int, _ c: Int) throws(YAMLError) -> (YAMLNode, Int) {
+        let line = lines[r]
+        if line[c] == "\"" || line[c] == "'" {
+            var flow = FlowParser(lines: lines, row: r, column: c)
+            let key = try flow.parseQuoted()
+            var i = flow.column
+            while i < line.count && line[i] == " " { i += 1 }
+            guard i < line.count, line[i] == ":" else {
+                throw YAMLError(location: location(r, i), message: "expected ':' after the key '\(key.scalarText ?? "")'")
+            }
+            return (key, i + 1)
+        }
+        try checkIndicator(line[c], r, c)
+        var i = c
+        while i < line.count {
+            if line[i] == ":" && (i + 1 == line.count || line[i + 1] == " ") { break }
+            if line[i] == "#" && i > c && line[i - 1] == " " { i = line.count; break }
+            i += 1
+        }
+        let text = String(String.UnicodeScalarView(line[c..<min(i, line.count)])).trimmingSpaces
+        guard i < line.count else {
+            throw YAMLError(
+                location: location(r, c),
+                message: "expected 'key: value', found '\(text)' with no ':' after it")
+        }
+        return (YAMLNode(kind: .scalar(YAMLScalar(text: text, style: .plain)), location: location(r, c)), i + 1)
+    }
+
+    func checkIndicator(_ scalar: Unicode.Scalar, _ r: Int, _ c: Int) throws(YAMLError) {
+        let message: String?
+        switch scalar {
+        case "&": message = "anchors ('&') are not supported; write the value out"
+        case "*": message = "aliases ('*') are not supported; write the value out"
+        case "!": message = "tags ('!') are not supported; values are plain text"
+        case "|", ">": message = "block scalars (| and >) are not supported; write the text on one line in quotes"
+        case "%": message = "directives ('%') are not supported"
+        case "@", "`": message = "'\(scalar)' cannot start a plain value; put the value in quotes"
+        default: message = nil
+        }
+        if let message { throw YAMLError(location: location(r, c), message: message) }
+    }
+
+    /// A value that starts at (row, c): flow collection, quoted or plain scalar. Moves `row` past it.
+    mutating func parseInlineValue(_ c: Int) throws(YAMLError) -> YAMLNode {
+        let line = lines[row]
+        let first = line[c]
+        if first == "[" || first == "{" || first == "\"" || first == "'" {
+            var flow = FlowParser(lines: lines, row: row, column: c)
+            let node = try flow.parseValue()
+            try flow.expectLineEnd()
+            row = flow.row + 1
+            return node
+        }
+        try checkIndicator(first, row, c)
+        if first == "-" && isDash(row, c) {
+            throw YAMLError(location: location(row, c), message: "a list item '- ' cannot follow a key on the same line; start the list on the next line")
+        }
+        var end = line.count
+        var i = c
+        while i < line.count {
+            if line[i] == "#" && line[i - 1] == " " { end = i; break }
+            i += 1
+        }
+        let text = String(String.UnicodeScalarView(line[c..<end])).trimmingSpaces
+        let scalars = Array(text.unicodeScalars)
+        if let colon = scalars.indices.first(where: { scalars[$0] == ":" && ($0 + 1 == scalars.count || scalars[$0 + 1] == " ") }) {
+            let column = c + colon
+            throw YAMLError(
+                location: location(row, column),
+                message: "':' inside a plain value is ambiguous; put the whole value in quotes if it is text, or start a nested mapping on the next line")
+        }
+        let node = YAMLNode(kind: .scalar(YAMLScalar(text: text, style: .plain)), location: location(row, c))
+        row += 1
+        return node
+    }
+}
+
+/// Parses flow collections and quoted scalars, which may continue over several lines.
+struct FlowParser {
+    let lines: [[Unicode.Scalar]]
+    var row: Int
+    var column: Int
+
+    func location(_ r: Int, _ c: Int) -> SourceLocation { SourceLocation(line: r + 1, column: c + 1) }
+
+    var current: Unicode.Scalar? { row < lines.count && column < lines[row].count ? lines[row][column] : nil }
+
+    mutating func skipSpaceAndComments() {
+        while row < lines.count {
+            let line = lines[row]
+            while column < line.count && line[column] == " " { column += 1 }
+            if column < line.count && line[column] == "#" && (column == 0 || line[column - 1] == " ") {
+                column = line.count
+            }
+            if column < line.count { return }
+            row += 1
+            column = 0
+        }
+    }
+
+    /// After a value on a block line: only spaces or a comment may follow.
+    mutating func expectLineEnd() throws(YAMLError) {
+        let line = lines[row]
+        var i = column
+        while i < line.count && line[i] == " " { i += 1 }
+        if i < line.count && !(line[i] == "#" && line[i - 1] == " ") {
+            throw YAMLError(location: location(row, i), message: "unexpected text after the value; expected the end of the line")
+        }
+    }
+
+    func endLocation() -> SourceLocation {
+        let last = lines.count - 1
+        return location(last, lines[last].count)
+    }
+
+    mutating func parseValue() throws(YAMLError) -> YAMLNode {
+        skipSpaceAndComments()
+        guard let c = current else {
+            throw YAMLError(location: endLocation(), message: "expected a value, found the end of the file")
+        }
+        switch c {
+        case "[": return try parseSequence()
+        case "{": return try parseMapping()
+        case "\"", "'": return try parseQuoted()
+        default: return try parsePlain(isKey: false)
+        }
+    }
+
+    mutating func parseSequence() throws(YAMLError) -> YAMLNode {
+        let start = location(row, column)
+        column += 1
+        var items: [YAMLNode] = []
+        while true {
+            skipSpaceAndComments()
+            guard let c = current else {
+                throw YAMLError(location: start, message: "this '[' is never closed; expected ']'")
+            }
+            if c == "]" { column += 1; break }
+            items.append(try parseValue())
+            skipSpaceAndComments()
+            guard let next = current else { throw YAMLError(location: start, message: "this '[' is never closed; expected ']'") }
+            if next == "," { column += 1; continue }
+            if next == "]" { column += 1; break }
+            throw YAMLError(location: location(row, column), message: "expected ',' or ']' in a list, found '\(next)'")
+        }
+        return YAMLNode(kind: .sequence(items), location: start)
+    }
+
+    mutating func parseMapping() throws(YAMLError) -> YAMLNode {
+        let start = location(row, column)
+        column += 1
+        var entries: [YAMLMappingEntry] = []
+        var seen: [String: SourceLocation] = [:]
+        while true {
+            skipSpaceAndComments()
+            guard let c = current else { throw YAMLError(location: start, message: "this '{' is never closed; expected '}'") }
+            if c == "}" { column += 1; break }
+            let key: YAMLNode = (c == "\"" || c == "'") ? try parseQuoted() : try parsePlain(isKey: true)
+            if key.scalarText == "<<" {
+                throw YAMLError(location: key.location, message: "merge keys ('<<') are not supported; write the keys out")
+            }
+            if let first = seen[key.scalarText!] {
+                throw YAMLError(location: key.location, message: "duplicate key '\(key.scalarText!)'; first defined at \(first)")
+            }
+            seen[key.scalarText!] = key.location
+            skipSpaceAndComments()
+            guard current == ":" else {
+                throw YAMLError(
+                    location: row < lines.count ? location(row, column) : endLocation(),
+                    message: "expected ':' after the key '\(key.scalarText!)'")
+            }
+            column += 1
+            skipSpaceAndComments()
+            let value: YAMLNode
+            if let v = current, v == "," || v == "}" {
+                value = YAMLNode(kind: .scalar(YAMLScalar(text: "", style: .plain)), location: location(row, column))
+            } else {
+                value = try parseValue()
+            }
+            entries.append(YAMLMappingEntry(key: key, value: value))
+            skipSpaceAndComments()
+            guard let next = current else { throw YAMLError(location: start, message: "this '{' is never closed; expected '}'") }
+            if next == "," { column += 1; continue }
+            if next == "}" { column += 1; break }
+            throw YAMLError(location: location(row, column), message: "expected ',' or '}' in a mapping, found '\(next)'")
+        }
+        return YAMLNode(kind: .mapping(entries), location: start)
+    }
+
+    mutating func parsePlain(isKey: Bool) throws(YAMLError) -> YAMLNode {
+        let line = lines[row]
+        let start = column
+        let startLocation = location(row, column)
+        switch line[column] {
+        case "&": throw YAMLError(location: startLocation, message: "anchors ('&') are not supported; write the value out")
+        case "*": throw YAMLError(location: startLocation, message: "aliases ('*') are not supported; write the value out")
+        case "!": throw YAMLError(location: startLocation, message: "tags ('!') are not supported; values are plain text")
+        case "|", ">":
+            throw YAMLError(location: startLocation, message: "block scalars (| and >) are not supported; write the text on one line in quotes")
+        case ":", ",", "]", "}":
+            throw YAMLError(location: startLocation, message: "expected a value, found '\(line[column])'")
+        default: break
+        }
+        var i = column
+        while i < line.count {
+            let s = line[i]
+            if s == "," || s == "]" || s == "}" || s == "[" || s == "{" { break }
+            if s == ":" && (i + 1 == line.count || [" ", ",", "]", "}"].contains(line[i + 1])) { break }
+            if s == "#" && i > start && line[i - 1] == " " { break }
+            i += 1
+        }
+        let text = String(String.UnicodeScalarView(line[start..<i])).trimmingSpaces
+        column = i
+        if text.isEmpty { throw YAMLError(location: startLocation, message: "expected a value") }
+        if !isKey, current == ":" {
+            throw YAMLError(location: location(row, column), message: "':' inside a flow value is ambiguous; put the value in quotes")
+        }
+        return YAMLNode(kind: .scalar(YAMLScalar(text: text, style: .plain)), location: startLocation)
+    }
+
+    mutating func parseQuoted() throws(YAMLError) -> YAMLNode {
+        let line = lines[row]
+        let quote = line[column]
+        let start = location(row, column)
+        var i = column + 1
+        var text = String.UnicodeScalarView()
+        while true {
+            guard i < line.count else {
+                throw YAMLError(location: start, message: "unterminated quoted text; the closing \(quote == "\"" ? "\"" : "'") must be on the same line")
+            }
+            let s = line[i]
+            if quote == "'" {
+                if s == "'" {
+                    if i + 1 < line.count && line[i + 1] == "'" { text.append("'"); i += 2; continue }
+                    i += 1
+                    break
+                }
+                text.append(s)
+                i += 1
+                continue
+            }
+            if s == "\"" { i += 1; break }
+            if s == "\\" {
+                guard i + 1 < line.count else { throw YAMLError(location: location(row, i), message: "unterminated escape") }
+                let e = line[i + 1]
+                switch e {
+                case "\\": text.append("\\")
+                case "\"": text.append("\"")
+                case "/": text.append("/")
+                case "n": text.append("\n")
+                case "t": text.append("\t")
+                case "r": text.append("\r")
+                case "0": text.append("\0")
+                case "u":
+                    guard i + 6 <= line.count,
+                        let value = UInt32(String(String.UnicodeScalarView(line[(i + 2)..<(i + 6)])), radix: 16),
+                        let scalar = Unicode.Scalar(value)
+                    else { throw YAMLError(location: location(row, i), message: "expected 4 hex digits after \\u") }
+                    text.append(scalar)
+                    i += 6
+                    continue
+                default:
+                    throw YAMLError(location: location(row, i), message: "unknown escape '\\\(e)' in double-quoted text")
+                }
+                i += 2
+                continue
+            }
+            text.append(s)
+            i += 1
+        }
+        column = i
+        return YAMLNode(
+            kind: .scalar(YAMLScalar(text: String(text), style: quote == "'" ? .singleQuoted : .doubleQuoted)),
+            location: start)
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}

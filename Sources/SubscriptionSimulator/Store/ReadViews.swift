@@ -1,0 +1,59 @@
+/// Read views. Each answers for the current virtual instant (after every event at or before `now`), or for an
+/// earlier instant from the store's logs. To look ahead, advance a copy: `var later = store; try later.advance(...)`.
+extension SimulatedStore {
+    /// Product ids the customer is entitled to now, sorted. Ground truth: active and grace give access; billing
+    /// retry, expired and revoked do not (reference §3.1); non-consumables until refunded; non-renewing
+    /// subscriptions during their term; consumables never (they are consumed).
+    public func entitlements(for customer: String) -> [String] {
+        currentEntitlements[customer] ?? []
+    }
+
+    /// Product ids the customer was entitled to at `instant`, after every event at or before it. `instant` must not
+    /// be later than `now` (events after `now` have not run yet).
+    public func entitlements(for customer: String, at instant: Instant) -> [String] {
+        precondition(instant <= now, "entitlements(for:at:) looks back only; advance the store to \(instant) first")
+        return entitlementChanges.last(where: { $0.customer == customer && $0.instant <= instant })?.products ?? []
+    }
+
+    /// Notifications sent to one customer, in order.
+    public func notifications(for customer: String) -> [SentNotification] {
+        notifications.filter { $0.recipient == customer }
+    }
+
+    /// The customer's transactions, in creation order, each in its latest state (refunds and revocations applied).
+    public func transactions(for customer: String) -> [TransactionRecord] {
+        transactions.filter { $0.customer == customer }
+    }
+
+    /// The subscription status of a product for a customer at `instant` (default: now): the status the last
+    /// notification about it carried. `nil` when the customer never had it.
+    public func status(of productId: String, for customer: String, at instant: Instant? = nil) -> SubscriptionPhase? {
+        let limit = instant ?? now
+        return notifications.last(where: {
+            $0.recipient == customer && $0.transaction.productId == productId && $0.instant <= limit
+                && $0.status != nil
+        })?.status
+    }
+
+    /// The customer's subscriptions, one per (group, originalTransactionId), with their current state.
+    public func subscriptions(for customer: String) -> [SubscriptionSummary] {
+        chainKeys(of: customer).compactMap { key in
+            guard let chain = chains[key] else { return nil }
+            return SubscriptionSummary(
+                customer: customer, originalTransactionId: key,
+                subscriptionGroupIdentifier: catalog.subscriptionGroupIdentifier(for: chain.group),
+                state: chain.state, latestTransaction: transactions[chain.currentTransactionIndex],
+                renewal: renewalSnapshot(of: chain, state: chain.state))
+        }
+    }
+}
+
+/// One subscription as the Get All Subscription Statuses endpoint reports it.
+public struct SubscriptionSummary: Hashable, Sendable {
+    public var customer: String
+    public var originalTransactionId: String
+    public var subscriptionGroupIdentifier: String
+    public var state: SubscriptionState
+    public var latestTransaction: TransactionRecord
+    public var renewal: RenewalSnapshot
+}

@@ -1,0 +1,83 @@
+/// Who owns a transaction: the purchaser, or a family member through Family Sharing (`inAppOwnershipType`).
+public enum Ownership: Hashable, Sendable {
+    case purchased
+    case familyShared
+}
+
+/// Why a transaction was revoked (`revocationType`, reference §2.7, S-RT).
+public enum RevocationKind: Hashable, Sendable {
+    case refundFull
+    case familyRevoke
+}
+
+/// A refund or a Family Sharing revocation applied to a transaction.
+public struct Revocation: Hashable, Sendable {
+    public var date: Instant
+    /// `revocationReason`: 0 other, 1 an issue in the app (reference §2.7, S-RR).
+    public var reason: Int32
+    public var kind: RevocationKind
+    /// `revocationPercentage` in milliunits: 100000 for a full refund; absent for family revocations (§5.14, S-RP).
+    public var percentage: Int32? { kind == .refundFull ? 100_000 : nil }
+}
+
+/// One transaction, as the App Store records it. Turned into `signedTransactionInfo` by `Wire/`.
+public struct TransactionRecord: Hashable, Sendable {
+    public var transactionId: String
+    public var originalTransactionId: String
+    public var webOrderLineItemId: String?
+    public var customer: String
+    public var productId: String
+    public var productType: ProductType
+    public var subscriptionGroupIdentifier: String?
+    public var purchaseDate: Instant
+    public var originalPurchaseDate: Instant
+    public var expiresDate: Instant?
+    public var ownership: Ownership
+    public var reason: ChargeReason
+    public var offer: IntroductoryOffer?
+    public var price: Price
+    public var currency: String
+    public var revocation: Revocation?
+    /// When the transaction was created or last changed (its `signedDate` in history responses).
+    public var lastModified: Instant
+}
+
+/// The renewal information a notification reports (`signedRenewalInfo`), as domain values.
+public struct RenewalSnapshot: Hashable, Sendable {
+    public var originalTransactionId: String
+    public var productId: String
+    public var autoRenewProductId: String
+    public var autoRenewOn: Bool
+    public var expirationIntent: EndReason?
+    public var isInBillingRetryPeriod: Bool?
+    public var gracePeriodExpiresDate: Instant?
+    public var renewalDate: Instant
+    public var recentSubscriptionStartDate: Instant
+    /// Price and offer of the next renewal (`renewalPrice`, `currency`, offer fields); `nil` price when it will not
+    /// renew.
+    public var renewalPrice: Price?
+    public var currency: String
+    public var upcomingOffer: IntroductoryOffer?
+}
+
+/// A notification the store sent: who got it, when, and what it says.
+public struct SentNotification: Hashable, Sendable {
+    public var recipient: String
+    /// The virtual instant; also the payload's `signedDate` (reference A-19).
+    public var instant: Instant
+    public var type: NotificationType
+    public var subtype: NotificationSubtype?
+    public var notificationUUID: String
+    public var transaction: TransactionRecord
+    /// Present for auto-renewable subscriptions.
+    public var renewal: RenewalSnapshot?
+    /// `data.status`, present for auto-renewable subscriptions.
+    public var status: SubscriptionPhase?
+}
+
+/// A change in what one customer is entitled to.
+public struct EntitlementChange: Hashable, Sendable {
+    public var instant: Instant
+    public var customer: String
+    public var products: [String]
+}

@@ -1,0 +1,450 @@
+/// Events the store keeps on its clock. Data only: no closures in the queue.
+enum StoreEvent: Hashable, Sendable {
+    /// A subscription's lifecycle timer (renewal, end of grace, end of retry).
+    case lifecycle(chain: String, timer: LifecycleTimer)
+    /// A non-renewing subscription's term ends (changes entitlements; sends nothing).
+    case nonRenewingTermEnds(customer: String)
+    /// The family delay is over: the share reaches the member (see `Family/`).
+    case familyGrant(share: Int)
+}
+
+/// Priorities at one instant: store events run before customer actions (issue 2). Customer actions are not
+/// queued: they run at `now`, after ``SimulatedStore/advance(to:)`` has run every store event due at that instant.
+enum StoreEventPriority {
+    static let storeEvent = 0
+}
+
+/// One customer's subscription in one group, identified by its `originalTransactionId`: the purchaser's own, or a
+/// family member's share of another customer's subscription (with its own ids, reference §4.5).
+struct SubscriptionChain: Hashable, Sendable {
+    var originalTransactionId: String
+    var customer: String
+    var group: String
+    var ownership: Ownership
+    /// For a family member's chain: the purchaser's chain it mirrors.
+    var sharedFrom: String?
+    /// For a purchaser's chain: the per-subscription "Share with Family" switch (reference §4.3).
+    var sharingOn: Bool
+    var state: SubscriptionState
+    var originalPurchaseDate: Instant
+    /// §5.15: earliest start of the current run of purchases, ignoring gaps of at most 60 days.
+    var recentSubscriptionStartDate: Instant
+    var currentTransactionIndex: Int
+    var timers: [LifecycleTimer: EventID] = [:]
+}
+
+/// The simulated App Store: a value type, so a copy is a what-if branch.
+///
+/// Drive it like a test: act at `now` (purchase, cancel, fail or fix billing, refund, ...), advance the virtual
+/// clock, then read notifications, transactions, statuses and entitlements. Nothing reads the wall clock; the same
+/// calls with the same seed give the same ids, UUIDs and payloads.
+public struct SimulatedStore: Sendable {
+    public internal(set) var app: AppConfiguration
+    public internal(set) var catalog: Catalog
+    public let seed: UInt64
+    public let start: Instant
+
+    var scheduler: EventScheduler<StoreEvent>
+    var ids: IdentifierSource
+    /// Customers in the order they were first named.
+    public internal(set) var customers: [String] = []
+    var failingPayment: Set<String> = []
+    var removedFromSale: Set<String> = []
+    var chains: [String: SubscriptionChain] = [:]
+    var chainKeyByCustomerGroup: [String: String] = [:]
+    var introOfferUsed: Set<String> = []
+    /// Every transaction, in creation order.
+    public internal(set) var transactions: [TransactionRecord] = []
+    /// Every notification, in the order sent.
+    public internal(set) var notifications: [SentNotification] = []
+    /// Every change of any customer's entitlements, in order.
+    public internal(set) var entitlementChanges: [EntitlementChange] = []
+    var currentEntitlements: [String: [String]] = [:]
+    /// Active terms of non-renewing subscriptions: transaction index → end of term.
+    var nonRenewingTerms: [Int: Instant] = [:]
+    /// Family groups; a customer is in at most one.
+    public internal(set) var families: [FamilyGroup] = []
+    /// Every share of a purchase with one family member; the index is the share's id.
+    var shares: [Share] = []
+    /// The "Share With Family" (Share New Subscriptions) main switch per customer; on when absent (reference §4.3).
+    var shareNewPurchases: [String: Bool] = [:]
+    /// Non-consumable purchases (transaction index) whose purchaser switched sharing off.
+    var nonConsumableSharingOff: Set<Int> = []
+    /// What each customer's device observes, in order (see `Family/DeviceView.swift`).
+    public internal(set) var deviceEvents: [DeviceEvent] = []
+
+    public init(app: AppConfiguration, catalog: Catalog, start: Instant, seed: UInt64 = 0) {
+        self.app = app
+        self.catalog = catalog
+        self.seed = seed
+        self.start = start
+        self.scheduler = EventScheduler(start: start)
+        self.ids = IdentifierSource(seed: seed)
+    }
+
+    /// The virtual instant: every store event at or before it has run.
+    public var now: Instant { scheduler.now }
+
+    // MARK: - Customers
+
+    /// Registers a customer (actions register the customers they name, so this is optional).
+    public mutating func addCustomer(_ name: String) {
+        guard !customers.contains(name) else { return }
+        customers.append(name)
+        currentEntitlements[name] = []
+    }
+
+    // MARK: - Clock
+
+    /// Runs every store event due at or before `target` in order, then sets `now` to `target`.
+    /// Events exactly at `target` run. Moving backwards is an error.
+    public mutating func advance(to target: Instant) throws(StoreError) {
+        if target < now { throw .scheduling(.clockMovesBackwards(requested: target, now: now)) }
+        while let event = scheduler.nextDueEvent(notAfter: target) {
+            handle(event.payload)
+        }
+        do throws(SchedulingError) { try scheduler.moveClock(to: target) } catch { throw .scheduling(error) }
+    }
+
+    /// `advance(to: now + duration)` on the calendar.
+    public mutating func advance(by duration: CalendarDuration) throws(StoreError) {
+        try advance(to: now.adding(duration))
+    }
+
+    // MARK: - Customer and developer actions (all at `now`)
+
+    /// The customer buys a product. Auto-renewable: SUBSCRIBED INITIAL_BUY (first in the group) or RESUBSCRIBE
+    /// (after expiry); the introductory offer applies automatically when the customer is eligible (once per group,
+    /// reference §5.11, S-INTRO). Other types: ONE_TIME_CHARGE (reference §1.1, S-NT).
+    public mutating func purchase(_ productId: String, by customer: String) throws(StoreError) {
+        let product = try requireProduct(productId)
+        addCustomer(customer)
+        if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
+        switch product.type {
+        case .autoRenewable:
+            try purchaseSubscription(product, by: customer)
+        case .consumable, .nonConsumable, .nonRenewing:
+            try purchaseOneTime(product, by: customer)
+        }
+        refreshEntitlements()
+    }
+
+    /// Turns auto-renew off: DID_CHANGE_RENEWAL_STATUS / AUTO_RENEW_DISABLED.
+    public mutating func cancel(_ productId: String, by customer: String) throws(StoreError) {
+        try apply(.autoRenewDisabled, to: try requireChain(productId, customer))
+        refreshEntitlements()
+    }
+
+    /// Turns auto-renew back on: DID_CHANGE_RENEWAL_STATUS / AUTO_RENEW_ENABLED.
+    public mutating func resume(_ productId: String, by customer: String) throws(StoreError) {
+        try apply(.autoRenewEnabled, to: try requireChain(productId, customer))
+        refreshEntitlements()
+    }
+
+    /// From now on, charges to the customer's payment method fail.
+    public mutating func failBilling(for customer: String) {
+        addCustomer(customer)
+        failingPayment.insert(customer)
+    }
+
+    /// The customer's payment method works again; a subscription in grace or billing retry recovers at once
+    /// (updating payment information triggers an immediate attempt, reference §5.3, S-CHURN).
+    public mutating func fixBilling(for customer: String) throws(StoreError) {
+        addCustomer(customer)
+        failingPayment.remove(customer)
+        for key in chainKeys(of: customer) {
+            try apply(.billingFixed, to: key)
+        }
+        refreshEntitlements()
+    }
+
+    /// Apple grants a full refund of the customer's current transaction of the product; a subscription ends there.
+    /// `reason` is `revocationReason`: 0 other, 1 an issue in the app (reference §2.7, S-RR).
+    public mutating func refund(_ productId: String, of customer: String, reason: Int32 = 0) throws(StoreError) {
+        let product = try requireProduct(productId)
+        if product.type == .autoRenewable {
+            guard let key = chainKey(customer, product), chains[key]?.state.productId == productId else {
+                throw .nothingToRefund(customer: customer, productId: productId)
+            }
+            try apply(.refunded, to: key, refundReason: reason)
+        } else {
+            guard
+                let index = transactions.lastIndex(where: {
+                    $0.customer == customer && $0.productId == productId && $0.ownership == .purchased
+                        && $0.revocation == nil
+                })
+            else { throw .nothingToRefund(customer: customer, productId: productId) }
+            transactions[index].revocation = Revocation(date: now, reason: reason, kind: .refundFull)
+            transactions[index].lastModified = now
+            nonRenewingTerms[index] = nil
+            send(.refund, nil, to: customer, transaction: transactions[index], renewal: nil, status: nil)
+            for share in sharesOf(.nonConsumable(transactionIndex: index)) {
+                endShare(share, reason: reason)
+            }
+        }
+        refreshEntitlements()
+    }
+
+    /// The developer removes a product from sale. Nothing is sent now; the next renewal fails (reference §5.17,
+    /// Appendix A-8: no notification at the moment of removal, S-F835965).
+    public mutating func removeFromSale(_ productId: String) throws(StoreError) {
+        _ = try requireProduct(productId)
+        guard !removedFromSale.contains(productId) else { throw .alreadyRemovedFromSale(productId) }
+        removedFromSale.insert(productId)
+    }
+
+    /// The developer puts a product back on sale; subscriptions failing because of its removal recover now.
+    public mutating func restoreToSale(_ productId: String) throws(StoreError) {
+        _ = try requireProduct(productId)
+        guard removedFromSale.contains(productId) else { throw .alreadyOnSale(productId) }
+        removedFromSale.remove(productId)
+        for key in chains.keys.sorted() where chains[key]?.state.productId == productId {
+            try apply(.productRestoredToSale, to: key)
+        }
+        refreshEntitlements()
+    }
+
+    // MARK: - Event handling
+
+    mutating func handle(_ event: StoreEvent) {
+        switch event {
+        case .lifecycle(let key, let timer):
+            chains[key]?.timers[timer] = nil
+            let input: LifecycleInput
+            switch timer {
+            case .renewal: input = .renewalDue
+            case .gracePeriodEnd: input = .gracePeriodEnds
+            case .billingRetryEnd: input = .billingRetryEnds
+            }
+            // Store events are never rejected: the table only rejects customer actions.
+            try? apply(input, to: key)
+        case .nonRenewingTermEnds:
+            break
+        case .familyGrant(let share):
+            deliverPendingShare(share)
+        }
+        refreshEntitlements()
+    }
+
+    /// Runs one transition of a chain's lifecycle and carries out its effects.
+    mutating func apply(_ input: LifecycleInput, to key: String, refundReason: Int32 = 0, purchase: PurchaseRequest? = nil)
+        throws(StoreError)
+    {
+        guard let chain = chains[key] else { return }
+        let context = lifecycleContext(for: chain, purchase: purchase)
+        switch SubscriptionLifecycle.transition(chain.state, input, context) {
+        case .ignored:
+            return
+        case .rejected(let violation):
+            throw .lifecycle(violation, customer: chain.customer, productId: chain.state.productId)
+        case .changed(let state, let effects):
+            chains[key]?.state = state
+            try perform(effects, on: key, refundReason: refundReason)
+        }
+    }
+
+    func lifecycleContext(for chain: SubscriptionChain, purchase: PurchaseRequest?) -> LifecycleContext {
+        LifecycleContext(
+            now: now, paymentSucceeds: !failingPayment.contains(chain.customer),
+            productForSale: !removedFromSale.contains(chain.state.productId), gracePeriod: app.gracePeriod,
+            graceEligibility: app.graceEligibility, purchase: purchase)
+    }
+
+    mutating func perform(_ effects: [LifecycleEffect], on key: String, refundReason: Int32) throws(StoreError) {
+        for effect in effects {
+            guard let chain = chains[key] else { return }
+            switch effect {
+            case .charge(let purchaseDate, let expiresDate, let offer, let reason):
+                let product = catalog[chain.state.productId]!
+                // A first purchase's transactionId is its originalTransactionId (reference §2.5, S-TXID).
+                let isFirst = chain.currentTransactionIndex < 0
+                let record = TransactionRecord(
+                    transactionId: isFirst ? chain.originalTransactionId : ids.nextTransactionId(),
+                    originalTransactionId: chain.originalTransactionId,
+                    webOrderLineItemId: ids.nextWebOrderLineItemId(), customer: chain.customer,
+                    productId: product.id, productType: .autoRenewable,
+                    subscriptionGroupIdentifier: catalog.subscriptionGroupIdentifier(for: chain.group),
+                    purchaseDate: purchaseDate, originalPurchaseDate: chain.originalPurchaseDate,
+                    expiresDate: expiresDate, ownership: .purchased, reason: reason, offer: offer,
+                    price: offer?.price ?? product.price, currency: product.currency, revocation: nil,
+                    lastModified: now)
+                chains[key]?.currentTransactionIndex = transactions.count
+                transactions.append(record)
+                chargeMembers(sharing: key, like: record)
+            case .revokeCurrentTransaction:
+                transactions[chain.currentTransactionIndex].revocation = Revocation(
+                    date: now, reason: refundReason, kind: .refundFull)
+                transactions[chain.currentTransactionIndex].lastModified = now
+            case .schedule(let timer, let instant):
+                do throws(SchedulingError) {
+                    let id = try scheduler.schedule(
+                        .lifecycle(chain: key, timer: timer), at: instant, priority: StoreEventPriority.storeEvent)
+                    chains[key]?.timers[timer] = id
+                } catch { throw .scheduling(error) }
+            case .cancelAllTimers:
+                for id in chain.timers.values { scheduler.cancel(id) }
+                chains[key]?.timers = [:]
+            case .notify(let type, let subtype, let snapshot):
+                send(
+                    type, subtype, to: chain.customer, transaction: transactions[chain.currentTransactionIndex],
+                    renewal: renewalSnapshot(of: chain, state: snapshot), status: snapshot.phase)
+                notifyMembers(sharing: key, type, subtype, snapshot: snapshot, refundReason: refundReason)
+            }
+        }
+    }
+
+    // MARK: - Purchases
+
+    mutating func purchaseSubscription(_ product: Product, by customer: String) throws(StoreError) {
+        let group = product.group!
+        let groupKey = Self.customerGroupKey(customer, group)
+        let offer = introOfferUsed.contains(groupKey) ? nil : product.introOffer
+        let request = PurchaseRequest(productId: product.id, period: product.period!, offer: offer)
+        if let key = chainKeyByCustomerGroup[groupKey], let chain = chains[key] {
+            // Resubscribe keeps the originalTransactionId; recentSubscriptionStartDate restarts only after a
+            // gap of more than 60 days (reference §5.15, S-RSSD).
+            let serviceEnded = chain.state.phase == .revoked
+                ? (transactions[chain.currentTransactionIndex].revocation?.date ?? chain.state.expiresDate)
+                : chain.state.expiresDate
+            let instant = now
+            if serviceEnded.adding(BillingRules.recentStartGapAllowance) < instant {
+                chains[key]!.recentSubscriptionStartDate = instant
+            }
+            // Members reach a resubscription only after the family delay, like any new purchase (§4.4, A-5).
+            suspendShares(of: key)
+            try apply(.purchasedAgain, to: key, purchase: request)
+            try startSharingNewPurchase(chain: key, product: product)
+        } else {
+            let originalId = ids.nextTransactionId()
+            let (state, effects) = SubscriptionLifecycle.initialPurchase(request, at: now)
+            let chain = SubscriptionChain(
+                originalTransactionId: originalId, customer: customer, group: group, ownership: .purchased,
+                sharedFrom: nil, sharingOn: false, state: state,
+                originalPurchaseDate: now, recentSubscriptionStartDate: now, currentTransactionIndex: -1)
+            chains[originalId] = chain
+            chainKeyByCustomerGroup[groupKey] = originalId
+            try perform(effects, on: originalId, refundReason: 0)
+            try startSharingNewPurchase(chain: originalId, product: product)
+        }
+        if offer != nil { introOfferUsed.insert(groupKey) }
+    }
+
+    mutating func purchaseOneTime(_ product: Product, by customer: String) throws(StoreError) {
+        var term: Instant?
+        switch product.type {
+        case .nonConsumable:
+            if transactions.contains(where: {
+                $0.customer == customer && $0.productId == product.id && $0.ownership == .purchased
+                    && $0.revocation == nil
+            }) {
+                throw .nonConsumableAlreadyOwned(customer: customer, productId: product.id)
+            }
+        case .nonRenewing:
+            guard let duration = product.duration else { throw .nonRenewingWithoutDuration(product.id) }
+            term = now.adding(duration)
+        case .consumable, .autoRenewable:
+            break
+        }
+        let id = ids.nextTransactionId()
+        let record = TransactionRecord(
+            transactionId: id, originalTransactionId: id, webOrderLineItemId: nil, customer: customer,
+            productId: product.id, productType: product.type, subscriptionGroupIdentifier: nil, purchaseDate: now,
+            originalPurchaseDate: now, expiresDate: nil, ownership: .purchased, reason: .purchase, offer: nil,
+            price: product.price, currency: product.currency, revocation: nil, lastModified: now)
+        if let term {
+            nonRenewingTerms[transactions.count] = term
+            do throws(SchedulingError) {
+                try scheduler.schedule(
+                    .nonRenewingTermEnds(customer: customer), at: term, priority: StoreEventPriority.storeEvent)
+            } catch { throw .scheduling(error) }
+        }
+        transactions.append(record)
+        send(.oneTimeCharge, nil, to: customer, transaction: record, renewal: nil, status: nil)
+        if product.type == .nonConsumable && product.familyShareable {
+            try scheduleShares(of: .nonConsumable(transactionIndex: transactions.count - 1), purchaser: customer)
+        }
+    }
+
+    // MARK: - Notifications
+
+    mutating func send(
+        _ type: NotificationType, _ subtype: NotificationSubtype?, to recipient: String,
+        transaction: TransactionRecord, renewal: RenewalSnapshot?, status: SubscriptionPhase?, restored: Bool = false
+    ) {
+        let notification = SentNotification(
+            recipient: recipient, instant: now, type: type, subtype: subtype,
+            notificationUUID: ids.nextNotificationUUID(), transaction: transaction, renewal: renewal, status: status)
+        notifications.append(notification)
+        recordDeviceEvents(for: notification, restored: restored)
+    }
+
+    func renewalSnapshot(of chain: SubscriptionChain, state: SubscriptionState) -> RenewalSnapshot {
+        let product = catalog[state.productId]!
+        let (_, upcoming) = SubscriptionLifecycle.followingPeriod(state)
+        let expirationIntent: EndReason?
+        switch state.phase {
+        case .active, .revoked: expirationIntent = nil
+        case .expired, .billingRetry, .gracePeriod: expirationIntent = state.endReason
+        }
+        return RenewalSnapshot(
+            originalTransactionId: chain.originalTransactionId, productId: state.productId,
+            autoRenewProductId: state.productId, autoRenewOn: state.autoRenew, expirationIntent: expirationIntent,
+            isInBillingRetryPeriod: state.isInBillingRetryPeriod, gracePeriodExpiresDate: state.gracePeriodExpiresDate,
+            renewalDate: state.expiresDate, recentSubscriptionStartDate: chain.recentSubscriptionStartDate,
+            renewalPrice: upcoming?.offer.price ?? product.price, currency: product.currency,
+            upcomingOffer: upcoming?.offer)
+    }
+
+    // MARK: - Entitlements
+
+    /// Re-derives every customer's entitlements and logs the changes (entitlements are derived, never toggled).
+    mutating func refreshEntitlements() {
+        for customer in customers {
+            let products = derivedEntitlements(of: customer)
+            if currentEntitlements[customer] != products {
+                currentEntitlements[customer] = products
+                entitlementChanges.append(EntitlementChange(instant: now, customer: customer, products: products))
+            }
+        }
+    }
+
+    func derivedEntitlements(of customer: String) -> [String] {
+        var products: Set<String> = []
+        for key in chainKeys(of: customer) where chains[key]!.state.isEntitled {
+            products.insert(chains[key]!.state.productId)
+        }
+        for (index, record) in transactions.enumerated() where record.customer == customer && record.revocation == nil {
+            switch record.productType {
+            case .nonConsumable: products.insert(record.productId)
+            case .nonRenewing: if let end = nonRenewingTerms[index], now < end { products.insert(record.productId) }
+            case .consumable, .autoRenewable: break
+            }
+        }
+        return products.sorted()
+    }
+
+    // MARK: - Lookups
+
+    static func customerGroupKey(_ customer: String, _ group: String) -> String { customer + "\u{0}" + group }
+
+    func chainKey(_ customer: String, _ product: Product) -> String? {
+        product.group.flatMap { chainKeyByCustomerGroup[Self.customerGroupKey(customer, $0)] }
+    }
+
+    func chainKeys(of customer: String) -> [String] {
+        chains.values.filter { $0.customer == customer }.map(\.originalTransactionId).sorted()
+    }
+
+    func requireProduct(_ id: String) throws(StoreError) -> Product {
+        guard let product = catalog[id] else { throw .unknownProduct(id) }
+        return product
+    }
+
+    func requireChain(_ productId: String, _ customer: String) throws(StoreError) -> String {
+        let product = try requireProduct(productId)
+        guard let key = chainKey(customer, product), chains[key]?.state.productId == productId else {
+            throw .noSubscription(customer: customer, productId: productId)
+        }
+        return key
+    }
+}

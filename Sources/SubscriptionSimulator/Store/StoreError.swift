@@ -1,0 +1,47 @@
+/// Why the store refused an action. Every case names the rule it enforces.
+public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    case unknownProduct(String)
+    case unknownCustomer(String)
+    case lifecycle(LifecycleRuleViolation, customer: String, productId: String)
+    case nothingToRefund(customer: String, productId: String)
+    case noSubscription(customer: String, productId: String)
+    case nonRenewingWithoutDuration(String)
+    case nonConsumableAlreadyOwned(customer: String, productId: String)
+    case productNotForSale(String)
+    case alreadyOnSale(String)
+    case alreadyRemovedFromSale(String)
+    case scheduling(SchedulingError)
+    case family(FamilyRuleViolation)
+    case noFamily(organizer: String?)
+    case catalog(CatalogError)
+
+    public var description: String {
+        switch self {
+        case .unknownProduct(let id): return "no product '\(id)' in the catalogue"
+        case .unknownCustomer(let name): return "no customer named '\(name)'"
+        case .lifecycle(let violation, let customer, let productId):
+            return "\(customer), \(productId): \(violation)"
+        case .nothingToRefund(let customer, let productId):
+            return "\(customer) has no purchase of '\(productId)' to refund (rule refund-needs-a-purchase)"
+        case .noSubscription(let customer, let productId):
+            return "\(customer) has no subscription to '\(productId)' (rule action-needs-a-subscription)"
+        case .nonRenewingWithoutDuration(let id):
+            return "'\(id)' is a non-renewing subscription without a duration; give it a `duration` before it can be "
+                + "purchased (rule non-renewing-needs-duration)"
+        case .nonConsumableAlreadyOwned(let customer, let productId):
+            return "\(customer) already owns the non-consumable '\(productId)'; it can be bought only once "
+                + "(rule non-consumable-bought-once)"
+        case .productNotForSale(let id):
+            return "'\(id)' is not for sale; restore it to sale first (rule purchase-needs-product-on-sale)"
+        case .alreadyOnSale(let id): return "'\(id)' is already on sale (rule restore-needs-removed-product)"
+        case .alreadyRemovedFromSale(let id):
+            return "'\(id)' is already removed from sale (rule remove-needs-product-on-sale)"
+        case .scheduling(let error): return "\(error)"
+        case .family(let violation): return "\(violation)"
+        case .noFamily(let organizer):
+            if let organizer { return "\(organizer) does not lead a family (rule join-needs-a-family)" }
+            return "there is no single family to join; name the organizer (rule join-needs-a-family)"
+        case .catalog(let error): return "\(error)"
+        }
+    }
+}

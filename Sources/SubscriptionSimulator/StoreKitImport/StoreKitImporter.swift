@@ -1,0 +1,319 @@
+import Foundation
+
+/// A subscription group as a `.storekit` file describes it.
+public struct StoreKitSubscriptionGroup: Hashable, Sendable {
+    /// The file's group `id`; imported products use it as their group, so a synchronised file's numeric id becomes
+    /// the `subscriptionGroupIdentifier` (storekit-config-format §9).
+    public var id: String
+    public var name: String
+    public var productIds: [String]
+}
+
+/// A settings key the simulator lists but does not act on (time is virtual; billing failures come from the
+/// timeline).
+public struct StoreKitSetting: Hashable, Sendable {
+    public var key: String
+    public var value: String
+}
+
+/// What a `.storekit` file contributes to a scenario.
+public struct StoreKitConfiguration: Hashable, Sendable {
+    public var file: String
+    /// Products in file order: `products`, then `nonRenewingSubscriptions`, then each group's subscriptions.
+    public var products: [Product]
+    public var groups: [StoreKitSubscriptionGroup]
+    /// From `settings._storefront` (absent: the file leaves it to the default, USA).
+    public var storefront: Storefront?
+    /// The currency of every price in the file, from the storefront (USD when `_storefront` is absent).
+    public var currency: String
+    /// `settings._billingGracePeriodEnabled`; true means a 16-day grace period (capped for weekly products).
+    public var billingGracePeriodEnabled: Bool?
+    /// Every other settings key, sorted by key, with a readable value.
+    public var otherSettings: [StoreKitSetting]
+    /// `"major.minor"` from `version`; never used to reject a file.
+    public var formatVersion: String?
+    /// What the file holds that the simulator does not import, and why.
+    public var notes: [String]
+}
+
+/// An error in a `.storekit` file: the file, the JSON path, what was expected and what was found.
+public struct StoreKitImportError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var jsonPath: String
+    public var message: String
+
+    public var description: String { "\(file): \(jsonPath): \(message)" }
+}
+
+/// Imports Xcode StoreKit configuration files (format: `shared/reference/storekit-config-format.md`). Unknown keys
+/// are ignored at every level and `version` never rejects a file (§10.3); malformed JSON, a missing required key or
+/// a value of the wrong type is an error naming the file and the JSON path.
+public enum StoreKitImporter {
+    /// Imports a `.storekit` file, or a `.storekit` package directory holding `Configuration.storekit` (§1).
+    public static func importFile(at path: String) throws(StoreKitImportError) -> StoreKitConfiguration {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw StoreKitImportError(file: path, jsonPath: "$", message: "no such file")
+        }
+        let filePath = isDirectory.boolValue ? path + "/Configuration.storekit" : path
+        guard let data = FileManager.default.contents(atPath: filePath) else {
+            throw StoreKitImportError(file: path, jsonPath: "$", message: "cannot read the file")
+        }
+        return try importData(Array(data), fileName: path)
+    }
+
+    public static func importData(_ bytes: [UInt8], fileName: String) throws(StoreKitImportError) -> StoreKitConfiguration {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw StoreKitImportError(file: fileName, jsonPath: "$", message: "expected UTF-8 JSON, found bytes that are not UTF-8")
+        }
+        let root: JSONValue
+        do throws(JSONParseError) { root = try CanonicalJSON.parse(text, allowFractions: true) } catch {
+            throw StoreKitImportError(
+                file: fileName, jsonPath: "$",
+                message: "malformed JSON at line \(error.line), column \(error.column): \(error.message)")
+        }
+        var reader = Reader(file: fileName)
+        return try reader.read(root)
+    }
+
+    struct Reader {
+        let file: String
+        var notes: [String] = []
+        var seen: [String: String] = [:]
+
+        func fail(_ path: String, _ message: String) -> StoreKitImportError {
+            StoreKitImportError(file: file, jsonPath: path, message: message)
+        }
+
+        static func describe(_ value: JSONValue) -> String {
+            switch value {
+            case .null: return "null"
+            case .bool: return "a boolean"
+            case .integer, .decimal: return "a number"
+            case .string: return "a string"
+            case .array: return "an array"
+            case .object: return "an object"
+            }
+        }
+
+        func object(_ value: JSONValue, _ path: String) throws(StoreKitImportError) -> [String: JSONValue] {
+            guard case .object(let members) = value else { throw fail(path, "expected an object, found \(Self.describe(value))") }
+            return members
+        }
+
+        /// An optional array (missing or null = empty, §10.3 rule 3).
+        func array(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError) -> [JSONValue] {
+            guard let value = members[key] else { return [] }
+            switch value {
+            case .null: return []
+            case .array(let items): return items
+            default: throw fail(path + "." + key, "expected an array, found \(Self.describe(value))")
+            }
+        }
+
+        func string(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError) -> String {
+            guard let value = members[key] else { throw fail(path, "missing required key '\(key)'") }
+            guard case .string(let text) = value else {
+                throw fail(path + "." + key, "expected a string, found \(Self.describe(value))")
+            }
+            return text
+        }
+
+        func optionalString(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError) -> String? {
+            guard let value = members[key] else { return nil }
+            switch value {
+            case .null: return nil
+            case .string(let text): return text
+            default: throw fail(path + "." + key, "expected a string, found \(Self.describe(value))")
+            }
+        }
+
+        func bool(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError) -> Bool? {
+            guard let value = members[key] else { return nil }
+            guard case .bool(let flag) = value else { throw fail(path + "." + key, "expected true or false, found \(Self.describe(value))") }
+            return flag
+        }
+
+        func integer(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError) -> Int64? {
+            guard let value = members[key] else { return nil }
+            guard case .integer(let number) = value else { throw fail(path + "." + key, "expected a whole number, found \(Self.describe(value))") }
+            return number
+        }
+
+        func price(_ members: [String: JSONValue], _ path: String) throws(StoreKitImportError) -> Price {
+            let text = try string(members, "displayPrice", path)
+            if text.hasPrefix("-") { throw fail(path + ".displayPrice", "expected a price of 0 or more, found '\(text)'") }
+            guard let price = Price(decimal: text) else {
+                throw fail(path + ".displayPrice", "expected a decimal price such as \"9.99\", found '\(text)'")
+            }
+            return price
+        }
+
+        mutating func read(_ root: JSONValue) throws(StoreKitImportError) -> StoreKitConfiguration {
+            let top = try object(root, "$")
+            var formatVersion: String?
+            if let version = top["version"], case .object(let v) = version, let major = v["major"]?.integerValue {
+                formatVersion = "\(major).\(v["minor"]?.integerValue ?? 0)"
+            }
+            // Settings first: the storefront decides the currency of every price.
+            var settings: [String: JSONValue] = [:]
+            if let value = top["settings"], value != .null { settings = try object(value, "$.settings") }
+            var storefront: Storefront?
+            var currency = "USD"
+            if let code = try optionalString(settings, "_storefront", "$.settings") {
+                guard let known = Storefronts.storefront(countryCode: code), let money = Storefronts.currency(countryCode: code) else {
+                    throw fail("$.settings._storefront", "unknown storefront '\(code)'; expected an ISO 3166-1 alpha-3 code such as USA (known: \(Storefronts.knownCountryCodes.joined(separator: ", ")))")
+                }
+                storefront = known
+                currency = money
+            }
+            let grace = try bool(settings, "_billingGracePeriodEnabled", "$.settings")
+            var other: [StoreKitSetting] = []
+            for key in settings.keys.sorted() where key != "_storefront" && key != "_billingGracePeriodEnabled" {
+                other.append(StoreKitSetting(key: key, value: Self.display(settings[key]!)))
+            }
+
+            var products: [Product] = []
+            for (index, item) in try array(top, "products", "$").enumerated() {
+                products.append(try oneTime(item, "$.products[\(index)]", currency: currency, allowed: ["Consumable", "NonConsumable"]))
+            }
+            for (index, item) in try array(top, "nonRenewingSubscriptions", "$").enumerated() {
+                products.append(
+                    try oneTime(item, "$.nonRenewingSubscriptions[\(index)]", currency: currency, allowed: ["NonRenewingSubscription"]))
+            }
+            var groups: [StoreKitSubscriptionGroup] = []
+            for (g, groupValue) in try array(top, "subscriptionGroups", "$").enumerated() {
+                let path = "$.subscriptionGroups[\(g)]"
+                let group = try object(groupValue, path)
+                let id = try string(group, "id", path)
+                let name = try optionalString(group, "name", path) ?? id
+                var ids: [String] = []
+                for (s, subscriptionValue) in try array(group, "subscriptions", path).enumerated() {
+                    let product = try subscription(subscriptionValue, "\(path).subscriptions[\(s)]", groupId: id, currency: currency)
+                    ids.append(product.id)
+                    products.append(product)
+                }
+                groups.append(StoreKitSubscriptionGroup(id: id, name: name, productIds: ids))
+            }
+            return StoreKitConfiguration(
+                file: file, products: products, groups: groups, storefront: storefront, currency: currency,
+                billingGracePeriodEnabled: grace, otherSettings: other, formatVersion: formatVersion, notes: notes)
+        }
+
+        mutating func register(_ id: String, _ path: String) throws(StoreKitImportError) {
+            if let first = seen[id] { throw fail(path + ".productID", "product id '\(id)' is defined twice; first at \(first)") }
+            seen[id] = path
+        }
+
+        mutating func oneTime(_ value: JSONValue, _ path: String, currency: String, allowed: [String]) throws(StoreKitImportError)
+            -> Product
+        {
+            let members = try object(value, path)
+            let id = try string(members, "productID", path)
+            if id.isEmpty { throw fail(path + ".productID", "expected a product id, found an empty string") }
+            try register(id, path)
+            let typeText = try string(members, "type", path)
+            guard allowed.contains(typeText) else {
+                throw fail(path + ".type", "expected \(allowed.map { "\"\($0)\"" }.joined(separator: " or ")), found '\(typeText)'")
+            }
+            let type: ProductType = typeText == "Consumable" ? .consumable : typeText == "NonConsumable" ? .nonConsumable : .nonRenewing
+            var shareable = try bool(members, "familyShareable", path) ?? false
+            if shareable && !FamilyRules.canBeShared(type) {
+                notes.append("\(id): familyShareable is true in the file, but a \(type.rawValue) product cannot be shared (imported as not shareable)")
+                shareable = false
+            }
+            if type == .nonRenewing {
+                notes.append("\(id): non-renewing subscriptions have no duration in .storekit files; give one in the scenario (`duration`) before purchasing it")
+            }
+            return Product(
+                id: id, type: type, referenceName: try optionalString(members, "referenceName", path),
+                price: try price(members, path), currency: currency, familyShareable: shareable)
+        }
+
+        mutating func subscription(_ value: JSONValue, _ path: String, groupId: String, currency: String) throws(StoreKitImportError)
+            -> Product
+        {
+            let members = try object(value, path)
+            let id = try string(members, "productID", path)
+            if id.isEmpty { throw fail(path + ".productID", "expected a product id, found an empty string") }
+            try register(id, path)
+            let typeText = try string(members, "type", path)
+            guard typeText == "RecurringSubscription" else {
+                throw fail(path + ".type", "expected \"RecurringSubscription\", found '\(typeText)'")
+            }
+            let periodText = try string(members, "recurringSubscriptionPeriod", path)
+            guard let period = SubscriptionPeriod(rawValue: periodText) else {
+                throw fail(path + ".recurringSubscriptionPeriod", "expected one of P1W, P1M, P2M, P3M, P6M, P1Y, found '\(periodText)'")
+            }
+            if let declared = try optionalString(members, "subscriptionGroupID", path), declared != groupId {
+                notes.append("\(id): subscriptionGroupID '\(declared)' differs from its group's id '\(groupId)'; the enclosing group is used")
+            }
+            let level = try integer(members, "groupNumber", path) ?? 1
+            if level < 1 { throw fail(path + ".groupNumber", "expected a level of 1 or more, found \(level)") }
+            var offerValue: JSONValue? = members["introductoryOffer"]
+            var offerPath = path + ".introductoryOffer"
+            let offers = try array(members, "introductoryOffers", path)
+            if offerValue == nil || offerValue == .null, !offers.isEmpty {
+                let index = offers.firstIndex { $0.value(at: "billingPlanType")?.stringValue == "BILLED_UPFRONT" } ?? 0
+                offerValue = offers[index]
+                offerPath = path + ".introductoryOffers[\(index)]"
+            }
+            var intro: IntroductoryOffer?
+            if let offerValue, offerValue != .null {
+                intro = try offer(offerValue, offerPath, productId: id)
+            }
+            let counts = ["adHocOffers": "promotional offers", "codeOffers": "offer codes", "winbackOffers": "win-back offers"]
+            for key in counts.keys.sorted() {
+                let items = try array(members, key, path)
+                if !items.isEmpty { notes.append("\(id): \(items.count) \(counts[key]!) not imported (not simulated yet)") }
+            }
+            let plans = try array(members, "billingPlans", path).filter { $0.value(at: "billingPlanType")?.stringValue != "BILLED_UPFRONT" }
+            if !plans.isEmpty { notes.append("\(id): \(plans.count) billing plan(s) other than BILLED_UPFRONT not imported") }
+            return Product(
+                id: id, type: .autoRenewable, referenceName: try optionalString(members, "referenceName", path), group: groupId,
+                level: Int(level), period: period, price: try price(members, path), currency: currency,
+                familyShareable: try bool(members, "familyShareable", path) ?? false, introOffer: intro)
+        }
+
+        /// §6.0, §10.3 rules 5 and 6: `none` is no offer; an unknown mode or a paid offer without a price drops the
+        /// offer with a note and keeps the product.
+        mutating func offer(_ value: JSONValue, _ path: String, productId: String) throws(StoreKitImportError) -> IntroductoryOffer? {
+            let members = try object(value, path)
+            let mode = try string(members, "paymentMode", path)
+            let parsedMode: IntroductoryOfferMode
+            switch mode {
+            case "none": return nil
+            case "free": parsedMode = .freeTrial
+            case "payAsYouGo": parsedMode = .payAsYouGo
+            case "payUpFront": parsedMode = .payUpFront
+            default:
+                notes.append("\(productId): introductory offer with unknown paymentMode '\(mode)' not imported")
+                return nil
+            }
+            let periodText = try string(members, "subscriptionPeriod", path)
+            guard let duration = CalendarDurationSyntax.parse(periodText), periodText.hasPrefix("P") else {
+                throw fail(path + ".subscriptionPeriod", "expected an ISO 8601 period such as P1W or P1M, found '\(periodText)'")
+            }
+            let count = try integer(members, "numberOfPeriods", path) ?? 1
+            if count < 1 { throw fail(path + ".numberOfPeriods", "expected 1 or more, found \(count)") }
+            var offerPrice = Price.free
+            if parsedMode != .freeTrial {
+                guard members["displayPrice"] != nil else {
+                    notes.append("\(productId): \(mode) introductory offer without a displayPrice not imported")
+                    return nil
+                }
+                offerPrice = try price(members, path)
+            }
+            return IntroductoryOffer(
+                mode: parsedMode, period: duration, periods: parsedMode == .payAsYouGo ? Int(count) : 1, price: offerPrice)
+        }
+
+        static func display(_ value: JSONValue) -> String {
+            switch value {
+            case .array(let items): return "\(items.count) item\(items.count == 1 ? "" : "s")"
+            case .string(let text): return text
+            default: return CanonicalJSON.string(value)
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+/// Signs JWS payloads. The simulator's signer produces Apple's header shape but not a valid signature.
+public protocol PayloadSigner: Sendable {
+    /// The protected header (`alg`, `x5c`, ...).
+    var header: JSONValue { get }
+    /// The signature bytes over the signing input `base64url(header).base64url(payload)`.
+    func signature(for signingInput: [UInt8]) -> [UInt8]
+}
+
+/// Apple's header shape, `{"alg":"ES256","x5c":[leaf, intermediate, root]}` (reference §2.2, S-HDR), with three
+/// fixed placeholder certificates and a deterministic 64-byte placeholder signature (FNV-1a of the signing input,
+/// expanded). **The signature is not valid.** Apple's official libraries skip signature verification only for the
+/// `LocalTesting` and `Xcode` environments, so payloads signed this way decode there and nowhere else.
+public struct UnsignedTestSigner: PayloadSigner {
+    public init() {}
+
+    /// Placeholder certificate strings (standard base64, as `x5c` requires); not real certificates.
+    public static let placeholderCertificates = [
+        "U0lNQ1RMLUxFQUYtQ0VSVElGSUNBVEUtTk9ULVJFQUw=",
+        "U0lNQ1RMLUlOVEVSTUVESUFURS1DRVJUSUZJQ0FURS1OT1QtUkVBTA==",
+        "U0lNQ1RMLVJPT1QtQ0VSVElGSUNBVEUtTk9ULVJFQUw=",
+    ]
+
+    public var header: JSONValue {
+        .object(["alg": .string("ES256"), "x5c": .array(Self.placeholderCertificates.map(JSONValue.string))])
+    }
+
+    public func signature(for signingInput: [UInt8]) -> [UInt8] {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in signingInput {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        var out: [UInt8] = []
+        for block in 0..<8 {
+            let word = SplitMix64.mix(hash &+ UInt64(block))
+            for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        return out
+    }
+}
+
+/// JWS compact serialization (RFC 7515): `base64url(header).base64url(payload).base64url(signature)`.
+public enum JWS {
+    public static func compact(payload: JSONValue, signer: some PayloadSigner) -> String {
+        let header = Base64URL.encode(Array(CanonicalJSON.string(signer.header).utf8))
+        let body = Base64URL.encode(Array(CanonicalJSON.string(payload).utf8))
+        let signingInput = Array((header + "." + body).utf8)
+        return header + "." + body + "." + Base64URL.encode(signer.signature(for: signingInput))
+    }
+
+    public static func decodeHeader(_ jws: String) throws(JWSDecodingError) -> JSONValue {
+        try decodePart(jws, 0)
+    }
+
+    public static func decodePayload(_ jws: String) throws(JWSDecodingError) -> JSONValue {
+        try decodePart(jws, 1)
+    }
+
+    static func decodePart(_ jws: String, _ index: Int) throws(JWSDecodingError) -> JSONValue {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw JWSDecodingError(message: "a compact JWS has 3 parts, found \(parts.count)") }
+        guard let bytes = Base64URL.decode(String(parts[index])) else {
+            throw JWSDecodingError(message: "part \(index + 1) is not base64url")
+        }
+        do throws(JSONParseError) {
+            return try CanonicalJSON.parse(String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw JWSDecodingError(message: "part \(index + 1) is not JSON: \(error)")
+        }
+    }
+}
+
+public struct JWSDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// Base64 (RFC 4648 §4) and base64url without padding (§5), written here so output never depends on a platform.
+public enum Base64URL {
+    static let standardAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// base64url, no padding.
+    public static func encode(_ bytes: [UInt8]) -> String { encode(bytes, alphabet: urlAlphabet, pad: false) }
+
+    /// Standard base64 with padding (as in `x5c`).
+    public static func encodeStandard(_ bytes: [UInt8]) -> String { encode(bytes, alphabet: standardAlphabet, pad: true) }
+
+    static func encode(_ bytes: [UInt8], alphabet: [UInt8], pad: Bool) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var i = 0
+        while i + 3 <= bytes.count {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            i += 3
+        }
+        let rest = bytes.count - i
+        if rest == 1 {
+            let n = UInt32(bytes[i]) << 16
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)]]
+            if pad { out += Array("==".utf8) }
+        } else if rest == 2 {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)]]
+            if pad { out += Array("=".utf8) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes base64url (padding optional); nil on any other character.
+    public static func decode(_ text: String) -> [UInt8]? {
+        var values: [UInt32] = []
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "=") { continue }
+            guard let index = urlAlphabet.firstIndex(of: byte) else { return nil }
+            values.append(UInt32(index))
+        }
+        if values.count % 4 == 1 { return nil }
+        var out: [UInt8] = []
+        var i = 0
+        while i < values.count {
+            let chunk = values[i..<min(i + 4, values.count)]
+            var n: UInt32 = 0
+            for (k, v) in chunk.enumerated() { n |= v << UInt32(18 - 6 * k) }
+            out.append(UInt8(n >> 16 & 0xFF))
+            if chunk.count > 2 { out.append(UInt8(n >> 8 & 0xFF)) }
+            if chunk.count > 3 { out.append(UInt8(n & 0xFF)) }
+            i += 4
+        }
+        return out
+    }
+}

@@ -1,0 +1,64 @@
+/// Apple's wire values for the domain's enums (reference §2.7). Each mapping is written once, here.
+public enum WireValues {
+    /// `type`: `Auto-Renewable Subscription`, `Non-Consumable`, `Consumable`, `Non-Renewing Subscription`
+    /// (library `Type`).
+    public static func productType(_ type: ProductType) -> String {
+        switch type {
+        case .autoRenewable: return "Auto-Renewable Subscription"
+        case .nonConsumable: return "Non-Consumable"
+        case .consumable: return "Consumable"
+        case .nonRenewing: return "Non-Renewing Subscription"
+        }
+    }
+
+    /// `inAppOwnershipType`: `PURCHASED` or `FAMILY_SHARED` (S-OWN).
+    public static func ownership(_ ownership: Ownership) -> String {
+        switch ownership {
+        case .purchased: return "PURCHASED"
+        case .familyShared: return "FAMILY_SHARED"
+        }
+    }
+
+    /// `transactionReason`: `PURCHASE` or `RENEWAL` (S-TR).
+    public static func transactionReason(_ reason: ChargeReason) -> String {
+        switch reason {
+        case .purchase: return "PURCHASE"
+        case .renewal: return "RENEWAL"
+        }
+    }
+
+    /// `revocationType`: `REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE` (S-RT).
+    public static func revocationType(_ kind: RevocationKind) -> String {
+        switch kind {
+        case .refundFull: return "REFUND_FULL"
+        case .familyRevoke: return "FAMILY_REVOKE"
+        }
+    }
+
+    /// `expirationIntent`: 1 customer cancelled, 2 billing error, 4 product not available (S-EI).
+    public static func expirationIntent(_ reason: EndReason) -> Int64 {
+        switch reason {
+        case .customerCancelled: return 1
+        case .billingError: return 2
+        case .productNotForSale: return 4
+        }
+    }
+
+    /// `offerType` 1: introductory offer (S-OT).
+    public static let introductoryOfferType: Int64 = 1
+
+    /// `offerDiscountType`: `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT` (library `OfferDiscountType`).
+    public static func offerDiscountType(_ mode: IntroductoryOfferMode) -> String {
+        switch mode {
+        case .freeTrial: return "FREE_TRIAL"
+        case .payAsYouGo: return "PAY_AS_YOU_GO"
+        case .payUpFront: return "PAY_UP_FRONT"
+        }
+    }
+
+    /// `autoRenewStatus`: 0 off, 1 on.
+    public static func autoRenewStatus(_ on: Bool) -> Int64 { on ? 1 : 0 }
+
+    /// `version` of every notification payload.
+    public static let notificationVersion = "2.0"
+}

@@ -1,0 +1,42 @@
+@testable import SubscriptionSimulator
+
+/// 2026-01-05T09:00:00Z, the start of every lifecycle test.
+let testStart = CalendarMath.instant(year: 2026, month: 1, day: 5, hour: 9)
+
+func at(_ text: String) -> Instant {
+    testStart.adding(CalendarDurationSyntax.parse(text)!)
+}
+
+let monthly = Product(
+    id: "com.example.pro.monthly", type: .autoRenewable, group: "pro", period: .oneMonth,
+    price: Price(decimal: "9.99")!, currency: "USD")
+let weekly = Product(
+    id: "com.example.pro.weekly", type: .autoRenewable, group: "pro.weekly", period: .oneWeek,
+    price: Price(decimal: "2.99")!, currency: "USD")
+let trialMonthly = Product(
+    id: "com.example.trial.monthly", type: .autoRenewable, group: "trial", period: .oneMonth,
+    price: Price(decimal: "4.99")!, currency: "USD",
+    introOffer: IntroductoryOffer(mode: .freeTrial, period: .weeks(1)))
+let lifetime = Product(id: "com.example.lifetime", type: .nonConsumable, price: Price(decimal: "29.99")!)
+let coins = Product(id: "com.example.coins", type: .consumable, price: Price(decimal: "0.99")!)
+let season = Product(
+    id: "com.example.season", type: .nonRenewing, duration: .months(3), price: Price(decimal: "19.99")!)
+
+func makeStore(
+    grace: GracePeriodSetting = .off, eligibility: GraceEligibility = .allRenewals, seed: UInt64 = 1
+) -> SimulatedStore {
+    let app = AppConfiguration(
+        bundleId: "com.example.app", appAppleId: 1_234_567_890, gracePeriod: grace, graceEligibility: eligibility)
+    let catalog = try! Catalog(products: [monthly, weekly, trialMonthly, lifetime, coins, season])
+    return SimulatedStore(app: app, catalog: catalog, start: testStart, seed: seed)
+}
+
+/// A compact line per notification: `ISO-instant recipient TYPE/SUBTYPE status`.
+func lines(_ notifications: [SentNotification]) -> [String] {
+    notifications.map { n in
+        var text = "\(n.instant) \(n.recipient) \(n.type.rawValue)"
+        if let subtype = n.subtype { text += "/\(subtype.rawValue)" }
+        if let status = n.status { text += " \(status.statusCode)" }
+        return text
+    }
+}

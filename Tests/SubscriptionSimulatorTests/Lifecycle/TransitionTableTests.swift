@@ -1,0 +1,93 @@
+import Testing
+@testable import SubscriptionSimulator
+
+/// The transition table across every (phase × input) pair: each is a transition, an explicit "ignored", or a
+/// named rule violation — and which one is fixed here, so a change to the table is a reviewed change to this test.
+@Suite struct TransitionTableTests {
+    enum Kind: String { case changed, ignored, rejected }
+
+    static func state(_ phase: SubscriptionPhase, cause: EndReason = .billingError) -> SubscriptionState {
+        let request = PurchaseRequest(productId: "p", period: .oneMonth)
+        var state = SubscriptionLifecycle.freshState(request, at: testStart)
+        state.phase = phase
+        switch phase {
+        case .gracePeriod, .billingRetry:
+            state.failure = BillingFailure(
+                failedAt: at("P1M"), cause: cause, graceExpiresAt: phase == .gracePeriod ? at("P1M16D") : nil,
+                retryEndsAt: at("P1M60D"))
+            state.endReason = cause
+            state.isInBillingRetryPeriod = true
+        case .expired:
+            state.endReason = .customerCancelled
+            state.autoRenew = false
+        case .revoked:
+            state.autoRenew = false
+        case .active:
+            break
+        }
+        return state
+    }
+
+    /// Expected kind for each phase (rows) and input (columns, in `LifecycleInput.allCases` order:
+    /// renewalDue, gracePeriodEnds, billingRetryEnds, autoRenewDisabled, autoRenewEnabled, billingFixed,
+    /// productRestoredToSale, refunded, purchasedAgain).
+    static let table: [(SubscriptionPhase, [Kind])] = [
+        (.active, [.changed, .ignored, .ignored, .changed, .rejected, .ignored, .ignored, .changed, .rejected]),
+        (.gracePeriod, [.ignored, .changed, .changed, .changed, .rejected, .changed, .ignored, .changed, .rejected]),
+        (.billingRetry, [.ignored, .ignored, .changed, .changed, .rejected, .changed, .ignored, .changed, .rejected]),
+        (.expired, [.ignored, .ignored, .ignored, .rejected, .rejected, .ignored, .ignored, .changed, .changed]),
+        (.revoked, [.ignored, .ignored, .ignored, .rejected, .rejected, .ignored, .ignored, .rejected, .changed]),
+    ]
+
+    @Test func tableCoversEveryPhaseAndInput() {
+        #expect(Set(Self.table.map(\.0)) == Set(SubscriptionPhase.allCases))
+        #expect(Self.table.allSatisfy { $0.1.count == LifecycleInput.allCases.count })
+    }
+
+    @Test(arguments: SubscriptionPhase.allCases)
+    func everyInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
+        let expected = Self.table.first { $0.0 == phase }!.1
+        let context = LifecycleContext(
+            now: at("P1M20D"), purchase: PurchaseRequest(productId: "p", period: .oneMonth))
+        for (input, kind) in zip(LifecycleInput.allCases, expected) {
+            let result = SubscriptionLifecycle.transition(Self.state(phase), input, context)
+            let actual: Kind
+            switch result {
+            case .changed: actual = .changed
+            case .ignored: actual = .ignored
+            case .rejected: actual = .rejected
+            }
+            #expect(actual == kind, "\(phase) × \(input)")
+        }
+    }
+
+    @Test func productRestoredRecoversOnlyAProductNotForSaleFailure() {
+        let context = LifecycleContext(now: at("P1M20D"))
+        let product = SubscriptionLifecycle.transition(
+            Self.state(.billingRetry, cause: .productNotForSale), .productRestoredToSale, context)
+        guard case .changed(let recovered, _) = product else { Issue.record("expected a recovery"); return }
+        #expect(recovered.phase == .active)
+        let billing = SubscriptionLifecycle.transition(Self.state(.billingRetry), .productRestoredToSale, context)
+        guard case .ignored = billing else { Issue.record("expected ignored"); return }
+    }
+
+    @Test func billingFixedDoesNotRecoverAProductNotForSaleFailure() {
+        let result = SubscriptionLifecycle.transition(
+            Self.state(.billingRetry, cause: .productNotForSale), .billingFixed, LifecycleContext(now: at("P1M20D")))
+        guard case .ignored = result else { Issue.record("expected ignored, got \(result)"); return }
+    }
+
+    @Test func everyNotificationReportsTheStateItDescribes() {
+        // The first of two notifications at one instant (cancel during grace) carries the state before expiry.
+        let result = SubscriptionLifecycle.transition(
+            Self.state(.gracePeriod), .autoRenewDisabled, LifecycleContext(now: at("P1M2D")))
+        guard case .changed(let final, let effects) = result else { Issue.record("expected a change"); return }
+        let snapshots = effects.compactMap { effect -> (NotificationType, SubscriptionState)? in
+            if case .notify(let type, _, let snapshot) = effect { return (type, snapshot) }
+            return nil
+        }
+        #expect(snapshots.map(\.0) == [.didChangeRenewalStatus, .expired])
+        #expect(snapshots[0].1.phase == .gracePeriod && snapshots[0].1.autoRenew == false)
+        #expect(snapshots[1].1 == final && final.phase == .expired)
+    }
+}

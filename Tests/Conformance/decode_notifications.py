@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Decodes App Store Server Notification POST bodies with Apple's official App Store Server Library.
+
+Input: files or folders. A .jsonl file holds one POST body ({"signedPayload": "<JWS>"}) per line; a folder is
+searched recursively for *.jsonl files (except *.decoded.jsonl, the decoded view) and for fixture files NNNN.json
+(manifest.json is skipped). "-" reads
+standard input.
+
+Each notification is decoded with SignedDataVerifier (environment taken from the payload: LocalTesting or Xcode,
+for which Apple's library skips signature verification), then its signedTransactionInfo and signedRenewalInfo.
+It fails on any exception, on any enum value the library does not know (a raw* field set while its typed field is
+None), and on breaches of the simulator's contract checked on the raw JSON: no null anywhere, dates are integers,
+identifiers are decimal-digit strings, notificationUUID is a lowercase UUID, and the always-present fields.
+Prints one line per failure and ends with "conformance: N passed, M failed".
+"""
+import base64
+import json
+import re
+import sys
+from pathlib import Path
+
+from appstoreserverlibrary.models.Environment import Environment
+from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier
+
+UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+DIGITS_RE = re.compile(r"^[0-9]+$")
+ID_FIELDS = {"transactionId", "originalTransactionId", "webOrderLineItemId", "appTransactionId"}
+REQUIRED_TRANSACTION = ["transactionId", "originalTransactionId", "bundleId", "productId", "purchaseDate",
+                        "originalPurchaseDate", "quantity", "type", "inAppOwnershipType", "signedDate",
+                        "environment", "storefront", "storefrontId", "transactionReason", "price", "currency"]
+REQUIRED_RENEWAL = ["originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "renewalDate",
+                    "recentSubscriptionStartDate", "signedDate", "environment"]
+ENVIRONMENTS = {"LocalTesting": Environment.LOCAL_TESTING, "Xcode": Environment.XCODE}
+
+
+def jws_payload(jws):
+    parts = jws.split(".")
+    if len(parts) != 3:
+        raise ValueError(f"a compact JWS has 3 parts, found {len(parts)}")
+    header = json.loads(base64.urlsafe_b64decode(parts[0] + "=" * (-len(parts[0]) % 4)))
+    if header.get("alg") != "ES256" or not isinstance(header.get("x5c"), list) or len(header["x5c"]) != 3:
+        raise ValueError(f"JWS header must be alg ES256 with 3 x5c certificates, found {header}")
+    return json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+
+
+def check_raw(value, path, problems):
+    """No nulls; dates are integers; ids are digit strings."""
+    if value is None:
+        problems.append(f"{path} is null (optional fields must be omitted)")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_raw(item, f"{path}.{key}", problems)
+            if key.endswith("Date") and not (isinstance(item, int) and not isinstance(item, bool)):
+                problems.append(f"{path}.{key} must be an integer (ms), found {item!r}")
+            if key in ID_FIELDS and not (isinstance(item, str) and DIGITS_RE.match(item)):
+                problems.append(f"{path}.{key} must be a decimal-digit string, found {item!r}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            check_raw(item, f"{path}[{index}]", problems)
+
+
+def unknown_enums(model, path, problems):
+    """A raw* attribute set while its typed attribute is None means the library did not know the value."""
+    if model is None:
+        return
+    for name in dir(model):
+        if not name.startswith("raw") or len(name) < 4:
+            continue
+        typed = name[3].lower() + name[4:]
+        raw = getattr(model, name, None)
+        if raw is not None and hasattr(model, typed) and getattr(model, typed) is None:
+            problems.append(f"{path}.{typed}: value {raw!r} is not a known enum value in Apple's library")
+
+
+def check_notification(body_text):
+    problems = []
+    body = json.loads(body_text)
+    if set(body.keys()) != {"signedPayload"}:
+        return None, [f"POST body must be exactly {{\"signedPayload\": ...}}, found keys {sorted(body.keys())}"]
+    raw = jws_payload(body["signedPayload"])
+    check_raw(raw, "payload", problems)
+    data = raw.get("data") or {}
+    environment = ENVIRONMENTS.get(data.get("environment"))
+    if environment is None:
+        return raw, problems + [f"data.environment must be LocalTesting or Xcode, found {data.get('environment')!r}"]
+    verifier = SignedDataVerifier([], False, environment, data.get("bundleId"), data.get("appAppleId"))
+    notification = verifier.verify_and_decode_notification(body["signedPayload"])
+    unknown_enums(notification, "payload", problems)
+    unknown_enums(notification.data, "payload.data", problems)
+    if raw.get("version") != "2.0":
+        problems.append(f"version must be \"2.0\", found {raw.get('version')!r}")
+    if not UUID_RE.match(str(raw.get("notificationUUID", ""))):
+        problems.append(f"notificationUUID must be a lowercase UUID, found {raw.get('notificationUUID')!r}")
+    for key in ["bundleId", "bundleVersion", "environment", "signedTransactionInfo"]:
+        if key not in data:
+            problems.append(f"data.{key} is missing")
+    transaction_raw = jws_payload(data["signedTransactionInfo"])
+    check_raw(transaction_raw, "transaction", problems)
+    transaction = verifier.verify_and_decode_signed_transaction(data["signedTransactionInfo"])
+    unknown_enums(transaction, "transaction", problems)
+    for key in REQUIRED_TRANSACTION:
+        if key not in transaction_raw:
+            problems.append(f"transaction.{key} is missing")
+    if transaction_raw.get("type") == "Auto-Renewable Subscription":
+        for key in ["status", "signedRenewalInfo"]:
+            if key not in data:
+                problems.append(f"data.{key} is missing for an auto-renewable subscription")
+        for key in ["expiresDate", "webOrderLineItemId", "subscriptionGroupIdentifier"]:
+            if key not in transaction_raw:
+                problems.append(f"transaction.{key} is missing for an auto-renewable subscription")
+    if "signedRenewalInfo" in data:
+        renewal_raw = jws_payload(data["signedRenewalInfo"])
+        check_raw(renewal_raw, "renewal", problems)
+        renewal = verifier.verify_and_decode_renewal_info(data["signedRenewalInfo"])
+        unknown_enums(renewal, "renewal", problems)
+        for key in REQUIRED_RENEWAL:
+            if key not in renewal_raw:
+                problems.append(f"renewal.{key} is missing")
+    return raw, problems
+
+
+def inputs(arguments):
+    for argument in arguments:
+        if argument == "-":
+            for number, line in enumerate(sys.stdin, 1):
+                yield f"<stdin>:{number}", line
+            continue
+        path = Path(argument)
+        files = sorted(path.rglob("*")) if path.is_dir() else [path]
+        for file in files:
+            if file.name.endswith(".decoded.jsonl"):
+                continue  # the simulator's human-readable decoded view, not POST bodies
+            if file.suffix == ".jsonl":
+                for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+                    yield f"{file}:{number}", line
+            elif file.suffix == ".json" and file.name != "manifest.json" and re.match(r"^[0-9]+\.json$", file.name):
+                yield f"{file}:1", file.read_text(encoding="utf-8")
+
+
+def main(arguments):
+    passed = failed = 0
+    for where, line in inputs(arguments):
+        if not line.strip():
+            continue
+        try:
+            raw, problems = check_notification(line)
+        except Exception as error:  # the library's own exceptions included
+            raw, problems = None, [f"{type(error).__name__}: {error}"]
+        if problems:
+            failed += 1
+            kind = raw.get("notificationType", "?") if isinstance(raw, dict) else "?"
+            for problem in problems:
+                print(f"{where}: {kind}: {problem}")
+        else:
+            passed += 1
+    print(f"conformance: {passed} passed, {failed} failed")
+    return 1 if failed or passed == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:] or ["-"]))

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Self-test of decode_notifications.py: a valid notification passes, broken ones are caught."""
+import base64
+import json
+import sys
+
+import decode_notifications as conformance
+
+
+def jws(payload):
+    def b64(value):
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+    return b64({"alg": "ES256", "x5c": ["a", "b", "c"]}) + "." + b64(payload) + "." + b64("signature")
+
+
+TRANSACTION = {
+    "transactionId": "2000000000000001", "originalTransactionId": "2000000000000001",
+    "webOrderLineItemId": "3000000000000001", "bundleId": "com.example", "productId": "p",
+    "subscriptionGroupIdentifier": "21000001", "purchaseDate": 1, "originalPurchaseDate": 1, "expiresDate": 2,
+    "quantity": 1, "type": "Auto-Renewable Subscription", "inAppOwnershipType": "PURCHASED", "signedDate": 1,
+    "environment": "LocalTesting", "storefront": "USA", "storefrontId": "143441", "transactionReason": "PURCHASE",
+    "price": 9990, "currency": "USD",
+}
+RENEWAL = {
+    "originalTransactionId": "2000000000000001", "productId": "p", "autoRenewProductId": "p", "autoRenewStatus": 1,
+    "renewalDate": 2, "recentSubscriptionStartDate": 1, "signedDate": 1, "environment": "LocalTesting",
+}
+
+
+def body(notification_type="SUBSCRIBED", transaction=None, renewal=None, **extra):
+    payload = {
+        "notificationType": notification_type, "subtype": "INITIAL_BUY",
+        "notificationUUID": "00000000-0000-4000-8000-000000000001", "version": "2.0", "signedDate": 1,
+        "data": {"bundleId": "com.example", "bundleVersion": "1.0", "environment": "LocalTesting", "status": 1,
+                 "signedTransactionInfo": jws(transaction or TRANSACTION),
+                 "signedRenewalInfo": jws(renewal or RENEWAL)},
+    }
+    payload.update(extra)
+    return json.dumps({"signedPayload": jws(payload)})
+
+
+def problems(text):
+    try:
+        return conformance.check_notification(text)[1]
+    except Exception as error:
+        return [str(error)]
+
+
+def main():
+    failures = []
+    cases = [
+        ("valid notification passes", body(), False),
+        ("unknown notificationType is caught", body("NOT_A_TYPE"), True),
+        ("null field is caught", body(transaction=dict(TRANSACTION, appAccountToken=None)), True),
+        ("missing storefront is caught", body(transaction={k: v for k, v in TRANSACTION.items() if k != "storefront"}), True),
+        ("string date is caught", body(transaction=dict(TRANSACTION, purchaseDate="1")), True),
+        ("uppercase UUID is caught", body(notificationUUID="00000000-0000-4000-8000-00000000000A"), True),
+        ("missing renewalDate is caught", body(renewal={k: v for k, v in RENEWAL.items() if k != "renewalDate"}), True),
+        ("wrong environment is caught", body(transaction=dict(TRANSACTION, environment="Sandbox")), True),
+    ]
+    for name, text, should_fail in cases:
+        found = problems(text)
+        if bool(found) != should_fail:
+            failures.append(f"{name}: expected {'a problem' if should_fail else 'no problem'}, found {found}")
+    for failure in failures:
+        print(failure)
+    print(f"conformance self-test: {len(cases) - len(failures)} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

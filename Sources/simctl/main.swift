@@ -1,3 +1,7 @@
+import Foundation
 import SimctlCommand
 
-print("simctl \(simctlVersion)")
+let output = Simctl.main(Array(CommandLine.arguments.dropFirst()))
+FileHandle.standardOutput.write(Data(output.stdout.utf8))
+FileHandle.standardError.write(Data(output.stderr.utf8))
+exit(output.exitCode)

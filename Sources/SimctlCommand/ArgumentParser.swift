@@ -1,0 +1,172 @@
+import SubscriptionSimulator
+
+/// Output formats of `simctl run`.
+public enum OutputFormat: String, CaseIterable, Sendable {
+    /// A readable table of the run (default).
+    case timeline
+    /// One App Store POST body per line, nothing else.
+    case jsonl
+    /// One JSON object per line: recipient, instant, decoded payload.
+    case decoded
+}
+
+/// What the command line asked for.
+public enum SimctlInvocation: Equatable, Sendable {
+    case run(RunOptions)
+    case validate(file: String)
+    case catalog(file: String)
+    case help(topic: String?)
+    case version
+}
+
+public struct RunOptions: Equatable, Sendable {
+    public var file: String
+    public var format: OutputFormat = .timeline
+    public var outDirectory: String?
+    /// Raw text; the scenario decoder reads it with the scenario time syntax.
+    public var until: String?
+    public var seed: UInt64?
+
+    public init(file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil, seed: UInt64? = nil) {
+        self.file = file
+        self.format = format
+        self.outDirectory = outDirectory
+        self.until = until
+        self.seed = seed
+    }
+}
+
+/// A command line that cannot be run as given. `topic` names the command whose usage should follow the message.
+public struct UsageError: Error, Equatable, Sendable {
+    public var message: String
+    public var topic: String?
+}
+
+/// A small, strict parser following swift-argument-parser's conventions: subcommands, `--option value` and
+/// `--option=value`, `--` to end options, `--help`/`-h` anywhere, and "did you mean" for near misses.
+public enum ArgumentParser {
+    public static let commands = ["run", "validate", "catalog", "help"]
+    static let runOptions = ["--format", "--out", "--until", "--seed"]
+
+    public static func parse(_ arguments: [String]) throws(UsageError) -> SimctlInvocation {
+        guard let first = arguments.first else { return .help(topic: nil) }
+        switch first {
+        case "--help", "-h": return .help(topic: nil)
+        case "--version": return .version
+        case "help":
+            guard arguments.count <= 2 else {
+                throw UsageError(message: "'help' takes at most one command name", topic: nil)
+            }
+            if arguments.count == 2 {
+                let topic = arguments[1]
+                guard commands.contains(topic) else {
+                    throw UsageError(message: "unknown command '\(topic)'\(hint(topic, commands))", topic: nil)
+                }
+                return .help(topic: topic)
+            }
+            return .help(topic: nil)
+        case "run":
+            let rest = Array(arguments.dropFirst())
+            if rest.contains("--help") || rest.contains("-h") { return .help(topic: "run") }
+            return .run(try parseRun(rest))
+        case "validate", "catalog":
+            let rest = Array(arguments.dropFirst())
+            if rest.contains("--help") || rest.contains("-h") { return .help(topic: first) }
+            let file = try singleFile(rest, command: first)
+            return first == "validate" ? .validate(file: file) : .catalog(file: file)
+        default:
+            if first.hasPrefix("-") {
+                throw UsageError(message: "unknown option '\(first)'\(hint(first, ["--help", "--version"]))", topic: nil)
+            }
+            throw UsageError(message: "unknown command '\(first)'\(hint(first, commands))", topic: nil)
+        }
+    }
+
+    static func parseRun(_ arguments: [String]) throws(UsageError) -> RunOptions {
+        var file: String?
+        var format: OutputFormat?
+        var out: String?
+        var until: String?
+        var seed: UInt64?
+        var index = 0
+        var optionsEnded = false
+        func setFile(_ value: String) throws(UsageError) {
+            guard file == nil else {
+                throw UsageError(message: "'run' takes one scenario file; found '\(file!)' and '\(value)'", topic: "run")
+            }
+            file = value
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                try setFile(argument)
+                continue
+            }
+            if argument == "--" { optionsEnded = true; continue }
+            var name = argument
+            var value: String?
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                value = String(argument[argument.index(after: equals)...])
+            }
+            guard runOptions.contains(name) else {
+                throw UsageError(message: "unknown option '\(name)'\(hint(name, runOptions))", topic: "run")
+            }
+            if value == nil {
+                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                    throw UsageError(message: "option '\(name)' needs a value", topic: "run")
+                }
+                value = arguments[index]
+                index += 1
+            }
+            let text = value!
+            func once<T>(_ existing: T?) throws(UsageError) {
+                if existing != nil { throw UsageError(message: "option '\(name)' is given twice", topic: "run") }
+            }
+            switch name {
+            case "--format":
+                try once(format)
+                guard let parsed = OutputFormat(rawValue: text) else {
+                    let valid = OutputFormat.allCases.map(\.rawValue)
+                    throw UsageError(
+                        message: "unknown format '\(text)'; expected one of \(valid.joined(separator: ", "))\(hint(text, valid))",
+                        topic: "run")
+                }
+                format = parsed
+            case "--out":
+                try once(out)
+                guard !text.isEmpty else { throw UsageError(message: "option '--out' needs a folder path", topic: "run") }
+                out = text
+            case "--until":
+                try once(until)
+                until = text
+            default:
+                try once(seed)
+                guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
+                    throw UsageError(message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'", topic: "run")
+                }
+                seed = number
+            }
+        }
+        guard let file else { throw UsageError(message: "'run' needs a scenario file", topic: "run") }
+        return RunOptions(file: file, format: format ?? .timeline, outDirectory: out, until: until, seed: seed)
+    }
+
+    static func singleFile(_ arguments: [String], command: String) throws(UsageError) -> String {
+        let files = arguments.filter { $0 != "--" }
+        if let option = files.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            throw UsageError(message: "'\(command)' has no option '\(option)'", topic: command)
+        }
+        guard files.count == 1 else {
+            throw UsageError(
+                message: files.isEmpty ? "'\(command)' needs a file" : "'\(command)' takes one file; found \(files.count)",
+                topic: command)
+        }
+        return files[0]
+    }
+
+    static func hint(_ found: String, _ candidates: [String]) -> String {
+        Suggestions.closest(to: found, among: candidates).map { "; did you mean '\($0)'?" } ?? ""
+    }
+}

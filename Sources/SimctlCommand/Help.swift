@@ -1,0 +1,84 @@
+/// Usage and help texts, written once here.
+public enum HelpText {
+    public static let overview = """
+        simctl \(simctlVersion): simulate the App Store subscription lifecycle and its server notifications
+
+        USAGE: simctl <command> [options]
+
+        COMMANDS:
+          run FILE        Run a scenario; print its timeline or notification stream
+          validate FILE   Check a scenario without running it
+          catalog FILE    Print the products of a scenario or an Xcode .storekit file
+          help [COMMAND]  Show help for simctl or one command
+
+        OPTIONS:
+          -h, --help      Show help
+          --version       Print the version
+
+        EXIT CODES:
+          0   success, and every expectation in the scenario holds
+          1   an expectation failed (each failure is printed with what was expected and what happened)
+          64  bad usage
+          65  invalid scenario or .storekit file
+          66  the input file cannot be read
+          73  the --out folder cannot be written
+
+        See 'simctl help run' for the scenario run options, and docs/scenario-format.md for the file format.
+        """
+
+    public static let run = """
+        USAGE: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR] [--until TIME] [--seed N]
+
+        Runs the scenario FILE on the virtual clock and checks its expectations.
+
+        OPTIONS:
+          --format timeline   (default) a readable table: virtual time, offset from start, customer,
+                              notification type and subtype, status, key fields, and each change of access
+          --format jsonl      exactly one App Store POST body {"signedPayload":"..."} per line, in
+                              virtual-time order; nothing else on standard output
+          --format decoded    one JSON object per line: recipient, instant and the payload with its
+                              nested JWS (transaction, renewal info) decoded
+          --out DIR           also write a fixture folder: one numbered file per notification (0001.json, ...)
+                              holding its POST body, plus manifest.json (recipient, instant, type, subtype).
+                              Written atomically: on failure no folder is left. DIR must not exist yet.
+          --until TIME        run until TIME instead of the scenario's `until`: 0, 90s, 30m, 1h, 16d, 2w,
+                              an ISO 8601 duration such as P1M10D (offsets from `start`), or an ISO instant
+          --seed N            use seed N instead of the scenario's `seed` (ids and UUIDs derive from it)
+
+        The same file and seed always give byte-identical output.
+        Expectation failures go to standard error; the exit code is then 1.
+        """
+
+    public static let validate = """
+        USAGE: simctl validate FILE
+
+        Checks the scenario FILE (syntax, schema, names, times) without running it.
+        Errors are printed as FILE:LINE:COLUMN: error: MESSAGE; the exit code is then 65.
+        """
+
+    public static let catalog = """
+        USAGE: simctl catalog FILE
+
+        Prints the product catalogue the simulator will use: one row per product with id, type, group and level,
+        period, price, currency, family shareable and introductory offer. FILE is a scenario (.yaml) or an
+        Xcode StoreKit configuration file (.storekit); for a .storekit file the settings it holds are listed too.
+        """
+
+    public static func text(for topic: String?) -> String {
+        switch topic {
+        case "run": return run
+        case "validate": return validate
+        case "catalog": return catalog
+        default: return overview
+        }
+    }
+
+    public static func usageLine(for topic: String?) -> String {
+        switch topic {
+        case "run": return "usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR] [--until TIME] [--seed N]"
+        case "validate": return "usage: simctl validate FILE"
+        case "catalog": return "usage: simctl catalog FILE"
+        default: return "usage: simctl <command> [options]   (commands: run, validate, catalog, help)"
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import SubscriptionSimulator
+
+/// What a command printed and how it ended.
+public struct CommandOutput: Error, Equatable, Sendable {
+    public var stdout: String
+    public var stderr: String
+    public var exitCode: Int32
+}
+
+/// Exit codes (sysexits.h where one fits).
+public enum ExitCode {
+    public static let success: Int32 = 0
+    public static let expectationFailed: Int32 = 1
+    public static let usage: Int32 = 64
+    public static let dataError: Int32 = 65
+    public static let noInput: Int32 = 66
+    public static let cannotCreate: Int32 = 73
+}
+
+/// The command line: argv in, output and exit code out. No process state is touched, so tests call it directly.
+public enum Simctl {
+    public static func main(_ arguments: [String]) -> CommandOutput {
+        let invocation: SimctlInvocation
+        do throws(UsageError) { invocation = try ArgumentParser.parse(arguments) } catch {
+            let text = "error: \(error.message)\n\(HelpText.usageLine(for: error.topic))\n"
+                + "see 'simctl help\(error.topic.map { " " + $0 } ?? "")'\n"
+            return CommandOutput(stdout: "", stderr: text, exitCode: ExitCode.usage)
+        }
+        switch invocation {
+        case .help(let topic): return CommandOutput(stdout: HelpText.text(for: topic) + "\n", stderr: "", exitCode: 0)
+        case .version: return CommandOutput(stdout: "simctl \(simctlVersion)\n", stderr: "", exitCode: 0)
+        case .run(let options): return run(options)
+        case .validate(let file): return validate(file)
+        case .catalog(let file): return catalog(file)
+        }
+    }
+
+    static func read(_ file: String) -> Result<String, CommandOutput> {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            return .failure(CommandOutput(stdout: "", stderr: "\(file): error: cannot read the file\n", exitCode: ExitCode.noInput))
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            return .failure(CommandOutput(stdout: "", stderr: "\(file): error: the file is not UTF-8 text\n", exitCode: ExitCode.dataError))
+        }
+        return .success(text)
+    }
+
+    static func decode(_ file: String, overrides: ScenarioOverrides = .init()) -> Result<Scenario, CommandOutput> {
+        switch read(file) {
+        case .failure(let output): return .failure(output)
+        case .success(let text):
+            do throws(ScenarioError) {
+                return .success(try ScenarioDecoder(file: file).decode(text, overrides: overrides))
+            } catch {
+                return .failure(CommandOutput(stdout: "", stderr: "\(error)\n", exitCode: ExitCode.dataError))
+            }
+        }
+    }
+
+    static func run(_ options: RunOptions) -> CommandOutput {
+        let scenario: Scenario
+        switch decode(options.file, overrides: ScenarioOverrides(until: options.until, seed: options.seed)) {
+        case .failure(let output): return output
+        case .success(let decoded): scenario = decoded
+        }
+        let result: ScenarioRun
+        do throws(ScenarioError) { result = try ScenarioRunner.run(scenario) } catch {
+            return CommandOutput(stdout: "", stderr: "\(error)\n", exitCode: ExitCode.dataError)
+        }
+        var stdout: String
+        switch options.format {
+        case .timeline:
+            stdout = RunOutput.timeline(result)
+            let count = scenario.expectations.count
+            stdout += result.passed
+                ? "\nexpectations: \(count) checked, all hold\n"
+                : "\nexpectations: \(count) checked, \(result.failures.count) failed (see standard error)\n"
+        case .jsonl: stdout = RunOutput.jsonl(result)
+        case .decoded: stdout = RunOutput.decoded(result)
+        }
+        if let directory = options.outDirectory {
+            do throws(FixtureWriter.WriteError) { try FixtureWriter.write(RunOutput.fixtureFiles(result), to: directory) } catch {
+                return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.cannotCreate)
+            }
+        }
+        let stderr = result.failures.map { "\($0)\n" }.joined()
+        return CommandOutput(stdout: stdout, stderr: stderr, exitCode: result.passed ? ExitCode.success : ExitCode.expectationFailed)
+    }
+
+    static func validate(_ file: String) -> CommandOutput {
+        switch decode(file) {
+        case .failure(let output): return output
+        case .success(let scenario):
+            let summary = "\(file): valid: \(scenario.catalog.products.count) products, \(scenario.customers.count) customers, "
+                + "\(scenario.timeline.count) timeline entries, \(scenario.expectations.count) expectations, "
+                + "until \(scenario.until)\n"
+            return CommandOutput(stdout: summary, stderr: "", exitCode: ExitCode.success)
+        }
+    }
+
+    static func catalog(_ file: String) -> CommandOutput {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory)
+        if file.hasSuffix(".storekit") || isDirectory.boolValue {
+            guard exists else {
+                return CommandOutput(stdout: "", stderr: "\(file): error: cannot read the file\n", exitCode: ExitCode.noInput)
+            }
+            do throws(StoreKitImportError) {
+                let configuration = try StoreKitImporter.importFile(at: file)
+                var catalog = Catalog()
+                var out = ""
+                for product in configuration.products {
+                    do throws(CatalogError) { try catalog.add(product) } catch {
+                        return CommandOutput(stdout: "", stderr: "\(file): error: \(error)\n", exitCode: ExitCode.dataError)
+                    }
+                }
+                out += CatalogTable.render(catalog)
+                out += "\nstorefront: \(configuration.storefront?.countryCode ?? "USA (default)"), currency \(configuration.currency)\n"
+                out += "billing grace period: \(configuration.billingGracePeriodEnabled == true ? "on (16 days; weekly products 6 days)" : "off")\n"
+                if !configuration.otherSettings.isEmpty {
+                    out += "settings listed but not used (time is virtual; billing failures come from the timeline):\n"
+                    for setting in configuration.otherSettings { out += "  \(setting.key) = \(setting.value)\n" }
+                }
+                if !configuration.notes.isEmpty {
+                    out += "not imported:\n"
+                    for note in configuration.notes { out += "  \(note)\n" }
+                }
+                return CommandOutput(stdout: out, stderr: "", exitCode: ExitCode.success)
+            } catch {
+                return CommandOutput(stdout: "", stderr: "\(error)\n", exitCode: ExitCode.dataError)
+            }
+        }
+        switch decode(file) {
+        case .failure(let output): return output
+        case .success(let scenario):
+            return CommandOutput(stdout: CatalogTable.render(scenario.catalog), stderr: "", exitCode: ExitCode.success)
+        }
+    }
+}
+
+/// The catalogue as a table for people.
+public enum CatalogTable {
+    public static func render(_ catalog: Catalog) -> String {
+        var rows = [["PRODUCT", "TYPE", "GROUP/LEVEL", "PERIOD", "PRICE", "CURRENCY", "FAMILY", "INTRO OFFER"]]
+        for p in catalog.products {
+            let group = p.group.map { "\($0)/\(p.level)" } ?? "-"
+            let period = p.period?.rawValue ?? p.duration.map { "\($0) (term)" } ?? (p.type == .nonRenewing ? "no duration" : "-")
+            var offer = "-"
+            if let o = p.introOffer {
+                switch o.mode {
+                case .freeTrial: offer = "free trial \(o.period)"
+                case .payAsYouGo: offer = "\(o.price) × \(o.periods) × \(o.period)"
+                case .payUpFront: offer = "\(o.price) for \(o.period)"
+                }
+            }
+            rows.append([p.id, p.type.rawValue, group, period, p.price.description, p.currency, p.familyShareable ? "yes" : "no", offer])
+        }
+        var widths = [Int](repeating: 0, count: rows[0].count)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        return rows.map { row in
+            var line = ""
+            for (i, cell) in row.enumerated() {
+                line += i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count + 2)
+            }
+            return line + "\n"
+        }.joined()
+    }
+}

@@ -93,7 +93,8 @@ public enum CanonicalJSON {
         let allowFractions: Bool
         var index = 0
 
-        func error(_ message: String) -> JSONParseError {
+        func error(_ message: String, at position: Int? = nil) -> JSONParseError {
+            let index = position ?? self.index
             var line = 1
             var column = 1
             for byte in bytes[0..<min(index, bytes.count)] {
@@ -128,8 +129,9 @@ public enum CanonicalJSON {
                     guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                         throw error("expected a quoted key")
                     }
+                    let keyStart = index
                     let key = try parseString()
-                    if members[key] != nil { throw error("duplicate key '\(key)'") }
+                    if members[key] != nil { throw error("duplicate key '\(key)'", at: keyStart) }
                     skipWhitespace()
                     try expect(":")
                     skipWhitespace()

@@ -129,6 +129,9 @@ struct BlockParser {
         }
         if isDash(row, column) { return try parseSequence(indent: n, column: column) }
         let line = lines[row]
+        if line[column] == "?" && (column + 1 == line.count || line[column + 1] == " ") {
+            throw YAMLError(location: location(row, column), message: "complex keys ('? ') are not supported")
+        }
         if line[column] == "[" || line[column] == "{" || line[column] == "\"" || line[column] == "'"
             || !lineHasKey(row, column)
         {
@@ -214,7 +217,9 @@ struct BlockParser {
         var col = column
         while true {
             if isDocumentMarker(row) {
-                throw YAMLError(location: location(row, 0), message: "more than one document ('---') is not supported; a scenario file holds one document")
+                throw YAMLError(
+                    location: location(row, 0),
+                    message: "more than one document ('\(trimmedText(row).prefix(3))') is not supported; a scenario file holds one document")
             }
             let line = lines[row]
             if isDash(row, col) {

@@ -6,6 +6,10 @@ import Testing
 @Suite struct ScenarioFilesTests {
     static let files = PackagePaths.yamlFiles(in: PackagePaths.scenarios)
 
+    static func decoder(_ name: String) -> ScenarioDecoder {
+        ScenarioDecoder(file: "Scenarios/\(name)", baseDirectory: PackagePaths.scenarios.path)
+    }
+
     @Test func thereAreAtLeastFifteenScenarios() {
         #expect(Self.files.count >= 15)
     }
@@ -13,7 +17,7 @@ import Testing
     @Test(arguments: files.map(\.lastPathComponent))
     func scenarioRunsAndMatchesItsGoldenStreams(name: String) throws {
         let url = PackagePaths.scenarios.appendingPathComponent(name)
-        let scenario = try ScenarioDecoder(file: "Scenarios/\(name)").decode(try PackagePaths.read(url))
+        let scenario = try Self.decoder(name).decode(try PackagePaths.read(url))
         let run = try ScenarioRunner.run(scenario)
         #expect(run.failures.isEmpty, "seed \(scenario.seed): \(run.failures.map(\.description).joined(separator: "\n"))")
         let base = "Scenarios/" + name.replacingOccurrences(of: ".yaml", with: "")
@@ -25,7 +29,7 @@ import Testing
     @Test(arguments: files.map(\.lastPathComponent))
     func everyCustomerHasAnExactlyExpectation(name: String) throws {
         let url = PackagePaths.scenarios.appendingPathComponent(name)
-        let scenario = try ScenarioDecoder(file: name).decode(try PackagePaths.read(url))
+        let scenario = try Self.decoder(name).decode(try PackagePaths.read(url))
         let covered = Set(
             scenario.expectations.compactMap { expectation -> String? in
                 if case .notifications(let customer, .exactly, _, _) = expectation { return customer }
@@ -37,10 +41,10 @@ import Testing
     @Test(arguments: files.map(\.lastPathComponent))
     func sameScenarioAndSeedGiveIdenticalBytes(name: String) throws {
         let text = try PackagePaths.read(PackagePaths.scenarios.appendingPathComponent(name))
-        let first = try ScenarioRunner.run(try ScenarioDecoder(file: name).decode(text))
-        let second = try ScenarioRunner.run(try ScenarioDecoder(file: name).decode(text))
+        let first = try ScenarioRunner.run(try Self.decoder(name).decode(text))
+        let second = try ScenarioRunner.run(try Self.decoder(name).decode(text))
         #expect(RunOutput.jsonl(first) == RunOutput.jsonl(second))
-        let reseeded = try ScenarioRunner.run(try ScenarioDecoder(file: name).decode(text, overrides: ScenarioOverrides(seed: 99)))
+        let reseeded = try ScenarioRunner.run(try Self.decoder(name).decode(text, overrides: ScenarioOverrides(seed: 99)))
         #expect(RunOutput.jsonl(first) != RunOutput.jsonl(reseeded), "a different seed gives different ids")
     }
 }

@@ -21,7 +21,8 @@ let package = Package(
         .executableTarget(name: "simbench", dependencies: ["SubscriptionSimulator"]),
         // Golden files live beside the tests that read them (by path, not as resources).
         .testTarget(name: "SubscriptionSimulatorTests", dependencies: ["SubscriptionSimulator"], exclude: ["Golden"]),
-        .testTarget(name: "SimctlTests", dependencies: ["SimctlCommand", "SubscriptionSimulator"]),
+        // Depends on the executable too, so `swift test` builds the binary its end-to-end tests run.
+        .testTarget(name: "SimctlTests", dependencies: ["SimctlCommand", "SubscriptionSimulator", "simctl"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+
+/// Runs the built `simctl` binary as a user would.
+@Suite(.serialized) struct EndToEndTests {
+    let scenario = "Scenarios/family-stop-sharing.yaml"
+
+    func temporaryFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("simctl-e2e-\(UUIDText.next())")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func versionAndHelp() throws {
+        let version = try SimctlProcess.run(["--version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix("simctl ") && version.stderr.isEmpty)
+        let help = try SimctlProcess.run(["--help"])
+        #expect(help.status == 0 && help.stdout.contains("COMMANDS:") && help.stdout.contains("EXIT CODES:"))
+        let runHelp = try SimctlProcess.run(["help", "run"])
+        #expect(runHelp.status == 0 && runHelp.stdout.contains("--format jsonl"))
+    }
+
+    @Test func usageErrorExits64WithNothingOnStandardOutput() throws {
+        let result = try SimctlProcess.run(["run", scenario, "--format", "xml"])
+        #expect(result.status == 64 && result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("error: unknown format 'xml'; expected one of timeline, jsonl, decoded"))
+    }
+
+    @Test func timelineIsTheDefaultAndReportsExpectations() throws {
+        let result = try SimctlProcess.run(["run", scenario])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("SUBSCRIBED INITIAL_BUY") && result.stdout.contains("REVOKE"))
+        #expect(result.stdout.hasSuffix("expectations: 6 checked, all hold\n"))
+    }
+
+    @Test func jsonlIsOnePostBodyPerLineAndByteIdenticalAcrossRuns() throws {
+        let first = try SimctlProcess.run(["run", scenario, "--format", "jsonl"])
+        let second = try SimctlProcess.run(["run", scenario, "--format", "jsonl"])
+        #expect(first.status == 0 && first.stdout == second.stdout)
+        let lines = first.stdout.split(separator: "\n")
+        #expect(lines.count == 10)
+        #expect(lines.allSatisfy { $0.hasPrefix("{\"signedPayload\":\"") && $0.hasSuffix("\"}") })
+        let reseeded = try SimctlProcess.run(["run", scenario, "--format", "jsonl", "--seed", "8"])
+        #expect(reseeded.stdout != first.stdout)
+    }
+
+    @Test func decodedShowsRecipientInstantAndPayload() throws {
+        let result = try SimctlProcess.run(["run", scenario, "--format", "decoded"])
+        #expect(result.status == 0)
+        let first = try JSONSerialization.jsonObject(with: Data(result.stdout.split(separator: "\n")[0].utf8)) as? [String: Any]
+        #expect(first?["recipient"] as? String == "alice")
+        #expect(first?["at"] as? String == "2026-03-01T09:00:00Z")
+        let payload = first?["payload"] as? [String: Any]
+        #expect(payload?["notificationType"] as? String == "SUBSCRIBED")
+        #expect(((payload?["data"] as? [String: Any])?["signedTransactionInfo"] as? [String: Any])?["productId"] as? String == "com.example.nightsky.family.monthly")
+    }
+
+    @Test func untilOverrideExtendsTheRun() throws {
+        let result = try SimctlProcess.run(["run", scenario, "--format", "jsonl", "--until", "P4M"])
+        #expect(result.stdout.split(separator: "\n").count == 11, "one more renewal for alice")
+        #expect(result.status == 1, "alice's `exactly` expectation now sees the extra renewal")
+    }
+
+    @Test func untilBeforeTheLastTimelineEntryIsRefused() throws {
+        let result = try SimctlProcess.run(["run", scenario, "--until", "2h"])
+        #expect(result.status == 65 && result.stdout.isEmpty)
+        #expect(result.stderr.contains("`until` (2026-03-01T11:00:00Z) is before the last timeline entry (2026-04-10T09:00:00Z)"))
+    }
+
+    @Test func outWritesANumberedFixtureFolderWithAManifest() throws {
+        let folder = try temporaryFolder().appendingPathComponent("fixtures")
+        let result = try SimctlProcess.run(["run", scenario, "--out", folder.path, "--format", "jsonl"])
+        #expect(result.status == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(files.first == "0001.json" && files.contains("0010.json") && files.last == "manifest.json" && files.count == 11)
+        let firstBody = try String(contentsOf: folder.appendingPathComponent("0001.json"), encoding: .utf8)
+        #expect(firstBody == String(result.stdout.split(separator: "\n")[0]) + "\n")
+        let manifest = try String(contentsOf: folder.appendingPathComponent("manifest.json"), encoding: .utf8)
+        #expect(manifest.contains("\"notificationType\": \"REVOKE\"") && manifest.contains("\"recipient\": \"bob\""))
+    }
+
+    @Test func outRefusesAnExistingFolderAndLeavesNothingBehind() throws {
+        let parent = try temporaryFolder()
+        let existing = parent.appendingPathComponent("taken")
+        try FileManager.default.createDirectory(at: existing, withIntermediateDirectories: false)
+        try Data("keep".utf8).write(to: existing.appendingPathComponent("note.txt"))
+        let result = try SimctlProcess.run(["run", scenario, "--out", existing.path])
+        #expect(result.status == 73 && result.stdout.isEmpty)
+        #expect(result.stderr.contains("it already exists"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: existing.path) == ["note.txt"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["taken"], "no partial folder")
+        let missingParent = parent.appendingPathComponent("no/such/parent/fixtures")
+        let second = try SimctlProcess.run(["run", scenario, "--out", missingParent.path])
+        #expect(second.status == 73)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["taken"], "no partial folder")
+    }
+
+    @Test func invalidScenarioExits65WithFileLineAndColumn() throws {
+        let folder = try temporaryFolder()
+        let file = folder.appendingPathComponent("bad.yaml")
+        try Data("name: x\nstart: 2026-03-01T09:00:00Z\napp: { bundleId: b }\nproducts: []\ntimeline:\n  - at: 0\n    purchse: { customer: a, product: p }\n".utf8).write(to: file)
+        let result = try SimctlProcess.run(["run", file.path, "--out", folder.appendingPathComponent("fx").path])
+        #expect(result.status == 65)
+        #expect(result.stderr.hasPrefix("\(file.path):7:5: error: unknown key 'purchse' in a timeline entry; did you mean 'purchase'?"))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("fx").path))
+    }
+
+    @Test func failedExpectationExits1AndSaysWhatHappened() throws {
+        let folder = try temporaryFolder()
+        let text = try String(contentsOf: SimctlProcess.packageRoot.appendingPathComponent(scenario), encoding: .utf8)
+            .replacingOccurrences(of: "- { at: 40d, type: REVOKE }", with: "- { at: 41d, type: REVOKE }")
+        let file = folder.appendingPathComponent("changed.yaml")
+        try Data(text.utf8).write(to: file)
+        let result = try SimctlProcess.run(["run", file.path, "--format", "jsonl"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("expectation failed: carol's notification #3: expected REVOKE at 2026-04-11T09:00:00Z, found REVOKE at 2026-04-10T09:00:00Z"))
+        #expect(result.stdout.split(separator: "\n").count == 10, "jsonl output is still complete")
+    }
+
+    @Test func missingFileExits66() throws {
+        let result = try SimctlProcess.run(["validate", "no/such/file.yaml"])
+        #expect(result.status == 66 && result.stderr == "no/such/file.yaml: error: cannot read the file\n")
+    }
+
+    @Test func validateAndCatalog() throws {
+        let validate = try SimctlProcess.run(["validate", scenario])
+        #expect(validate.status == 0 && validate.stdout.contains("valid: 1 products, 3 customers, 2 timeline entries, 6 expectations"))
+        let catalog = try SimctlProcess.run(["catalog", "Scenarios/StoreKit/NightSky.storekit"])
+        #expect(catalog.status == 0)
+        #expect(catalog.stdout.contains("com.example.nightsky.family.monthly  autoRenewable  5C1A7E10/1   P1M     4.99   GBP       yes     free trial P1W"))
+        #expect(catalog.stdout.contains("_timeRate = 0") && catalog.stdout.contains("billing grace period: on"))
+    }
+}
+
+/// Unique folder names for tests without reading randomness into the product code.
+enum UUIDText {
+    nonisolated(unsafe) static var counter = 0
+    static func next() -> String {
+        counter += 1
+        return "\(ProcessInfo.processInfo.processIdentifier)-\(counter)-\(UUID().uuidString.prefix(8))"
+    }
+}

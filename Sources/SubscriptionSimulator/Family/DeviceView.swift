@@ -82,3 +82,23 @@ extension SimulatedStore {
         }?.kind
     }
 }
+
+extension DeviceEvent: CustomStringConvertible {
+    /// One line for people and golden files, e.g.
+    /// `2026-04-10T09:00:00Z bob transaction revoked com.example.monthly tx 2000000000000005 familyShared revocationDate 2026-04-10T09:00:00Z`.
+    public var description: String {
+        let head = "\(instant) \(customer) "
+        switch kind {
+        case .transaction(let update, let t):
+            var text = head + "transaction \(update.rawValue) \(t.productId) tx \(t.transactionId) "
+                + (t.ownership == .familyShared ? "familyShared" : "purchased")
+            if let expires = t.expiresDate { text += " expires \(expires)" }
+            if let revocation = t.revocation { text += " revocationDate \(revocation.date)" }
+            return text
+        case .renewalState(let productId, let state):
+            return head + "renewalState \(productId) \(state.rawValue)"
+        case .didRevokeEntitlements(let ids):
+            return head + "paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:) [\(ids.joined(separator: ", "))]"
+        }
+    }
+}

@@ -6,13 +6,13 @@ import Testing
 @Suite struct GoldenLifecycleTests {
     typealias Script = @Sendable (inout SimulatedStore) throws -> Void
 
-    static func goldenCheck(_ name: String, _ store: SimulatedStore, _ extra: [(String, String)] = []) {
+    static func goldenCheck(_ name: String, _ store: SimulatedStore, _ extra: [(String, String)] = [], folder: String = "Lifecycles") {
         let encoder = NotificationEncoder(app: store.app)
         let encoded = store.notifications.map(encoder.encode)
         let decoded = encoded.map { CanonicalJSON.pretty(.object(["recipient": .string($0.notification.recipient), "at": .string($0.notification.instant.description), "payload": $0.decodedPayload])) + "\n" }.joined()
         let bodies = encoded.map { $0.postBody + "\n" }.joined()
         for (suffix, text) in [("decoded.json", decoded), ("jsonl", bodies)] + extra {
-            if let problem = checkGolden(text, "Lifecycles/\(name).\(suffix)") { Issue.record("\(problem)") }
+            if let problem = checkGolden(text, "\(folder)/\(name).\(suffix)") { Issue.record("\(problem)") }
         }
     }
 

@@ -1,0 +1,103 @@
+// The Swift examples of docs/embedding.md, compiled and run. DocExamplesTests checks that every ```swift block of
+// the guide appears verbatim between a `docs:begin` and `docs:end` marker here.
+import SubscriptionSimulator
+import Testing
+import XCTest
+
+// docs:begin swift-testing
+@Test func familyMembersGetTheSubscriptionAnHourLater() throws {
+    let monthly = Product(
+        id: "com.example.family.monthly", type: .autoRenewable, group: "pro", period: .oneMonth,
+        price: Price(decimal: "9.99")!, familyShareable: true)
+    let start = CalendarDurationSyntax.parseInstant("2026-03-01T09:00:00Z")!
+    var store = SimulatedStore(
+        app: AppConfiguration(bundleId: "com.example.app"), catalog: try Catalog(products: [monthly]),
+        start: start, seed: 1)
+    try store.createFamily(organizer: "alice", members: ["bob"])
+
+    try store.purchase(monthly.id, by: "alice")
+    try store.advance(by: .minutes(59))
+    #expect(store.entitlements(for: "bob").isEmpty)
+
+    try store.advance(by: .minutes(1))
+    #expect(store.entitlements(for: "bob") == [monthly.id])
+    let received = store.notifications(for: "bob")
+    #expect(received.map(\.type) == [.subscribed] && received[0].subtype == .initialBuy)
+    #expect(received[0].transaction.ownership == .familyShared)
+}
+// docs:end
+
+// docs:begin xctest
+final class BillingRetryTests: XCTestCase {
+    func testGracePeriodKeepsAccessThenRetryRemovesIt() throws {
+        let monthly = Product(
+            id: "com.example.monthly", type: .autoRenewable, group: "pro", period: .oneMonth,
+            price: Price(decimal: "4.99")!)
+        var store = SimulatedStore(
+            app: AppConfiguration(bundleId: "com.example.app", gracePeriod: .sixteenDays),
+            catalog: try Catalog(products: [monthly]), start: Instant(millisecondsSince1970: 1_772_355_600_000))
+
+        try store.purchase(monthly.id, by: "alice")
+        store.failBilling(for: "alice")
+        try store.advance(by: .months(1))
+        XCTAssertEqual(store.notifications.last?.type, .didFailToRenew)
+        XCTAssertEqual(store.notifications.last?.subtype, .gracePeriod)
+        XCTAssertEqual(store.entitlements(for: "alice"), [monthly.id])
+
+        try store.advance(by: .days(16))
+        XCTAssertEqual(store.notifications.last?.type, .gracePeriodExpired)
+        XCTAssertEqual(store.entitlements(for: "alice"), [])
+
+        var whatIf = store  // a copy is a what-if branch
+        try whatIf.fixBilling(for: "alice")
+        XCTAssertEqual(whatIf.notifications.last?.subtype, .billingRecovery)
+        XCTAssertEqual(store.entitlements(for: "alice"), [], "the original is unchanged")
+    }
+}
+// docs:end
+
+// docs:begin payloads
+@Test func sendTheNotificationsToYourServerHandler() throws {
+    let monthly = Product(
+        id: "com.example.monthly", type: .autoRenewable, group: "pro", period: .oneMonth,
+        price: Price(decimal: "4.99")!)
+    var store = SimulatedStore(
+        app: AppConfiguration(bundleId: "com.example.app"), catalog: try Catalog(products: [monthly]),
+        start: Instant(millisecondsSince1970: 1_772_355_600_000))
+    try store.purchase(monthly.id, by: "alice")
+    try store.advance(by: .months(2))
+
+    let encoder = NotificationEncoder(app: store.app)
+    for notification in store.notifications {
+        let body = encoder.encode(notification).postBody  // {"signedPayload":"..."}, as Apple POSTs it
+        #expect(body.hasPrefix("{\"signedPayload\":\""))
+        // e.g. try await myServer.handleAppStoreNotification(body)
+    }
+    let status = store.allSubscriptionStatuses(for: "alice")  // Get All Subscription Statuses, Apple's JSON
+    #expect(status.value(at: "bundleId") == .string("com.example.app"))
+}
+// docs:end
+
+// docs:begin scenario
+@Test func runAScenarioFileFromATest() throws {
+    let text = """
+        name: Trial converts
+        start: 2026-03-01T09:00:00Z
+        app: { bundleId: com.example.app }
+        products:
+          - { id: com.example.monthly, type: autoRenewable, group: pro, period: P1M, price: 4.99, introOffer: { mode: freeTrial, period: P1W } }
+        timeline:
+          - at: 0
+            purchase: { customer: alice, product: com.example.monthly }
+        until: 1w
+        expect:
+          - notifications:
+              customer: alice
+              exactly:
+                - { at: 0, type: SUBSCRIBED, subtype: INITIAL_BUY, fields: { transaction.offerDiscountType: FREE_TRIAL } }
+                - { at: 1w, type: DID_RENEW, fields: { transaction.price: 4990 } }
+        """
+    let run = try ScenarioRunner.run(try ScenarioDecoder(file: "inline.yaml").decode(text))
+    #expect(run.failures.isEmpty, "\(run.failures)")
+}
+// docs:end

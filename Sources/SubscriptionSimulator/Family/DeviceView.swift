@@ -55,7 +55,6 @@ extension SimulatedStore {
         let customer = notification.recipient
         let record = notification.transaction
         var kinds: [DeviceEvent.Kind] = []
-        let newState = notification.status.map { DeviceEvent.Kind.renewalState(productId: record.productId, RenewalState($0)) }
         switch notification.type {
         case .subscribed:
             kinds.append(.transaction(.purchased, record))
@@ -71,15 +70,15 @@ extension SimulatedStore {
         default:
             break
         }
-        if let newState, lastRenewalState(of: customer, record.productId) != newState { kinds.append(newState) }
+        if let phase = notification.status {
+            let key = customer + "\u{0}" + record.productId
+            let state = RenewalState(phase)
+            if lastRenewalStates[key] != state {
+                lastRenewalStates[key] = state
+                kinds.append(.renewalState(productId: record.productId, state))
+            }
+        }
         for kind in kinds { deviceEvents.append(DeviceEvent(instant: now, customer: customer, kind: kind)) }
-    }
-
-    func lastRenewalState(of customer: String, _ productId: String) -> DeviceEvent.Kind? {
-        deviceEvents.last {
-            guard $0.customer == customer, case .renewalState(let id, _) = $0.kind else { return false }
-            return id == productId
-        }?.kind
     }
 }
 

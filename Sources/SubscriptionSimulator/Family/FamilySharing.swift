@@ -248,13 +248,15 @@ extension SimulatedStore {
 
     /// Share ids matching `predicate`, members in family order.
     func orderedShares(where predicate: (Share) -> Bool) -> [Int] {
-        let ids = shares.indices.filter { predicate(shares[$0]) }
-        return ids.sorted { a, b in
-            let order = family(of: shares[a].member).map { families[$0].everyone } ?? []
-            let ia = order.firstIndex(of: shares[a].member) ?? Int.max
-            let ib = order.firstIndex(of: shares[b].member) ?? Int.max
-            return ia != ib ? ia < ib : a < b
+        if shares.isEmpty { return [] }
+        var ranked: [(rank: Int, id: Int)] = []
+        for id in shares.indices where predicate(shares[id]) {
+            let member = shares[id].member
+            let rank = families.lazy.compactMap { $0.everyone.firstIndex(of: member) }.first ?? Int.max
+            ranked.append((rank, id))
         }
+        ranked.sort { ($0.rank, $0.id) < ($1.rank, $1.id) }
+        return ranked.map(\.id)
     }
 
     func sharesOf(_ source: Share.Source) -> [Int] {
@@ -339,10 +341,10 @@ extension SimulatedStore {
             let isFirst = shares[id].memberChain == nil
             let memberKey = shares[id].memberChain ?? ids.nextTransactionId()
             if isFirst {
-                chains[memberKey] = SubscriptionChain(
+                insertChain(SubscriptionChain(
                     originalTransactionId: memberKey, customer: member, group: source.group, ownership: .familyShared,
                     sharedFrom: key, sharingOn: false, state: source.state, originalPurchaseDate: now,
-                    recentSubscriptionStartDate: now, currentTransactionIndex: -1)
+                    recentSubscriptionStartDate: now, currentTransactionIndex: -1))
                 shares[id].memberChain = memberKey
             }
             chains[memberKey]?.state = source.state
@@ -367,7 +369,7 @@ extension SimulatedStore {
             record.lastModified = now
             shares[id].memberTransactionIndex = transactions.count
             shares[id].phase = .granted
-            transactions.append(record)
+            appendTransaction(record)
             // ONE_TIME_CHARGE: also sent when a customer receives a non-consumable through Family Sharing (§1.1, S-NT).
             send(.oneTimeCharge, nil, to: member, transaction: record, renewal: nil, status: nil, restored: restored)
         }
@@ -393,11 +395,12 @@ extension SimulatedStore {
         record.revocation = nil
         record.lastModified = now
         chains[memberKey]?.currentTransactionIndex = transactions.count
-        transactions.append(record)
+        appendTransaction(record)
     }
 
     /// Renewals and recoveries reach members at the same instant, with no delay (§4.4, §4.5).
     mutating func chargeMembers(sharing key: String, like record: TransactionRecord) {
+        if shares.isEmpty { return }
         for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
             guard let memberKey = shares[id].memberChain else { continue }
             appendMemberTransaction(memberKey, like: record, purchaseDate: record.purchaseDate, reason: record.reason)
@@ -410,7 +413,7 @@ extension SimulatedStore {
         sharing key: String, _ type: NotificationType, _ subtype: NotificationSubtype?, snapshot: SubscriptionState,
         refundReason: Int32
     ) {
-        guard chains[key]?.ownership == .purchased else { return }
+        guard !shares.isEmpty else { return }
         for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
             guard let memberType = FamilyRules.memberNotification(for: type), let memberKey = shares[id].memberChain
             else { continue }

@@ -72,6 +72,12 @@ public struct SimulatedStore: Sendable {
     var nonConsumableSharingOff: Set<Int> = []
     /// What each customer's device observes, in order (see `Family/DeviceView.swift`).
     public internal(set) var deviceEvents: [DeviceEvent] = []
+    /// The last renewal state each device saw per product (customer + NUL + product id).
+    var lastRenewalStates: [String: RenewalState] = [:]
+    /// Chain keys per customer, in creation order (lookups happen on every event).
+    var chainKeysByCustomer: [String: [String]] = [:]
+    /// Transaction indices of one-time purchases per customer (entitlements are re-derived on every event).
+    var oneTimeIndicesByCustomer: [String: [Int]] = [:]
 
     public init(app: AppConfiguration, catalog: Catalog, start: Instant, seed: UInt64 = 0) {
         self.app = app
@@ -152,7 +158,8 @@ public struct SimulatedStore: Sendable {
     public mutating func fixBilling(for customer: String) throws(StoreError) {
         addCustomer(customer)
         failingPayment.remove(customer)
-        for key in chainKeys(of: customer) {
+        // Only the customer's own subscriptions: a family member's share mirrors its purchaser's billing.
+        for key in chainKeys(of: customer) where chains[key]?.ownership == .purchased {
             try apply(.billingFixed, to: key)
         }
         refreshEntitlements()
@@ -198,7 +205,7 @@ public struct SimulatedStore: Sendable {
         _ = try requireProduct(productId)
         guard removedFromSale.contains(productId) else { throw .alreadyOnSale(productId) }
         removedFromSale.remove(productId)
-        for key in chains.keys.sorted() where chains[key]?.state.productId == productId {
+        for key in chains.keys.sorted() where chains[key]?.state.productId == productId && chains[key]?.ownership == .purchased {
             try apply(.productRestoredToSale, to: key)
         }
         refreshEntitlements()
@@ -251,8 +258,10 @@ public struct SimulatedStore: Sendable {
     }
 
     mutating func perform(_ effects: [LifecycleEffect], on key: String, refundReason: Int32) throws(StoreError) {
+        // The chain is taken out once and put back at the end: effects touch it many times.
+        guard var chain = chains.removeValue(forKey: key) else { return }
+        defer { chains[key] = chain }
         for effect in effects {
-            guard let chain = chains[key] else { return }
             switch effect {
             case .charge(let purchaseDate, let expiresDate, let offer, let reason):
                 let product = catalog[chain.state.productId]!
@@ -268,8 +277,8 @@ public struct SimulatedStore: Sendable {
                     expiresDate: expiresDate, ownership: .purchased, reason: reason, offer: offer,
                     price: offer?.price ?? product.price, currency: product.currency, revocation: nil,
                     lastModified: now)
-                chains[key]?.currentTransactionIndex = transactions.count
-                transactions.append(record)
+                chain.currentTransactionIndex = transactions.count
+                appendTransaction(record)
                 chargeMembers(sharing: key, like: record)
             case .revokeCurrentTransaction:
                 transactions[chain.currentTransactionIndex].revocation = Revocation(
@@ -277,18 +286,19 @@ public struct SimulatedStore: Sendable {
                 transactions[chain.currentTransactionIndex].lastModified = now
             case .schedule(let timer, let instant):
                 do throws(SchedulingError) {
-                    let id = try scheduler.schedule(
+                    chain.timers[timer] = try scheduler.schedule(
                         .lifecycle(chain: key, timer: timer), at: instant, priority: StoreEventPriority.storeEvent)
-                    chains[key]?.timers[timer] = id
                 } catch { throw .scheduling(error) }
             case .cancelAllTimers:
                 for id in chain.timers.values { scheduler.cancel(id) }
-                chains[key]?.timers = [:]
+                chain.timers = [:]
             case .notify(let type, let subtype, let snapshot):
                 send(
                     type, subtype, to: chain.customer, transaction: transactions[chain.currentTransactionIndex],
                     renewal: renewalSnapshot(of: chain, state: snapshot), status: snapshot.phase)
-                notifyMembers(sharing: key, type, subtype, snapshot: snapshot, refundReason: refundReason)
+                if chain.ownership == .purchased {
+                    notifyMembers(sharing: key, type, subtype, snapshot: snapshot, refundReason: refundReason)
+                }
             }
         }
     }
@@ -321,7 +331,7 @@ public struct SimulatedStore: Sendable {
                 originalTransactionId: originalId, customer: customer, group: group, ownership: .purchased,
                 sharedFrom: nil, sharingOn: false, state: state,
                 originalPurchaseDate: now, recentSubscriptionStartDate: now, currentTransactionIndex: -1)
-            chains[originalId] = chain
+            insertChain(chain)
             chainKeyByCustomerGroup[groupKey] = originalId
             try perform(effects, on: originalId, refundReason: 0)
             try startSharingNewPurchase(chain: originalId, product: product)
@@ -358,7 +368,7 @@ public struct SimulatedStore: Sendable {
                     .nonRenewingTermEnds(customer: customer), at: term, priority: StoreEventPriority.storeEvent)
             } catch { throw .scheduling(error) }
         }
-        transactions.append(record)
+        appendTransaction(record)
         send(.oneTimeCharge, nil, to: customer, transaction: record, renewal: nil, status: nil)
         if product.type == .nonConsumable && product.familyShareable {
             try scheduleShares(of: .nonConsumable(transactionIndex: transactions.count - 1), purchaser: customer)
@@ -413,7 +423,8 @@ public struct SimulatedStore: Sendable {
         for key in chainKeys(of: customer) where chains[key]!.state.isEntitled {
             products.insert(chains[key]!.state.productId)
         }
-        for (index, record) in transactions.enumerated() where record.customer == customer && record.revocation == nil {
+        for index in oneTimeIndicesByCustomer[customer] ?? [] where transactions[index].revocation == nil {
+            let record = transactions[index]
             switch record.productType {
             case .nonConsumable: products.insert(record.productId)
             case .nonRenewing: if let end = nonRenewingTerms[index], now < end { products.insert(record.productId) }
@@ -432,7 +443,21 @@ public struct SimulatedStore: Sendable {
     }
 
     func chainKeys(of customer: String) -> [String] {
-        chains.values.filter { $0.customer == customer }.map(\.originalTransactionId).sorted()
+        chainKeysByCustomer[customer] ?? []
+    }
+
+    /// Registers a new chain (the one place chains are created).
+    mutating func insertChain(_ chain: SubscriptionChain) {
+        chains[chain.originalTransactionId] = chain
+        chainKeysByCustomer[chain.customer, default: []].append(chain.originalTransactionId)
+    }
+
+    /// Appends a transaction, indexing one-time purchases by customer.
+    mutating func appendTransaction(_ record: TransactionRecord) {
+        if record.productType != .autoRenewable {
+            oneTimeIndicesByCustomer[record.customer, default: []].append(transactions.count)
+        }
+        transactions.append(record)
     }
 
     func requireProduct(_ id: String) throws(StoreError) -> Product {

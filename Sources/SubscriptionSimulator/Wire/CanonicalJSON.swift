@@ -19,13 +19,13 @@ public enum CanonicalJSON {
 
     static func write(_ value: JSONValue, into out: inout [UInt8], indent: Int?, depth: Int) {
         switch value {
-        case .null: out += Array("null".utf8)
-        case .bool(let b): out += Array((b ? "true" : "false").utf8)
-        case .integer(let i): out += Array(String(i).utf8)
-        case .decimal(let text): out += Array(text.utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .integer(let i): out.append(contentsOf: String(i).utf8)
+        case .decimal(let text): out.append(contentsOf: text.utf8)
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
-            if items.isEmpty { out += Array("[]".utf8); return }
+            if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
             out.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -35,9 +35,9 @@ public enum CanonicalJSON {
             newline(&out, indent, depth)
             out.append(UInt8(ascii: "]"))
         case .object(let members):
-            if members.isEmpty { out += Array("{}".utf8); return }
+            if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
             out.append(UInt8(ascii: "{"))
-            let keys = members.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             for (index, key) in keys.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, indent, depth + 1)

@@ -22,15 +22,15 @@ import Testing
             let priority = random.nextInt(in: 0...2)
             let id = queue.schedule(n, at: Instant(millisecondsSince1970: instant), priority: priority)
             ids.append(id)
-            reference.append(Reference(instant: instant, priority: priority, sequence: id.rawValue))
+            reference.append(Reference(instant: instant, priority: priority, sequence: UInt64(n)))
         }
         var cancelled: Set<UInt64> = []
         for _ in 0..<800 {
-            let id = ids[random.nextInt(in: 0...(ids.count - 1))]
-            let wasLive = !cancelled.contains(id.rawValue)
-            let didCancel = queue.cancel(id)
+            let n = random.nextInt(in: 0...(ids.count - 1))
+            let wasLive = !cancelled.contains(UInt64(n))
+            let didCancel = queue.cancel(ids[n])
             #expect(didCancel == wasLive, "seed \(seed)")
-            cancelled.insert(id.rawValue)
+            cancelled.insert(UInt64(n))
         }
         let expected = reference.filter { !cancelled.contains($0.sequence) }.sorted()
         #expect(queue.count == expected.count, "seed \(seed)")
@@ -40,6 +40,32 @@ import Testing
         }
         #expect(popped == expected, "seed \(seed)")
         #expect(queue.isEmpty)
+    }
+
+    @Test func slotsAreReusedWithoutConfusingOldIds() {
+        var queue = EventQueue<Int>()
+        let old = queue.schedule(1, at: Instant(millisecondsSince1970: 1))
+        _ = queue.popNext()
+        let new = queue.schedule(2, at: Instant(millisecondsSince1970: 2))
+        #expect(old != new)
+        let staleCancel = queue.cancel(old)
+        #expect(!staleCancel, "an id from a popped event never cancels the slot's next event")
+        #expect(queue.popNext()?.payload == 2)
+    }
+
+    @Test func interleavedScheduleAndPopKeepOrder() {
+        var random = RandomSource(seed: 11)
+        var queue = EventQueue<Int64>()
+        var now: Int64 = 0
+        for _ in 0..<20_000 {
+            if random.nextInt(in: 0...2) > 0 || queue.isEmpty {
+                queue.schedule(0, at: Instant(millisecondsSince1970: now + Int64(random.nextInt(in: 0...1000))))
+            } else {
+                let e = queue.popNext()!
+                #expect(e.instant.millisecondsSince1970 >= now)
+                now = e.instant.millisecondsSince1970
+            }
+        }
     }
 
     @Test func equalInstantsRunByPriorityThenSchedulingOrder() {

@@ -208,6 +208,18 @@ func makeFamilyStore(grace: GracePeriodSetting = .off, members: [String] = ["bob
             ])
     }
 
+    @Test func aMembersFixBillingNeverDrivesTheSharedSubscription() throws {
+        var store = makeFamilyStore(grace: .sixteenDays)
+        try store.purchase(familyMonthly.id, by: "alice")
+        store.failBilling(for: "alice")
+        try store.advance(to: at("P1M2D"))
+        try store.fixBilling(for: "bob")
+        #expect(store.notifications(for: "bob").last?.type == .didFailToRenew, "bob's payment method is not the one failing")
+        try store.removeFromSale(familyMonthly.id)
+        try store.restoreToSale(familyMonthly.id)
+        #expect(store.notifications.last?.type == .didFailToRenew)
+    }
+
     @Test func aMemberWithTheirOwnSubscriptionKeepsAccessAfterRevoke() throws {
         var store = makeFamilyStore()
         try store.purchase(familyMonthly.id, by: "alice")

@@ -181,7 +181,7 @@ public struct ScenarioDecoder {
             if let existing, existing.type != type {
                 throw fail(
                     typeNode,
-                    "product '\(id)' is a \(existing.type.rawValue) in the .storekit file; a scenario may override its fields but not change its type")
+                    "product '\(id)' has type \(existing.type.rawValue) in the .storekit file; a scenario may override its fields but not change its type")
             }
             product = existing ?? Product(id: id, type: type, price: .free)
         } else if let existing {

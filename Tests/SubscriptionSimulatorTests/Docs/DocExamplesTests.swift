@@ -48,6 +48,12 @@ import Testing
         #expect(doc.trimmingCharacters(in: .newlines) == withoutComments.trimmingCharacters(in: .newlines))
     }
 
+    @Test func familySharingTimelineIsTheRealOutput() throws {
+        let doc = try PackagePaths.read(PackagePaths.docs.appendingPathComponent("family-sharing.md"))
+        let golden = try PackagePaths.read(PackagePaths.golden.appendingPathComponent("Scenarios/family-stop-sharing.timeline.txt"))
+        #expect(doc.contains("```text\n" + golden + "```"))
+    }
+
     /// The contract example must run exactly as written, in every later version.
     @Test func theContractExampleRunsAsWritten() throws {
         let block = Self.blocks("yaml").first { $0.file == "scenario-format.md" }!.text

@@ -132,11 +132,7 @@ import Testing
     }
 }
 
-/// Unique folder names for tests without reading randomness into the product code.
+/// Unique folder names for tests (tests may use UUID(); the product code never does).
 enum UUIDText {
-    nonisolated(unsafe) static var counter = 0
-    static func next() -> String {
-        counter += 1
-        return "\(ProcessInfo.processInfo.processIdentifier)-\(counter)-\(UUID().uuidString.prefix(8))"
-    }
+    static func next() -> String { "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)" }
 }

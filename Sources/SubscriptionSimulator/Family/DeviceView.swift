@@ -67,8 +67,11 @@ extension SimulatedStore {
             if record.productType == .autoRenewable || record.productType == .nonConsumable {
                 kinds.append(.didRevokeEntitlements(productIds: [record.productId]))
             }
-        default:
-            break
+        case .didFailToRenew, .gracePeriodExpired, .expired, .didChangeRenewalStatus, .didChangeRenewalPref,
+            .offerRedeemed, .priceIncrease, .refundDeclined, .refundReversed, .consumptionRequest, .renewalExtended,
+            .renewalExtension, .test, .externalPurchaseToken, .rescindConsent, .metadataUpdate, .migration,
+            .priceChange:
+            break  // no transaction update; a renewal-state change, if any, is recorded below
         }
         if let phase = notification.status {
             let key = customer + "\u{0}" + record.productId

@@ -19,8 +19,14 @@ public enum FamilyRules {
         switch type {
         case .refund: return .revoke
         case .refundDeclined, .refundReversed, .priceIncrease, .consumptionRequest: return nil
-        case .revoke: return nil
-        default: return type
+        case .revoke: return nil  // members' own REVOKE is not fanned out again
+        case .subscribed, .didRenew, .didFailToRenew, .gracePeriodExpired, .expired, .didChangeRenewalStatus,
+            .didChangeRenewalPref, .offerRedeemed, .renewalExtended, .renewalExtension:
+            return type
+        case .oneTimeCharge:
+            return nil  // members receive a shared non-consumable through its own grant, after the family delay
+        case .test, .externalPurchaseToken, .rescindConsent, .metadataUpdate, .migration, .priceChange:
+            return nil  // not about a shared purchase
         }
     }
 

@@ -73,15 +73,20 @@ let app = AppConfiguration(bundleId: "com.example.bench", gracePeriod: .sixteenD
 let start = CalendarMath.instant(year: 2026, month: 1, day: 1, hour: 9)
 let lifecycles = 20_000
 var notificationsPerLifecycle = 0
+func oneYear(seed: UInt64) -> SimulatedStore {
+    var store = SimulatedStore(app: app, catalog: catalog, start: start, seed: seed)
+    try! store.purchase(monthly.id, by: "alice")
+    try! store.advance(to: start.adding(CalendarDuration(months: 5, days: 20)))
+    store.failBilling(for: "alice")
+    try! store.advance(to: start.adding(CalendarDuration(months: 6, days: 10)))
+    try! store.fixBilling(for: "alice")
+    try! store.advance(to: start.adding(.years(1)))
+    return store
+}
+
 let lifecycle = measure("one-year monthly lifecycle (5 renewals, a billing failure, recovery in grace), in process", unit: "lifecycles", runs: 7, work: lifecycles) {
     for n in 0..<lifecycles {
-        var store = SimulatedStore(app: app, catalog: catalog, start: start, seed: UInt64(n))
-        try! store.purchase(monthly.id, by: "alice")
-        try! store.advance(to: start.adding(CalendarDuration(months: 5, days: 20)))
-        store.failBilling(for: "alice")
-        try! store.advance(to: start.adding(CalendarDuration(months: 6, days: 10)))
-        try! store.fixBilling(for: "alice")
-        try! store.advance(to: start.adding(.years(1)))
+        let store = oneYear(seed: UInt64(n))
         notificationsPerLifecycle = store.notifications.count
         sink &+= store.notifications.count
     }
@@ -91,13 +96,7 @@ print("(each lifecycle emits \(notificationsPerLifecycle) notifications)")
 let encodeRuns = 2_000
 _ = measure("the same lifecycle, also encoding every notification as a signed POST body", unit: "lifecycles", runs: 5, work: encodeRuns) {
     for n in 0..<encodeRuns {
-        var store = SimulatedStore(app: app, catalog: catalog, start: start, seed: UInt64(n))
-        try! store.purchase(monthly.id, by: "alice")
-        try! store.advance(to: start.adding(CalendarDuration(months: 5, days: 20)))
-        store.failBilling(for: "alice")
-        try! store.advance(to: start.adding(CalendarDuration(months: 6, days: 10)))
-        try! store.fixBilling(for: "alice")
-        try! store.advance(to: start.adding(.years(1)))
+        let store = oneYear(seed: UInt64(n))
         let encoder = NotificationEncoder(app: app)
         for notification in store.notifications { sink &+= encoder.encode(notification).postBody.utf8.count }
     }

@@ -304,17 +304,20 @@ struct BlockParser {
     }
 
     func checkIndicator(_ scalar: Unicode.Scalar, _ r: Int, _ c: Int) throws(YAMLError) {
-        let message: String?
+        if let message = Self.unsupportedIndicator(scalar) { throw YAMLError(location: location(r, c), message: message) }
+    }
+
+    /// The message for a character that starts a construct outside the subset, written once for block and flow.
+    static func unsupportedIndicator(_ scalar: Unicode.Scalar) -> String? {
         switch scalar {
-        case "&": message = "anchors ('&') are not supported; write the value out"
-        case "*": message = "aliases ('*') are not supported; write the value out"
-        case "!": message = "tags ('!') are not supported; values are plain text"
-        case "|", ">": message = "block scalars (| and >) are not supported; write the text on one line in quotes"
-        case "%": message = "directives ('%') are not supported"
-        case "@", "`": message = "'\(scalar)' cannot start a plain value; put the value in quotes"
-        default: message = nil
+        case "&": return "anchors ('&') are not supported; write the value out"
+        case "*": return "aliases ('*') are not supported; write the value out"
+        case "!": return "tags ('!') are not supported; values are plain text"
+        case "|", ">": return "block scalars (| and >) are not supported; write the text on one line in quotes"
+        case "%": return "directives ('%') are not supported"
+        case "@", "`": return "'\(scalar)' cannot start a plain value; put the value in quotes"
+        default: return nil
         }
-        if let message { throw YAMLError(location: location(r, c), message: message) }
     }
 
     /// A value that starts at (row, c): flow collection, quoted or plain scalar. Moves `row` past it.
@@ -468,15 +471,11 @@ struct FlowParser {
         let line = lines[row]
         let start = column
         let startLocation = location(row, column)
-        switch line[column] {
-        case "&": throw YAMLError(location: startLocation, message: "anchors ('&') are not supported; write the value out")
-        case "*": throw YAMLError(location: startLocation, message: "aliases ('*') are not supported; write the value out")
-        case "!": throw YAMLError(location: startLocation, message: "tags ('!') are not supported; values are plain text")
-        case "|", ">":
-            throw YAMLError(location: startLocation, message: "block scalars (| and >) are not supported; write the text on one line in quotes")
-        case ":", ",", "]", "}":
+        if let message = BlockParser.unsupportedIndicator(line[column]) {
+            throw YAMLError(location: startLocation, message: message)
+        }
+        if [":", ",", "]", "}"].contains(line[column]) {
             throw YAMLError(location: startLocation, message: "expected a value, found '\(line[column])'")
-        default: break
         }
         var i = column
         while i < line.count {

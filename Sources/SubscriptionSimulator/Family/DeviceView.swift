@@ -42,46 +42,67 @@ public enum RenewalState: String, Hashable, Sendable {
     }
 }
 
-extension SimulatedStore {
-    /// The ordered stream a StoreKit app on `customer`'s device would observe.
-    public func deviceEvents(for customer: String) -> [DeviceEvent] {
-        deviceEvents.filter { $0.customer == customer }
-    }
+/// A `restorePurchases` on a device: where it falls among the notifications, and what it restored.
+struct RestoreRecord: Hashable, Sendable {
+    /// The number of notifications sent before it.
+    var position: Int
+    var instant: Instant
+    var customer: String
+    var transactions: [TransactionRecord]
+}
 
-    /// Derives the device's view of one notification. `paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:)`
-    /// is called in a member's app on REVOKE, and in the purchaser's app when refunded for a non-consumable or an
-    /// auto-renewable subscription, shared or not (reference §7.2, S-REVOKECB).
-    mutating func recordDeviceEvents(for notification: SentNotification, restored: Bool) {
-        let customer = notification.recipient
-        let record = notification.transaction
-        var kinds: [DeviceEvent.Kind] = []
-        switch notification.type {
-        case .subscribed:
-            kinds.append(.transaction(.purchased, record))
-        case .didRenew:
-            kinds.append(.transaction(.renewed, record))
-        case .oneTimeCharge:
-            kinds.append(.transaction(restored ? .restored : .purchased, record))
-        case .refund, .revoke:
-            kinds.append(.transaction(.revoked, record))
-            if record.productType == .autoRenewable || record.productType == .nonConsumable {
-                kinds.append(.didRevokeEntitlements(productIds: [record.productId]))
-            }
-        case .didFailToRenew, .gracePeriodExpired, .expired, .didChangeRenewalStatus, .didChangeRenewalPref,
-            .offerRedeemed, .priceIncrease, .refundDeclined, .refundReversed, .consumptionRequest, .renewalExtended,
-            .renewalExtension, .test, .externalPurchaseToken, .rescindConsent, .metadataUpdate, .migration,
-            .priceChange:
-            break  // no transaction update; a renewal-state change, if any, is recorded below
-        }
-        if let phase = notification.status {
-            let key = customer + "\u{0}" + record.productId
-            let state = RenewalState(phase)
-            if lastRenewalStates[key] != state {
-                lastRenewalStates[key] = state
-                kinds.append(.renewalState(productId: record.productId, state))
+extension SimulatedStore {
+    /// The ordered stream a StoreKit app on `customer`'s device would observe, derived from what the store sent.
+    ///
+    /// `paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:)` is called in a member's app on REVOKE, and in
+    /// the purchaser's app when refunded for a non-consumable or an auto-renewable subscription, shared or not
+    /// (reference §7.2, S-REVOKECB).
+    public func deviceEvents(for customer: String) -> [DeviceEvent] {
+        var events: [DeviceEvent] = []
+        var lastState: [String: RenewalState] = [:]
+        var pendingRestores = restores.filter { $0.customer == customer }[...]
+        func flushRestores(upTo position: Int) {
+            while let restore = pendingRestores.first, restore.position <= position {
+                for record in restore.transactions {
+                    events.append(DeviceEvent(instant: restore.instant, customer: customer, kind: .transaction(.restored, record)))
+                }
+                pendingRestores = pendingRestores.dropFirst()
             }
         }
-        for kind in kinds { deviceEvents.append(DeviceEvent(instant: now, customer: customer, kind: kind)) }
+        for (index, notification) in notifications.enumerated() {
+            flushRestores(upTo: index)
+            guard notification.recipient == customer else { continue }
+            let record = notification.transaction
+            var kinds: [DeviceEvent.Kind] = []
+            switch notification.type {
+            case .subscribed:
+                kinds.append(.transaction(.purchased, record))
+            case .didRenew:
+                kinds.append(.transaction(.renewed, record))
+            case .oneTimeCharge:
+                kinds.append(.transaction(restoredNotifications.contains(index) ? .restored : .purchased, record))
+            case .refund, .revoke:
+                kinds.append(.transaction(.revoked, record))
+                if record.productType == .autoRenewable || record.productType == .nonConsumable {
+                    kinds.append(.didRevokeEntitlements(productIds: [record.productId]))
+                }
+            case .didFailToRenew, .gracePeriodExpired, .expired, .didChangeRenewalStatus, .didChangeRenewalPref,
+                .offerRedeemed, .priceIncrease, .refundDeclined, .refundReversed, .consumptionRequest, .renewalExtended,
+                .renewalExtension, .test, .externalPurchaseToken, .rescindConsent, .metadataUpdate, .migration,
+                .priceChange:
+                break  // no transaction update; a renewal-state change, if any, follows
+            }
+            if let phase = notification.status {
+                let state = RenewalState(phase)
+                if lastState[record.productId] != state {
+                    lastState[record.productId] = state
+                    kinds.append(.renewalState(productId: record.productId, state))
+                }
+            }
+            for kind in kinds { events.append(DeviceEvent(instant: notification.instant, customer: customer, kind: kind)) }
+        }
+        flushRestores(upTo: notifications.count)
+        return events
     }
 }
 

@@ -186,11 +186,10 @@ extension SimulatedStore {
                 deliverShare(id, restored: true)
             }
         }
-        for record in transactions where record.customer == customer && record.revocation == nil
-            && record.productType == .nonConsumable
-        {
-            deviceEvents.append(DeviceEvent(instant: now, customer: customer, kind: .transaction(.restored, record)))
+        let restored = transactions.filter {
+            $0.customer == customer && $0.revocation == nil && $0.productType == .nonConsumable
         }
+        restores.append(RestoreRecord(position: notifications.count, instant: now, customer: customer, transactions: restored))
         refreshEntitlements()
     }
 

@@ -70,10 +70,11 @@ public struct SimulatedStore: Sendable {
     var shareNewPurchases: [String: Bool] = [:]
     /// Non-consumable purchases (transaction index) whose purchaser switched sharing off.
     var nonConsumableSharingOff: Set<Int> = []
-    /// What each customer's device observes, in order (see `Family/DeviceView.swift`).
-    public internal(set) var deviceEvents: [DeviceEvent] = []
-    /// The last renewal state each device saw per product (customer + NUL + product id).
-    var lastRenewalStates: [String: RenewalState] = [:]
+    /// Restores of purchases on customers' devices, for the device view (`Family/DeviceView.swift`), which is
+    /// otherwise derived from the notifications when asked for.
+    var restores: [RestoreRecord] = []
+    /// Notifications (by index) whose transaction reached the device through a restore.
+    var restoredNotifications: Set<Int> = []
     /// Chain keys per customer, in creation order (lookups happen on every event).
     var chainKeysByCustomer: [String: [String]] = [:]
     /// Transaction indices of one-time purchases per customer (entitlements are re-derived on every event).
@@ -384,8 +385,8 @@ public struct SimulatedStore: Sendable {
         let notification = SentNotification(
             recipient: recipient, instant: now, type: type, subtype: subtype,
             notificationUUID: ids.nextNotificationUUID(), transaction: transaction, renewal: renewal, status: status)
+        if restored { restoredNotifications.insert(notifications.count) }
         notifications.append(notification)
-        recordDeviceEvents(for: notification, restored: restored)
     }
 
     func renewalSnapshot(of chain: SubscriptionChain, state: SubscriptionState) -> RenewalSnapshot {

@@ -75,6 +75,8 @@ public struct SimulatedStore: Sendable {
     var restores: [RestoreRecord] = []
     /// Notifications (by index) whose transaction reached the device through a restore.
     var restoredNotifications: Set<Int> = []
+    /// Customers whose entitlements may have changed since the last refresh.
+    var customersToRefresh: Set<String> = []
     /// Chain keys per customer, in creation order (lookups happen on every event).
     var chainKeysByCustomer: [String: [String]] = [:]
     /// Transaction indices of one-time purchases per customer (entitlements are re-derived on every event).
@@ -226,8 +228,8 @@ public struct SimulatedStore: Sendable {
             }
             // Store events are never rejected: the table only rejects customer actions.
             try? apply(input, to: key)
-        case .nonRenewingTermEnds:
-            break
+        case .nonRenewingTermEnds(let customer):
+            customersToRefresh.insert(customer)
         case .familyGrant(let share):
             deliverPendingShare(share)
         }
@@ -386,6 +388,7 @@ public struct SimulatedStore: Sendable {
             recipient: recipient, instant: now, type: type, subtype: subtype,
             notificationUUID: ids.nextNotificationUUID(), transaction: transaction, renewal: renewal, status: status)
         if restored { restoredNotifications.insert(notifications.count) }
+        customersToRefresh.insert(recipient)
         notifications.append(notification)
     }
 
@@ -408,31 +411,39 @@ public struct SimulatedStore: Sendable {
 
     // MARK: - Entitlements
 
-    /// Re-derives every customer's entitlements and logs the changes (entitlements are derived, never toggled).
+    /// Re-derives the entitlements of every customer something happened to since the last refresh, and logs the
+    /// changes. Entitlements are derived from subscriptions and transactions, never toggled; every change of them
+    /// comes with a notification to that customer, or with the end of a non-renewing term.
     mutating func refreshEntitlements() {
-        for customer in customers {
+        guard !customersToRefresh.isEmpty else { return }
+        for customer in customers where customersToRefresh.contains(customer) {
             let products = derivedEntitlements(of: customer)
             if currentEntitlements[customer] != products {
                 currentEntitlements[customer] = products
                 entitlementChanges.append(EntitlementChange(instant: now, customer: customer, products: products))
             }
         }
+        customersToRefresh.removeAll(keepingCapacity: true)
     }
 
     func derivedEntitlements(of customer: String) -> [String] {
-        var products: Set<String> = []
-        for key in chainKeys(of: customer) where chains[key]!.state.isEntitled {
-            products.insert(chains[key]!.state.productId)
+        var products: [String] = []
+        for key in chainKeys(of: customer) {
+            if let state = chains[key]?.state, state.isEntitled { products.append(state.productId) }
         }
         for index in oneTimeIndicesByCustomer[customer] ?? [] where transactions[index].revocation == nil {
             let record = transactions[index]
             switch record.productType {
-            case .nonConsumable: products.insert(record.productId)
-            case .nonRenewing: if let end = nonRenewingTerms[index], now < end { products.insert(record.productId) }
+            case .nonConsumable: products.append(record.productId)
+            case .nonRenewing: if let end = nonRenewingTerms[index], now < end { products.append(record.productId) }
             case .consumable, .autoRenewable: break
             }
         }
-        return products.sorted()
+        if products.count < 2 { return products }
+        products.sort()
+        var unique: [String] = []
+        for product in products where unique.last != product { unique.append(product) }
+        return unique
     }
 
     // MARK: - Lookups

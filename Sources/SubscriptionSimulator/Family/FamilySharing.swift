@@ -341,7 +341,8 @@ extension SimulatedStore {
             let memberKey = shares[id].memberChain ?? ids.nextTransactionId()
             if isFirst {
                 insertChain(SubscriptionChain(
-                    originalTransactionId: memberKey, customer: member, group: source.group, ownership: .familyShared,
+                    originalTransactionId: memberKey, customer: member, group: source.group,
+                    groupIdentifier: source.groupIdentifier, ownership: .familyShared,
                     sharedFrom: key, sharingOn: false, state: source.state, originalPurchaseDate: now,
                     recentSubscriptionStartDate: now, currentTransactionIndex: -1))
                 shares[id].memberChain = memberKey

@@ -41,7 +41,7 @@ extension SimulatedStore {
             guard let chain = chains[key] else { return nil }
             return SubscriptionSummary(
                 customer: customer, originalTransactionId: key,
-                subscriptionGroupIdentifier: catalog.subscriptionGroupIdentifier(for: chain.group),
+                subscriptionGroupIdentifier: chain.groupIdentifier,
                 state: chain.state, latestTransaction: transactions[chain.currentTransactionIndex],
                 renewal: renewalSnapshot(of: chain, state: chain.state))
         }

@@ -20,6 +20,8 @@ struct SubscriptionChain: Hashable, Sendable {
     var originalTransactionId: String
     var customer: String
     var group: String
+    /// Apple's numeric `subscriptionGroupIdentifier` of `group`, computed once.
+    var groupIdentifier: String
     var ownership: Ownership
     /// For a family member's chain: the purchaser's chain it mirrors.
     var sharedFrom: String?
@@ -219,7 +221,6 @@ public struct SimulatedStore: Sendable {
     mutating func handle(_ event: StoreEvent) {
         switch event {
         case .lifecycle(let key, let timer):
-            chains[key]?.timers[timer] = nil
             let input: LifecycleInput
             switch timer {
             case .renewal: input = .renewalDue
@@ -227,7 +228,7 @@ public struct SimulatedStore: Sendable {
             case .billingRetryEnd: input = .billingRetryEnds
             }
             // Store events are never rejected: the table only rejects customer actions.
-            try? apply(input, to: key)
+            try? apply(input, to: key, firedTimer: timer)
         case .nonRenewingTermEnds(let customer):
             customersToRefresh.insert(customer)
         case .familyGrant(let share):
@@ -237,10 +238,14 @@ public struct SimulatedStore: Sendable {
     }
 
     /// Runs one transition of a chain's lifecycle and carries out its effects.
-    mutating func apply(_ input: LifecycleInput, to key: String, refundReason: Int32 = 0, purchase: PurchaseRequest? = nil)
-        throws(StoreError)
-    {
-        guard let chain = chains[key] else { return }
+    mutating func apply(
+        _ input: LifecycleInput, to key: String, refundReason: Int32 = 0, purchase: PurchaseRequest? = nil,
+        firedTimer: LifecycleTimer? = nil
+    ) throws(StoreError) {
+        // The chain is taken out once and put back at the end: a transition touches it many times.
+        guard var chain = chains.removeValue(forKey: key) else { return }
+        defer { chains[key] = chain }
+        if let firedTimer { chain.timers[firedTimer] = nil }
         let context = lifecycleContext(for: chain, purchase: purchase)
         switch SubscriptionLifecycle.transition(chain.state, input, context) {
         case .ignored:
@@ -248,8 +253,8 @@ public struct SimulatedStore: Sendable {
         case .rejected(let violation):
             throw .lifecycle(violation, customer: chain.customer, productId: chain.state.productId)
         case .changed(let state, let effects):
-            chains[key]?.state = state
-            try perform(effects, on: key, refundReason: refundReason)
+            chain.state = state
+            try perform(effects, on: &chain, refundReason: refundReason)
         }
     }
 
@@ -260,10 +265,9 @@ public struct SimulatedStore: Sendable {
             graceEligibility: app.graceEligibility, purchase: purchase)
     }
 
-    mutating func perform(_ effects: [LifecycleEffect], on key: String, refundReason: Int32) throws(StoreError) {
-        // The chain is taken out once and put back at the end: effects touch it many times.
-        guard var chain = chains.removeValue(forKey: key) else { return }
-        defer { chains[key] = chain }
+    /// Carries out a transition's effects on a chain the caller holds (it is not in `chains` meanwhile).
+    mutating func perform(_ effects: [LifecycleEffect], on chain: inout SubscriptionChain, refundReason: Int32) throws(StoreError) {
+        let key = chain.originalTransactionId
         for effect in effects {
             switch effect {
             case .charge(let purchaseDate, let expiresDate, let offer, let reason):
@@ -275,7 +279,7 @@ public struct SimulatedStore: Sendable {
                     originalTransactionId: chain.originalTransactionId,
                     webOrderLineItemId: ids.nextWebOrderLineItemId(), customer: chain.customer,
                     productId: product.id, productType: .autoRenewable,
-                    subscriptionGroupIdentifier: catalog.subscriptionGroupIdentifier(for: chain.group),
+                    subscriptionGroupIdentifier: chain.groupIdentifier,
                     purchaseDate: purchaseDate, originalPurchaseDate: chain.originalPurchaseDate,
                     expiresDate: expiresDate, ownership: .purchased, reason: reason, offer: offer,
                     price: offer?.price ?? product.price, currency: product.currency, revocation: nil,
@@ -330,13 +334,14 @@ public struct SimulatedStore: Sendable {
         } else {
             let originalId = ids.nextTransactionId()
             let (state, effects) = SubscriptionLifecycle.initialPurchase(request, at: now)
-            let chain = SubscriptionChain(
-                originalTransactionId: originalId, customer: customer, group: group, ownership: .purchased,
+            var chain = SubscriptionChain(
+                originalTransactionId: originalId, customer: customer, group: group,
+                groupIdentifier: catalog.subscriptionGroupIdentifier(for: group), ownership: .purchased,
                 sharedFrom: nil, sharingOn: false, state: state,
                 originalPurchaseDate: now, recentSubscriptionStartDate: now, currentTransactionIndex: -1)
+            try perform(effects, on: &chain, refundReason: 0)
             insertChain(chain)
             chainKeyByCustomerGroup[groupKey] = originalId
-            try perform(effects, on: originalId, refundReason: 0)
             try startSharingNewPurchase(chain: originalId, product: product)
         }
         if offer != nil { introOfferUsed.insert(groupKey) }

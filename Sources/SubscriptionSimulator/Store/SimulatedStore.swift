@@ -268,10 +268,11 @@ public struct SimulatedStore: Sendable {
     /// Carries out a transition's effects on a chain the caller holds (it is not in `chains` meanwhile).
     mutating func perform(_ effects: [LifecycleEffect], on chain: inout SubscriptionChain, refundReason: Int32) throws(StoreError) {
         let key = chain.originalTransactionId
+        // The product of the subscription after this transition (a resubscribe may change it), looked up once.
+        let product = catalog[chain.state.productId]!
         for effect in effects {
             switch effect {
             case .charge(let purchaseDate, let expiresDate, let offer, let reason):
-                let product = catalog[chain.state.productId]!
                 // A first purchase's transactionId is its originalTransactionId (reference §2.5, S-TXID).
                 let isFirst = chain.currentTransactionIndex < 0
                 let record = TransactionRecord(
@@ -302,7 +303,7 @@ public struct SimulatedStore: Sendable {
             case .notify(let type, let subtype, let snapshot):
                 send(
                     type, subtype, to: chain.customer, transaction: transactions[chain.currentTransactionIndex],
-                    renewal: renewalSnapshot(of: chain, state: snapshot), status: snapshot.phase)
+                    renewal: renewalSnapshot(of: chain, state: snapshot, product: product), status: snapshot.phase)
                 if chain.ownership == .purchased {
                     notifyMembers(sharing: key, type, subtype, snapshot: snapshot, refundReason: refundReason)
                 }
@@ -397,8 +398,8 @@ public struct SimulatedStore: Sendable {
         notifications.append(notification)
     }
 
-    func renewalSnapshot(of chain: SubscriptionChain, state: SubscriptionState) -> RenewalSnapshot {
-        let product = catalog[state.productId]!
+    func renewalSnapshot(of chain: SubscriptionChain, state: SubscriptionState, product known: Product? = nil) -> RenewalSnapshot {
+        let product = known ?? catalog[state.productId]!
         let (_, upcoming) = SubscriptionLifecycle.followingPeriod(state)
         let expirationIntent: EndReason?
         switch state.phase {

@@ -91,6 +91,9 @@ public struct SimulatedStore: Sendable {
         self.start = start
         self.scheduler = EventScheduler(start: start)
         self.ids = IdentifierSource(seed: seed)
+        // Records are large values; growing from empty re-copies them several times in a typical run.
+        notifications.reserveCapacity(32)
+        transactions.reserveCapacity(32)
     }
 
     /// The virtual instant: every store event at or before it has run.

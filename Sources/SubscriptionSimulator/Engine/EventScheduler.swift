@@ -47,7 +47,7 @@ public struct EventScheduler<Payload> {
     }
 
     public func nextEventInstant() -> Instant? {
-        queue.peek()?.instant
+        queue.nextInstant
     }
 
     /// Takes the next event due at or before `limit`, sets `now` to its instant, and returns it; nil (and `now`

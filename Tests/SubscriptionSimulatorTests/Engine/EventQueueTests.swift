@@ -36,7 +36,7 @@ import Testing
         #expect(queue.count == expected.count, "seed \(seed)")
         var popped: [Reference] = []
         while let event = queue.popNext() {
-            popped.append(Reference(instant: event.instant.millisecondsSince1970, priority: event.priority, sequence: event.sequence))
+            popped.append(Reference(instant: event.instant.millisecondsSince1970, priority: event.priority, sequence: UInt64(event.payload)))
         }
         #expect(popped == expected, "seed \(seed)")
         #expect(queue.isEmpty)
@@ -109,6 +109,122 @@ import Testing
         let afterPop = queue.cancel(other)
         let unknown = queue.cancel(EventID(rawValue: 999))
         #expect(!afterPop && !unknown)
+    }
+}
+
+extension EventQueueTests {
+    /// A reference model: every live event kept in a list, the next one found by sorting.
+    struct Model {
+        var live: [(reference: Reference, id: EventID)] = []
+        mutating func popNext() -> Reference? {
+            guard let index = live.indices.min(by: { live[$0].reference < live[$1].reference }) else { return nil }
+            return live.remove(at: index).reference
+        }
+    }
+
+    /// Schedules, pops and cancels in a random mix, checking every pop against the reference model; a small sequence
+    /// limit forces many renumberings, and the cancels force compactions.
+    @Test(arguments: [(UInt64(1), UInt64(1 << 32)), (2, 7), (3, 64), (4, 1000), (2026, 5)])
+    func mixedWorkloadMatchesAReferenceModel(seed: UInt64, sequenceLimit: UInt64) {
+        var random = RandomSource(seed: seed)
+        var queue = EventQueue<Int>(sequenceLimit: sequenceLimit)
+        var model = Model()
+        var now: Int64 = 0
+        var scheduled = 0
+        for _ in 0..<6_000 {
+            switch random.nextInt(in: 0...9) {
+            case 0...4:
+                // Small pending counts when the sequence limit is small: renumbering needs a free number.
+                if UInt64(model.live.count + 1) >= sequenceLimit { continue }
+                let instant = now + Int64(random.nextInt(in: 0...50))
+                let priority = random.nextInt(in: -2...2)
+                let id = queue.schedule(scheduled, at: Instant(millisecondsSince1970: instant), priority: priority)
+                model.live.append((Reference(instant: instant, priority: priority, sequence: UInt64(scheduled)), id))
+                scheduled += 1
+            case 5...7:
+                let expected = model.popNext()
+                let event = queue.popNext()
+                #expect(event.map { UInt64($0.payload) } == expected?.sequence, "seed \(seed)")
+                #expect(event?.instant.millisecondsSince1970 == expected?.instant, "seed \(seed)")
+                #expect(event?.priority == expected?.priority, "seed \(seed)")
+                if let event { now = event.instant.millisecondsSince1970 }
+            default:
+                guard !model.live.isEmpty else { continue }
+                let index = random.nextInt(in: 0...(model.live.count - 1))
+                let didCancel = queue.cancel(model.live.remove(at: index).id)
+                #expect(didCancel, "seed \(seed)")
+            }
+            #expect(queue.count == model.live.count, "seed \(seed)")
+            #expect(queue.peek().map { UInt64($0.payload) } == model.live.map(\.reference).min()?.sequence, "seed \(seed)")
+        }
+        while let expected = model.popNext() {
+            let event = queue.popNext()
+            #expect(event.map { UInt64($0.payload) } == expected.sequence, "seed \(seed)")
+        }
+        #expect(queue.isEmpty)
+    }
+
+    @Test func renumberingKeepsTheSchedulingOrderOfEqualKeys() {
+        var queue = EventQueue<Int>(sequenceLimit: 4)
+        let t = Instant(millisecondsSince1970: 5)
+        // Ten events at one instant and priority: sequence numbers run out twice on the way.
+        for n in 0..<3 { queue.schedule(n, at: t) }
+        _ = queue.popNext()
+        for n in 3..<10 {
+            queue.schedule(n, at: t)
+            _ = queue.popNext()
+        }
+        // Two stay pending (8 and 9), in scheduling order.
+        let rest = [queue.popNext()?.payload, queue.popNext()?.payload]
+        #expect(rest == [8, 9])
+        #expect(queue.isEmpty)
+    }
+
+    @Test func cancelledEventsAreCompactedAwayWhenTheyOutnumberLiveOnes() {
+        var queue = EventQueue<Int>()
+        var ids: [EventID] = []
+        for n in 0..<1_000 { ids.append(queue.schedule(n, at: Instant(millisecondsSince1970: Int64(1_000 - n)))) }
+        // Cancel all but the earliest-scheduled ten: none is ever at the root until the end.
+        for id in ids[10...] { queue.cancel(id) }
+        #expect(queue.count == 10)
+        #expect(queue.storedNodeCount <= 10 + 10 + EventQueue<Int>.compactionFloor + 1)
+        // Ids of the survivors still cancel after the rebuild.
+        let cancelledAfterRebuild = queue.cancel(ids[9])
+        #expect(cancelledAfterRebuild)
+        var popped: [Int] = []
+        while let event = queue.popNext() { popped.append(event.payload) }
+        #expect(popped == [8, 7, 6, 5, 4, 3, 2, 1, 0])
+    }
+
+    @Test func theRootIsNeverACancelledEvent() {
+        var queue = EventQueue<Int>()
+        let first = queue.schedule(1, at: Instant(millisecondsSince1970: 1))
+        let second = queue.schedule(2, at: Instant(millisecondsSince1970: 2))
+        queue.schedule(3, at: Instant(millisecondsSince1970: 3))
+        queue.cancel(second)
+        queue.cancel(first)
+        #expect(queue.storedNodeCount == 1, "cancelling the root drops it and every cancelled node behind it")
+        #expect(queue.nextInstant == Instant(millisecondsSince1970: 3))
+    }
+
+    @Test func extremeInstantsAndPrioritiesKeepTheirOrder() {
+        var queue = EventQueue<String>()
+        let range = EventQueue<String>.instantRange
+        let priorities = EventQueue<String>.priorityRange
+        queue.schedule("latest", at: Instant(millisecondsSince1970: range.upperBound), priority: priorities.lowerBound)
+        queue.schedule("zero-late", at: Instant(millisecondsSince1970: 0), priority: priorities.upperBound)
+        queue.schedule("zero-early", at: Instant(millisecondsSince1970: 0), priority: priorities.lowerBound)
+        queue.schedule("before-1970", at: Instant(millisecondsSince1970: -1))
+        queue.schedule("earliest", at: Instant(millisecondsSince1970: range.lowerBound), priority: priorities.upperBound)
+        var order: [String] = []
+        while let event = queue.popNext() {
+            order.append(event.payload)
+            if event.payload == "latest" {
+                #expect(event.instant.millisecondsSince1970 == range.upperBound)
+                #expect(event.priority == priorities.lowerBound)
+            }
+        }
+        #expect(order == ["earliest", "before-1970", "zero-early", "zero-late", "latest"])
     }
 }
 
@@ -201,7 +317,7 @@ import Testing
         var ids = IdentifierSource(seed: 99)
         var seen: Set<String> = []
         for _ in 0..<100_000 {
-            let uuid = ids.nextNotificationUUID()
+            let uuid = ids.nextNotificationUUID().description
             seen.insert(uuid)
             let parts = uuid.split(separator: "-")
             guard parts.map(\.count) == [8, 4, 4, 4, 12], uuid == uuid.lowercased(),

@@ -29,36 +29,48 @@ public struct IdentifierSource: Sendable {
         return String(3_000_000_000_000_000 + seedDigits * 1_000_000_000 + webOrderCounter)
     }
 
-    public mutating func nextNotificationUUID() -> String {
+    public mutating func nextNotificationUUID() -> NotificationUUID {
         uuidCounter += 1
         let high = SplitMix64.mix(seed ^ 0x5349_4D43_544C_5555 &+ uuidCounter &* 0x9E37_79B9_7F4A_7C15)
         let low = SplitMix64.mix(high ^ uuidCounter ^ (seed << 1))
         // Version 4 in the high nibble of byte 6, variant 10xx in byte 8.
-        let versioned = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
-        let varianted = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        // Written straight into the string's storage: string building here dominated whole-run profiles.
-        return String(unsafeUninitializedCapacity: 36) { buffer in
+        return NotificationUUID(
+            high: (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000,
+            low: (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
+    }
+}
+
+/// A notification's `notificationUUID` as its 128 bits; the text (lowercase, RFC 4122 layout) is written only when
+/// asked for, so a run that never encodes its notifications never builds these strings.
+public struct NotificationUUID: Hashable, Sendable, CustomStringConvertible {
+    public let high: UInt64
+    public let low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`, lowercase.
+    public var description: String {
+        String(unsafeUninitializedCapacity: 36) { buffer in
             var position = 0
-            for word in [versioned, varianted] {
+            func write(_ word: UInt64) {
                 var shift = 60
                 while shift >= 0 {
                     if position == 8 || position == 13 || position == 18 || position == 23 {
                         buffer[position] = UInt8(ascii: "-")
                         position += 1
                     }
-                    buffer[position] = Self.hexDigits[Int((word >> UInt64(shift)) & 0xF)]
+                    let digit = UInt8(truncatingIfNeeded: (word >> UInt64(shift)) & 0xF)
+                    buffer[position] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
                     position += 1
                     shift -= 4
                 }
             }
+            write(high)
+            write(low)
             return 36
         }
-    }
-
-    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    static func hex(_ value: UInt64, _ width: Int) -> String {
-        let digits = String(value, radix: 16, uppercase: false)
-        return String(repeating: "0", count: width - digits.count) + digits
     }
 }

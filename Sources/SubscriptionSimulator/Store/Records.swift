@@ -67,12 +67,16 @@ public struct SentNotification: Hashable, Sendable {
     public var instant: Instant
     public var type: NotificationType
     public var subtype: NotificationSubtype?
-    public var notificationUUID: String
+    /// `notificationUUID`, as bits; ``notificationUUID`` is its text.
+    public var uuid: NotificationUUID
     public var transaction: TransactionRecord
     /// Present for auto-renewable subscriptions.
     public var renewal: RenewalSnapshot?
     /// `data.status`, present for auto-renewable subscriptions.
     public var status: SubscriptionPhase?
+
+    /// The lowercase UUID text Apple sends as `notificationUUID`.
+    public var notificationUUID: String { uuid.description }
 }
 
 /// A change in what one customer is entitled to.

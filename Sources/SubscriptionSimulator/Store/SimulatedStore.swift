@@ -32,7 +32,31 @@ struct SubscriptionChain: Hashable, Sendable {
     /// §5.15: earliest start of the current run of purchases, ignoring gaps of at most 60 days.
     var recentSubscriptionStartDate: Instant
     var currentTransactionIndex: Int
-    var timers: [LifecycleTimer: EventID] = [:]
+    var timers = PendingTimers()
+}
+
+/// A chain's scheduled lifecycle timers: at most one of each kind (three fields, so no hashing on every event).
+struct PendingTimers: Hashable, Sendable {
+    var renewal: EventID?
+    var gracePeriodEnd: EventID?
+    var billingRetryEnd: EventID?
+
+    subscript(timer: LifecycleTimer) -> EventID? {
+        get {
+            switch timer {
+            case .renewal: return renewal
+            case .gracePeriodEnd: return gracePeriodEnd
+            case .billingRetryEnd: return billingRetryEnd
+            }
+        }
+        set {
+            switch timer {
+            case .renewal: renewal = newValue
+            case .gracePeriodEnd: gracePeriodEnd = newValue
+            case .billingRetryEnd: billingRetryEnd = newValue
+            }
+        }
+    }
 }
 
 /// The simulated App Store: a value type, so a copy is a what-if branch.
@@ -301,8 +325,10 @@ public struct SimulatedStore: Sendable {
                         .lifecycle(chain: key, timer: timer), at: instant, priority: StoreEventPriority.storeEvent)
                 } catch { throw .scheduling(error) }
             case .cancelAllTimers:
-                for id in chain.timers.values { scheduler.cancel(id) }
-                chain.timers = [:]
+                for timer in LifecycleTimer.allCases {
+                    if let id = chain.timers[timer] { scheduler.cancel(id) }
+                }
+                chain.timers = PendingTimers()
             case .notify(let type, let subtype, let snapshot):
                 send(
                     type, subtype, to: chain.customer, transaction: transactions[chain.currentTransactionIndex],
@@ -395,7 +421,7 @@ public struct SimulatedStore: Sendable {
     ) {
         let notification = SentNotification(
             recipient: recipient, instant: now, type: type, subtype: subtype,
-            notificationUUID: ids.nextNotificationUUID(), transaction: transaction, renewal: renewal, status: status)
+            uuid: ids.nextNotificationUUID(), transaction: transaction, renewal: renewal, status: status)
         if restored { restoredNotifications.insert(notifications.count) }
         customersToRefresh.insert(recipient)
         notifications.append(notification)

@@ -1,8 +1,8 @@
 /// A purchase shared with one family member.
 struct Share: Hashable, Sendable {
     enum Source: Hashable, Sendable {
-        /// A purchaser's subscription chain (by its originalTransactionId).
-        case subscription(chain: String)
+        /// A purchaser's subscription chain.
+        case subscription(chain: ChainID)
         /// A purchaser's non-consumable transaction (by index in `transactions`).
         case nonConsumable(transactionIndex: Int)
     }
@@ -21,7 +21,7 @@ struct Share: Hashable, Sendable {
     var member: String
     var phase: Phase
     /// The member's own chain, once granted (subscriptions).
-    var memberChain: String?
+    var memberChain: ChainID?
     /// The member's own transaction, once granted (non-consumables).
     var memberTransactionIndex: Int?
 }
@@ -100,8 +100,10 @@ extension SimulatedStore {
         switch product.type {
         case .autoRenewable:
             let key = try requireChain(productId, customer)
-            guard chains[key]!.sharingOn else { throw .family(.sharingAlreadyOff(customer: customer, productId: productId)) }
-            chains[key]?.sharingOn = false
+            guard chains[key.index].sharingOn else {
+                throw .family(.sharingAlreadyOff(customer: customer, productId: productId))
+            }
+            chains[key.index].sharingOn = false
             for id in orderedShares(where: { $0.source == .subscription(chain: key) }) { endShare(id, reason: 0) }
         case .nonConsumable:
             guard let index = ownedNonConsumable(productId, of: customer) else {
@@ -132,10 +134,10 @@ extension SimulatedStore {
         switch product.type {
         case .autoRenewable:
             let key = try requireChain(productId, customer)
-            guard !chains[key]!.sharingOn else {
+            guard !chains[key.index].sharingOn else {
                 throw .family(.sharingAlreadyOn(customer: customer, productId: productId))
             }
-            chains[key]?.sharingOn = true
+            chains[key.index].sharingOn = true
             source = .subscription(chain: key)
         case .nonConsumable, .consumable, .nonRenewing:
             guard let index = ownedNonConsumable(productId, of: customer) else {
@@ -208,7 +210,7 @@ extension SimulatedStore {
 
     func sharePurchaser(of source: Share.Source) -> String {
         switch source {
-        case .subscription(let key): return chains[key]!.customer
+        case .subscription(let key): return chains[key.index].customer
         case .nonConsumable(let index): return transactions[index].customer
         }
     }
@@ -217,7 +219,7 @@ extension SimulatedStore {
     func isShared(_ source: Share.Source) -> Bool {
         switch source {
         case .subscription(let key):
-            guard let chain = chains[key] else { return false }
+            let chain = chains[key.index]
             return chain.sharingOn && catalog[chain.state.productId]?.familyShareable == true && chain.state.isEntitled
         case .nonConsumable(let index):
             let record = transactions[index]
@@ -230,10 +232,12 @@ extension SimulatedStore {
     func sharedSources(inFamily index: Int) -> [Share.Source] {
         let people = families[index]
         var sources: [(Int, Share.Source)] = []
-        for key in chains.keys.sorted() {
-            let chain = chains[key]!
+        for index in chains.indices {
+            let chain = chains[index]
+            let key = ChainID(index: index)
             if chain.ownership == .purchased && people.contains(chain.customer) && isShared(.subscription(chain: key)) {
-                sources.append((transactions.firstIndex { $0.originalTransactionId == key } ?? 0, .subscription(chain: key)))
+                let firstTransaction = transactions.firstIndex { $0.originalTransactionId == chain.originalTransactionId }
+                sources.append((firstTransaction ?? 0, .subscription(chain: key)))
             }
         }
         for index in transactions.indices where transactions[index].productType == .nonConsumable
@@ -271,10 +275,10 @@ extension SimulatedStore {
 
     /// A new purchase: if the product is shareable and the purchaser's main switch is on, the family gets it after the
     /// family delay.
-    mutating func startSharingNewPurchase(chain key: String, product: Product) throws(StoreError) {
-        let purchaser = chains[key]!.customer
+    mutating func startSharingNewPurchase(chain key: ChainID, product: Product) throws(StoreError) {
+        let purchaser = chains[key.index].customer
         let shared = product.familyShareable && (shareNewPurchases[purchaser] ?? true)
-        chains[key]?.sharingOn = shared
+        chains[key.index].sharingOn = shared
         if shared { try scheduleShares(of: .subscription(chain: key), purchaser: purchaser) }
     }
 
@@ -335,23 +339,23 @@ extension SimulatedStore {
         let member = shares[id].member
         switch shares[id].source {
         case .subscription(let key):
-            let source = chains[key]!
+            let source = chains[key.index]
             let purchaserRecord = transactions[source.currentTransactionIndex]
             let isFirst = shares[id].memberChain == nil
-            let memberKey = shares[id].memberChain ?? ids.nextTransactionId()
-            if isFirst {
-                insertChain(SubscriptionChain(
-                    originalTransactionId: memberKey, customer: member, group: source.group,
-                    groupIdentifier: source.groupIdentifier, ownership: .familyShared,
-                    sharedFrom: key, sharingOn: false, state: source.state, originalPurchaseDate: now,
-                    recentSubscriptionStartDate: now, currentTransactionIndex: -1))
-                shares[id].memberChain = memberKey
-            }
-            chains[memberKey]?.state = source.state
+            let memberKey =
+                shares[id].memberChain
+                ?? insertChain(
+                    SubscriptionChain(
+                        originalTransactionId: ids.nextTransactionId(), customer: member, group: source.group,
+                        groupIdentifier: source.groupIdentifier, ownership: .familyShared,
+                        sharedFrom: key, sharingOn: false, state: source.state, originalPurchaseDate: now,
+                        recentSubscriptionStartDate: now, currentTransactionIndex: -1))
+            shares[id].memberChain = memberKey
+            chains[memberKey.index].state = source.state
             // the member's transaction starts when it is created and ends with the purchaser's period.
             appendMemberTransaction(memberKey, like: purchaserRecord, purchaseDate: now, reason: .purchase)
             shares[id].phase = .granted
-            let chain = chains[memberKey]!
+            let chain = chains[memberKey.index]
             send(
                 .subscribed, isFirst ? .initialBuy : .resubscribe, to: member,
                 transaction: transactions[chain.currentTransactionIndex],
@@ -378,13 +382,13 @@ extension SimulatedStore {
     /// a member's transaction has its own ids, `FAMILY_SHARED`, the purchaser's product, price, currency
     /// and `expiresDate`; no offer fields.
     mutating func appendMemberTransaction(
-        _ memberKey: String, like purchaserRecord: TransactionRecord, purchaseDate: Instant, reason: ChargeReason
+        _ memberKey: ChainID, like purchaserRecord: TransactionRecord, purchaseDate: Instant, reason: ChargeReason
     ) {
-        let chain = chains[memberKey]!
+        let chain = chains[memberKey.index]
         let isFirst = chain.currentTransactionIndex < 0
         var record = purchaserRecord
-        record.transactionId = isFirst ? memberKey : ids.nextTransactionId()
-        record.originalTransactionId = memberKey
+        record.transactionId = isFirst ? chain.originalTransactionId : ids.nextTransactionId()
+        record.originalTransactionId = chain.originalTransactionId
         record.webOrderLineItemId = ids.nextWebOrderLineItemId()
         record.customer = chain.customer
         record.ownership = .familyShared
@@ -394,12 +398,12 @@ extension SimulatedStore {
         record.offer = nil
         record.revocation = nil
         record.lastModified = now
-        chains[memberKey]?.currentTransactionIndex = transactions.count
+        chains[memberKey.index].currentTransactionIndex = transactions.count
         appendTransaction(record)
     }
 
     /// Renewals and recoveries reach members at the same instant, with no delay (§4.4, §4.5).
-    mutating func chargeMembers(sharing key: String, like record: TransactionRecord) {
+    mutating func chargeMembers(sharing key: ChainID, like record: TransactionRecord) {
         if shares.isEmpty { return }
         for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
             guard let memberKey = shares[id].memberChain else { continue }
@@ -410,7 +414,7 @@ extension SimulatedStore {
     /// Fan-out: after the purchaser's notification, each member with the share gets theirs, in family order
     /// (rule member-notifications; ordering A-19).
     mutating func notifyMembers(
-        sharing key: String, _ type: NotificationType, _ subtype: NotificationSubtype?, snapshot: SubscriptionState,
+        sharing key: ChainID, _ type: NotificationType, _ subtype: NotificationSubtype?, snapshot: SubscriptionState,
         refundReason: Int32
     ) {
         guard !shares.isEmpty else { return }
@@ -421,8 +425,8 @@ extension SimulatedStore {
                 endShare(id, reason: refundReason)
                 continue
             }
-            chains[memberKey]?.state = snapshot
-            let chain = chains[memberKey]!
+            chains[memberKey.index].state = snapshot
+            let chain = chains[memberKey.index]
             send(
                 memberType, subtype, to: chain.customer, transaction: transactions[chain.currentTransactionIndex],
                 renewal: renewalSnapshot(of: chain, state: snapshot), status: snapshot.phase)
@@ -430,7 +434,7 @@ extension SimulatedStore {
     }
 
     /// A resubscription is a new purchase: members wait for the delay again, so the old grants stop mirroring.
-    mutating func suspendShares(of key: String) {
+    mutating func suspendShares(of key: ChainID) {
         for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
             shares[id].phase = .ended
         }
@@ -453,16 +457,17 @@ extension SimulatedStore {
         let revocation = Revocation(date: now, reason: reason, kind: .familyRevoke)
         switch shares[id].source {
         case .subscription:
-            guard let memberKey = shares[id].memberChain, let chain = chains[memberKey] else { return }
+            guard let memberKey = shares[id].memberChain else { return }
+            let chain = chains[memberKey.index]
             switch chain.state.phase {
             case .expired, .revoked: return
             case .active, .gracePeriod, .billingRetry: break
             }
             transactions[chain.currentTransactionIndex].revocation = revocation
             transactions[chain.currentTransactionIndex].lastModified = now
-            chains[memberKey]?.state.phase = .revoked
-            chains[memberKey]?.state.autoRenew = false
-            let revoked = chains[memberKey]!
+            chains[memberKey.index].state.phase = .revoked
+            chains[memberKey.index].state.autoRenew = false
+            let revoked = chains[memberKey.index]
             send(
                 .revoke, nil, to: revoked.customer, transaction: transactions[revoked.currentTransactionIndex],
                 renewal: renewalSnapshot(of: revoked, state: revoked.state), status: .revoked)

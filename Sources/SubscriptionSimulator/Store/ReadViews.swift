@@ -37,10 +37,10 @@ extension SimulatedStore {
 
     /// The customer's subscriptions, one per (group, originalTransactionId), with their current state.
     public func subscriptions(for customer: String) -> [SubscriptionSummary] {
-        chainKeys(of: customer).compactMap { key in
-            guard let chain = chains[key] else { return nil }
+        chainKeys(of: customer).map { key in
+            let chain = chains[key.index]
             return SubscriptionSummary(
-                customer: customer, originalTransactionId: key,
+                customer: customer, originalTransactionId: chain.originalTransactionId,
                 subscriptionGroupIdentifier: chain.groupIdentifier,
                 state: chain.state, latestTransaction: transactions[chain.currentTransactionIndex],
                 renewal: renewalSnapshot(of: chain, state: chain.state))

@@ -1,7 +1,7 @@
 /// Events the store keeps on its clock. Data only: no closures in the queue.
 enum StoreEvent: Hashable, Sendable {
     /// A subscription's lifecycle timer (renewal, end of grace, end of retry).
-    case lifecycle(chain: String, timer: LifecycleTimer)
+    case lifecycle(chain: ChainID, timer: LifecycleTimer)
     /// A non-renewing subscription's term ends (changes entitlements; sends nothing).
     case nonRenewingTermEnds(customer: String)
     /// The family delay is over: the share reaches the member (see `Family/`).
@@ -14,6 +14,12 @@ enum StoreEventPriority {
     static let storeEvent = 0
 }
 
+/// A subscription chain's place in ``SimulatedStore/chains`` (chains are never removed): a number, so the lookups
+/// on every event need no hashing of the 16-digit `originalTransactionId`.
+struct ChainID: Hashable, Sendable {
+    var index: Int
+}
+
 /// One customer's subscription in one group, identified by its `originalTransactionId`: the purchaser's own, or a
 /// family member's share of another customer's subscription (with its own ids, reference §4.5).
 struct SubscriptionChain: Hashable, Sendable {
@@ -24,7 +30,7 @@ struct SubscriptionChain: Hashable, Sendable {
     var groupIdentifier: String
     var ownership: Ownership
     /// For a family member's chain: the purchaser's chain it mirrors.
-    var sharedFrom: String?
+    var sharedFrom: ChainID?
     /// For a purchaser's chain: the per-subscription "Share with Family" switch (reference §4.3).
     var sharingOn: Bool
     var state: SubscriptionState
@@ -76,8 +82,9 @@ public struct SimulatedStore: Sendable {
     public internal(set) var customers: [String] = []
     var failingPayment: Set<String> = []
     var removedFromSale: Set<String> = []
-    var chains: [String: SubscriptionChain] = [:]
-    var chainKeyByCustomerGroup: [String: String] = [:]
+    /// Every subscription chain, in creation order (which is also `originalTransactionId` order).
+    var chains: [SubscriptionChain] = []
+    var chainKeyByCustomerGroup: [String: ChainID] = [:]
     var introOfferUsed: Set<String> = []
     /// Every transaction, in creation order.
     public internal(set) var transactions: [TransactionRecord] = []
@@ -104,7 +111,7 @@ public struct SimulatedStore: Sendable {
     /// Customers whose entitlements may have changed since the last refresh.
     var customersToRefresh: Set<String> = []
     /// Chain keys per customer, in creation order (lookups happen on every event).
-    var chainKeysByCustomer: [String: [String]] = [:]
+    var chainKeysByCustomer: [String: [ChainID]] = [:]
     /// Transaction indices of one-time purchases per customer (entitlements are re-derived on every event).
     var oneTimeIndicesByCustomer: [String: [Int]] = [:]
 
@@ -191,7 +198,7 @@ public struct SimulatedStore: Sendable {
         addCustomer(customer)
         failingPayment.remove(customer)
         // Only the customer's own subscriptions: a family member's share mirrors its purchaser's billing.
-        for key in chainKeys(of: customer) where chains[key]?.ownership == .purchased {
+        for key in chainKeys(of: customer) where chains[key.index].ownership == .purchased {
             try apply(.billingFixed, to: key)
         }
         refreshEntitlements()
@@ -202,7 +209,7 @@ public struct SimulatedStore: Sendable {
     public mutating func refund(_ productId: String, of customer: String, reason: Int32 = 0) throws(StoreError) {
         let product = try requireProduct(productId)
         if product.type == .autoRenewable {
-            guard let key = chainKey(customer, product), chains[key]?.state.productId == productId else {
+            guard let key = chainKey(customer, product), chains[key.index].state.productId == productId else {
                 throw .nothingToRefund(customer: customer, productId: productId)
             }
             try apply(.refunded, to: key, refundReason: reason)
@@ -237,8 +244,8 @@ public struct SimulatedStore: Sendable {
         _ = try requireProduct(productId)
         guard removedFromSale.contains(productId) else { throw .alreadyOnSale(productId) }
         removedFromSale.remove(productId)
-        for key in chains.keys.sorted() where chains[key]?.state.productId == productId && chains[key]?.ownership == .purchased {
-            try apply(.productRestoredToSale, to: key)
+        for index in chains.indices where chains[index].state.productId == productId && chains[index].ownership == .purchased {
+            try apply(.productRestoredToSale, to: ChainID(index: index))
         }
         refreshEntitlements()
     }
@@ -266,12 +273,12 @@ public struct SimulatedStore: Sendable {
 
     /// Runs one transition of a chain's lifecycle and carries out its effects.
     mutating func apply(
-        _ input: LifecycleInput, to key: String, refundReason: Int32 = 0, purchase: PurchaseRequest? = nil,
+        _ input: LifecycleInput, to key: ChainID, refundReason: Int32 = 0, purchase: PurchaseRequest? = nil,
         firedTimer: LifecycleTimer? = nil
     ) throws(StoreError) {
-        // The chain is taken out once and put back at the end: a transition touches it many times.
-        guard var chain = chains.removeValue(forKey: key) else { return }
-        defer { chains[key] = chain }
+        // The chain is copied out once and put back at the end: a transition touches it many times.
+        var chain = chains[key.index]
+        defer { chains[key.index] = chain }
         if let firedTimer { chain.timers[firedTimer] = nil }
         let context = lifecycleContext(for: chain, purchase: purchase)
         switch SubscriptionLifecycle.transition(chain.state, input, context) {
@@ -281,7 +288,7 @@ public struct SimulatedStore: Sendable {
             throw .lifecycle(violation, customer: chain.customer, productId: chain.state.productId)
         case .changed(let state, let effects):
             chain.state = state
-            try perform(effects, on: &chain, refundReason: refundReason)
+            try perform(effects, on: &chain, key: key, refundReason: refundReason)
         }
     }
 
@@ -293,8 +300,9 @@ public struct SimulatedStore: Sendable {
     }
 
     /// Carries out a transition's effects on a chain the caller holds (it is not in `chains` meanwhile).
-    mutating func perform(_ effects: [LifecycleEffect], on chain: inout SubscriptionChain, refundReason: Int32) throws(StoreError) {
-        let key = chain.originalTransactionId
+    mutating func perform(
+        _ effects: [LifecycleEffect], on chain: inout SubscriptionChain, key: ChainID, refundReason: Int32
+    ) throws(StoreError) {
         // The product of the subscription after this transition (a resubscribe may change it), looked up once.
         let product = catalog[chain.state.productId]!
         for effect in effects {
@@ -347,7 +355,8 @@ public struct SimulatedStore: Sendable {
         let groupKey = Self.customerGroupKey(customer, group)
         let offer = introOfferUsed.contains(groupKey) ? nil : product.introOffer
         let request = PurchaseRequest(productId: product.id, period: product.period!, offer: offer)
-        if let key = chainKeyByCustomerGroup[groupKey], let chain = chains[key] {
+        if let key = chainKeyByCustomerGroup[groupKey] {
+            let chain = chains[key.index]
             // Resubscribe keeps the originalTransactionId; recentSubscriptionStartDate restarts only after a
             // gap of more than 60 days (reference §5.15, S-RSSD).
             let serviceEnded = chain.state.phase == .revoked
@@ -355,7 +364,7 @@ public struct SimulatedStore: Sendable {
                 : chain.state.expiresDate
             let instant = now
             if serviceEnded.adding(BillingRules.recentStartGapAllowance) < instant {
-                chains[key]!.recentSubscriptionStartDate = instant
+                chains[key.index].recentSubscriptionStartDate = instant
             }
             // Members reach a resubscription only after the family delay, like any new purchase (§4.4, A-5).
             suspendShares(of: key)
@@ -369,10 +378,11 @@ public struct SimulatedStore: Sendable {
                 groupIdentifier: catalog.subscriptionGroupIdentifier(for: group), ownership: .purchased,
                 sharedFrom: nil, sharingOn: false, state: state,
                 originalPurchaseDate: now, recentSubscriptionStartDate: now, currentTransactionIndex: -1)
-            try perform(effects, on: &chain, refundReason: 0)
+            let key = ChainID(index: chains.count)
+            try perform(effects, on: &chain, key: key, refundReason: 0)
             insertChain(chain)
-            chainKeyByCustomerGroup[groupKey] = originalId
-            try startSharingNewPurchase(chain: originalId, product: product)
+            chainKeyByCustomerGroup[groupKey] = key
+            try startSharingNewPurchase(chain: key, product: product)
         }
         if offer != nil { introOfferUsed.insert(groupKey) }
     }
@@ -464,7 +474,8 @@ public struct SimulatedStore: Sendable {
     func derivedEntitlements(of customer: String) -> [String] {
         var products: [String] = []
         for key in chainKeys(of: customer) {
-            if let state = chains[key]?.state, state.isEntitled { products.append(state.productId) }
+            let state = chains[key.index].state
+            if state.isEntitled { products.append(state.productId) }
         }
         for index in oneTimeIndicesByCustomer[customer] ?? [] where transactions[index].revocation == nil {
             let record = transactions[index]
@@ -485,18 +496,21 @@ public struct SimulatedStore: Sendable {
 
     static func customerGroupKey(_ customer: String, _ group: String) -> String { customer + "\u{0}" + group }
 
-    func chainKey(_ customer: String, _ product: Product) -> String? {
+    func chainKey(_ customer: String, _ product: Product) -> ChainID? {
         product.group.flatMap { chainKeyByCustomerGroup[Self.customerGroupKey(customer, $0)] }
     }
 
-    func chainKeys(of customer: String) -> [String] {
+    func chainKeys(of customer: String) -> [ChainID] {
         chainKeysByCustomer[customer] ?? []
     }
 
-    /// Registers a new chain (the one place chains are created).
-    mutating func insertChain(_ chain: SubscriptionChain) {
-        chains[chain.originalTransactionId] = chain
-        chainKeysByCustomer[chain.customer, default: []].append(chain.originalTransactionId)
+    /// Registers a new chain (the one place chains are created) and returns its id.
+    @discardableResult
+    mutating func insertChain(_ chain: SubscriptionChain) -> ChainID {
+        let key = ChainID(index: chains.count)
+        chains.append(chain)
+        chainKeysByCustomer[chain.customer, default: []].append(key)
+        return key
     }
 
     /// Appends a transaction, indexing one-time purchases by customer.
@@ -512,9 +526,9 @@ public struct SimulatedStore: Sendable {
         return product
     }
 
-    func requireChain(_ productId: String, _ customer: String) throws(StoreError) -> String {
+    func requireChain(_ productId: String, _ customer: String) throws(StoreError) -> ChainID {
         let product = try requireProduct(productId)
-        guard let key = chainKey(customer, product), chains[key]?.state.productId == productId else {
+        guard let key = chainKey(customer, product), chains[key.index].state.productId == productId else {
             throw .noSubscription(customer: customer, productId: productId)
         }
         return key

@@ -5,7 +5,7 @@ extension SimulatedStore {
     /// retry, expired and revoked do not (reference §3.1); non-consumables until refunded; non-renewing
     /// subscriptions during their term; consumables never (they are consumed).
     public func entitlements(for customer: String) -> [String] {
-        currentEntitlements[customer] ?? []
+        customerPositions[customer].map { customerRecords[$0].entitlements } ?? []
     }
 
     /// Product ids the customer was entitled to at `instant`, after every event at or before it. `instant` must not

@@ -14,6 +14,16 @@ enum StoreEventPriority {
     static let storeEvent = 0
 }
 
+/// What the store keeps per customer for the lookups it makes on every event.
+struct CustomerRecord: Hashable, Sendable {
+    /// Subscription chains, in creation order.
+    var chains: [ChainID] = []
+    /// Transaction indices of one-time purchases, in creation order.
+    var oneTimePurchases: [Int] = []
+    /// What the customer is entitled to now: product ids, sorted.
+    var entitlements: [String] = []
+}
+
 /// A subscription chain's place in ``SimulatedStore/chains`` (chains are never removed): a number, so the lookups
 /// on every event need no hashing of the 16-digit `originalTransactionId`.
 struct ChainID: Hashable, Sendable {
@@ -92,7 +102,6 @@ public struct SimulatedStore: Sendable {
     public internal(set) var notifications: [SentNotification] = []
     /// Every change of any customer's entitlements, in order.
     public internal(set) var entitlementChanges: [EntitlementChange] = []
-    var currentEntitlements: [String: [String]] = [:]
     /// Active terms of non-renewing subscriptions: transaction index → end of term.
     var nonRenewingTerms: [Int: Instant] = [:]
     /// Family groups; a customer is in at most one.
@@ -108,12 +117,12 @@ public struct SimulatedStore: Sendable {
     var restores: [RestoreRecord] = []
     /// Notifications (by index) whose transaction reached the device through a restore.
     var restoredNotifications: Set<Int> = []
-    /// Customers whose entitlements may have changed since the last refresh.
-    var customersToRefresh: Set<String> = []
-    /// Chain keys per customer, in creation order (lookups happen on every event).
-    var chainKeysByCustomer: [String: [ChainID]] = [:]
-    /// Transaction indices of one-time purchases per customer (entitlements are re-derived on every event).
-    var oneTimeIndicesByCustomer: [String: [Int]] = [:]
+    /// Each customer's position in `customers`.
+    var customerPositions: [String: Int] = [:]
+    /// What the store looks up about a customer on every event, by position in `customers`.
+    var customerRecords: [CustomerRecord] = []
+    /// Positions of customers whose entitlements may have changed since the last refresh (repeats allowed).
+    var customersToRefresh: [Int] = []
 
     public init(app: AppConfiguration, catalog: Catalog, start: Instant, seed: UInt64 = 0) {
         self.app = app
@@ -134,9 +143,22 @@ public struct SimulatedStore: Sendable {
 
     /// Registers a customer (actions register the customers they name, so this is optional).
     public mutating func addCustomer(_ name: String) {
-        guard !customers.contains(name) else { return }
+        register(name)
+    }
+
+    /// The customer's position in `customers`, registering them if new.
+    @discardableResult
+    mutating func register(_ name: String) -> Int {
+        if let position = customerPositions[name] { return position }
         customers.append(name)
-        currentEntitlements[name] = []
+        customerRecords.append(CustomerRecord())
+        customerPositions[name] = customers.count - 1
+        return customers.count - 1
+    }
+
+    /// Marks a customer's entitlements for re-derivation at the next refresh.
+    mutating func needsRefresh(_ customer: String) {
+        if let position = customerPositions[customer] { customersToRefresh.append(position) }
     }
 
     // MARK: - Clock
@@ -264,7 +286,7 @@ public struct SimulatedStore: Sendable {
             // Store events are never rejected: the table only rejects customer actions.
             try? apply(input, to: key, firedTimer: timer)
         case .nonRenewingTermEnds(let customer):
-            customersToRefresh.insert(customer)
+            needsRefresh(customer)
         case .familyGrant(let share):
             deliverPendingShare(share)
         }
@@ -433,7 +455,7 @@ public struct SimulatedStore: Sendable {
             recipient: recipient, instant: now, type: type, subtype: subtype,
             uuid: ids.nextNotificationUUID(), transaction: transaction, renewal: renewal, status: status)
         if restored { restoredNotifications.insert(notifications.count) }
-        customersToRefresh.insert(recipient)
+        needsRefresh(recipient)
         notifications.append(notification)
     }
 
@@ -461,23 +483,29 @@ public struct SimulatedStore: Sendable {
     /// comes with a notification to that customer, or with the end of a non-renewing term.
     mutating func refreshEntitlements() {
         guard !customersToRefresh.isEmpty else { return }
-        for customer in customers where customersToRefresh.contains(customer) {
-            let products = derivedEntitlements(of: customer)
-            if currentEntitlements[customer] != products {
-                currentEntitlements[customer] = products
-                entitlementChanges.append(EntitlementChange(instant: now, customer: customer, products: products))
+        // In the order customers were first named, each once.
+        if customersToRefresh.count > 1 { customersToRefresh.sort() }
+        var previous = -1
+        for position in customersToRefresh where position != previous {
+            previous = position
+            let products = derivedEntitlements(ofCustomerAt: position)
+            if customerRecords[position].entitlements != products {
+                customerRecords[position].entitlements = products
+                entitlementChanges.append(
+                    EntitlementChange(instant: now, customer: customers[position], products: products))
             }
         }
         customersToRefresh.removeAll(keepingCapacity: true)
     }
 
-    func derivedEntitlements(of customer: String) -> [String] {
+    func derivedEntitlements(ofCustomerAt position: Int) -> [String] {
         var products: [String] = []
-        for key in chainKeys(of: customer) {
+        let record = customerRecords[position]
+        for key in record.chains {
             let state = chains[key.index].state
             if state.isEntitled { products.append(state.productId) }
         }
-        for index in oneTimeIndicesByCustomer[customer] ?? [] where transactions[index].revocation == nil {
+        for index in record.oneTimePurchases where transactions[index].revocation == nil {
             let record = transactions[index]
             switch record.productType {
             case .nonConsumable: products.append(record.productId)
@@ -501,7 +529,7 @@ public struct SimulatedStore: Sendable {
     }
 
     func chainKeys(of customer: String) -> [ChainID] {
-        chainKeysByCustomer[customer] ?? []
+        customerPositions[customer].map { customerRecords[$0].chains } ?? []
     }
 
     /// Registers a new chain (the one place chains are created) and returns its id.
@@ -509,14 +537,14 @@ public struct SimulatedStore: Sendable {
     mutating func insertChain(_ chain: SubscriptionChain) -> ChainID {
         let key = ChainID(index: chains.count)
         chains.append(chain)
-        chainKeysByCustomer[chain.customer, default: []].append(key)
+        customerRecords[register(chain.customer)].chains.append(key)
         return key
     }
 
     /// Appends a transaction, indexing one-time purchases by customer.
     mutating func appendTransaction(_ record: TransactionRecord) {
         if record.productType != .autoRenewable {
-            oneTimeIndicesByCustomer[record.customer, default: []].append(transactions.count)
+            customerRecords[register(record.customer)].oneTimePurchases.append(transactions.count)
         }
         transactions.append(record)
     }

@@ -1,6 +1,7 @@
 // Release-mode benchmark: `swift run -c release simbench [queue|lifecycle|encode ...]` (all sections by default).
 // The only place in the project that reads a clock (a monotonic one, to time runs); nothing here is asserted, the
 // figures are printed. Machines are noisy: compare medians and ratios, not single runs.
+import Foundation  // exit
 import SubscriptionSimulator
 
 struct Measurement {
@@ -46,17 +47,16 @@ let eventTarget = 10e6
 let lifecycleTarget = 20e3
 let sections = CommandLine.arguments.dropFirst()
 func wanted(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
+let knownSections = ["queue", "lifecycle", "encode", "callgrind", "callgrind-baseline"]
+if let unknown = sections.first(where: { !knownSections.contains($0) }) {
+    print("simbench: unknown section '\(unknown)'; sections: \(knownSections.joined(separator: ", "))")
+    exit(64)
+}
 
 print("simbench (release build expected; debug builds are many times slower)")
 
 // MARK: - Event queue
 
-let eventCount = 1_000_000
-let yearMs = 365 * 86_400_000
-var random = RandomSource(seed: 2026)
-let instants = (0..<eventCount).map { _ in Instant(millisecondsSince1970: Int64(random.nextInt(in: 0...yearMs))) }
-/// How far ahead a handler schedules the next event in the hold pattern: up to a day.
-let delays = (0..<eventCount).map { _ in Int64(random.nextInt(in: 0...86_400_000)) }
 
 // The benchmark bodies are functions of their inputs: closures that read top-level variables pay for a global
 // accessor on every read (measured: 17 times slower for the sort below).
@@ -90,6 +90,13 @@ func sortKeys(_ instants: [Instant]) -> Int {
 
 var queueVerdicts: [String] = []
 if wanted("queue") {
+    let eventCount = 1_000_000
+    var random = RandomSource(seed: 2026)
+    let instants = (0..<eventCount).map { _ in
+        Instant(millisecondsSince1970: Int64(random.nextInt(in: 0...(365 * 86_400_000))))
+    }
+    // How far ahead a handler schedules the next event in the hold pattern: up to a day.
+    let delays = (0..<eventCount).map { _ in Int64(random.nextInt(in: 0...86_400_000)) }
     print("event queue (binary heap): 1,000,000 events, each scheduled and popped")
     // The hold pattern (Vaucher & Duval 1975; Jones, CACM 29(4), 1986): the standard measure of an event set. A steady
     // number of events is pending; each pop is followed by scheduling one event later, as a simulation's handlers do.
@@ -177,6 +184,15 @@ if wanted("encode") {
         sink &+= oneYear.runAndEncode(count: 2_000)
         return 2_000
     }
+}
+
+// Untimed, for instruction counts that do not depend on the machine's load:
+// `valgrind --tool=callgrind .build/release/simbench callgrind` (subtract a run with `callgrind-baseline`).
+if sections.contains("callgrind") {
+    print("1,000 lifecycles, untimed: \(oneYear.run(count: 1_000)) notifications")
+}
+if sections.contains("callgrind-baseline") {
+    print("1 lifecycle, untimed: \(oneYear.run(count: 1)) notifications")
 }
 
 // MARK: - Targets

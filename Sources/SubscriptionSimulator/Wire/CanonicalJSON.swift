@@ -59,22 +59,34 @@ public enum CanonicalJSON {
 
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [92, 34]
-            case UInt8(ascii: "\\"): out += [92, 92]
-            case 0x08: out += [92, UInt8(ascii: "b")]
-            case 0x0C: out += [92, UInt8(ascii: "f")]
-            case 0x0A: out += [92, UInt8(ascii: "n")]
-            case 0x0D: out += [92, UInt8(ascii: "r")]
-            case 0x09: out += [92, UInt8(ascii: "t")]
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            default: out.append(byte)
+        var s = s
+        s.withUTF8 { bytes in
+            // Runs that need no escaping are copied whole: signed payloads are long and never need escaping.
+            var runStart = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                runStart = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): out += [92, 34]
+                case UInt8(ascii: "\\"): out += [92, 92]
+                case 0x08: out += [92, UInt8(ascii: "b")]
+                case 0x0C: out += [92, UInt8(ascii: "f")]
+                case 0x0A: out += [92, UInt8(ascii: "n")]
+                case 0x0D: out += [92, UInt8(ascii: "r")]
+                case 0x09: out += [92, UInt8(ascii: "t")]
+                default:
+                    out += Array("\\u00".utf8) + [hexDigit(byte >> 4), hexDigit(byte & 0xF)]
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// Parses JSON (RFC 8259). Numbers must be integers that fit in 64 bits: this project's payloads never carry
@@ -104,7 +116,12 @@ public enum CanonicalJSON {
         }
 
         mutating func skipWhitespace() {
-            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
         }
 
         mutating func expect(_ literal: String) throws(JSONParseError) {

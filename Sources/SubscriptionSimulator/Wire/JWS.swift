@@ -87,42 +87,57 @@ public enum Base64URL {
     public static func encodeStandard(_ bytes: [UInt8]) -> String { encode(bytes, alphabet: standardAlphabet, pad: true) }
 
     static func encode(_ bytes: [UInt8], alphabet: [UInt8], pad: Bool) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i + 3 <= bytes.count {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
-            i += 3
+        let rest = bytes.count % 3
+        let length = bytes.count / 3 * 4 + (rest == 0 ? 0 : pad ? 4 : rest + 1)
+        return String(unsafeUninitializedCapacity: length) { out in
+            var o = 0
+            func put(_ n: UInt32, _ shift: UInt32) {
+                out[o] = alphabet[Int(n >> shift & 63)]
+                o += 1
+            }
+            var i = 0
+            while i + 3 <= bytes.count {
+                let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                put(n, 18)
+                put(n, 12)
+                put(n, 6)
+                put(n, 0)
+                i += 3
+            }
+            if rest > 0 {
+                let n = UInt32(bytes[i]) << 16 | (rest == 2 ? UInt32(bytes[i + 1]) << 8 : 0)
+                put(n, 18)
+                put(n, 12)
+                if rest == 2 { put(n, 6) }
+                while pad && o < length {
+                    out[o] = UInt8(ascii: "=")
+                    o += 1
+                }
+            }
+            return o
         }
-        let rest = bytes.count - i
-        if rest == 1 {
-            let n = UInt32(bytes[i]) << 16
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)]]
-            if pad { out += Array("==".utf8) }
-        } else if rest == 2 {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)]]
-            if pad { out += Array("=".utf8) }
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Decodes base64url (padding optional); nil on any other character.
     public static func decode(_ text: String) -> [UInt8]? {
-        var values: [UInt32] = []
+        var sextets = [UInt8](repeating: 0xFF, count: 256)
+        for (value, byte) in urlAlphabet.enumerated() { sextets[Int(byte)] = UInt8(value) }
+        var values: [UInt8] = []
+        values.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
             if byte == UInt8(ascii: "=") { continue }
-            guard let index = urlAlphabet.firstIndex(of: byte) else { return nil }
-            values.append(UInt32(index))
+            let value = sextets[Int(byte)]
+            guard value != 0xFF else { return nil }
+            values.append(value)
         }
         if values.count % 4 == 1 { return nil }
         var out: [UInt8] = []
+        out.reserveCapacity(values.count / 4 * 3 + 2)
         var i = 0
         while i < values.count {
             let chunk = values[i..<min(i + 4, values.count)]
             var n: UInt32 = 0
-            for (k, v) in chunk.enumerated() { n |= v << UInt32(18 - 6 * k) }
+            for (k, v) in chunk.enumerated() { n |= UInt32(v) << UInt32(18 - 6 * k) }
             out.append(UInt8(n >> 16 & 0xFF))
             if chunk.count > 2 { out.append(UInt8(n >> 8 & 0xFF)) }
             if chunk.count > 3 { out.append(UInt8(n & 0xFF)) }

@@ -31,11 +31,19 @@ final class EventQueueStorage<Payload> {
 
         @inlinable var priority: Int { Int(truncatingIfNeeded: key & 0xFF) - 128 }
 
-        /// `(key, tag) < (other.key, other.tag)`. Measured: a branch-free form is slower here, because the
-        /// predicted branch lets the processor start loading the next level of the heap early.
+        /// `(key, tag) < (other.key, other.tag)`.
         @inlinable @inline(__always)
         func precedes(_ other: Node) -> Bool {
             key < other.key || (key == other.key && tag < other.tag)
+        }
+
+        /// 1 when `self` precedes `other`, else 0, computed without a branch.
+        @inlinable @inline(__always)
+        func precedence(over other: Node) -> Int {
+            let keyLess = key < other.key ? 1 : 0
+            let keyEqual = key == other.key ? 1 : 0
+            let tagLess = tag < other.tag ? 1 : 0
+            return keyLess | (keyEqual & tagLess)
         }
     }
 
@@ -285,6 +293,13 @@ final class EventQueueStorage<Payload> {
         nodes[hole] = node
     }
 
+    /// Heaps up to this many nodes (256 KiB) pick the smaller child without a branch; larger ones with a branch.
+    /// Which child is smaller is a coin toss no predictor learns. In a heap that stays in cache, the branch-free
+    /// choice avoids the misprediction; in a larger one, the predicted branch lets the processor start loading the
+    /// next level early, which matters more. Measured with simbench's hold and all-at-once patterns on the CI
+    /// machine (L2 512 KiB): branch-free alone was about 1.2x faster at 1,000 pending and 1.8x slower with 1,000,000.
+    @usableFromInline static var branchFreeLimit: Int { 1 << 14 }
+
     /// Bottom-up: walks the hole at the root down to a leaf along the smaller children, then sifts `node` up from
     /// there (it usually belongs near the bottom: it was the last leaf).
     @inlinable
@@ -292,11 +307,20 @@ final class EventQueueStorage<Payload> {
         let last = nodeCount
         var hole = 1
         var child = 2
-        while child < last {
-            if nodes[child &+ 1].precedes(nodes[child]) { child &+= 1 }
-            nodes[hole] = nodes[child]
-            hole = child
-            child = hole &<< 1
+        if last <= Self.branchFreeLimit {
+            while child < last {
+                child &+= nodes[child &+ 1].precedence(over: nodes[child])
+                nodes[hole] = nodes[child]
+                hole = child
+                child = hole &<< 1
+            }
+        } else {
+            while child < last {
+                if nodes[child &+ 1].precedes(nodes[child]) { child &+= 1 }
+                nodes[hole] = nodes[child]
+                hole = child
+                child = hole &<< 1
+            }
         }
         if child == last {
             nodes[hole] = nodes[child]

@@ -164,6 +164,24 @@ extension EventQueueTests {
         #expect(queue.isEmpty)
     }
 
+    /// Large enough that popping starts with the branching sift (over the branch-free limit) and ends with the
+    /// branch-free one.
+    @Test func aHeapLargerThanTheBranchFreeLimitPopsInOrder() {
+        let count = EventQueueStorage<Int>.branchFreeLimit * 2 + 17
+        var random = RandomSource(seed: 77)
+        var queue = EventQueue<Int>()
+        var reference: [Reference] = []
+        for n in 0..<count {
+            let instant = Int64(random.nextInt(in: 0...5_000))
+            let priority = random.nextInt(in: 0...1)
+            queue.schedule(n, at: Instant(millisecondsSince1970: instant), priority: priority)
+            reference.append(Reference(instant: instant, priority: priority, sequence: UInt64(n)))
+        }
+        var popped: [UInt64] = []
+        while let event = queue.popNext() { popped.append(UInt64(event.payload)) }
+        #expect(popped == reference.sorted().map(\.sequence))
+    }
+
     @Test func renumberingKeepsTheSchedulingOrderOfEqualKeys() {
         var queue = EventQueue<Int>(sequenceLimit: 4)
         let t = Instant(millisecondsSince1970: 5)

@@ -31,7 +31,7 @@ extension ScheduledEvent: Equatable where Payload: Equatable {}
 ///
 /// A value type: a copy is independent (its storage is copied on the first change, like `Array`'s).
 ///
-/// Layout (see ``EventQueueStorage``): the heap holds 16-byte trivially-copyable nodes, so sifting never retains or
+/// Layout (see ``EventHeap``): the heap holds 16-byte trivially-copyable nodes, so sifting never retains or
 /// releases anything and four nodes share a cache line; payloads live in a slot table indexed from the node.
 ///
 /// Complexity: `schedule` O(log n) (O(1) on average for random instants); `popNext` O(log n), bottom-up: the hole
@@ -56,19 +56,22 @@ public struct EventQueue<Payload> {
     /// Cancelled nodes are kept (and dropped when they reach the root) until they outnumber the live ones by this.
     public static var compactionFloor: Int { 64 }
 
-    @inlinable public init() { storage = EventQueueStorage(sequenceLimit: 1 << 32) }
+    @inlinable public init() { storage = EventQueueStorage(EventHeap(sequenceLimit: 1 << 32, capacity: 16)) }
 
     /// For tests: a queue whose sequence numbers run out after `sequenceLimit` schedules.
     init(sequenceLimit: UInt64) {
         precondition(sequenceLimit >= 1 && sequenceLimit <= 1 << 32)
-        storage = EventQueueStorage(sequenceLimit: sequenceLimit)
+        storage = EventQueueStorage(EventHeap(sequenceLimit: sequenceLimit, capacity: 16))
     }
 
+    /// The heap, in the storage this queue owns (copy on write: call ``makeUnique()`` before changing it).
+    @inlinable var heap: UnsafeMutablePointer<EventHeap<Payload>> { storage.heap }
+
     /// Live (not cancelled) events.
-    @inlinable public var count: Int { storage.nodeCount - storage.cancelledCount }
+    @inlinable public var count: Int { heap.pointee.nodeCount - heap.pointee.cancelledCount }
     @inlinable public var isEmpty: Bool { count == 0 }
     /// Nodes held, cancelled ones included (for tests of compaction).
-    var storedNodeCount: Int { storage.nodeCount }
+    var storedNodeCount: Int { heap.pointee.nodeCount }
 
     @inlinable
     mutating func makeUnique() {
@@ -83,44 +86,45 @@ public struct EventQueue<Payload> {
         precondition(Self.instantRange.contains(milliseconds), "event instant \(instant) is outside the queue's range")
         makeUnique()
         let key = UInt64(bitPattern: milliseconds &* 256 &+ Int64(priority &+ 128)) ^ (1 << 63)
-        return storage.insert(payload, key: key)
+        return heap.pointee.insert(payload, key: key)
     }
 
     /// Cancels a scheduled event. Returns false when the id is unknown, already taken, or already cancelled.
     @discardableResult
     public mutating func cancel(_ id: EventID) -> Bool {
-        guard storage.isLive(id) else { return false }
+        guard heap.pointee.isLive(id) else { return false }
         makeUnique()
-        storage.markCancelled(id)
-        if storage.cancelledCount > count + Self.compactionFloor { storage.compact() }
+        heap.pointee.markCancelled(id)
+        if heap.pointee.cancelledCount > count + Self.compactionFloor { heap.pointee.compact() }
         return true
     }
 
     /// The next event, without removing it.
     public func peek() -> ScheduledEvent<Payload>? {
-        guard storage.nodeCount > 0 else { return nil }
-        return storage.event(storage.nodes[1], payload: storage.slots[storage.nodes[1].slot].payload!)
+        let heap = self.heap.pointee
+        guard heap.nodeCount > 0 else { return nil }
+        return heap.event(heap.nodes[1], payload: heap.slots[heap.nodes[1].slot].payload!)
     }
 
     /// The instant of the next event, if any.
     @inlinable public var nextInstant: Instant? {
-        storage.nodeCount > 0 ? storage.nodes[1].instant : nil
+        heap.pointee.nodeCount > 0 ? heap.pointee.nodes[1].instant : nil
     }
 
     /// Removes and returns the next event.
     @inlinable
     public mutating func popNext() -> ScheduledEvent<Payload>? {
-        guard storage.nodeCount > 0 else { return nil }
+        guard heap.pointee.nodeCount > 0 else { return nil }
         makeUnique()
-        return storage.removeNext()
+        return heap.pointee.removeNext()
     }
 
     /// Removes and returns the next event if it is due at or before `limit`.
     @inlinable
     public mutating func popNext(notAfter limit: Instant) -> ScheduledEvent<Payload>? {
-        guard storage.nodeCount > 0, storage.nodes[1].instant <= limit else { return nil }
+        guard heap.pointee.nodeCount > 0, heap.pointee.nodes[1].instant <= limit else { return nil }
         makeUnique()
-        return storage.removeNext()
+        return heap.pointee.removeNext()
     }
 }
 

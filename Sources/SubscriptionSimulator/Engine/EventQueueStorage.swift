@@ -1,6 +1,8 @@
-/// The memory behind an ``EventQueue``: a 1-based binary heap of nodes and a table of payload slots, in two buffers
-/// owned by one object, so that each queue operation checks uniqueness once (copy on write) and then works on raw
-/// memory without bounds checks.
+/// The binary heap behind an ``EventQueue``: a 1-based array of nodes and a table of payload slots, in two raw
+/// buffers without bounds checks. It lives in memory owned by an ``EventQueueStorage`` object, which the queue
+/// copies on write; it is reached through a pointer, because a class's own stored properties are checked for
+/// exclusive access at run time on every read and write (measured: over half the time of a pop), and memory behind
+/// a pointer is not.
 ///
 /// A node is two words compared as one 128-bit key:
 /// - `key`: the instant times 256 plus the priority biased by 128, with the sign bit flipped, so that unsigned
@@ -12,7 +14,7 @@
 /// A slot is live (payload set), cancelled (payload set, flag set) or free (no payload; linked into the free list
 /// through `nextFree`). Its generation grows each time it is freed, so an old ``EventID`` never matches a new event.
 @usableFromInline
-final class EventQueueStorage<Payload> {
+struct EventHeap<Payload> {
     @usableFromInline
     struct Node {
         @usableFromInline var key: UInt64
@@ -64,89 +66,34 @@ final class EventQueueStorage<Payload> {
 
     @usableFromInline static var noSlot: UInt32 { UInt32.max }
 
-    /// The mutable fields, behind a pointer the object owns: a class's stored `var`s are checked for exclusive
-    /// access at run time on every read and write (measured: over half the time of a pop), a pointer's memory is not.
-    @usableFromInline
-    struct Fields {
-        /// `nodes[1...nodeCount]` is the heap; room for `nodeCapacity` nodes after `nodes[0]`.
-        @usableFromInline var nodes: UnsafeMutablePointer<Node>
-        @usableFromInline var nodeCount = 0
-        @usableFromInline var nodeCapacity: Int
-        /// `slots[0..<slotCount]` are initialized.
-        @usableFromInline var slots: UnsafeMutablePointer<Slot>
-        @usableFromInline var slotCount = 0
-        @usableFromInline var slotCapacity: Int
-        @usableFromInline var firstFreeSlot = noSlot
-        @usableFromInline var nextSequence: UInt64 = 0
-        @usableFromInline var cancelledCount = 0
-
-        @inlinable init(capacity: Int) {
-            nodeCapacity = capacity
-            nodes = EventQueueStorage.allocateNodes(capacity: capacity)
-            nodes.initialize(to: Node(key: 0, tag: 0))
-            slotCapacity = capacity
-            slots = .allocate(capacity: capacity)
-        }
-    }
-
-    @usableFromInline let fields: UnsafeMutablePointer<Fields>
+    /// `nodes[1...nodeCount]` is the heap; room for `nodeCapacity` nodes after `nodes[0]`.
+    @usableFromInline var nodes: UnsafeMutablePointer<Node>
+    @usableFromInline var nodeCount = 0
+    @usableFromInline var nodeCapacity: Int
+    /// `slots[0..<slotCount]` are initialized.
+    @usableFromInline var slots: UnsafeMutablePointer<Slot>
+    @usableFromInline var slotCount = 0
+    @usableFromInline var slotCapacity: Int
+    @usableFromInline var firstFreeSlot = noSlot
+    @usableFromInline var nextSequence: UInt64 = 0
+    @usableFromInline var cancelledCount = 0
+    /// 2^32 in use; tests lower it to exercise renumbering.
     @usableFromInline let sequenceLimit: UInt64
 
-    @inlinable var nodes: UnsafeMutablePointer<Node> {
-        get { fields.pointee.nodes }
-        set { fields.pointee.nodes = newValue }
-    }
-    @inlinable var nodeCount: Int {
-        get { fields.pointee.nodeCount }
-        set { fields.pointee.nodeCount = newValue }
-    }
-    @inlinable var nodeCapacity: Int {
-        get { fields.pointee.nodeCapacity }
-        set { fields.pointee.nodeCapacity = newValue }
-    }
-    @inlinable var slots: UnsafeMutablePointer<Slot> {
-        get { fields.pointee.slots }
-        set { fields.pointee.slots = newValue }
-    }
-    @inlinable var slotCount: Int {
-        get { fields.pointee.slotCount }
-        set { fields.pointee.slotCount = newValue }
-    }
-    @inlinable var slotCapacity: Int {
-        get { fields.pointee.slotCapacity }
-        set { fields.pointee.slotCapacity = newValue }
-    }
-    @inlinable var firstFreeSlot: UInt32 {
-        get { fields.pointee.firstFreeSlot }
-        set { fields.pointee.firstFreeSlot = newValue }
-    }
-    @inlinable var nextSequence: UInt64 {
-        get { fields.pointee.nextSequence }
-        set { fields.pointee.nextSequence = newValue }
-    }
-    @inlinable var cancelledCount: Int {
-        get { fields.pointee.cancelledCount }
-        set { fields.pointee.cancelledCount = newValue }
-    }
-
     @inlinable
-    init(sequenceLimit: UInt64, capacity: Int = 16) {
+    init(sequenceLimit: UInt64, capacity: Int) {
         self.sequenceLimit = sequenceLimit
-        fields = .allocate(capacity: 1)
-        fields.initialize(to: Fields(capacity: capacity))
+        nodeCapacity = capacity
+        nodes = Self.allocateNodes(capacity: capacity)
+        nodes.initialize(to: Node(key: 0, tag: 0))
+        slotCapacity = capacity
+        slots = .allocate(capacity: capacity)
     }
 
-    deinit {
-        nodes.deallocate()
-        slots.deinitialize(count: slotCount)
-        slots.deallocate()
-        fields.deallocate()
-    }
-
-    /// An independent copy, for copy on write.
+    /// A copy in new buffers.
     @usableFromInline
-    func copy() -> EventQueueStorage {
-        let copy = EventQueueStorage(sequenceLimit: sequenceLimit, capacity: Swift.max(nodeCapacity, slotCapacity))
+    func copy() -> EventHeap {
+        var copy = EventHeap(sequenceLimit: sequenceLimit, capacity: Swift.max(nodeCapacity, slotCapacity))
         copy.nodes.initialize(from: nodes, count: nodeCount + 1)  // nodes are trivial values
         copy.slots.initialize(from: slots, count: slotCount)
         copy.nodeCount = nodeCount
@@ -155,6 +102,14 @@ final class EventQueueStorage<Payload> {
         copy.nextSequence = nextSequence
         copy.cancelledCount = cancelledCount
         return copy
+    }
+
+    /// Frees the buffers (the owner calls this once, when it goes away).
+    @usableFromInline
+    func deallocate() {
+        nodes.deallocate()
+        slots.deinitialize(count: slotCount)
+        slots.deallocate()
     }
 
     // MARK: - Slots
@@ -169,7 +124,7 @@ final class EventQueueStorage<Payload> {
     }
 
     @inlinable
-    func takeSlot(for payload: Payload) -> UInt32 {
+    mutating func takeSlot(for payload: Payload) -> UInt32 {
         if firstFreeSlot != Self.noSlot {
             let slot = firstFreeSlot
             firstFreeSlot = slots[Int(slot)].nextFree
@@ -186,7 +141,7 @@ final class EventQueueStorage<Payload> {
 
     /// Empties a slot for reuse and returns its payload.
     @inlinable
-    func releaseSlot(_ slot: Int) -> Payload {
+    mutating func releaseSlot(_ slot: Int) -> Payload {
         let payload = slots[slot].payload.take()!
         slots[slot].generation &+= 1
         slots[slot].cancelled = false
@@ -196,7 +151,7 @@ final class EventQueueStorage<Payload> {
     }
 
     @usableFromInline
-    func growSlots() {
+    mutating func growSlots() {
         let capacity = slotCapacity * 2
         let grown = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
         grown.moveInitialize(from: slots, count: slotCount)
@@ -205,7 +160,7 @@ final class EventQueueStorage<Payload> {
         slotCapacity = capacity
     }
 
-    func markCancelled(_ id: EventID) {
+    mutating func markCancelled(_ id: EventID) {
         let slot = Int(id.rawValue & 0xFFFF_FFFF)
         slots[slot].cancelled = true
         cancelledCount += 1
@@ -223,7 +178,7 @@ final class EventQueueStorage<Payload> {
     }
 
     @inlinable
-    func insert(_ payload: Payload, key: UInt64) -> EventID {
+    mutating func insert(_ payload: Payload, key: UInt64) -> EventID {
         if nextSequence == sequenceLimit { renumber() }
         let sequence = nextSequence
         nextSequence += 1
@@ -243,7 +198,7 @@ final class EventQueueStorage<Payload> {
     }
 
     @usableFromInline
-    func growNodes() {
+    mutating func growNodes() {
         let capacity = nodeCapacity * 2
         let grown = Self.allocateNodes(capacity: capacity)
         grown.moveInitialize(from: nodes, count: nodeCount + 1)
@@ -254,7 +209,7 @@ final class EventQueueStorage<Payload> {
 
     /// Removes the root (the heap is not empty) and returns it as an event.
     @inlinable
-    func removeNext() -> ScheduledEvent<Payload> {
+    mutating func removeNext() -> ScheduledEvent<Payload> {
         let root = removeRoot()
         let event = self.event(root, payload: slots[root.slot].payload!)
         _ = releaseSlot(root.slot)
@@ -264,7 +219,7 @@ final class EventQueueStorage<Payload> {
 
     /// Keeps the invariant that the root is live.
     @usableFromInline
-    func dropCancelledRoots() {
+    mutating func dropCancelledRoots() {
         while nodeCount > 0, slots[nodes[1].slot].cancelled {
             _ = releaseSlot(removeRoot().slot)
             cancelledCount -= 1
@@ -272,7 +227,7 @@ final class EventQueueStorage<Payload> {
     }
 
     @inlinable
-    func removeRoot() -> Node {
+    mutating func removeRoot() -> Node {
         let root = nodes[1]
         let last = nodes[nodeCount]
         nodeCount -= 1
@@ -282,7 +237,7 @@ final class EventQueueStorage<Payload> {
 
     /// Puts `node` into the hole at `start` and moves it up to its place.
     @inlinable
-    func siftUp(_ node: Node, from start: Int) {
+    mutating func siftUp(_ node: Node, from start: Int) {
         var hole = start
         while hole > 1 {
             let parent = hole &>> 1
@@ -303,7 +258,7 @@ final class EventQueueStorage<Payload> {
     /// Bottom-up: walks the hole at the root down to a leaf along the smaller children, then sifts `node` up from
     /// there (it usually belongs near the bottom: it was the last leaf).
     @inlinable
-    func siftDownFromRoot(replacingWith node: Node) {
+    mutating func siftDownFromRoot(replacingWith node: Node) {
         let last = nodeCount
         var hole = 1
         var child = 2
@@ -330,7 +285,7 @@ final class EventQueueStorage<Payload> {
     }
 
     /// Floyd's O(n) heap construction over `nodes[1...nodeCount]`.
-    func heapify() {
+    mutating func heapify() {
         var start = nodeCount / 2
         while start >= 1 {
             let node = nodes[start]
@@ -349,7 +304,7 @@ final class EventQueueStorage<Payload> {
     }
 
     /// Drops every cancelled node and rebuilds the heap: memory stays proportional to the live events.
-    func compact() {
+    mutating func compact() {
         var kept = 0
         var index = 1
         while index <= nodeCount {
@@ -369,7 +324,7 @@ final class EventQueueStorage<Payload> {
 
     /// Gives the pending events the sequence numbers 0..<n in their current order. A sorted array is a valid heap.
     @usableFromInline
-    func renumber() {
+    mutating func renumber() {
         compact()
         var heap = UnsafeMutableBufferPointer(start: nodes + 1, count: nodeCount)
         heap.sort { $0.precedes($1) }
@@ -378,5 +333,29 @@ final class EventQueueStorage<Payload> {
         }
         nextSequence = UInt64(nodeCount)
         precondition(nextSequence < sequenceLimit, "more events pending than sequence numbers")
+    }
+}
+
+/// Owns the memory of one ``EventHeap``; ``EventQueue`` copies it on write.
+@usableFromInline
+final class EventQueueStorage<Payload> {
+    @usableFromInline let heap: UnsafeMutablePointer<EventHeap<Payload>>
+
+    @inlinable
+    init(_ heap: EventHeap<Payload>) {
+        self.heap = .allocate(capacity: 1)
+        self.heap.initialize(to: heap)
+    }
+
+    deinit {
+        heap.pointee.deallocate()
+        heap.deinitialize(count: 1)
+        heap.deallocate()
+    }
+
+    /// An independent copy, for copy on write.
+    @usableFromInline
+    func copy() -> EventQueueStorage {
+        EventQueueStorage(heap.pointee.copy())
     }
 }

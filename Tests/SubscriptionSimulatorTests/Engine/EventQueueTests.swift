@@ -167,7 +167,7 @@ extension EventQueueTests {
     /// Large enough that popping starts with the branching sift (over the branch-free limit) and ends with the
     /// branch-free one.
     @Test func aHeapLargerThanTheBranchFreeLimitPopsInOrder() {
-        let count = EventQueueStorage<Int>.branchFreeLimit * 2 + 17
+        let count = EventHeap<Int>.branchFreeLimit * 2 + 17
         var random = RandomSource(seed: 77)
         var queue = EventQueue<Int>()
         var reference: [Reference] = []

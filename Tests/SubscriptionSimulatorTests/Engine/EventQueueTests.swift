@@ -214,6 +214,30 @@ extension EventQueueTests {
         #expect(popped == [8, 7, 6, 5, 4, 3, 2, 1, 0])
     }
 
+    /// A value type: each change to a copy leaves the original as it was (the storage is copied on write).
+    @Test func aCopyIsIndependentOfTheOriginal() {
+        var original = EventQueue<Int>()
+        var ids: [EventID] = []
+        for n in 0..<10 { ids.append(original.schedule(n, at: Instant(millisecondsSince1970: Int64(n)))) }
+        var popped = original
+        _ = popped.popNext()
+        var cancelled = original
+        cancelled.cancel(ids[5])
+        var scheduled = original
+        scheduled.schedule(99, at: Instant(millisecondsSince1970: 0), priority: -1)
+        func drain(_ queue: EventQueue<Int>) -> [Int] {
+            var queue = queue
+            var payloads: [Int] = []
+            while let event = queue.popNext() { payloads.append(event.payload) }
+            return payloads
+        }
+        #expect(drain(original) == Array(0..<10))
+        #expect(drain(popped) == Array(1..<10))
+        #expect(drain(cancelled) == [0, 1, 2, 3, 4, 6, 7, 8, 9])
+        #expect(drain(scheduled) == [99] + Array(0..<10))
+        #expect(original.count == 10 && original.cancel(ids[5]), "the original's ids still work")
+    }
+
     @Test func theRootIsNeverACancelledEvent() {
         var queue = EventQueue<Int>()
         let first = queue.schedule(1, at: Instant(millisecondsSince1970: 1))

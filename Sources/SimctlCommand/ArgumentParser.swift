@@ -27,7 +27,10 @@ public struct RunOptions: Equatable, Sendable {
     public var until: String?
     public var seed: UInt64?
 
-    public init(file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil, seed: UInt64? = nil) {
+    public init(
+        file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil,
+        seed: UInt64? = nil
+    ) {
         self.file = file
         self.format = format
         self.outDirectory = outDirectory
@@ -76,7 +79,8 @@ public enum ArgumentParser {
             return first == "validate" ? .validate(file: file) : .catalog(file: file)
         default:
             if first.hasPrefix("-") {
-                throw UsageError(message: "unknown option '\(first)'\(hint(first, ["--help", "--version"]))", topic: nil)
+                throw UsageError(
+                    message: "unknown option '\(first)'\(hint(first, ["--help", "--version"]))", topic: nil)
             }
             throw UsageError(message: "unknown command '\(first)'\(hint(first, commands))", topic: nil)
         }
@@ -92,7 +96,8 @@ public enum ArgumentParser {
         var optionsEnded = false
         func setFile(_ value: String) throws(UsageError) {
             guard file == nil else {
-                throw UsageError(message: "'run' takes one scenario file; found '\(file!)' and '\(value)'", topic: "run")
+                throw UsageError(
+                    message: "'run' takes one scenario file; found '\(file!)' and '\(value)'", topic: "run")
             }
             file = value
         }
@@ -130,13 +135,16 @@ public enum ArgumentParser {
                 guard let parsed = OutputFormat(rawValue: text) else {
                     let valid = OutputFormat.allCases.map(\.rawValue)
                     throw UsageError(
-                        message: "unknown format '\(text)'; expected one of \(valid.joined(separator: ", "))\(hint(text, valid))",
+                        message:
+                            "unknown format '\(text)'; expected one of \(valid.joined(separator: ", "))\(hint(text, valid))",
                         topic: "run")
                 }
                 format = parsed
             case "--out":
                 try once(out)
-                guard !text.isEmpty else { throw UsageError(message: "option '--out' needs a folder path", topic: "run") }
+                guard !text.isEmpty else {
+                    throw UsageError(message: "option '--out' needs a folder path", topic: "run")
+                }
                 out = text
             case "--until":
                 try once(until)
@@ -144,7 +152,9 @@ public enum ArgumentParser {
             default:
                 try once(seed)
                 guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
-                    throw UsageError(message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'", topic: "run")
+                    throw UsageError(
+                        message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'",
+                        topic: "run")
                 }
                 seed = number
             }
@@ -160,7 +170,8 @@ public enum ArgumentParser {
         }
         guard files.count == 1 else {
             throw UsageError(
-                message: files.isEmpty ? "'\(command)' needs a file" : "'\(command)' takes one file; found \(files.count)",
+                message: files.isEmpty
+                    ? "'\(command)' needs a file" : "'\(command)' takes one file; found \(files.count)",
                 topic: command)
         }
         return files[0]

@@ -75,7 +75,8 @@ public enum HelpText {
 
     public static func usageLine(for topic: String?) -> String {
         switch topic {
-        case "run": return "usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR] [--until TIME] [--seed N]"
+        case "run":
+            return "usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR] [--until TIME] [--seed N]"
         case "validate": return "usage: simctl validate FILE"
         case "catalog": return "usage: simctl catalog FILE"
         default: return "usage: simctl <command> [options]   (commands: run, validate, catalog, help)"

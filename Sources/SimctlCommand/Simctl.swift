@@ -23,7 +23,8 @@ public enum Simctl {
     public static func main(_ arguments: [String]) -> CommandOutput {
         let invocation: SimctlInvocation
         do throws(UsageError) { invocation = try ArgumentParser.parse(arguments) } catch {
-            let text = "error: \(error.message)\n\(HelpText.usageLine(for: error.topic))\n"
+            let text =
+                "error: \(error.message)\n\(HelpText.usageLine(for: error.topic))\n"
                 + "see 'simctl help\(error.topic.map { " " + $0 } ?? "")'\n"
             return CommandOutput(stdout: "", stderr: text, exitCode: ExitCode.usage)
         }
@@ -38,10 +39,13 @@ public enum Simctl {
 
     static func read(_ file: String) -> Result<String, CommandOutput> {
         guard let data = FileManager.default.contents(atPath: file) else {
-            return .failure(CommandOutput(stdout: "", stderr: "\(file): error: cannot read the file\n", exitCode: ExitCode.noInput))
+            return .failure(
+                CommandOutput(stdout: "", stderr: "\(file): error: cannot read the file\n", exitCode: ExitCode.noInput))
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            return .failure(CommandOutput(stdout: "", stderr: "\(file): error: the file is not UTF-8 text\n", exitCode: ExitCode.dataError))
+            return .failure(
+                CommandOutput(
+                    stdout: "", stderr: "\(file): error: the file is not UTF-8 text\n", exitCode: ExitCode.dataError))
         }
         return .success(text)
     }
@@ -73,26 +77,31 @@ public enum Simctl {
         case .timeline:
             stdout = RunOutput.timeline(result)
             let count = scenario.expectations.count
-            stdout += result.passed
+            stdout +=
+                result.passed
                 ? "\nexpectations: \(count) checked, all hold\n"
                 : "\nexpectations: \(count) checked, \(result.failures.count) failed (see standard error)\n"
         case .jsonl: stdout = RunOutput.jsonl(result)
         case .decoded: stdout = RunOutput.decoded(result)
         }
         if let directory = options.outDirectory {
-            do throws(FixtureWriter.WriteError) { try FixtureWriter.write(RunOutput.fixtureFiles(result), to: directory) } catch {
+            do throws(FixtureWriter.WriteError) {
+                try FixtureWriter.write(RunOutput.fixtureFiles(result), to: directory)
+            } catch {
                 return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.cannotCreate)
             }
         }
         let stderr = result.failures.map { "\($0)\n" }.joined()
-        return CommandOutput(stdout: stdout, stderr: stderr, exitCode: result.passed ? ExitCode.success : ExitCode.expectationFailed)
+        return CommandOutput(
+            stdout: stdout, stderr: stderr, exitCode: result.passed ? ExitCode.success : ExitCode.expectationFailed)
     }
 
     static func validate(_ file: String) -> CommandOutput {
         switch decode(file) {
         case .failure(let output): return output
         case .success(let scenario):
-            let summary = "\(file): valid: \(scenario.catalog.products.count) products, \(scenario.customers.count) customers, "
+            let summary =
+                "\(file): valid: \(scenario.catalog.products.count) products, \(scenario.customers.count) customers, "
                 + "\(scenario.timeline.count) timeline entries, \(scenario.expectations.count) expectations, "
                 + "until \(scenario.until)\n"
             return CommandOutput(stdout: summary, stderr: "", exitCode: ExitCode.success)
@@ -104,7 +113,8 @@ public enum Simctl {
         let exists = FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory)
         if file.hasSuffix(".storekit") || isDirectory.boolValue {
             guard exists else {
-                return CommandOutput(stdout: "", stderr: "\(file): error: cannot read the file\n", exitCode: ExitCode.noInput)
+                return CommandOutput(
+                    stdout: "", stderr: "\(file): error: cannot read the file\n", exitCode: ExitCode.noInput)
             }
             do throws(StoreKitImportError) {
                 let configuration = try StoreKitImporter.importFile(at: file)
@@ -112,12 +122,15 @@ public enum Simctl {
                 var out = ""
                 for product in configuration.products {
                     do throws(CatalogError) { try catalog.add(product) } catch {
-                        return CommandOutput(stdout: "", stderr: "\(file): error: \(error)\n", exitCode: ExitCode.dataError)
+                        return CommandOutput(
+                            stdout: "", stderr: "\(file): error: \(error)\n", exitCode: ExitCode.dataError)
                     }
                 }
                 out += CatalogTable.render(catalog)
-                out += "\nstorefront: \(configuration.storefront?.countryCode ?? "USA (default)"), currency \(configuration.currency)\n"
-                out += "billing grace period: \(configuration.billingGracePeriodEnabled == true ? "on (16 days; weekly products 6 days)" : "off")\n"
+                out +=
+                    "\nstorefront: \(configuration.storefront?.countryCode ?? "USA (default)"), currency \(configuration.currency)\n"
+                out +=
+                    "billing grace period: \(configuration.billingGracePeriodEnabled == true ? "on (16 days; weekly products 6 days)" : "off")\n"
                 if !configuration.otherSettings.isEmpty {
                     out += "settings listed but not used (time is virtual; billing failures come from the timeline):\n"
                     for setting in configuration.otherSettings { out += "  \(setting.key) = \(setting.value)\n" }
@@ -145,7 +158,9 @@ public enum CatalogTable {
         var rows = [["PRODUCT", "TYPE", "GROUP/LEVEL", "PERIOD", "PRICE", "CURRENCY", "FAMILY", "INTRO OFFER"]]
         for p in catalog.products {
             let group = p.group.map { "\($0)/\(p.level)" } ?? "-"
-            let period = p.period?.rawValue ?? p.duration.map { "\($0) (term)" } ?? (p.type == .nonRenewing ? "no duration" : "-")
+            let period =
+                p.period?.rawValue ?? p.duration.map { "\($0) (term)" }
+                ?? (p.type == .nonRenewing ? "no duration" : "-")
             var offer = "-"
             if let o = p.introOffer {
                 switch o.mode {
@@ -154,7 +169,10 @@ public enum CatalogTable {
                 case .payUpFront: offer = "\(o.price) for \(o.period)"
                 }
             }
-            rows.append([p.id, p.type.rawValue, group, period, p.price.description, p.currency, p.familyShareable ? "yes" : "no", offer])
+            rows.append([
+                p.id, p.type.rawValue, group, period, p.price.description, p.currency, p.familyShareable ? "yes" : "no",
+                offer,
+            ])
         }
         var widths = [Int](repeating: 0, count: rows[0].count)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }

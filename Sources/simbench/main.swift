@@ -57,7 +57,6 @@ print("simbench (release build expected; debug builds are many times slower)")
 
 // MARK: - Event queue
 
-
 // The benchmark bodies are functions of their inputs: closures that read top-level variables pay for a global
 // accessor on every read (measured: 17 times slower for the sort below).
 
@@ -181,7 +180,9 @@ if wanted("lifecycle") {
 }
 
 if wanted("encode") {
-    _ = measure("the same lifecycle, every notification also encoded as a signed POST body", unit: "lifecycles", runs: 5) {
+    _ = measure(
+        "the same lifecycle, every notification also encoded as a signed POST body", unit: "lifecycles", runs: 5
+    ) {
         sink &+= oneYear.runAndEncode(count: 2_000)
         return 2_000
     }

@@ -14,7 +14,10 @@ import Testing
         (["run", "a.yaml"], .run(RunOptions(file: "a.yaml"))),
         (["run", "a.yaml", "--format", "jsonl"], .run(RunOptions(file: "a.yaml", format: .jsonl))),
         (["run", "--format=decoded", "a.yaml"], .run(RunOptions(file: "a.yaml", format: .decoded))),
-        (["run", "a.yaml", "--out", "fx", "--until", "P2M", "--seed", "42"], .run(RunOptions(file: "a.yaml", outDirectory: "fx", until: "P2M", seed: 42))),
+        (
+            ["run", "a.yaml", "--out", "fx", "--until", "P2M", "--seed", "42"],
+            .run(RunOptions(file: "a.yaml", outDirectory: "fx", until: "P2M", seed: 42))
+        ),
         (["run", "--", "--odd-name.yaml"], .run(RunOptions(file: "--odd-name.yaml"))),
         (["validate", "a.yaml"], .validate(file: "a.yaml")),
         (["catalog", "Products.storekit"], .catalog(file: "Products.storekit")),
@@ -34,11 +37,26 @@ import Testing
         (["run", "a.yaml", "b.yaml"], "'run' takes one scenario file; found 'a.yaml' and 'b.yaml'", "run"),
         (["run", "a.yaml", "--fromat", "jsonl"], "unknown option '--fromat'; did you mean '--format'?", "run"),
         (["run", "a.yaml", "--format"], "option '--format' needs a value", "run"),
-        (["run", "a.yaml", "--format", "json"], "unknown format 'json'; expected one of timeline, jsonl, decoded; did you mean 'jsonl'?", "run"),
-        (["run", "a.yaml", "--format", "xml"], "unknown format 'xml'; expected one of timeline, jsonl, decoded", "run"),
-        (["run", "a.yaml", "--seed", "-1"], "option '--seed' needs a whole number from 0 to 18446744073709551615, found '-1'", "run"),
-        (["run", "a.yaml", "--seed", "x"], "option '--seed' needs a whole number from 0 to 18446744073709551615, found 'x'", "run"),
-        (["run", "a.yaml", "--seed=1.5"], "option '--seed' needs a whole number from 0 to 18446744073709551615, found '1.5'", "run"),
+        (
+            ["run", "a.yaml", "--format", "json"],
+            "unknown format 'json'; expected one of timeline, jsonl, decoded; did you mean 'jsonl'?", "run"
+        ),
+        (
+            ["run", "a.yaml", "--format", "xml"], "unknown format 'xml'; expected one of timeline, jsonl, decoded",
+            "run"
+        ),
+        (
+            ["run", "a.yaml", "--seed", "-1"],
+            "option '--seed' needs a whole number from 0 to 18446744073709551615, found '-1'", "run"
+        ),
+        (
+            ["run", "a.yaml", "--seed", "x"],
+            "option '--seed' needs a whole number from 0 to 18446744073709551615, found 'x'", "run"
+        ),
+        (
+            ["run", "a.yaml", "--seed=1.5"],
+            "option '--seed' needs a whole number from 0 to 18446744073709551615, found '1.5'", "run"
+        ),
         (["run", "a.yaml", "--format", "jsonl", "--format", "decoded"], "option '--format' is given twice", "run"),
         (["run", "a.yaml", "--out="], "option '--out' needs a folder path", "run"),
         (["validate"], "'validate' needs a file", "validate"),
@@ -65,7 +83,8 @@ import Testing
     }
 
     @Test func helpAndVersion() {
-        #expect(Simctl.main(["--version"]) == CommandOutput(stdout: "simctl \(simctlVersion)\n", stderr: "", exitCode: 0))
+        #expect(
+            Simctl.main(["--version"]) == CommandOutput(stdout: "simctl \(simctlVersion)\n", stderr: "", exitCode: 0))
         let help = Simctl.main(["--help"])
         #expect(help.exitCode == 0 && help.stdout == HelpText.overview + "\n")
         for command in ["run", "validate", "catalog"] {

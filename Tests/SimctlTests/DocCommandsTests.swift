@@ -8,7 +8,9 @@ import Testing
         let root = SimctlProcess.packageRoot
         var files = [root.appendingPathComponent("README.md")]
         let docs = root.appendingPathComponent("docs")
-        files += ((try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? []).filter { $0.hasSuffix(".md") }.sorted().map { docs.appendingPathComponent($0) }
+        files += ((try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? []).filter {
+            $0.hasSuffix(".md")
+        }.sorted().map { docs.appendingPathComponent($0) }
         var found: [String] = []
         for file in files {
             let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
@@ -24,15 +26,19 @@ import Testing
 
     @Test func docsShowCommands() {
         #expect(Self.commands().count >= 4)
-        #expect(Self.commands().first == "swift run simctl run Scenarios/family-stop-sharing.yaml", "README's example command")
+        #expect(
+            Self.commands().first == "swift run simctl run Scenarios/family-stop-sharing.yaml",
+            "README's example command")
     }
 
     @Test(arguments: commands())
     func documentedCommandSucceeds(command: String) throws {
-        var words = command.replacingOccurrences(of: "swift run simctl ", with: "simctl ").split(separator: " ").map(String.init)
+        var words = command.replacingOccurrences(of: "swift run simctl ", with: "simctl ").split(separator: " ").map(
+            String.init)
         words.removeFirst()
         if let out = words.firstIndex(of: "--out") {
-            words[out + 1] = FileManager.default.temporaryDirectory.appendingPathComponent("simctl-doc-\(UUIDText.next())").path
+            words[out + 1] =
+                FileManager.default.temporaryDirectory.appendingPathComponent("simctl-doc-\(UUIDText.next())").path
         }
         let result = try SimctlProcess.run(words)
         #expect(result.status == 0, "\(command): \(result.stderr)")

@@ -47,12 +47,15 @@ import Testing
     @Test func decodedShowsRecipientInstantAndPayload() throws {
         let result = try SimctlProcess.run(["run", scenario, "--format", "decoded"])
         #expect(result.status == 0)
-        let first = try JSONSerialization.jsonObject(with: Data(result.stdout.split(separator: "\n")[0].utf8)) as? [String: Any]
+        let first =
+            try JSONSerialization.jsonObject(with: Data(result.stdout.split(separator: "\n")[0].utf8)) as? [String: Any]
         #expect(first?["recipient"] as? String == "alice")
         #expect(first?["at"] as? String == "2026-03-01T09:00:00Z")
         let payload = first?["payload"] as? [String: Any]
         #expect(payload?["notificationType"] as? String == "SUBSCRIBED")
-        #expect(((payload?["data"] as? [String: Any])?["signedTransactionInfo"] as? [String: Any])?["productId"] as? String == "com.example.nightsky.family.monthly")
+        #expect(
+            ((payload?["data"] as? [String: Any])?["signedTransactionInfo"] as? [String: Any])?["productId"] as? String
+                == "com.example.nightsky.family.monthly")
     }
 
     @Test func untilOverrideExtendsTheRun() throws {
@@ -64,7 +67,9 @@ import Testing
     @Test func untilBeforeTheLastTimelineEntryIsRefused() throws {
         let result = try SimctlProcess.run(["run", scenario, "--until", "2h"])
         #expect(result.status == 65 && result.stdout.isEmpty)
-        #expect(result.stderr.contains("`until` (2026-03-01T11:00:00Z) is before the last timeline entry (2026-04-10T09:00:00Z)"))
+        #expect(
+            result.stderr.contains(
+                "`until` (2026-03-01T11:00:00Z) is before the last timeline entry (2026-04-10T09:00:00Z)"))
     }
 
     @Test func outWritesANumberedFixtureFolderWithAManifest() throws {
@@ -72,7 +77,9 @@ import Testing
         let result = try SimctlProcess.run(["run", scenario, "--out", folder.path, "--format", "jsonl"])
         #expect(result.status == 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(files.first == "0001.json" && files.contains("0010.json") && files.last == "manifest.json" && files.count == 11)
+        #expect(
+            files.first == "0001.json" && files.contains("0010.json") && files.last == "manifest.json"
+                && files.count == 11)
         let firstBody = try String(contentsOf: folder.appendingPathComponent("0001.json"), encoding: .utf8)
         #expect(firstBody == String(result.stdout.split(separator: "\n")[0]) + "\n")
         let manifest = try String(contentsOf: folder.appendingPathComponent("manifest.json"), encoding: .utf8)
@@ -98,10 +105,15 @@ import Testing
     @Test func invalidScenarioExits65WithFileLineAndColumn() throws {
         let folder = try temporaryFolder()
         let file = folder.appendingPathComponent("bad.yaml")
-        try Data("name: x\nstart: 2026-03-01T09:00:00Z\napp: { bundleId: b }\nproducts: []\ntimeline:\n  - at: 0\n    purchse: { customer: a, product: p }\n".utf8).write(to: file)
+        try Data(
+            "name: x\nstart: 2026-03-01T09:00:00Z\napp: { bundleId: b }\nproducts: []\ntimeline:\n  - at: 0\n    purchse: { customer: a, product: p }\n"
+                .utf8
+        ).write(to: file)
         let result = try SimctlProcess.run(["run", file.path, "--out", folder.appendingPathComponent("fx").path])
         #expect(result.status == 65)
-        #expect(result.stderr.hasPrefix("\(file.path):7:5: error: unknown key 'purchse' in a timeline entry; did you mean 'purchase'?"))
+        #expect(
+            result.stderr.hasPrefix(
+                "\(file.path):7:5: error: unknown key 'purchse' in a timeline entry; did you mean 'purchase'?"))
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("fx").path))
     }
 
@@ -113,7 +125,10 @@ import Testing
         try Data(text.utf8).write(to: file)
         let result = try SimctlProcess.run(["run", file.path, "--format", "jsonl"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("expectation failed: carol's notification #3: expected REVOKE at 2026-04-11T09:00:00Z, found REVOKE at 2026-04-10T09:00:00Z"))
+        #expect(
+            result.stderr.contains(
+                "expectation failed: carol's notification #3: expected REVOKE at 2026-04-11T09:00:00Z, found REVOKE at 2026-04-10T09:00:00Z"
+            ))
         #expect(result.stdout.split(separator: "\n").count == 10, "jsonl output is still complete")
     }
 
@@ -124,10 +139,15 @@ import Testing
 
     @Test func validateAndCatalog() throws {
         let validate = try SimctlProcess.run(["validate", scenario])
-        #expect(validate.status == 0 && validate.stdout.contains("valid: 1 products, 3 customers, 2 timeline entries, 6 expectations"))
+        #expect(
+            validate.status == 0
+                && validate.stdout.contains("valid: 1 products, 3 customers, 2 timeline entries, 6 expectations"))
         let catalog = try SimctlProcess.run(["catalog", "Scenarios/StoreKit/NightSky.storekit"])
         #expect(catalog.status == 0)
-        #expect(catalog.stdout.contains("com.example.nightsky.family.monthly  autoRenewable  5C1A7E10/1   P1M     4.99   GBP       yes     free trial P1W"))
+        #expect(
+            catalog.stdout.contains(
+                "com.example.nightsky.family.monthly  autoRenewable  5C1A7E10/1   P1M     4.99   GBP       yes     free trial P1W"
+            ))
         #expect(catalog.stdout.contains("_timeRate = 0") && catalog.stdout.contains("billing grace period: on"))
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 /// Runs the built `simctl` binary (from `.build/<configuration>/simctl`, found next to the test bundle) and captures
 /// its output and exit status.
 enum SimctlProcess {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     static var binary: URL {
         // The test bundle sits in the same build folder as the executable (.build/<triple>/debug/).

@@ -44,7 +44,9 @@ public enum CalendarMath {
         let civil = civilFromDays(dayNumber)
         let ms = Int(timeOfDay % 1000)
         let totalSeconds = Int(timeOfDay / 1000)
-        return (civil.year, civil.month, civil.day, totalSeconds / 3600, (totalSeconds / 60) % 60, totalSeconds % 60, ms)
+        return (
+            civil.year, civil.month, civil.day, totalSeconds / 3600, (totalSeconds / 60) % 60, totalSeconds % 60, ms
+        )
     }
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, with `.mmm` before the `Z` only when the milliseconds are not zero.

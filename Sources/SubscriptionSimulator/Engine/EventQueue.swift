@@ -81,7 +81,8 @@ public struct EventQueue<Payload> {
     /// Adds an event; the returned id cancels it.
     @inlinable @discardableResult
     public mutating func schedule(_ payload: Payload, at instant: Instant, priority: Int = 0) -> EventID {
-        precondition(Self.priorityRange.contains(priority), "event priority \(priority) is outside \(Self.priorityRange)")
+        precondition(
+            Self.priorityRange.contains(priority), "event priority \(priority) is outside \(Self.priorityRange)")
         let milliseconds = instant.millisecondsSince1970
         precondition(Self.instantRange.contains(milliseconds), "event instant \(instant) is outside the queue's range")
         makeUnique()

@@ -134,7 +134,8 @@ struct EventHeap<Payload> {
         }
         precondition(slotCount < Int(Self.noSlot), "2^32 - 1 events pending")
         if slotCount == slotCapacity { growSlots() }
-        (slots + slotCount).initialize(to: Slot(payload: payload, generation: 0, nextFree: Self.noSlot, cancelled: false))
+        (slots + slotCount).initialize(
+            to: Slot(payload: payload, generation: 0, nextFree: Self.noSlot, cancelled: false))
         slotCount += 1
         return UInt32(truncatingIfNeeded: slotCount - 1)
     }

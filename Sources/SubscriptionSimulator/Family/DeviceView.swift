@@ -64,7 +64,9 @@ extension SimulatedStore {
         func flushRestores(upTo position: Int) {
             while let restore = pendingRestores.first, restore.position <= position {
                 for record in restore.transactions {
-                    events.append(DeviceEvent(instant: restore.instant, customer: customer, kind: .transaction(.restored, record)))
+                    events.append(
+                        DeviceEvent(instant: restore.instant, customer: customer, kind: .transaction(.restored, record))
+                    )
                 }
                 pendingRestores = pendingRestores.dropFirst()
             }
@@ -99,7 +101,9 @@ extension SimulatedStore {
                     kinds.append(.renewalState(productId: record.productId, state))
                 }
             }
-            for kind in kinds { events.append(DeviceEvent(instant: notification.instant, customer: customer, kind: kind)) }
+            for kind in kinds {
+                events.append(DeviceEvent(instant: notification.instant, customer: customer, kind: kind))
+            }
         }
         flushRestores(upTo: notifications.count)
         return events
@@ -113,7 +117,8 @@ extension DeviceEvent: CustomStringConvertible {
         let head = "\(instant) \(customer) "
         switch kind {
         case .transaction(let update, let t):
-            var text = head + "transaction \(update.rawValue) \(t.productId) tx \(t.transactionId) "
+            var text =
+                head + "transaction \(update.rawValue) \(t.productId) tx \(t.transactionId) "
                 + (t.ownership == .familyShared ? "familyShared" : "purchased")
             if let expires = t.expiresDate { text += " expires \(expires)" }
             if let revocation = t.revocation { text += " revocationDate \(revocation.date)" }

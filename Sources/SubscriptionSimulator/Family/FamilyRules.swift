@@ -91,7 +91,8 @@ public enum FamilyRuleViolation: Error, Hashable, Sendable, CustomStringConverti
         let text: String
         switch self {
         case .familyFull(let organizer):
-            text = "\(organizer)'s family already has six people (the organizer and five members), the most Family "
+            text =
+                "\(organizer)'s family already has six people (the organizer and five members), the most Family "
                 + "Sharing allows"
         case .alreadyInAFamily(let customer):
             text = "\(customer) is already in a family; a customer belongs to at most one family"
@@ -99,11 +100,13 @@ public enum FamilyRuleViolation: Error, Hashable, Sendable, CustomStringConverti
         case .notShareable(let productId):
             text = "'\(productId)' is not family shareable; use makeFamilyShareable first"
         case .typeCannotBeShared(let productId, let type):
-            text = "'\(productId)' is a \(type.rawValue) product; only auto-renewable subscriptions and "
+            text =
+                "'\(productId)' is a \(type.rawValue) product; only auto-renewable subscriptions and "
                 + "non-consumables can be family shareable"
         case .alreadyShareable(let productId): text = "'\(productId)' is already family shareable"
         case .cannotTurnOffFamilySharing(let productId):
-            text = "Family Sharing for '\(productId)' cannot be turned off once it is on (App Store Connect rule, "
+            text =
+                "Family Sharing for '\(productId)' cannot be turned off once it is on (App Store Connect rule, "
                 + "reference §4.1)"
         case .sharingAlreadyOn(let customer, let productId):
             text = "\(customer) already shares '\(productId)' with the family"

@@ -191,7 +191,8 @@ extension SimulatedStore {
         let restored = transactions.filter {
             $0.customer == customer && $0.revocation == nil && $0.productType == .nonConsumable
         }
-        restores.append(RestoreRecord(position: notifications.count, instant: now, customer: customer, transactions: restored))
+        restores.append(
+            RestoreRecord(position: notifications.count, instant: now, customer: customer, transactions: restored))
         refreshEntitlements()
     }
 
@@ -236,11 +237,14 @@ extension SimulatedStore {
             let chain = chains[index]
             let key = ChainID(index: index)
             if chain.ownership == .purchased && people.contains(chain.customer) && isShared(.subscription(chain: key)) {
-                let firstTransaction = transactions.firstIndex { $0.originalTransactionId == chain.originalTransactionId }
+                let firstTransaction = transactions.firstIndex {
+                    $0.originalTransactionId == chain.originalTransactionId
+                }
                 sources.append((firstTransaction ?? 0, .subscription(chain: key)))
             }
         }
-        for index in transactions.indices where transactions[index].productType == .nonConsumable
+        for index in transactions.indices
+        where transactions[index].productType == .nonConsumable
             && transactions[index].ownership == .purchased && people.contains(transactions[index].customer)
             && isShared(.nonConsumable(transactionIndex: index))
         {
@@ -475,7 +479,9 @@ extension SimulatedStore {
             guard let index = shares[id].memberTransactionIndex, transactions[index].revocation == nil else { return }
             transactions[index].revocation = revocation
             transactions[index].lastModified = now
-            send(.revoke, nil, to: transactions[index].customer, transaction: transactions[index], renewal: nil, status: nil)
+            send(
+                .revoke, nil, to: transactions[index].customer, transaction: transactions[index], renewal: nil,
+                status: nil)
         }
     }
 }

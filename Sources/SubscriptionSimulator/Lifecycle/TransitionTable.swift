@@ -142,7 +142,9 @@ public enum TransitionResult: Hashable, Sendable {
 /// where the rule is applied; reference = `shared/reference/app-store-behaviour.md`.
 public enum SubscriptionLifecycle {
     /// A first purchase in the group: `SUBSCRIBED` / `INITIAL_BUY` (reference §1.1, S-NT).
-    public static func initialPurchase(_ request: PurchaseRequest, at now: Instant) -> (SubscriptionState, [LifecycleEffect]) {
+    public static func initialPurchase(_ request: PurchaseRequest, at now: Instant) -> (
+        SubscriptionState, [LifecycleEffect]
+    ) {
         let state = freshState(request, at: now)
         return (
             state,
@@ -371,7 +373,10 @@ public enum SubscriptionLifecycle {
         next.endReason = cause
         return .changed(
             next,
-            [.cancelAllTimers, .notify(.expired, cause == .productNotForSale ? .productNotForSale : .billingRetry, snapshot: next)])
+            [
+                .cancelAllTimers,
+                .notify(.expired, cause == .productNotForSale ? .productNotForSale : .billingRetry, snapshot: next),
+            ])
     }
 
     /// Cancelling during billing retry or grace stops the retry (reference §5.3, Appendix A-7; S-TT-RET,
@@ -409,7 +414,8 @@ public enum SubscriptionLifecycle {
             next,
             [
                 .cancelAllTimers,
-                .charge(purchaseDate: context.now, expiresDate: next.expiresDate, offer: request.offer, reason: .purchase),
+                .charge(
+                    purchaseDate: context.now, expiresDate: next.expiresDate, offer: request.offer, reason: .purchase),
                 .schedule(.renewal, at: next.expiresDate),
                 .notify(.subscribed, .resubscribe, snapshot: next),
             ])

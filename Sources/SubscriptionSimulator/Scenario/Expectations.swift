@@ -1,6 +1,8 @@
 /// Judges expectations against a finished run. `entitled` and `status` at T see every event at or before T.
 public enum ExpectationChecker {
-    public static func check(_ expectation: Expectation, against store: SimulatedStore, file: String) -> [ExpectationFailure] {
+    public static func check(_ expectation: Expectation, against store: SimulatedStore, file: String)
+        -> [ExpectationFailure]
+    {
         func failure(_ location: SourceLocation, _ message: String) -> ExpectationFailure {
             ExpectationFailure(file: file, location: location, message: message)
         }
@@ -38,7 +40,9 @@ public enum ExpectationChecker {
                 for (index, item) in items.enumerated() {
                     guard index < actual.count else {
                         failures.append(
-                            failure(item.location, "\(customer) received no notification #\(index + 1); expected \(describe(item))"))
+                            failure(
+                                item.location,
+                                "\(customer) received no notification #\(index + 1); expected \(describe(item))"))
                         continue
                     }
                     if let problem = mismatch(item, actual[index], start: store.start, app: store.app) {
@@ -57,7 +61,11 @@ public enum ExpectationChecker {
             case .includes:
                 var next = 0
                 for item in items {
-                    guard let found = actual[next...].firstIndex(where: { mismatch(item, $0, start: store.start, app: store.app) == nil }) else {
+                    guard
+                        let found = actual[next...].firstIndex(where: {
+                            mismatch(item, $0, start: store.start, app: store.app) == nil
+                        })
+                    else {
                         let received = actual.map(describe).joined(separator: "; ")
                         return [
                             failure(
@@ -74,17 +82,21 @@ public enum ExpectationChecker {
     }
 
     /// Why `actual` does not match `item`, or nil when it does.
-    static func mismatch(_ item: ExpectedNotification, _ actual: SentNotification, start: Instant, app: AppConfiguration) -> String? {
+    static func mismatch(
+        _ item: ExpectedNotification, _ actual: SentNotification, start: Instant, app: AppConfiguration
+    ) -> String? {
         if actual.type != item.type || actual.subtype != item.subtype || actual.instant != item.at {
             return "expected \(describe(item)), found \(describe(actual))"
         }
         let decoded = NotificationEncoder.decodedView(of: actual, app: app)
         for field in item.fields {
             guard let value = FieldPath.lookup(field.path, in: decoded) else {
-                return "expected \(field.path) = \(field.expected) in \(describe(actual)), but the payload has no \(field.path)"
+                return
+                    "expected \(field.path) = \(field.expected) in \(describe(actual)), but the payload has no \(field.path)"
             }
             if !FieldPath.matches(value, expected: field.expected, path: field.path, start: start) {
-                return "expected \(field.path) = \(field.expected) in \(describe(actual)), found \(FieldPath.render(value, path: field.path))"
+                return
+                    "expected \(field.path) = \(field.expected) in \(describe(actual)), found \(FieldPath.render(value, path: field.path))"
             }
         }
         return nil
@@ -103,4 +115,3 @@ public enum ExpectationChecker {
     }
 
 }
-

@@ -21,7 +21,8 @@ public enum FixtureWriter {
             }
         }
         let parent = target.deletingLastPathComponent()
-        let staging = parent.appendingPathComponent(".\(target.lastPathComponent).partial-\(ProcessInfo.processInfo.processIdentifier)")
+        let staging = parent.appendingPathComponent(
+            ".\(target.lastPathComponent).partial-\(ProcessInfo.processInfo.processIdentifier)")
         do {
             try? manager.removeItem(at: staging)
             try manager.createDirectory(at: staging, withIntermediateDirectories: false)

@@ -30,13 +30,22 @@ public enum RunOutput {
             var details: [String] = ["tx \(n.transaction.transactionId)"]
             if n.transaction.ownership == .familyShared { details.append("family shared") }
             if let expires = n.transaction.expiresDate { details.append("expires \(expires)") }
-            if let grace = n.renewal?.gracePeriodExpiresDate, n.status == .gracePeriod { details.append("grace until \(grace)") }
+            if let grace = n.renewal?.gracePeriodExpiresDate, n.status == .gracePeriod {
+                details.append("grace until \(grace)")
+            }
             if let revocation = n.transaction.revocation { details.append("revoked (reason \(revocation.reason))") }
             if let renewal = n.renewal, !renewal.autoRenewOn, n.type != .refund, n.type != .revoke {
                 details.append("auto-renew off")
             }
             let type = n.type.rawValue + (n.subtype.map { " " + $0.rawValue } ?? "")
-            rows.append((n.instant, index * 2, [n.instant.description, offset(from: start, to: n.instant), n.recipient, type, n.status.map { String($0.statusCode) } ?? "-", details.joined(separator: ", ")]))
+            rows.append(
+                (
+                    n.instant, index * 2,
+                    [
+                        n.instant.description, offset(from: start, to: n.instant), n.recipient, type,
+                        n.status.map { String($0.statusCode) } ?? "-", details.joined(separator: ", "),
+                    ]
+                ))
         }
         var previous: [String: [String]] = [:]
         for (index, change) in run.store.entitlementChanges.enumerated() {
@@ -45,7 +54,14 @@ public enum RunOutput {
             previous[change.customer] = change.products
             let gained = after.subtracting(before).sorted().map { "+" + $0 }
             let lost = before.subtracting(after).sorted().map { "-" + $0 }
-            rows.append((change.instant, Int.max / 2 + index, [change.instant.description, offset(from: start, to: change.instant), change.customer, "access", "", (gained + lost).joined(separator: " ")]))
+            rows.append(
+                (
+                    change.instant, Int.max / 2 + index,
+                    [
+                        change.instant.description, offset(from: start, to: change.instant), change.customer, "access",
+                        "", (gained + lost).joined(separator: " "),
+                    ]
+                ))
         }
         rows.sort { ($0.0, $0.1) < ($1.0, $1.1) }
         let header = ["TIME", "OFFSET", "CUSTOMER", "NOTIFICATION", "STATUS", "DETAILS"]
@@ -53,7 +69,8 @@ public enum RunOutput {
         var widths = [Int](repeating: 0, count: header.count)
         for row in table { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
         var out = "\(run.scenario.name)\n"
-        out += "start \(start) · seed \(run.scenario.seed) · until \(run.scenario.until) · \(run.store.notifications.count) notifications\n\n"
+        out +=
+            "start \(start) · seed \(run.scenario.seed) · until \(run.scenario.until) · \(run.store.notifications.count) notifications\n\n"
         for row in table {
             var line = ""
             for (i, cell) in row.enumerated() {

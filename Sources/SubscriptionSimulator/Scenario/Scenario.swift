@@ -92,7 +92,8 @@ public enum Expectation: Hashable, Sendable {
     case status(at: Instant, codes: [String: [String: Int]], location: SourceLocation)
     /// The notifications one customer receives: all of them in order (`exactly`), or an ordered subsequence
     /// (`includes`).
-    case notifications(customer: String, mode: NotificationMatchMode, items: [ExpectedNotification], location: SourceLocation)
+    case notifications(
+        customer: String, mode: NotificationMatchMode, items: [ExpectedNotification], location: SourceLocation)
 }
 
 public enum NotificationMatchMode: String, Hashable, Sendable {

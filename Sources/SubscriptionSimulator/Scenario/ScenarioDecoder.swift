@@ -37,7 +37,10 @@ public struct ScenarioDecoder {
         let name = try text(top.required("name"), "name")
         let startNode = try top.required("start")
         guard let start = CalendarDurationSyntax.parseInstant(try text(startNode, "start")) else {
-            throw fail(startNode, "expected `start` as an ISO 8601 UTC instant such as 2026-03-01T09:00:00Z, found '\(startNode.scalarText ?? "")'")
+            throw fail(
+                startNode,
+                "expected `start` as an ISO 8601 UTC instant such as 2026-03-01T09:00:00Z, found '\(startNode.scalarText ?? "")'"
+            )
         }
         var seed: UInt64 = 0
         if let node = top.optional("seed") { seed = try unsigned(node, "seed") }
@@ -49,7 +52,9 @@ public struct ScenarioDecoder {
             let configuration = try importStoreKit(node, into: &catalog)
             // `_billingGracePeriodEnabled` means Xcode's 16-day grace (capped for weekly products) unless the scenario
             // sets `app.gracePeriod`; `_storefront` sets the storefront (storekit-config-format §8).
-            if configuration.billingGracePeriodEnabled == true, try top.required("app").value(forKey: "gracePeriod") == nil {
+            if configuration.billingGracePeriodEnabled == true,
+                try top.required("app").value(forKey: "gracePeriod") == nil
+            {
                 app.gracePeriod = .sixteenDays
             }
             if let storefront = configuration.storefront { app.storefront = storefront }
@@ -76,7 +81,10 @@ public struct ScenarioDecoder {
         for item in try list(try top.required("timeline"), "timeline") {
             let entry = try decodeEntry(item, start: start, catalog: catalog)
             if let previous = timeline.last, entry.at < previous.at {
-                throw fail(item, "timeline entries must be in time order: this one is at \(entry.at), before the previous one at \(previous.at)")
+                throw fail(
+                    item,
+                    "timeline entries must be in time order: this one is at \(entry.at), before the previous one at \(previous.at)"
+                )
             }
             if let customer = entry.action.customer { note(customer) }
             timeline.append(entry)
@@ -87,7 +95,9 @@ public struct ScenarioDecoder {
             guard let instant = Self.time(untilText, start: start) else {
                 throw ScenarioError(
                     file: file, location: SourceLocation(line: 1, column: 1),
-                    message: "--until: expected a time such as 0, 90s, 30m, 1h, 16d, 2w, P1M or an ISO instant, found '\(untilText)'")
+                    message:
+                        "--until: expected a time such as 0, 90s, 30m, 1h, 16d, 2w, P1M or an ISO instant, found '\(untilText)'"
+                )
             }
             until = instant
         } else if let node = top.optional("until") {
@@ -98,13 +108,15 @@ public struct ScenarioDecoder {
             until = last.adding(longest?.duration ?? .months(1))
         }
         if let last = timeline.last, until < last.at {
-            throw fail(top.optional("until") ?? root, "`until` (\(until)) is before the last timeline entry (\(last.at))")
+            throw fail(
+                top.optional("until") ?? root, "`until` (\(until)) is before the last timeline entry (\(last.at))")
         }
 
         var expectations: [Expectation] = []
         if let node = top.optional("expect") {
             for item in try list(node, "expect") {
-                expectations.append(try decodeExpectation(item, start: start, until: until, customers: customers, catalog: catalog))
+                expectations.append(
+                    try decodeExpectation(item, start: start, until: until, customers: customers, catalog: catalog))
             }
         }
         return Scenario(
@@ -114,7 +126,9 @@ public struct ScenarioDecoder {
 
     // MARK: - Sections
 
-    static let topKeys = ["name", "start", "seed", "app", "products", "storekit", "family", "timeline", "until", "expect"]
+    static let topKeys = [
+        "name", "start", "seed", "app", "products", "storekit", "family", "timeline", "until", "expect",
+    ]
     static let appKeys = [
         "bundleId", "bundleVersion", "appAppleId", "environment", "gracePeriod", "graceEligibility", "familyDelay",
     ]
@@ -137,9 +151,13 @@ public struct ScenarioDecoder {
             case "Sandbox", "Production":
                 throw fail(
                     node,
-                    "environment \(value) is not supported yet: payloads are not signed by Apple, and Apple's verifiers accept unsigned payloads only for LocalTesting and Xcode; use LocalTesting")
+                    "environment \(value) is not supported yet: payloads are not signed by Apple, and Apple's verifiers accept unsigned payloads only for LocalTesting and Xcode; use LocalTesting"
+                )
             default:
-                throw fail(node, "expected environment LocalTesting or Xcode, found '\(value)'\(hint(value, ["LocalTesting", "Xcode"]))")
+                throw fail(
+                    node,
+                    "expected environment LocalTesting or Xcode, found '\(value)'\(hint(value, ["LocalTesting", "Xcode"]))"
+                )
             }
         }
         if let node = map.optional("gracePeriod") {
@@ -158,7 +176,9 @@ public struct ScenarioDecoder {
             case "all": app.graceEligibility = .allRenewals
             case "paidOnly": app.graceEligibility = .paidToPaidOnly
             default:
-                throw fail(node, "expected graceEligibility all or paidOnly, found '\(value)'\(hint(value, ["all", "paidOnly"]))")
+                throw fail(
+                    node,
+                    "expected graceEligibility all or paidOnly, found '\(value)'\(hint(value, ["all", "paidOnly"]))")
             }
         }
         if let node = map.optional("familyDelay") { app.familyDelay = try duration(node, "familyDelay") }
@@ -176,12 +196,14 @@ public struct ScenarioDecoder {
             guard let type = ProductType(rawValue: value) else {
                 throw fail(
                     typeNode,
-                    "expected type autoRenewable, nonConsumable, consumable or nonRenewing, found '\(value)'\(hint(value, ProductType.allCases.map(\.rawValue)))")
+                    "expected type autoRenewable, nonConsumable, consumable or nonRenewing, found '\(value)'\(hint(value, ProductType.allCases.map(\.rawValue)))"
+                )
             }
             if let existing, existing.type != type {
                 throw fail(
                     typeNode,
-                    "product '\(id)' has type \(existing.type.rawValue) in the .storekit file; a scenario may override its fields but not change its type")
+                    "product '\(id)' has type \(existing.type.rawValue) in the .storekit file; a scenario may override its fields but not change its type"
+                )
             }
             product = existing ?? Product(id: id, type: type, price: .free)
         } else if let existing {
@@ -200,7 +222,9 @@ public struct ScenarioDecoder {
             product.period = period
         }
         if let node = map.optional("duration") { product.duration = try duration(node, "duration") }
-        if let node = map.optional("price") { product.price = try price(node, "price") } else if existing == nil {
+        if let node = map.optional("price") {
+            product.price = try price(node, "price")
+        } else if existing == nil {
             throw fail(node, "product '\(id)' needs a `price`, e.g. price: 9.99")
         }
         if let node = map.optional("currency") {
@@ -233,7 +257,10 @@ public struct ScenarioDecoder {
         let modeNode = try map.required("mode")
         let value = try text(modeNode, "mode")
         guard let mode = IntroductoryOfferMode(rawValue: value) else {
-            throw fail(modeNode, "expected introOffer mode freeTrial, payAsYouGo or payUpFront, found '\(value)'\(hint(value, IntroductoryOfferMode.allCases.map(\.rawValue)))")
+            throw fail(
+                modeNode,
+                "expected introOffer mode freeTrial, payAsYouGo or payUpFront, found '\(value)'\(hint(value, IntroductoryOfferMode.allCases.map(\.rawValue)))"
+            )
         }
         let period = try duration(try map.required("period"), "period")
         var periods = 1
@@ -276,10 +303,16 @@ public struct ScenarioDecoder {
         let at = try time(try map.required("at"), start: start, "at")
         let actions = map.entries.filter { $0.key.scalarText != "at" }
         guard let first = actions.first else {
-            throw fail(node, "expected one action in this timeline entry (\(ScenarioAction.names.joined(separator: ", "))), found none")
+            throw fail(
+                node,
+                "expected one action in this timeline entry (\(ScenarioAction.names.joined(separator: ", "))), found none"
+            )
         }
         if actions.count > 1 {
-            throw fail(actions[1].key, "a timeline entry holds exactly one action; found '\(first.key.scalarText ?? "")' and '\(actions[1].key.scalarText ?? "")': split them into two entries")
+            throw fail(
+                actions[1].key,
+                "a timeline entry holds exactly one action; found '\(first.key.scalarText ?? "")' and '\(actions[1].key.scalarText ?? "")': split them into two entries"
+            )
         }
         let name = first.key.scalarText ?? ""
         let args = first.value
@@ -313,7 +346,8 @@ public struct ScenarioDecoder {
                 reason = Int32(value)
             }
             action = .refund(
-                customer: try text(m.required("customer"), "customer"), product: try productId(m.required("product"), catalog),
+                customer: try text(m.required("customer"), "customer"),
+                product: try productId(m.required("product"), catalog),
                 reason: reason)
         case "failBilling": action = .failBilling(customer: try customerOnly())
         case "fixBilling": action = .fixBilling(customer: try customerOnly())
@@ -323,7 +357,8 @@ public struct ScenarioDecoder {
         case "shareWithFamily":
             let m = try mapping(args, name, keys: ["customer", "enabled"])
             action = .shareWithFamily(
-                customer: try text(m.required("customer"), "customer"), enabled: try bool(m.required("enabled"), "enabled"))
+                customer: try text(m.required("customer"), "customer"),
+                enabled: try bool(m.required("enabled"), "enabled"))
         case "makeFamilyShareable": action = .makeFamilyShareable(product: try productOnly())
         case "removeFromSale": action = .removeFromSale(product: try productOnly())
         case "restoreToSale": action = .restoreToSale(product: try productOnly())
@@ -340,36 +375,50 @@ public struct ScenarioDecoder {
         func customer(_ node: YAMLNode) throws(ScenarioError) -> String {
             let name = try text(node, "a customer")
             guard customers.contains(name) else {
-                throw fail(node, "unknown customer '\(name)': customers are the family's people and anyone a timeline entry names\(hint(name, customers))")
+                throw fail(
+                    node,
+                    "unknown customer '\(name)': customers are the family's people and anyone a timeline entry names\(hint(name, customers))"
+                )
             }
             return name
         }
         if let notifications = map.optional("notifications") {
-            if let at = map.optional("at") { throw fail(at, "`notifications` expectations give `at` per item, not for the whole list") }
+            if let at = map.optional("at") {
+                throw fail(at, "`notifications` expectations give `at` per item, not for the whole list")
+            }
             let m = try mapping(notifications, "notifications", keys: ["customer", "exactly", "includes"])
             let who = try customer(m.required("customer"))
             let exactly = m.optional("exactly")
             let includes = m.optional("includes")
             guard (exactly == nil) != (includes == nil) else {
-                throw fail(notifications, "expected exactly one of `exactly` (every notification, in order) or `includes` (an ordered subsequence)")
+                throw fail(
+                    notifications,
+                    "expected exactly one of `exactly` (every notification, in order) or `includes` (an ordered subsequence)"
+                )
             }
             let itemsNode = exactly ?? includes!
             var items: [ExpectedNotification] = []
             for item in try list(itemsNode, exactly != nil ? "exactly" : "includes") {
                 items.append(try decodeExpectedNotification(item, start: start))
             }
-            return .notifications(customer: who, mode: exactly != nil ? .exactly : .includes, items: items, location: notifications.location)
+            return .notifications(
+                customer: who, mode: exactly != nil ? .exactly : .includes, items: items,
+                location: notifications.location)
         }
         let atNode = try map.required("at")
         let at = try time(atNode, start: start, "at")
         if at > until { throw fail(atNode, "this expectation is at \(at), after the run ends (`until` is \(until))") }
         if let entitled = map.optional("entitled") {
-            if let status = map.optional("status") { throw fail(status, "one expectation checks one thing: put `status` in its own item") }
+            if let status = map.optional("status") {
+                throw fail(status, "one expectation checks one thing: put `status` in its own item")
+            }
             var products: [String: [String]] = [:]
             for entry in try mapping(entitled, "entitled", keys: nil).entries {
                 let who = try customer(entry.key)
                 var ids: [String] = []
-                for item in try list(entry.value, "entitled products of \(who)") { ids.append(try productId(item, catalog)) }
+                for item in try list(entry.value, "entitled products of \(who)") {
+                    ids.append(try productId(item, catalog))
+                }
                 products[who] = ids.sorted()
             }
             return .entitled(at: at, products: products, location: entitled.location)
@@ -383,7 +432,10 @@ public struct ScenarioDecoder {
                     let id = try productId(productEntry.key, catalog)
                     let code = try unsigned(productEntry.value, "status")
                     guard (1...5).contains(code) else {
-                        throw fail(productEntry.value, "expected a status code 1 (active), 2 (expired), 3 (billing retry), 4 (grace period) or 5 (revoked), found \(code)")
+                        throw fail(
+                            productEntry.value,
+                            "expected a status code 1 (active), 2 (expired), 3 (billing retry), 4 (grace period) or 5 (revoked), found \(code)"
+                        )
                     }
                     perProduct[id] = Int(code)
                 }
@@ -400,13 +452,18 @@ public struct ScenarioDecoder {
         let typeNode = try map.required("type")
         let typeText = try text(typeNode, "type")
         guard let type = NotificationType(rawValue: typeText) else {
-            throw fail(typeNode, "unknown notification type '\(typeText)'\(hint(typeText, NotificationType.allCases.map(\.rawValue)))")
+            throw fail(
+                typeNode,
+                "unknown notification type '\(typeText)'\(hint(typeText, NotificationType.allCases.map(\.rawValue)))")
         }
         var subtype: NotificationSubtype?
         if let node = map.optional("subtype") {
             let value = try text(node, "subtype")
             guard let parsed = NotificationSubtype(rawValue: value) else {
-                throw fail(node, "unknown notification subtype '\(value)'\(hint(value, NotificationSubtype.allCases.map(\.rawValue)))")
+                throw fail(
+                    node,
+                    "unknown notification subtype '\(value)'\(hint(value, NotificationSubtype.allCases.map(\.rawValue)))"
+                )
             }
             subtype = parsed
         }
@@ -414,10 +471,15 @@ public struct ScenarioDecoder {
         if let node = map.optional("fields") {
             for entry in try mapping(node, "fields", keys: nil).entries {
                 let path = entry.key.scalarText ?? ""
-                guard ["data.", "transaction.", "renewal."].contains(where: { path.hasPrefix($0) }) || !path.contains(".") else {
-                    throw fail(entry.key, "expected a field path starting with data., transaction. or renewal., found '\(path)'")
+                guard
+                    ["data.", "transaction.", "renewal."].contains(where: { path.hasPrefix($0) }) || !path.contains(".")
+                else {
+                    throw fail(
+                        entry.key,
+                        "expected a field path starting with data., transaction. or renewal., found '\(path)'")
                 }
-                fields.append(ExpectedField(path: path, expected: try text(entry.value, path), location: entry.value.location))
+                fields.append(
+                    ExpectedField(path: path, expected: try text(entry.value, path), location: entry.value.location))
             }
         }
         return ExpectedNotification(at: at, type: type, subtype: subtype, fields: fields, location: node.location)
@@ -473,7 +535,9 @@ public struct ScenarioDecoder {
     func price(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> Price {
         let value = try text(node, what)
         guard let price = Price(decimal: value) else {
-            throw fail(node, "expected `\(what)` as a non-negative decimal with at most 3 decimals, such as 9.99, found '\(value)'")
+            throw fail(
+                node,
+                "expected `\(what)` as a non-negative decimal with at most 3 decimals, such as 9.99, found '\(value)'")
         }
         return price
     }
@@ -481,7 +545,8 @@ public struct ScenarioDecoder {
     func duration(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> CalendarDuration {
         let value = try text(node, what)
         guard let duration = CalendarDurationSyntax.parse(value) else {
-            throw fail(node, "expected `\(what)` as a duration such as 90s, 30m, 1h, 16d, 2w, P1M or PT1H, found '\(value)'")
+            throw fail(
+                node, "expected `\(what)` as a duration such as 90s, 30m, 1h, 16d, 2w, P1M or PT1H, found '\(value)'")
         }
         return duration
     }
@@ -495,7 +560,10 @@ public struct ScenarioDecoder {
     func time(_ node: YAMLNode, start: Instant, _ what: String) throws(ScenarioError) -> Instant {
         let value = try text(node, what)
         guard let instant = Self.time(value, start: start) else {
-            throw fail(node, "expected `\(what)` as a time: 0, 90s, 30m, 1h, 16d, 2w, an ISO 8601 duration such as P1M10D, or an ISO instant, found '\(value)'")
+            throw fail(
+                node,
+                "expected `\(what)` as a time: 0, 90s, 30m, 1h, 16d, 2w, an ISO 8601 duration such as P1M10D, or an ISO instant, found '\(value)'"
+            )
         }
         if instant < start { throw fail(node, "`\(what)` (\(instant)) is before the scenario's start (\(start))") }
         return instant
@@ -519,13 +587,19 @@ public struct ScenarioDecoder {
     /// A mapping whose keys are checked against `keys` (nil: any keys).
     func mapping(_ node: YAMLNode, _ what: String, keys: [String]?) throws(ScenarioError) -> CheckedMapping {
         guard let entries = node.mappingEntries else {
-            throw fail(node, "expected a mapping for \(what.hasPrefix("a") || what.hasPrefix("the") ? what : "`\(what)`"), found \(node.kindDescription)")
+            throw fail(
+                node,
+                "expected a mapping for \(what.hasPrefix("a") || what.hasPrefix("the") ? what : "`\(what)`"), found \(node.kindDescription)"
+            )
         }
         if let keys {
             for entry in entries {
                 let key = entry.key.scalarText ?? ""
                 if !keys.contains(key) {
-                    throw fail(entry.key, "unknown key '\(key)' in \(what.hasPrefix("a") || what.hasPrefix("the") ? what : "`\(what)`")\(hint(key, keys)); expected one of: \(keys.joined(separator: ", "))")
+                    throw fail(
+                        entry.key,
+                        "unknown key '\(key)' in \(what.hasPrefix("a") || what.hasPrefix("the") ? what : "`\(what)`")\(hint(key, keys)); expected one of: \(keys.joined(separator: ", "))"
+                    )
                 }
             }
         }
@@ -544,7 +618,9 @@ public struct ScenarioDecoder {
 
         func required(_ key: String) throws(ScenarioError) -> YAMLNode {
             guard let value = optional(key) else {
-                throw decoder.fail(node, "missing key `\(key)` in \(what.hasPrefix("a") || what.hasPrefix("the") ? what : "`\(what)`")")
+                throw decoder.fail(
+                    node, "missing key `\(key)` in \(what.hasPrefix("a") || what.hasPrefix("the") ? what : "`\(what)`")"
+                )
             }
             return value
         }

@@ -3,11 +3,13 @@ public enum ScenarioRunner {
     /// Runs the timeline, then advances to `until` (events exactly at `until` run). An action the rules forbid stops
     /// the run with an error at that timeline entry.
     public static func run(_ scenario: Scenario) throws(ScenarioError) -> ScenarioRun {
-        var store = SimulatedStore(app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed)
+        var store = SimulatedStore(
+            app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed)
         for customer in scenario.customers { store.addCustomer(customer) }
         if let family = scenario.family {
             do { try store.createFamily(organizer: family.organizer, members: family.members) } catch {
-                throw ScenarioError(file: scenario.file, location: SourceLocation(line: 1, column: 1), message: "\(error)")
+                throw ScenarioError(
+                    file: scenario.file, location: SourceLocation(line: 1, column: 1), message: "\(error)")
             }
         }
         for entry in scenario.timeline {
@@ -24,7 +26,9 @@ public enum ScenarioRunner {
         do { try store.advance(to: scenario.until) } catch {
             throw ScenarioError(file: scenario.file, location: SourceLocation(line: 1, column: 1), message: "\(error)")
         }
-        let failures = scenario.expectations.flatMap { ExpectationChecker.check($0, against: store, file: scenario.file) }
+        let failures = scenario.expectations.flatMap {
+            ExpectationChecker.check($0, against: store, file: scenario.file)
+        }
         return ScenarioRun(scenario: scenario, store: store, failures: failures)
     }
 

@@ -266,7 +266,8 @@ public struct SimulatedStore: Sendable {
         _ = try requireProduct(productId)
         guard removedFromSale.contains(productId) else { throw .alreadyOnSale(productId) }
         removedFromSale.remove(productId)
-        for index in chains.indices where chains[index].state.productId == productId && chains[index].ownership == .purchased {
+        for index in chains.indices
+        where chains[index].state.productId == productId && chains[index].ownership == .purchased {
             try apply(.productRestoredToSale, to: ChainID(index: index))
         }
         refreshEntitlements()
@@ -381,7 +382,8 @@ public struct SimulatedStore: Sendable {
             let chain = chains[key.index]
             // Resubscribe keeps the originalTransactionId; recentSubscriptionStartDate restarts only after a
             // gap of more than 60 days (reference §5.15, S-RSSD).
-            let serviceEnded = chain.state.phase == .revoked
+            let serviceEnded =
+                chain.state.phase == .revoked
                 ? (transactions[chain.currentTransactionIndex].revocation?.date ?? chain.state.expiresDate)
                 : chain.state.expiresDate
             let instant = now
@@ -459,7 +461,9 @@ public struct SimulatedStore: Sendable {
         notifications.append(notification)
     }
 
-    func renewalSnapshot(of chain: SubscriptionChain, state: SubscriptionState, product known: Product? = nil) -> RenewalSnapshot {
+    func renewalSnapshot(of chain: SubscriptionChain, state: SubscriptionState, product known: Product? = nil)
+        -> RenewalSnapshot
+    {
         let product = known ?? catalog[state.productId]!
         let (_, upcoming) = SubscriptionLifecycle.followingPeriod(state)
         let expirationIntent: EndReason?

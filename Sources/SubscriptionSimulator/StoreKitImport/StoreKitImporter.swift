@@ -62,9 +62,12 @@ public enum StoreKitImporter {
         return try importData(Array(data), fileName: path)
     }
 
-    public static func importData(_ bytes: [UInt8], fileName: String) throws(StoreKitImportError) -> StoreKitConfiguration {
+    public static func importData(_ bytes: [UInt8], fileName: String) throws(StoreKitImportError)
+        -> StoreKitConfiguration
+    {
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw StoreKitImportError(file: fileName, jsonPath: "$", message: "expected UTF-8 JSON, found bytes that are not UTF-8")
+            throw StoreKitImportError(
+                file: fileName, jsonPath: "$", message: "expected UTF-8 JSON, found bytes that are not UTF-8")
         }
         let root: JSONValue
         do throws(JSONParseError) { root = try CanonicalJSON.parse(text, allowFractions: true) } catch {
@@ -97,12 +100,16 @@ public enum StoreKitImporter {
         }
 
         func object(_ value: JSONValue, _ path: String) throws(StoreKitImportError) -> [String: JSONValue] {
-            guard case .object(let members) = value else { throw fail(path, "expected an object, found \(Self.describe(value))") }
+            guard case .object(let members) = value else {
+                throw fail(path, "expected an object, found \(Self.describe(value))")
+            }
             return members
         }
 
         /// An optional array (missing or null = empty, §10.3 rule 3).
-        func array(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError) -> [JSONValue] {
+        func array(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError)
+            -> [JSONValue]
+        {
             guard let value = members[key] else { return [] }
             switch value {
             case .null: return []
@@ -111,7 +118,8 @@ public enum StoreKitImporter {
             }
         }
 
-        func string(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError) -> String {
+        func string(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError) -> String
+        {
             guard let value = members[key] else { throw fail(path, "missing required key '\(key)'") }
             guard case .string(let text) = value else {
                 throw fail(path + "." + key, "expected a string, found \(Self.describe(value))")
@@ -119,7 +127,9 @@ public enum StoreKitImporter {
             return text
         }
 
-        func optionalString(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError) -> String? {
+        func optionalString(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError)
+            -> String?
+        {
             guard let value = members[key] else { return nil }
             switch value {
             case .null: return nil
@@ -130,19 +140,27 @@ public enum StoreKitImporter {
 
         func bool(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError) -> Bool? {
             guard let value = members[key] else { return nil }
-            guard case .bool(let flag) = value else { throw fail(path + "." + key, "expected true or false, found \(Self.describe(value))") }
+            guard case .bool(let flag) = value else {
+                throw fail(path + "." + key, "expected true or false, found \(Self.describe(value))")
+            }
             return flag
         }
 
-        func integer(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError) -> Int64? {
+        func integer(_ members: [String: JSONValue], _ key: String, _ path: String) throws(StoreKitImportError)
+            -> Int64?
+        {
             guard let value = members[key] else { return nil }
-            guard case .integer(let number) = value else { throw fail(path + "." + key, "expected a whole number, found \(Self.describe(value))") }
+            guard case .integer(let number) = value else {
+                throw fail(path + "." + key, "expected a whole number, found \(Self.describe(value))")
+            }
             return number
         }
 
         func price(_ members: [String: JSONValue], _ path: String) throws(StoreKitImportError) -> Price {
             let text = try string(members, "displayPrice", path)
-            if text.hasPrefix("-") { throw fail(path + ".displayPrice", "expected a price of 0 or more, found '\(text)'") }
+            if text.hasPrefix("-") {
+                throw fail(path + ".displayPrice", "expected a price of 0 or more, found '\(text)'")
+            }
             guard let price = Price(decimal: text) else {
                 throw fail(path + ".displayPrice", "expected a decimal price such as \"9.99\", found '\(text)'")
             }
@@ -161,8 +179,13 @@ public enum StoreKitImporter {
             var storefront: Storefront?
             var currency = "USD"
             if let code = try optionalString(settings, "_storefront", "$.settings") {
-                guard let known = Storefronts.storefront(countryCode: code), let money = Storefronts.currency(countryCode: code) else {
-                    throw fail("$.settings._storefront", "unknown storefront '\(code)'; expected an ISO 3166-1 alpha-3 code such as USA (known: \(Storefronts.knownCountryCodes.joined(separator: ", ")))")
+                guard let known = Storefronts.storefront(countryCode: code),
+                    let money = Storefronts.currency(countryCode: code)
+                else {
+                    throw fail(
+                        "$.settings._storefront",
+                        "unknown storefront '\(code)'; expected an ISO 3166-1 alpha-3 code such as USA (known: \(Storefronts.knownCountryCodes.joined(separator: ", ")))"
+                    )
                 }
                 storefront = known
                 currency = money
@@ -175,11 +198,15 @@ public enum StoreKitImporter {
 
             var products: [Product] = []
             for (index, item) in try array(top, "products", "$").enumerated() {
-                products.append(try oneTime(item, "$.products[\(index)]", currency: currency, allowed: ["Consumable", "NonConsumable"]))
+                products.append(
+                    try oneTime(
+                        item, "$.products[\(index)]", currency: currency, allowed: ["Consumable", "NonConsumable"]))
             }
             for (index, item) in try array(top, "nonRenewingSubscriptions", "$").enumerated() {
                 products.append(
-                    try oneTime(item, "$.nonRenewingSubscriptions[\(index)]", currency: currency, allowed: ["NonRenewingSubscription"]))
+                    try oneTime(
+                        item, "$.nonRenewingSubscriptions[\(index)]", currency: currency,
+                        allowed: ["NonRenewingSubscription"]))
             }
             var groups: [StoreKitSubscriptionGroup] = []
             for (g, groupValue) in try array(top, "subscriptionGroups", "$").enumerated() {
@@ -189,7 +216,8 @@ public enum StoreKitImporter {
                 let name = try optionalString(group, "name", path) ?? id
                 var ids: [String] = []
                 for (s, subscriptionValue) in try array(group, "subscriptions", path).enumerated() {
-                    let product = try subscription(subscriptionValue, "\(path).subscriptions[\(s)]", groupId: id, currency: currency)
+                    let product = try subscription(
+                        subscriptionValue, "\(path).subscriptions[\(s)]", groupId: id, currency: currency)
                     ids.append(product.id)
                     products.append(product)
                 }
@@ -201,11 +229,14 @@ public enum StoreKitImporter {
         }
 
         mutating func register(_ id: String, _ path: String) throws(StoreKitImportError) {
-            if let first = seen[id] { throw fail(path + ".productID", "product id '\(id)' is defined twice; first at \(first)") }
+            if let first = seen[id] {
+                throw fail(path + ".productID", "product id '\(id)' is defined twice; first at \(first)")
+            }
             seen[id] = path
         }
 
-        mutating func oneTime(_ value: JSONValue, _ path: String, currency: String, allowed: [String]) throws(StoreKitImportError)
+        mutating func oneTime(_ value: JSONValue, _ path: String, currency: String, allowed: [String])
+            throws(StoreKitImportError)
             -> Product
         {
             let members = try object(value, path)
@@ -214,23 +245,31 @@ public enum StoreKitImporter {
             try register(id, path)
             let typeText = try string(members, "type", path)
             guard allowed.contains(typeText) else {
-                throw fail(path + ".type", "expected \(allowed.map { "\"\($0)\"" }.joined(separator: " or ")), found '\(typeText)'")
+                throw fail(
+                    path + ".type",
+                    "expected \(allowed.map { "\"\($0)\"" }.joined(separator: " or ")), found '\(typeText)'")
             }
-            let type: ProductType = typeText == "Consumable" ? .consumable : typeText == "NonConsumable" ? .nonConsumable : .nonRenewing
+            let type: ProductType =
+                typeText == "Consumable" ? .consumable : typeText == "NonConsumable" ? .nonConsumable : .nonRenewing
             var shareable = try bool(members, "familyShareable", path) ?? false
             if shareable && !FamilyRules.canBeShared(type) {
-                notes.append("\(id): familyShareable is true in the file, but a \(type.rawValue) product cannot be shared (imported as not shareable)")
+                notes.append(
+                    "\(id): familyShareable is true in the file, but a \(type.rawValue) product cannot be shared (imported as not shareable)"
+                )
                 shareable = false
             }
             if type == .nonRenewing {
-                notes.append("\(id): non-renewing subscriptions have no duration in .storekit files; give one in the scenario (`duration`) before purchasing it")
+                notes.append(
+                    "\(id): non-renewing subscriptions have no duration in .storekit files; give one in the scenario (`duration`) before purchasing it"
+                )
             }
             return Product(
                 id: id, type: type, referenceName: try optionalString(members, "referenceName", path),
                 price: try price(members, path), currency: currency, familyShareable: shareable)
         }
 
-        mutating func subscription(_ value: JSONValue, _ path: String, groupId: String, currency: String) throws(StoreKitImportError)
+        mutating func subscription(_ value: JSONValue, _ path: String, groupId: String, currency: String)
+            throws(StoreKitImportError)
             -> Product
         {
             let members = try object(value, path)
@@ -243,10 +282,14 @@ public enum StoreKitImporter {
             }
             let periodText = try string(members, "recurringSubscriptionPeriod", path)
             guard let period = SubscriptionPeriod(rawValue: periodText) else {
-                throw fail(path + ".recurringSubscriptionPeriod", "expected one of P1W, P1M, P2M, P3M, P6M, P1Y, found '\(periodText)'")
+                throw fail(
+                    path + ".recurringSubscriptionPeriod",
+                    "expected one of P1W, P1M, P2M, P3M, P6M, P1Y, found '\(periodText)'")
             }
             if let declared = try optionalString(members, "subscriptionGroupID", path), declared != groupId {
-                notes.append("\(id): subscriptionGroupID '\(declared)' differs from its group's id '\(groupId)'; the enclosing group is used")
+                notes.append(
+                    "\(id): subscriptionGroupID '\(declared)' differs from its group's id '\(groupId)'; the enclosing group is used"
+                )
             }
             let level = try integer(members, "groupNumber", path) ?? 1
             if level < 1 { throw fail(path + ".groupNumber", "expected a level of 1 or more, found \(level)") }
@@ -262,22 +305,33 @@ public enum StoreKitImporter {
             if let offerValue, offerValue != .null {
                 intro = try offer(offerValue, offerPath, productId: id)
             }
-            let counts = ["adHocOffers": "promotional offers", "codeOffers": "offer codes", "winbackOffers": "win-back offers"]
+            let counts = [
+                "adHocOffers": "promotional offers", "codeOffers": "offer codes", "winbackOffers": "win-back offers",
+            ]
             for key in counts.keys.sorted() {
                 let items = try array(members, key, path)
-                if !items.isEmpty { notes.append("\(id): \(items.count) \(counts[key]!) not imported (not simulated yet)") }
+                if !items.isEmpty {
+                    notes.append("\(id): \(items.count) \(counts[key]!) not imported (not simulated yet)")
+                }
             }
-            let plans = try array(members, "billingPlans", path).filter { $0.value(at: "billingPlanType")?.stringValue != "BILLED_UPFRONT" }
-            if !plans.isEmpty { notes.append("\(id): \(plans.count) billing plan(s) other than BILLED_UPFRONT not imported") }
+            let plans = try array(members, "billingPlans", path).filter {
+                $0.value(at: "billingPlanType")?.stringValue != "BILLED_UPFRONT"
+            }
+            if !plans.isEmpty {
+                notes.append("\(id): \(plans.count) billing plan(s) other than BILLED_UPFRONT not imported")
+            }
             return Product(
-                id: id, type: .autoRenewable, referenceName: try optionalString(members, "referenceName", path), group: groupId,
+                id: id, type: .autoRenewable, referenceName: try optionalString(members, "referenceName", path),
+                group: groupId,
                 level: Int(level), period: period, price: try price(members, path), currency: currency,
                 familyShareable: try bool(members, "familyShareable", path) ?? false, introOffer: intro)
         }
 
         /// §6.0, §10.3 rules 5 and 6: `none` is no offer; an unknown mode or a paid offer without a price drops the
         /// offer with a note and keeps the product.
-        mutating func offer(_ value: JSONValue, _ path: String, productId: String) throws(StoreKitImportError) -> IntroductoryOffer? {
+        mutating func offer(_ value: JSONValue, _ path: String, productId: String) throws(StoreKitImportError)
+            -> IntroductoryOffer?
+        {
             let members = try object(value, path)
             let mode = try string(members, "paymentMode", path)
             let parsedMode: IntroductoryOfferMode
@@ -292,7 +346,9 @@ public enum StoreKitImporter {
             }
             let periodText = try string(members, "subscriptionPeriod", path)
             guard let duration = CalendarDurationSyntax.parse(periodText), periodText.hasPrefix("P") else {
-                throw fail(path + ".subscriptionPeriod", "expected an ISO 8601 period such as P1W or P1M, found '\(periodText)'")
+                throw fail(
+                    path + ".subscriptionPeriod",
+                    "expected an ISO 8601 period such as P1W or P1M, found '\(periodText)'")
             }
             let count = try integer(members, "numberOfPeriods", path) ?? 1
             if count < 1 { throw fail(path + ".numberOfPeriods", "expected 1 or more, found \(count)") }
@@ -305,7 +361,8 @@ public enum StoreKitImporter {
                 offerPrice = try price(members, path)
             }
             return IntroductoryOffer(
-                mode: parsedMode, period: duration, periods: parsedMode == .payAsYouGo ? Int(count) : 1, price: offerPrice)
+                mode: parsedMode, period: duration, periods: parsedMode == .payAsYouGo ? Int(count) : 1,
+                price: offerPrice)
         }
 
         static func display(_ value: JSONValue) -> String {

@@ -191,9 +191,13 @@ public enum CanonicalJSON {
             let digitsStart = index
             while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 { index += 1 }
             if index == digitsStart { throw error("expected digits") }
-            if bytes[digitsStart] == 48 && index - digitsStart > 1 { throw error("numbers must not have leading zeros") }
+            if bytes[digitsStart] == 48 && index - digitsStart > 1 {
+                throw error("numbers must not have leading zeros")
+            }
             if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
-                guard allowFractions else { throw error("only whole numbers are supported; found a fraction or exponent") }
+                guard allowFractions else {
+                    throw error("only whole numbers are supported; found a fraction or exponent")
+                }
                 if bytes[index] == UInt8(ascii: ".") {
                     index += 1
                     let fractionStart = index
@@ -202,7 +206,9 @@ public enum CanonicalJSON {
                 }
                 if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                     index += 1
-                    if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                    if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                        index += 1
+                    }
                     let exponentStart = index
                     while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 { index += 1 }
                     if index == exponentStart { throw error("expected digits in the exponent") }
@@ -256,7 +262,8 @@ public enum CanonicalJSON {
         }
 
         mutating func parseHex4() throws(JSONParseError) -> UInt32 {
-            guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
+            guard index + 4 <= bytes.count,
+                let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
             else { throw error("expected 4 hex digits") }
             index += 4
             return value

@@ -58,7 +58,9 @@ public enum JWS {
 
     static func decodePart(_ jws: String, _ index: Int) throws(JWSDecodingError) -> JSONValue {
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw JWSDecodingError(message: "a compact JWS has 3 parts, found \(parts.count)") }
+        guard parts.count == 3 else {
+            throw JWSDecodingError(message: "a compact JWS has 3 parts, found \(parts.count)")
+        }
         guard let bytes = Base64URL.decode(String(parts[index])) else {
             throw JWSDecodingError(message: "part \(index + 1) is not base64url")
         }
@@ -84,7 +86,9 @@ public enum Base64URL {
     public static func encode(_ bytes: [UInt8]) -> String { encode(bytes, alphabet: urlAlphabet, pad: false) }
 
     /// Standard base64 with padding (as in `x5c`).
-    public static func encodeStandard(_ bytes: [UInt8]) -> String { encode(bytes, alphabet: standardAlphabet, pad: true) }
+    public static func encodeStandard(_ bytes: [UInt8]) -> String {
+        encode(bytes, alphabet: standardAlphabet, pad: true)
+    }
 
     static func encode(_ bytes: [UInt8], alphabet: [UInt8], pad: Bool) -> String {
         let rest = bytes.count % 3

@@ -112,7 +112,8 @@ public struct NotificationEncoder: Sendable {
         }
         let signedPayload = payload(.string(signedTransaction), signedRenewal.map(JSONValue.string))
         let decoded = payload(transaction, renewal)
-        let body = CanonicalJSON.string(.object(["signedPayload": .string(JWS.compact(payload: signedPayload, signer: signer))]))
+        let body = CanonicalJSON.string(
+            .object(["signedPayload": .string(JWS.compact(payload: signedPayload, signer: signer))]))
         return EncodedNotification(notification: n, payload: signedPayload, decodedPayload: decoded, postBody: body)
     }
 
@@ -141,7 +142,8 @@ public enum FieldPath {
         switch value {
         case .integer(let number):
             if path.hasSuffix("Date") {
-                let instant = CalendarDurationSyntax.parse(expected).map { start.adding($0) }
+                let instant =
+                    CalendarDurationSyntax.parse(expected).map { start.adding($0) }
                     ?? CalendarDurationSyntax.parseInstant(expected)
                 return instant?.millisecondsSince1970 == number
             }

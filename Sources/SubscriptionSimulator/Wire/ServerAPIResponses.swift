@@ -3,7 +3,9 @@
 extension SimulatedStore {
     /// Get All Subscription Statuses for a customer: one `data` entry per subscription group, with one
     /// `lastTransactions` item per subscription the customer has in it (own and family-shared, S-F731683).
-    public func allSubscriptionStatuses(for customer: String, signer: UnsignedTestSigner = UnsignedTestSigner()) -> JSONValue {
+    public func allSubscriptionStatuses(for customer: String, signer: UnsignedTestSigner = UnsignedTestSigner())
+        -> JSONValue
+    {
         var groups: [String: [JSONValue]] = [:]
         var order: [String] = []
         for summary in subscriptions(for: customer) {
@@ -11,9 +13,12 @@ extension SimulatedStore {
                 "status": .integer(Int64(summary.state.phase.statusCode)),
                 "originalTransactionId": .string(summary.originalTransactionId),
                 "signedTransactionInfo": .string(
-                    JWS.compact(payload: Payloads.transaction(summary.latestTransaction, app: app, signedDate: now), signer: signer)),
+                    JWS.compact(
+                        payload: Payloads.transaction(summary.latestTransaction, app: app, signedDate: now),
+                        signer: signer)),
                 "signedRenewalInfo": .string(
-                    JWS.compact(payload: Payloads.renewalInfo(summary.renewal, app: app, signedDate: now), signer: signer)),
+                    JWS.compact(
+                        payload: Payloads.renewalInfo(summary.renewal, app: app, signedDate: now), signer: signer)),
             ])
             if groups[summary.subscriptionGroupIdentifier] == nil { order.append(summary.subscriptionGroupIdentifier) }
             groups[summary.subscriptionGroupIdentifier, default: []].append(item)
@@ -51,7 +56,9 @@ extension SimulatedStore {
         o.set(
             "signedTransactions",
             JSONValue.array(
-                page.map { .string(JWS.compact(payload: Payloads.transaction($0, app: app, signedDate: now), signer: signer)) }))
+                page.map {
+                    .string(JWS.compact(payload: Payloads.transaction($0, app: app, signedDate: now), signer: signer))
+                }))
         return o.value
     }
 }

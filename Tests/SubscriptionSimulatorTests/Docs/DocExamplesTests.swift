@@ -7,7 +7,9 @@ import Testing
 /// built binary by SimctlTests/DocCommandsTests.)
 @Suite struct DocExamplesTests {
     static func blocks(_ language: String) -> [(file: String, index: Int, text: String)] {
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: PackagePaths.docs.path)) ?? []).filter { $0.hasSuffix(".md") }.sorted()
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: PackagePaths.docs.path)) ?? []).filter {
+            $0.hasSuffix(".md")
+        }.sorted()
         var found: [(String, Int, String)] = []
         for file in files {
             let text = (try? PackagePaths.read(PackagePaths.docs.appendingPathComponent(file))) ?? ""
@@ -26,7 +28,8 @@ import Testing
     @Test(arguments: blocks("yaml").map { "\($0.file)#\($0.index)" })
     func yamlExampleRunsAndItsExpectationsHold(id: String) throws {
         let block = Self.blocks("yaml").first { "\($0.file)#\($0.index)" == id }!
-        let scenario = try ScenarioDecoder(file: "docs/\(id)", baseDirectory: PackagePaths.scenarios.path).decode(block.text)
+        let scenario = try ScenarioDecoder(file: "docs/\(id)", baseDirectory: PackagePaths.scenarios.path).decode(
+            block.text)
         let run = try ScenarioRunner.run(scenario)
         #expect(run.failures.isEmpty, "\(run.failures.map(\.description))")
     }
@@ -34,9 +37,11 @@ import Testing
     @Test(arguments: blocks("swift").map { "\($0.file)#\($0.index)" })
     func swiftExampleIsCompiledInTheTestSuite(id: String) throws {
         let block = Self.blocks("swift").first { "\($0.file)#\($0.index)" == id }!
-        let source = try PackagePaths.read(PackagePaths.root.appendingPathComponent("Tests/SubscriptionSimulatorTests/Docs/EmbeddingExamples.swift"))
+        let source = try PackagePaths.read(
+            PackagePaths.root.appendingPathComponent("Tests/SubscriptionSimulatorTests/Docs/EmbeddingExamples.swift"))
         let snippets = source.components(separatedBy: "// docs:begin ").dropFirst().map {
-            $0.components(separatedBy: "// docs:end")[0].split(separator: "\n", maxSplits: 1).last.map(String.init) ?? ""
+            $0.components(separatedBy: "// docs:end")[0].split(separator: "\n", maxSplits: 1).last.map(String.init)
+                ?? ""
         }
         #expect(snippets.contains(block.text), "\(id) is not (verbatim) in EmbeddingExamples.swift")
     }
@@ -44,20 +49,25 @@ import Testing
     @Test func familySharingTimelineIsTheScenarioFile() throws {
         let doc = Self.blocks("yaml").first { $0.file == "family-sharing.md" }!.text
         let file = try PackagePaths.read(PackagePaths.scenarios.appendingPathComponent("family-stop-sharing.yaml"))
-        let withoutComments = file.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("#") }.joined(separator: "\n")
+        let withoutComments = file.split(separator: "\n", omittingEmptySubsequences: false).filter {
+            !$0.hasPrefix("#")
+        }.joined(separator: "\n")
         #expect(doc.trimmingCharacters(in: .newlines) == withoutComments.trimmingCharacters(in: .newlines))
     }
 
     @Test func familySharingTimelineIsTheRealOutput() throws {
         let doc = try PackagePaths.read(PackagePaths.docs.appendingPathComponent("family-sharing.md"))
-        let golden = try PackagePaths.read(PackagePaths.golden.appendingPathComponent("Scenarios/family-stop-sharing.timeline.txt"))
+        let golden = try PackagePaths.read(
+            PackagePaths.golden.appendingPathComponent("Scenarios/family-stop-sharing.timeline.txt"))
         #expect(doc.contains("```text\n" + golden + "```"))
     }
 
     /// The issue's contract example must run exactly as written, in every later version.
     @Test func theContractExampleRunsAsWritten() throws {
         let block = Self.blocks("yaml").first { $0.file == "scenario-format.md" }!.text
-        #expect(block.hasPrefix("name: Organizer buys a family plan, then stops sharing\nstart: 2026-03-01T09:00:00Z\nseed: 7\n"))
+        #expect(
+            block.hasPrefix(
+                "name: Organizer buys a family plan, then stops sharing\nstart: 2026-03-01T09:00:00Z\nseed: 7\n"))
         let run = try ScenarioRunner.run(try ScenarioDecoder(file: "contract.yaml").decode(block))
         #expect(run.failures.isEmpty)
         #expect(run.store.notifications(for: "bob").map(\.type) == [.subscribed, .didRenew, .revoke])

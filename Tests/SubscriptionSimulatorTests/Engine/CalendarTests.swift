@@ -7,7 +7,11 @@ import Testing
         ("1h", .hours(1)), ("16d", .days(16)), ("2w", .weeks(2)), ("P1M", .months(1)),
         ("P1M10D", CalendarDuration(months: 1, days: 10)), ("P1M60D", CalendarDuration(months: 1, days: 60)),
         ("PT1H", .hours(1)),
-        ("P1Y2M3W4DT5H6M7.5S", CalendarDuration(years: 1, months: 2, weeks: 3, days: 4, hours: 5, minutes: 6, seconds: 7, milliseconds: 500)),
+        (
+            "P1Y2M3W4DT5H6M7.5S",
+            CalendarDuration(
+                years: 1, months: 2, weeks: 3, days: 4, hours: 5, minutes: 6, seconds: 7, milliseconds: 500)
+        ),
     ])
     func parses(text: String, duration: CalendarDuration) {
         #expect(CalendarDurationSyntax.parse(text) == duration)
@@ -24,10 +28,16 @@ import Testing
     }
 
     @Test func parsesInstants() {
-        #expect(CalendarDurationSyntax.parseInstant("2026-03-01T09:00:00Z") == CalendarMath.instant(year: 2026, month: 3, day: 1, hour: 9))
-        #expect(CalendarDurationSyntax.parseInstant("2026-03-01T09:00:00.123Z")?.millisecondsSince1970 == 1_772_355_600_123)
+        #expect(
+            CalendarDurationSyntax.parseInstant("2026-03-01T09:00:00Z")
+                == CalendarMath.instant(year: 2026, month: 3, day: 1, hour: 9))
+        #expect(
+            CalendarDurationSyntax.parseInstant("2026-03-01T09:00:00.123Z")?.millisecondsSince1970 == 1_772_355_600_123)
         #expect(CalendarDurationSyntax.parseInstant("2026-03-01T09:00:00+00:00") != nil)
-        for bad in ["2026-02-30T00:00:00Z", "2026-03-01 09:00:00Z", "2026-03-01T09:00:00", "2026-03-01T09:00:00+01:00", "2026-13-01T00:00:00Z"] {
+        for bad in [
+            "2026-02-30T00:00:00Z", "2026-03-01 09:00:00Z", "2026-03-01T09:00:00", "2026-03-01T09:00:00+01:00",
+            "2026-13-01T00:00:00Z",
+        ] {
             #expect(CalendarDurationSyntax.parseInstant(bad) == nil, "\(bad)")
         }
     }

@@ -36,7 +36,10 @@ import Testing
         #expect(queue.count == expected.count, "seed \(seed)")
         var popped: [Reference] = []
         while let event = queue.popNext() {
-            popped.append(Reference(instant: event.instant.millisecondsSince1970, priority: event.priority, sequence: UInt64(event.payload)))
+            popped.append(
+                Reference(
+                    instant: event.instant.millisecondsSince1970, priority: event.priority,
+                    sequence: UInt64(event.payload)))
         }
         #expect(popped == expected, "seed \(seed)")
         #expect(queue.isEmpty)
@@ -155,7 +158,8 @@ extension EventQueueTests {
                 #expect(didCancel, "seed \(seed)")
             }
             #expect(queue.count == model.live.count, "seed \(seed)")
-            #expect(queue.peek().map { UInt64($0.payload) } == model.live.map(\.reference).min()?.sequence, "seed \(seed)")
+            #expect(
+                queue.peek().map { UInt64($0.payload) } == model.live.map(\.reference).min()?.sequence, "seed \(seed)")
         }
         while let expected = model.popNext() {
             let event = queue.popNext()
@@ -257,7 +261,8 @@ extension EventQueueTests {
         queue.schedule("zero-late", at: Instant(millisecondsSince1970: 0), priority: priorities.upperBound)
         queue.schedule("zero-early", at: Instant(millisecondsSince1970: 0), priority: priorities.lowerBound)
         queue.schedule("before-1970", at: Instant(millisecondsSince1970: -1))
-        queue.schedule("earliest", at: Instant(millisecondsSince1970: range.lowerBound), priority: priorities.upperBound)
+        queue.schedule(
+            "earliest", at: Instant(millisecondsSince1970: range.lowerBound), priority: priorities.upperBound)
         var order: [String] = []
         while let event = queue.popNext() {
             order.append(event.payload)
@@ -283,7 +288,9 @@ extension EventQueueTests {
 
     @Test func advanceRunsEventsExactlyAtTheTargetAndSetsNowBeforeEach() throws {
         var scheduler = EventScheduler<Int64>(start: start)
-        for ms in [1_500, 2_000, 2_001] as [Int64] { try scheduler.schedule(ms, at: Instant(millisecondsSince1970: ms)) }
+        for ms in [1_500, 2_000, 2_001] as [Int64] {
+            try scheduler.schedule(ms, at: Instant(millisecondsSince1970: ms))
+        }
         var seen: [Int64] = []
         try scheduler.advance(to: Instant(millisecondsSince1970: 2_000)) { event, clock in
             #expect(clock.now == event.instant)
@@ -307,7 +314,9 @@ extension EventQueueTests {
 
     @Test func theClockNeverMovesBackwards() throws {
         var scheduler = EventScheduler<Int>(start: start)
-        #expect(throws: SchedulingError.self) { try scheduler.advance(to: Instant(millisecondsSince1970: 5)) { _, _ in } }
+        #expect(throws: SchedulingError.self) {
+            try scheduler.advance(to: Instant(millisecondsSince1970: 5)) { _, _ in }
+        }
         #expect(throws: SchedulingError.self) { try scheduler.moveClock(to: Instant(millisecondsSince1970: 5)) }
     }
 
@@ -323,7 +332,10 @@ extension EventQueueTests {
     /// deliberate and noted.
     @Test func randomSourceGoldenValues() {
         var zero = RandomSource(seed: 0)
-        #expect([zero.next(), zero.next(), zero.next()] == [11_091_344_671_253_066_420, 13_793_997_310_169_335_082, 1_900_383_378_846_508_768])
+        #expect(
+            [zero.next(), zero.next(), zero.next()] == [
+                11_091_344_671_253_066_420, 13_793_997_310_169_335_082, 1_900_383_378_846_508_768,
+            ])
         var answer = RandomSource(seed: 42)
         #expect([answer.next(), answer.next()] == [1_546_998_764_402_558_742, 6_990_951_692_964_543_102])
         #expect(answer.nextInt(in: 1...6) == 6)

@@ -16,7 +16,9 @@ let laterShareableMonthly = Product(
 
 func makeFamilyStore(grace: GracePeriodSetting = .off, members: [String] = ["bob", "carol"]) -> SimulatedStore {
     let app = AppConfiguration(bundleId: "com.example.app", appAppleId: 1, gracePeriod: grace)
-    let catalog = try! Catalog(products: [familyMonthly, soloMonthly, familyLifetime, laterShareable, laterShareableMonthly])
+    let catalog = try! Catalog(products: [
+        familyMonthly, soloMonthly, familyLifetime, laterShareable, laterShareableMonthly,
+    ])
     var store = SimulatedStore(app: app, catalog: catalog, start: testStart, seed: 3)
     try! store.createFamily(organizer: "alice", members: members)
     return store
@@ -41,7 +43,8 @@ func makeFamilyStore(grace: GracePeriodSetting = .off, members: [String] = ["bob
         var store = makeFamilyStore()
         try store.purchase(familyMonthly.id, by: "alice")
         try store.advance(to: at("P1M"))
-        let purchaserIds = Set(store.transactions(for: "alice").flatMap { [$0.transactionId, $0.originalTransactionId] })
+        let purchaserIds = Set(
+            store.transactions(for: "alice").flatMap { [$0.transactionId, $0.originalTransactionId] })
         for member in ["bob", "carol"] {
             let txs = store.transactions(for: member)
             #expect(txs.count == 2)
@@ -160,7 +163,9 @@ func makeFamilyStore(grace: GracePeriodSetting = .off, members: [String] = ["bob
             lines(store.notifications.suffix(3)) == [
                 "\(at("5d")) alice REFUND 5", "\(at("5d")) bob REVOKE 5", "\(at("5d")) carol REVOKE 5",
             ])
-        #expect(store.notifications.last?.transaction.revocation == Revocation(date: at("5d"), reason: 1, kind: .familyRevoke))
+        #expect(
+            store.notifications.last?.transaction.revocation
+                == Revocation(date: at("5d"), reason: 1, kind: .familyRevoke))
     }
 
     @Test func memberJoiningGetsActiveSharesAtOnce() throws {
@@ -214,7 +219,9 @@ func makeFamilyStore(grace: GracePeriodSetting = .off, members: [String] = ["bob
         store.failBilling(for: "alice")
         try store.advance(to: at("P1M2D"))
         try store.fixBilling(for: "bob")
-        #expect(store.notifications(for: "bob").last?.type == .didFailToRenew, "bob's payment method is not the one failing")
+        #expect(
+            store.notifications(for: "bob").last?.type == .didFailToRenew, "bob's payment method is not the one failing"
+        )
         try store.removeFromSale(familyMonthly.id)
         try store.restoreToSale(familyMonthly.id)
         #expect(store.notifications.last?.type == .didFailToRenew)
@@ -251,7 +258,10 @@ func makeFamilyStore(grace: GracePeriodSetting = .off, members: [String] = ["bob
         try store.restorePurchases(for: "bob")
         #expect(lines(store.notifications(for: "bob")) == ["\(at("2d")) bob ONE_TIME_CHARGE"])
         #expect(store.entitlements(for: "bob") == [laterShareable.id])
-        #expect(store.deviceEvents(for: "bob").map(\.kind).contains { if case .transaction(.restored, _) = $0 { return true }; return false })
+        #expect(
+            store.deviceEvents(for: "bob").map(\.kind).contains {
+                if case .transaction(.restored, _) = $0 { return true }; return false
+            })
     }
 
     @Test func consumablesCannotBeShareable() {
@@ -263,7 +273,8 @@ func makeFamilyStore(grace: GracePeriodSetting = .off, members: [String] = ["bob
     @Test func onlySubscriptionsAndNonConsumablesCanBeMadeShareable() throws {
         let app = AppConfiguration(bundleId: "b")
         var store = SimulatedStore(
-            app: app, catalog: try Catalog(products: [Product(id: "c", type: .consumable, price: .free)]), start: testStart)
+            app: app, catalog: try Catalog(products: [Product(id: "c", type: .consumable, price: .free)]),
+            start: testStart)
         #expect(throws: StoreError.family(.typeCannotBeShared(productId: "c", type: .consumable))) {
             try store.makeFamilyShareable("c")
         }

@@ -6,10 +6,18 @@ import Testing
 @Suite struct GoldenLifecycleTests {
     typealias Script = @Sendable (inout SimulatedStore) throws -> Void
 
-    static func goldenCheck(_ name: String, _ store: SimulatedStore, _ extra: [(String, String)] = [], folder: String = "Lifecycles") {
+    static func goldenCheck(
+        _ name: String, _ store: SimulatedStore, _ extra: [(String, String)] = [], folder: String = "Lifecycles"
+    ) {
         let encoder = NotificationEncoder(app: store.app)
         let encoded = store.notifications.map(encoder.encode)
-        let decoded = encoded.map { CanonicalJSON.pretty(.object(["recipient": .string($0.notification.recipient), "at": .string($0.notification.instant.description), "payload": $0.decodedPayload])) + "\n" }.joined()
+        let decoded = encoded.map {
+            CanonicalJSON.pretty(
+                .object([
+                    "recipient": .string($0.notification.recipient), "at": .string($0.notification.instant.description),
+                    "payload": $0.decodedPayload,
+                ])) + "\n"
+        }.joined()
         let bodies = encoded.map { $0.postBody + "\n" }.joined()
         for (suffix, text) in [("decoded.json", decoded), ("jsonl", bodies)] + extra {
             if let problem = checkGolden(text, "\(folder)/\(name).\(suffix)") { Issue.record("\(problem)") }
@@ -17,82 +25,115 @@ import Testing
     }
 
     static let lifecycles: [(String, GracePeriodSetting, GraceEligibility, Script)] = [
-        ("monthly-two-renewals-cancel-voluntary-expiry", .off, .allRenewals, { s in
-            try s.purchase(monthly.id, by: "alice")
-            try s.advance(to: at("P2M10D"))
-            try s.cancel(monthly.id, by: "alice")
-            try s.advance(to: at("P4M"))
-        }),
-        ("resubscribe-after-expiry", .off, .allRenewals, { s in
-            try s.purchase(monthly.id, by: "alice")
-            try s.cancel(monthly.id, by: "alice")
-            try s.advance(to: at("P1M20D"))
-            try s.purchase(monthly.id, by: "alice")
-            try s.advance(to: at("P2M20D"))
-        }),
-        ("billing-failure-no-grace-recovery-day-10", .off, .allRenewals, { s in
-            try s.purchase(monthly.id, by: "alice")
-            s.failBilling(for: "alice")
-            try s.advance(to: at("P1M10D"))
-            try s.fixBilling(for: "alice")
-            try s.advance(to: at("P3M"))
-        }),
-        ("grace-16d-recovery-day-14", .sixteenDays, .allRenewals, { s in
-            try s.purchase(monthly.id, by: "alice")
-            s.failBilling(for: "alice")
-            try s.advance(to: at("P1M14D"))
-            try s.fixBilling(for: "alice")
-            try s.advance(to: at("P3M"))
-        }),
-        ("grace-3d-expires-recovery-day-40", .threeDays, .allRenewals, { s in
-            try s.purchase(monthly.id, by: "alice")
-            s.failBilling(for: "alice")
-            try s.advance(to: at("P1M40D"))
-            try s.fixBilling(for: "alice")
-            try s.advance(to: at("P3M"))
-        }),
+        (
+            "monthly-two-renewals-cancel-voluntary-expiry", .off, .allRenewals,
+            { s in
+                try s.purchase(monthly.id, by: "alice")
+                try s.advance(to: at("P2M10D"))
+                try s.cancel(monthly.id, by: "alice")
+                try s.advance(to: at("P4M"))
+            }
+        ),
+        (
+            "resubscribe-after-expiry", .off, .allRenewals,
+            { s in
+                try s.purchase(monthly.id, by: "alice")
+                try s.cancel(monthly.id, by: "alice")
+                try s.advance(to: at("P1M20D"))
+                try s.purchase(monthly.id, by: "alice")
+                try s.advance(to: at("P2M20D"))
+            }
+        ),
+        (
+            "billing-failure-no-grace-recovery-day-10", .off, .allRenewals,
+            { s in
+                try s.purchase(monthly.id, by: "alice")
+                s.failBilling(for: "alice")
+                try s.advance(to: at("P1M10D"))
+                try s.fixBilling(for: "alice")
+                try s.advance(to: at("P3M"))
+            }
+        ),
+        (
+            "grace-16d-recovery-day-14", .sixteenDays, .allRenewals,
+            { s in
+                try s.purchase(monthly.id, by: "alice")
+                s.failBilling(for: "alice")
+                try s.advance(to: at("P1M14D"))
+                try s.fixBilling(for: "alice")
+                try s.advance(to: at("P3M"))
+            }
+        ),
+        (
+            "grace-3d-expires-recovery-day-40", .threeDays, .allRenewals,
+            { s in
+                try s.purchase(monthly.id, by: "alice")
+                s.failBilling(for: "alice")
+                try s.advance(to: at("P1M40D"))
+                try s.fixBilling(for: "alice")
+                try s.advance(to: at("P3M"))
+            }
+        ),
         ("retry-exhausted-grace-off", .off, .allRenewals, Self.failForever),
         ("retry-exhausted-grace-3d", .threeDays, .allRenewals, Self.failForever),
         ("retry-exhausted-grace-16d", .sixteenDays, .allRenewals, Self.failForever),
         ("retry-exhausted-grace-28d", .twentyEightDays, .allRenewals, Self.failForever),
-        ("cancel-during-retry", .off, .allRenewals, { s in
-            try s.purchase(monthly.id, by: "alice")
-            s.failBilling(for: "alice")
-            try s.advance(to: at("P1M20D"))
-            try s.cancel(monthly.id, by: "alice")
-            try s.advance(to: at("P4M"))
-        }),
-        ("product-removed-not-restored", .sixteenDays, .allRenewals, { s in
-            try s.purchase(monthly.id, by: "alice")
-            try s.advance(to: at("10d"))
-            try s.removeFromSale(monthly.id)
-            try s.advance(to: at("P4M"))
-        }),
-        ("product-removed-restored-day-25", .sixteenDays, .allRenewals, { s in
-            try s.purchase(monthly.id, by: "alice")
-            try s.advance(to: at("10d"))
-            try s.removeFromSale(monthly.id)
-            try s.advance(to: at("P1M25D"))
-            try s.restoreToSale(monthly.id)
-            try s.advance(to: at("P3M"))
-        }),
-        ("free-trial-paid-only-grace-failed-conversion", .sixteenDays, .paidToPaidOnly, { s in
-            try s.purchase(trialMonthly.id, by: "alice")
-            s.failBilling(for: "alice")
-            try s.advance(to: at("P3M"))
-        }),
-        ("refund", .off, .allRenewals, { s in
-            try s.purchase(monthly.id, by: "alice")
-            try s.advance(to: at("P1M5D"))
-            try s.refund(monthly.id, of: "alice", reason: 1)
-            try s.advance(to: at("P3M"))
-        }),
-        ("weekly-16d-grace", .sixteenDays, .allRenewals, { s in
-            try s.purchase(weekly.id, by: "alice")
-            try s.advance(to: at("1w"))
-            s.failBilling(for: "alice")
-            try s.advance(to: at("P3M"))
-        }),
+        (
+            "cancel-during-retry", .off, .allRenewals,
+            { s in
+                try s.purchase(monthly.id, by: "alice")
+                s.failBilling(for: "alice")
+                try s.advance(to: at("P1M20D"))
+                try s.cancel(monthly.id, by: "alice")
+                try s.advance(to: at("P4M"))
+            }
+        ),
+        (
+            "product-removed-not-restored", .sixteenDays, .allRenewals,
+            { s in
+                try s.purchase(monthly.id, by: "alice")
+                try s.advance(to: at("10d"))
+                try s.removeFromSale(monthly.id)
+                try s.advance(to: at("P4M"))
+            }
+        ),
+        (
+            "product-removed-restored-day-25", .sixteenDays, .allRenewals,
+            { s in
+                try s.purchase(monthly.id, by: "alice")
+                try s.advance(to: at("10d"))
+                try s.removeFromSale(monthly.id)
+                try s.advance(to: at("P1M25D"))
+                try s.restoreToSale(monthly.id)
+                try s.advance(to: at("P3M"))
+            }
+        ),
+        (
+            "free-trial-paid-only-grace-failed-conversion", .sixteenDays, .paidToPaidOnly,
+            { s in
+                try s.purchase(trialMonthly.id, by: "alice")
+                s.failBilling(for: "alice")
+                try s.advance(to: at("P3M"))
+            }
+        ),
+        (
+            "refund", .off, .allRenewals,
+            { s in
+                try s.purchase(monthly.id, by: "alice")
+                try s.advance(to: at("P1M5D"))
+                try s.refund(monthly.id, of: "alice", reason: 1)
+                try s.advance(to: at("P3M"))
+            }
+        ),
+        (
+            "weekly-16d-grace", .sixteenDays, .allRenewals,
+            { s in
+                try s.purchase(weekly.id, by: "alice")
+                try s.advance(to: at("1w"))
+                s.failBilling(for: "alice")
+                try s.advance(to: at("P3M"))
+            }
+        ),
     ]
 
     @Sendable static func failForever(_ s: inout SimulatedStore) throws {
@@ -112,22 +153,31 @@ import Testing
     /// Get All Subscription Statuses and Get Transaction History at chosen instants of three lifecycles: after the
     /// cancel (active, auto-renew off), inside a 16-day grace period, and after a refund.
     static let snapshots: [(String, GracePeriodSetting, Script)] = [
-        ("monthly-cancelled-at-P2M15D", .off, { s in
-            try s.purchase(monthly.id, by: "alice")
-            try s.advance(to: at("P2M10D"))
-            try s.cancel(monthly.id, by: "alice")
-            try s.advance(to: at("P2M15D"))
-        }),
-        ("grace-16d-at-P1M5D", .sixteenDays, { s in
-            try s.purchase(monthly.id, by: "alice")
-            s.failBilling(for: "alice")
-            try s.advance(to: at("P1M5D"))
-        }),
-        ("refund-at-P1M5D", .off, { s in
-            try s.purchase(monthly.id, by: "alice")
-            try s.advance(to: at("P1M5D"))
-            try s.refund(monthly.id, of: "alice", reason: 1)
-        }),
+        (
+            "monthly-cancelled-at-P2M15D", .off,
+            { s in
+                try s.purchase(monthly.id, by: "alice")
+                try s.advance(to: at("P2M10D"))
+                try s.cancel(monthly.id, by: "alice")
+                try s.advance(to: at("P2M15D"))
+            }
+        ),
+        (
+            "grace-16d-at-P1M5D", .sixteenDays,
+            { s in
+                try s.purchase(monthly.id, by: "alice")
+                s.failBilling(for: "alice")
+                try s.advance(to: at("P1M5D"))
+            }
+        ),
+        (
+            "refund-at-P1M5D", .off,
+            { s in
+                try s.purchase(monthly.id, by: "alice")
+                try s.advance(to: at("P1M5D"))
+                try s.refund(monthly.id, of: "alice", reason: 1)
+            }
+        ),
     ]
 
     @Test(arguments: snapshots.map(\.0))

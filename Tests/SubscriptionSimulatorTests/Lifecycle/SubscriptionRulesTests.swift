@@ -25,7 +25,10 @@ import Testing
         #expect(Set(txs.compactMap(\.webOrderLineItemId)).count == 3)
         #expect(txs.dropFirst().allSatisfy { $0.reason == .renewal })
         #expect(txs.map(\.expiresDate) == [at("P1M"), at("P2M"), at("P3M")])
-        #expect(lines(store.notifications).dropFirst() == ["\(at("P1M")) alice DID_RENEW 1", "\(at("P2M")) alice DID_RENEW 1"])
+        #expect(
+            lines(store.notifications).dropFirst() == [
+                "\(at("P1M")) alice DID_RENEW 1", "\(at("P2M")) alice DID_RENEW 1",
+            ])
     }
 
     @Test func renewalDatesFollowTheAnchorWithMonthEndClamping() throws {
@@ -240,7 +243,9 @@ import Testing
         #expect(tx.offer?.mode == .freeTrial && tx.price == .free && tx.expiresDate == at("1w"))
         try store.advance(to: at("1w"))
         let renewal = store.transactions[1]
-        #expect(renewal.offer == nil && renewal.price.milliunits == 4990 && renewal.expiresDate == at("1w").adding(.months(1)))
+        #expect(
+            renewal.offer == nil && renewal.price.milliunits == 4990
+                && renewal.expiresDate == at("1w").adding(.months(1)))
     }
 
     @Test func introOfferIsUsedOncePerGroup() throws {

@@ -23,7 +23,8 @@ import Testing
         } catch {
             let message = error.description
             #expect(message.hasPrefix(name + ":"), "\(message)")
-            let found = String(message.dropFirst(name.count + 1)).replacingOccurrences(of: ": error: ", with: ": ", options: [], range: nil)
+            let found = String(message.dropFirst(name.count + 1)).replacingOccurrences(
+                of: ": error: ", with: ": ", options: [], range: nil)
             let normalized = found.replacingOccurrences(of: Self.folder.path + "/", with: "")
             #expect(normalized == expected.replacingOccurrences(of: "/tmp/bad/", with: ""), "\(name)")
         }

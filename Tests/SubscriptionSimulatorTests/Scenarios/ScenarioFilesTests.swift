@@ -19,7 +19,8 @@ import Testing
         let url = PackagePaths.scenarios.appendingPathComponent(name)
         let scenario = try Self.decoder(name).decode(try PackagePaths.read(url))
         let run = try ScenarioRunner.run(scenario)
-        #expect(run.failures.isEmpty, "seed \(scenario.seed): \(run.failures.map(\.description).joined(separator: "\n"))")
+        #expect(
+            run.failures.isEmpty, "seed \(scenario.seed): \(run.failures.map(\.description).joined(separator: "\n"))")
         let base = "Scenarios/" + name.replacingOccurrences(of: ".yaml", with: "")
         if let problem = checkGolden(RunOutput.jsonl(run), base + ".jsonl") { Issue.record("\(problem)") }
         if let problem = checkGolden(RunOutput.decoded(run), base + ".decoded.jsonl") { Issue.record("\(problem)") }
@@ -35,7 +36,9 @@ import Testing
                 if case .notifications(let customer, .exactly, _, _) = expectation { return customer }
                 return nil
             })
-        #expect(covered == Set(scenario.customers), "customers without an `exactly` expectation: \(Set(scenario.customers).subtracting(covered).sorted())")
+        #expect(
+            covered == Set(scenario.customers),
+            "customers without an `exactly` expectation: \(Set(scenario.customers).subtracting(covered).sorted())")
     }
 
     @Test(arguments: files.map(\.lastPathComponent))
@@ -44,7 +47,8 @@ import Testing
         let first = try ScenarioRunner.run(try Self.decoder(name).decode(text))
         let second = try ScenarioRunner.run(try Self.decoder(name).decode(text))
         #expect(RunOutput.jsonl(first) == RunOutput.jsonl(second))
-        let reseeded = try ScenarioRunner.run(try Self.decoder(name).decode(text, overrides: ScenarioOverrides(seed: 99)))
+        let reseeded = try ScenarioRunner.run(
+            try Self.decoder(name).decode(text, overrides: ScenarioOverrides(seed: 99)))
         #expect(RunOutput.jsonl(first) != RunOutput.jsonl(reseeded), "a different seed gives different ids")
     }
 }

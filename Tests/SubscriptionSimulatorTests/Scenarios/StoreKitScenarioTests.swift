@@ -17,20 +17,30 @@ import Testing
     }
 
     @Test func scenarioProductsOverrideAndExtendImportedOnesById() throws {
-        let scenario = try decode("""
+        let scenario = try decode(
+            """
             products:
               - { id: com.example.nightsky.family.monthly, price: 5.49 }
               - { id: com.example.nightsky.lifetime, type: nonConsumable, price: 49.99 }
             """)
         #expect(scenario.catalog["com.example.nightsky.family.monthly"]?.price == Price(decimal: "5.49"))
-        #expect(scenario.catalog["com.example.nightsky.family.monthly"]?.introOffer?.mode == .freeTrial, "other imported fields stay")
+        #expect(
+            scenario.catalog["com.example.nightsky.family.monthly"]?.introOffer?.mode == .freeTrial,
+            "other imported fields stay")
         #expect(scenario.catalog.products.count == 3)
-        #expect(scenario.app.gracePeriod == .threeDays, "the scenario's gracePeriod wins over _billingGracePeriodEnabled")
+        #expect(
+            scenario.app.gracePeriod == .threeDays, "the scenario's gracePeriod wins over _billingGracePeriodEnabled")
         #expect(scenario.app.storefront == Storefront(countryCode: "GBR", id: "143444"))
     }
 
     @Test func aClashThatChangesAProductsTypeIsAnError() {
-        #expect(throws: ScenarioError(file: "override.yaml", location: SourceLocation(line: 6, column: 54), message: "product 'com.example.nightsky.family.monthly' has type autoRenewable in the .storekit file; a scenario may override its fields but not change its type")) {
+        #expect(
+            throws: ScenarioError(
+                file: "override.yaml", location: SourceLocation(line: 6, column: 54),
+                message:
+                    "product 'com.example.nightsky.family.monthly' has type autoRenewable in the .storekit file; a scenario may override its fields but not change its type"
+            )
+        ) {
             try decode("products:\n  - { id: com.example.nightsky.family.monthly, type: nonConsumable, price: 1 }")
         }
     }

@@ -7,8 +7,10 @@ import Testing
 /// where the folder is absent.
 enum SharedData {
     static let folder: URL? = {
-        let candidates = [ProcessInfo.processInfo.environment["SIMCTL_SHARED_DIR"].map { URL(fileURLWithPath: $0) },
-                          PackagePaths.root.deletingLastPathComponent().appendingPathComponent("shared")].compactMap { $0 }
+        let candidates = [
+            ProcessInfo.processInfo.environment["SIMCTL_SHARED_DIR"].map { URL(fileURLWithPath: $0) },
+            PackagePaths.root.deletingLastPathComponent().appendingPathComponent("shared"),
+        ].compactMap { $0 }
         return candidates.map { $0.appendingPathComponent("data/storekit") }
             .first { FileManager.default.fileExists(atPath: $0.path) }
     }()
@@ -44,12 +46,16 @@ struct StoreKitRealFilesTests {
     ]
 
     @Test func everySharedFileIsCovered() throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: SharedData.folder!.path).filter { $0.hasSuffix(".storekit") }
+        let names = try FileManager.default.contentsOfDirectory(atPath: SharedData.folder!.path).filter {
+            $0.hasSuffix(".storekit")
+        }
         #expect(Set(names) == Set(Self.counts.map(\.0)))
     }
 
     @Test(arguments: counts)
-    func importsEveryProductByType(file: String, consumables: Int, nonConsumables: Int, nonRenewing: Int, autoRenewable: Int) throws {
+    func importsEveryProductByType(
+        file: String, consumables: Int, nonConsumables: Int, nonRenewing: Int, autoRenewable: Int
+    ) throws {
         let configuration = try StoreKitImporter.importFile(at: SharedData.file(file))
         func count(_ type: ProductType) -> Int { configuration.products.filter { $0.type == type }.count }
         let actual: [Int] = [count(.consumable), count(.nonConsumable), count(.nonRenewing), count(.autoRenewable)]
@@ -75,9 +81,13 @@ struct StoreKitRealFilesTests {
     @Test func foodTruckPaidIntroductoryOffers() throws {
         let c = try StoreKitImporter.importFile(at: SharedData.file("apple__sample-food-truck__Products.storekit"))
         let monthly = c.products.first { $0.id == "socialfeedplus.monthly" }!
-        #expect(monthly.introOffer == IntroductoryOffer(mode: .payAsYouGo, period: .months(1), periods: 3, price: Price(decimal: "2.49")!))
+        #expect(
+            monthly.introOffer
+                == IntroductoryOffer(mode: .payAsYouGo, period: .months(1), periods: 3, price: Price(decimal: "2.49")!))
         let yearly = c.products.first { $0.id == "socialfeedplus.yearly" }!
-        #expect(yearly.introOffer == IntroductoryOffer(mode: .payUpFront, period: .months(3), price: Price(decimal: "8.99")!))
+        #expect(
+            yearly.introOffer
+                == IntroductoryOffer(mode: .payUpFront, period: .months(3), price: Price(decimal: "8.99")!))
         #expect(yearly.group == "20947887", "a synchronised file keeps Apple's numeric group id")
         #expect(c.billingGracePeriodEnabled == false)
         #expect(c.notes.contains { $0.contains("offer codes") })
@@ -95,18 +105,22 @@ struct StoreKitRealFilesTests {
         #expect(c.currency == "CNY")
         #expect(c.products.filter { $0.type == .nonRenewing }.allSatisfy { $0.duration == nil })
         let ultimate = c.products.first { $0.id == "com.yueyi.netto.ultimate.monthly" }!
-        #expect(ultimate.introOffer?.mode == .freeTrial && ultimate.introOffer?.price == .free, "a free offer's displayPrice is ignored")
+        #expect(
+            ultimate.introOffer?.mode == .freeTrial && ultimate.introOffer?.price == .free,
+            "a free offer's displayPrice is ignored")
         #expect(c.otherSettings.contains { $0.key == "_timeRate" })
     }
 
     @Test func familyShareableSubscriptionWithoutOffer() throws {
         let c = try StoreKitImporter.importFile(at: SharedData.file("denniscmcom__simoleon__Configuration.storekit"))
         #expect(c.products.map(\.id) == ["simoleon_all_monthly"])
-        #expect(c.products[0].familyShareable && c.products[0].introOffer == nil && c.products[0].price.milliunits == 990)
+        #expect(
+            c.products[0].familyShareable && c.products[0].introOffer == nil && c.products[0].price.milliunits == 990)
     }
 
     @Test func unitTestsConfigurationSettings() throws {
-        let c = try StoreKitImporter.importFile(at: SharedData.file("RevenueCat__purchases-ios__UnitTestsConfiguration.storekit"))
+        let c = try StoreKitImporter.importFile(
+            at: SharedData.file("RevenueCat__purchases-ios__UnitTestsConfiguration.storekit"))
         #expect(c.storefront?.countryCode == "USA" && c.billingGracePeriodEnabled == false)
         #expect(c.products.filter(\.familyShareable).map(\.type).allSatisfy(FamilyRules.canBeShared))
         #expect(c.products.filter(\.familyShareable).count == 4)
@@ -123,20 +137,51 @@ struct StoreKitRealFilesTests {
         }
     }
 
-    static let subscription = #"{"productID":"m","type":"RecurringSubscription","recurringSubscriptionPeriod":"P1M","displayPrice":"1.99","groupNumber":1,"familyShareable":false}"#
+    static let subscription =
+        #"{"productID":"m","type":"RecurringSubscription","recurringSubscriptionPeriod":"P1M","displayPrice":"1.99","groupNumber":1,"familyShareable":false}"#
 
     @Test(arguments: [
-        ("broken JSON", #"{"products": [}"#, "Bad.storekit: $: malformed JSON at line 1, column 15: expected a JSON value"),
+        (
+            "broken JSON", #"{"products": [}"#,
+            "Bad.storekit: $: malformed JSON at line 1, column 15: expected a JSON value"
+        ),
         ("wrong top-level type", "[]", "Bad.storekit: $: expected an object, found an array"),
         ("products not an array", #"{"products": {}}"#, "Bad.storekit: $.products: expected an array, found an object"),
-        ("missing product id", #"{"products": [{"type":"Consumable","displayPrice":"1"}]}"#, "Bad.storekit: $.products[0]: missing required key 'productID'"),
-        ("product id not a string", #"{"products": [{"productID":7,"type":"Consumable","displayPrice":"1"}]}"#, "Bad.storekit: $.products[0].productID: expected a string, found a number"),
-        ("negative price", #"{"products": [{"productID":"a","type":"Consumable","displayPrice":"-1.00"}]}"#, "Bad.storekit: $.products[0].displayPrice: expected a price of 0 or more, found '-1.00'"),
-        ("price not decimal", #"{"products": [{"productID":"a","type":"Consumable","displayPrice":"1,99"}]}"#, #"Bad.storekit: $.products[0].displayPrice: expected a decimal price such as "9.99", found '1,99'"#),
-        ("unknown product type", #"{"products": [{"productID":"a","type":"Gift","displayPrice":"1"}]}"#, #"Bad.storekit: $.products[0].type: expected "Consumable" or "NonConsumable", found 'Gift'"#),
-        ("unknown period", #"{"subscriptionGroups":[{"id":"G","name":"g","subscriptions":[{"productID":"m","type":"RecurringSubscription","recurringSubscriptionPeriod":"P5D","displayPrice":"1"}]}]}"#, "Bad.storekit: $.subscriptionGroups[0].subscriptions[0].recurringSubscriptionPeriod: expected one of P1W, P1M, P2M, P3M, P6M, P1Y, found 'P5D'"),
-        ("bad flag type", #"{"subscriptionGroups":[{"id":"G","name":"g","subscriptions":[{"productID":"m","type":"RecurringSubscription","recurringSubscriptionPeriod":"P1M","displayPrice":"1","familyShareable":"yes"}]}]}"#, "Bad.storekit: $.subscriptionGroups[0].subscriptions[0].familyShareable: expected true or false, found a string"),
-        ("duplicate product", #"{"products": [{"productID":"a","type":"Consumable","displayPrice":"1"},{"productID":"a","type":"Consumable","displayPrice":"1"}]}"#, "Bad.storekit: $.products[1].productID: product id 'a' is defined twice; first at $.products[0]"),
+        (
+            "missing product id", #"{"products": [{"type":"Consumable","displayPrice":"1"}]}"#,
+            "Bad.storekit: $.products[0]: missing required key 'productID'"
+        ),
+        (
+            "product id not a string", #"{"products": [{"productID":7,"type":"Consumable","displayPrice":"1"}]}"#,
+            "Bad.storekit: $.products[0].productID: expected a string, found a number"
+        ),
+        (
+            "negative price", #"{"products": [{"productID":"a","type":"Consumable","displayPrice":"-1.00"}]}"#,
+            "Bad.storekit: $.products[0].displayPrice: expected a price of 0 or more, found '-1.00'"
+        ),
+        (
+            "price not decimal", #"{"products": [{"productID":"a","type":"Consumable","displayPrice":"1,99"}]}"#,
+            #"Bad.storekit: $.products[0].displayPrice: expected a decimal price such as "9.99", found '1,99'"#
+        ),
+        (
+            "unknown product type", #"{"products": [{"productID":"a","type":"Gift","displayPrice":"1"}]}"#,
+            #"Bad.storekit: $.products[0].type: expected "Consumable" or "NonConsumable", found 'Gift'"#
+        ),
+        (
+            "unknown period",
+            #"{"subscriptionGroups":[{"id":"G","name":"g","subscriptions":[{"productID":"m","type":"RecurringSubscription","recurringSubscriptionPeriod":"P5D","displayPrice":"1"}]}]}"#,
+            "Bad.storekit: $.subscriptionGroups[0].subscriptions[0].recurringSubscriptionPeriod: expected one of P1W, P1M, P2M, P3M, P6M, P1Y, found 'P5D'"
+        ),
+        (
+            "bad flag type",
+            #"{"subscriptionGroups":[{"id":"G","name":"g","subscriptions":[{"productID":"m","type":"RecurringSubscription","recurringSubscriptionPeriod":"P1M","displayPrice":"1","familyShareable":"yes"}]}]}"#,
+            "Bad.storekit: $.subscriptionGroups[0].subscriptions[0].familyShareable: expected true or false, found a string"
+        ),
+        (
+            "duplicate product",
+            #"{"products": [{"productID":"a","type":"Consumable","displayPrice":"1"},{"productID":"a","type":"Consumable","displayPrice":"1"}]}"#,
+            "Bad.storekit: $.products[1].productID: product id 'a' is defined twice; first at $.products[0]"
+        ),
         ("unknown storefront", #"{"settings": {"_storefront": "XXX"}}"#, nil),
     ])
     func reportsFileJSONPathAndExpectation(name: String, json: String, message: String?) {
@@ -144,25 +189,33 @@ struct StoreKitRealFilesTests {
         if let message {
             #expect(found == message, "\(name)")
         } else {
-            #expect(found?.hasPrefix("Bad.storekit: $.settings._storefront: unknown storefront 'XXX'") == true, "\(name): \(found ?? "no error")")
+            #expect(
+                found?.hasPrefix("Bad.storekit: $.settings._storefront: unknown storefront 'XXX'") == true,
+                "\(name): \(found ?? "no error")")
         }
     }
 
     @Test func unknownKeysAndFutureVersionsAreAccepted() throws {
-        let json = #"{"version":{"major":99,"minor":0},"futureKey":{"x":[1.5e3]},"settings":{},"subscriptionGroups":[{"id":"G","name":"g","subscriptions":[\#(Self.subscription)]}]}"#
+        let json =
+            #"{"version":{"major":99,"minor":0},"futureKey":{"x":[1.5e3]},"settings":{},"subscriptionGroups":[{"id":"G","name":"g","subscriptions":[\#(Self.subscription)]}]}"#
         let c = try StoreKitImporter.importData(Array(json.utf8), fileName: "Future.storekit")
         #expect(c.formatVersion == "99.0" && c.products.count == 1)
     }
 
     @Test func aShareableConsumableIsImportedAsNotShareableWithANote() throws {
-        let json = #"{"products": [{"productID":"coins","type":"Consumable","displayPrice":"0.99","familyShareable":true}]}"#
+        let json =
+            #"{"products": [{"productID":"coins","type":"Consumable","displayPrice":"0.99","familyShareable":true}]}"#
         let c = try StoreKitImporter.importData(Array(json.utf8), fileName: "X.storekit")
         #expect(c.products[0].familyShareable == false)
-        #expect(c.notes == ["coins: familyShareable is true in the file, but a consumable product cannot be shared (imported as not shareable)"])
+        #expect(
+            c.notes == [
+                "coins: familyShareable is true in the file, but a consumable product cannot be shared (imported as not shareable)"
+            ])
     }
 
     @Test func offerWithUnknownModeIsDroppedWithANoteAndTheProductKept() throws {
-        let json = #"{"subscriptionGroups":[{"id":"G","name":"g","subscriptions":[{"productID":"m","type":"RecurringSubscription","recurringSubscriptionPeriod":"P1M","displayPrice":"1","introductoryOffer":{"paymentMode":"barter","subscriptionPeriod":"P1W"}}]}]}"#
+        let json =
+            #"{"subscriptionGroups":[{"id":"G","name":"g","subscriptions":[{"productID":"m","type":"RecurringSubscription","recurringSubscriptionPeriod":"P1M","displayPrice":"1","introductoryOffer":{"paymentMode":"barter","subscriptionPeriod":"P1W"}}]}]}"#
         let c = try StoreKitImporter.importData(Array(json.utf8), fileName: "X.storekit")
         #expect(c.products[0].introOffer == nil)
         #expect(c.notes == ["m: introductory offer with unknown paymentMode 'barter' not imported"])

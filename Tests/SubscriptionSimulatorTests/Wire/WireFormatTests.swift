@@ -3,7 +3,9 @@ import Testing
 
 @Suite struct CanonicalJSONTests {
     @Test func keysAreSortedByUTF8BytesAndOutputIsCompact() {
-        let value: JSONValue = .object(["b": .integer(1), "a": .array([.bool(true), .null]), "é": .string("x"), "Z": .integer(-5)])
+        let value: JSONValue = .object([
+            "b": .integer(1), "a": .array([.bool(true), .null]), "é": .string("x"), "Z": .integer(-5),
+        ])
         #expect(CanonicalJSON.string(value) == #"{"Z":-5,"a":[true,null],"b":1,"é":"x"}"#)
     }
 
@@ -23,13 +25,20 @@ import Testing
         func tree(_ depth: Int) -> JSONValue {
             switch random.nextInt(in: 0...(depth > 3 ? 3 : 5)) {
             case 0: return .integer(Int64(random.nextInt(in: -1_000_000...1_000_000)))
-            case 1: return .string(String((0..<random.nextInt(in: 0...8)).map { _ in Character(Unicode.Scalar(UInt8(random.nextInt(in: 1...126)))) }))
+            case 1:
+                return .string(
+                    String(
+                        (0..<random.nextInt(in: 0...8)).map { _ in
+                            Character(Unicode.Scalar(UInt8(random.nextInt(in: 1...126))))
+                        }))
             case 2: return .bool(random.nextInt(in: 0...1) == 1)
             case 3: return .null
             case 4: return .array((0..<random.nextInt(in: 0...4)).map { _ in tree(depth + 1) })
             default:
                 var members: [String: JSONValue] = [:]
-                for k in 0..<random.nextInt(in: 0...4) { members["k\(k)\(random.nextInt(in: 0...9))"] = tree(depth + 1) }
+                for k in 0..<random.nextInt(in: 0...4) {
+                    members["k\(k)\(random.nextInt(in: 0...9))"] = tree(depth + 1)
+                }
                 return .object(members)
             }
         }
@@ -41,8 +50,10 @@ import Testing
     }
 
     @Test(arguments: [
-        ("{", "1:2: expected a quoted key"), ("[1,]", "1:4: expected a JSON value"), ("01", "1:3: numbers must not have leading zeros"),
-        ("1.5", "1:2: only whole numbers are supported; found a fraction or exponent"), ("{\"a\":1,\"a\":2}", "1:8: duplicate key 'a'"),
+        ("{", "1:2: expected a quoted key"), ("[1,]", "1:4: expected a JSON value"),
+        ("01", "1:3: numbers must not have leading zeros"),
+        ("1.5", "1:2: only whole numbers are supported; found a fraction or exponent"),
+        ("{\"a\":1,\"a\":2}", "1:8: duplicate key 'a'"),
         ("\"\\x\"", "1:4: unknown escape '\\x'"), ("[1] 2", "1:5: unexpected text after the JSON value"),
     ])
     func parserRejects(text: String, message: String) {
@@ -56,14 +67,20 @@ import Testing
 }
 
 @Suite struct JWSTests {
-    @Test(arguments: [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")])
+    @Test(arguments: [
+        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"),
+        ("foobar", "Zm9vYmFy"),
+    ])
     func base64URLMatchesRFC4648Vectors(plain: String, encoded: String) {
         #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
         #expect(Base64URL.decode(encoded) == Array(plain.utf8))
         #expect(Base64URL.encodeStandard(Array(plain.utf8)).hasPrefix(encoded))
     }
 
-    @Test(arguments: [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")])
+    @Test(arguments: [
+        ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="),
+        ("foobar", "Zm9vYmFy"),
+    ])
     func standardBase64MatchesRFC4648VectorsWithPadding(plain: String, encoded: String) {
         #expect(Base64URL.encodeStandard(Array(plain.utf8)) == encoded)
     }
@@ -98,22 +115,38 @@ import Testing
 @Suite struct WireValueTests {
     @Test func notificationTypesAreApplesStrings() {
         let expected = [
-            "SUBSCRIBED", "DID_RENEW", "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED", "EXPIRED", "DID_CHANGE_RENEWAL_STATUS",
-            "DID_CHANGE_RENEWAL_PREF", "OFFER_REDEEMED", "PRICE_INCREASE", "REFUND", "REFUND_DECLINED", "REFUND_REVERSED",
+            "SUBSCRIBED", "DID_RENEW", "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED", "EXPIRED",
+            "DID_CHANGE_RENEWAL_STATUS",
+            "DID_CHANGE_RENEWAL_PREF", "OFFER_REDEEMED", "PRICE_INCREASE", "REFUND", "REFUND_DECLINED",
+            "REFUND_REVERSED",
             "CONSUMPTION_REQUEST", "RENEWAL_EXTENDED", "RENEWAL_EXTENSION", "REVOKE", "ONE_TIME_CHARGE", "TEST",
             "EXTERNAL_PURCHASE_TOKEN", "RESCIND_CONSENT", "METADATA_UPDATE", "MIGRATION", "PRICE_CHANGE",
         ]
         #expect(NotificationType.allCases.map(\.rawValue) == expected)
-        #expect(NotificationSubtype.billingRecovery.rawValue == "BILLING_RECOVERY" && NotificationSubtype.gracePeriod.rawValue == "GRACE_PERIOD")
+        #expect(
+            NotificationSubtype.billingRecovery.rawValue == "BILLING_RECOVERY"
+                && NotificationSubtype.gracePeriod.rawValue == "GRACE_PERIOD")
     }
 
     @Test func enumCodesAreApples() {
         #expect(SubscriptionPhase.allCases.map(\.statusCode) == [1, 2, 3, 4, 2 + 3])
-        #expect([EndReason.customerCancelled, .billingError, .productNotForSale].map(WireValues.expirationIntent) == [1, 2, 4])
-        #expect(ProductType.allCases.map(WireValues.productType) == ["Auto-Renewable Subscription", "Non-Consumable", "Consumable", "Non-Renewing Subscription"])
-        #expect(WireValues.ownership(.familyShared) == "FAMILY_SHARED" && WireValues.ownership(.purchased) == "PURCHASED")
-        #expect(WireValues.revocationType(.refundFull) == "REFUND_FULL" && WireValues.revocationType(.familyRevoke) == "FAMILY_REVOKE")
-        #expect(IntroductoryOfferMode.allCases.map(WireValues.offerDiscountType) == ["FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT"])
+        #expect(
+            [EndReason.customerCancelled, .billingError, .productNotForSale].map(WireValues.expirationIntent) == [
+                1, 2, 4,
+            ])
+        #expect(
+            ProductType.allCases.map(WireValues.productType) == [
+                "Auto-Renewable Subscription", "Non-Consumable", "Consumable", "Non-Renewing Subscription",
+            ])
+        #expect(
+            WireValues.ownership(.familyShared) == "FAMILY_SHARED" && WireValues.ownership(.purchased) == "PURCHASED")
+        #expect(
+            WireValues.revocationType(.refundFull) == "REFUND_FULL"
+                && WireValues.revocationType(.familyRevoke) == "FAMILY_REVOKE")
+        #expect(
+            IntroductoryOfferMode.allCases.map(WireValues.offerDiscountType) == [
+                "FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT",
+            ])
     }
 
     func containsNull(_ value: JSONValue) -> Bool {
@@ -142,7 +175,8 @@ import Testing
         }
         let subscription = encoder.encode(store.notifications[0]).decodedPayload
         #expect(subscription.value(at: "data.status") == .integer(1))
-        #expect(subscription.value(at: "data.signedRenewalInfo.renewalDate") == .integer(at("P1M").millisecondsSince1970))
+        #expect(
+            subscription.value(at: "data.signedRenewalInfo.renewalDate") == .integer(at("P1M").millisecondsSince1970))
         #expect(subscription.value(at: "data.signedRenewalInfo.expirationIntent") == nil)
         let consumable = encoder.encode(store.notifications[1]).decodedPayload
         #expect(consumable.value(at: "data.status") == nil && consumable.value(at: "data.signedRenewalInfo") == nil)
@@ -154,7 +188,8 @@ import Testing
         try store.purchase(monthly.id, by: "alice")
         let encoded = NotificationEncoder(app: store.app).encode(store.notifications[0])
         let body = try CanonicalJSON.parse(encoded.postBody)
-        guard case .object(let members) = body, case .string(let jws)? = members["signedPayload"], members.count == 1 else {
+        guard case .object(let members) = body, case .string(let jws)? = members["signedPayload"], members.count == 1
+        else {
             Issue.record("body is not {\"signedPayload\": ...}"); return
         }
         let payload = try JWS.decodePayload(jws)

@@ -35,13 +35,17 @@ import Testing
         let product = root.value(forKey: "products")?.sequenceItems?.first
         #expect(product?.location == SourceLocation(line: 8, column: 5))
         #expect(product?.value(forKey: "familyShareable")?.scalarText == "true")
-        #expect(root.value(forKey: "family")?.value(forKey: "members")?.sequenceItems?.compactMap(\.scalarText) == ["bob", "carol"])
+        #expect(
+            root.value(forKey: "family")?.value(forKey: "members")?.sequenceItems?.compactMap(\.scalarText) == [
+                "bob", "carol",
+            ])
         let entry = root.value(forKey: "timeline")?.sequenceItems?.first
         let purchase = entry?.value(forKey: "purchase")
         #expect(purchase?.location == SourceLocation(line: 16, column: 15))
         #expect(purchase?.value(forKey: "customer")?.scalarText == "alice")
         #expect(purchase?.value(forKey: "customer")?.location == SourceLocation(line: 16, column: 27))
-        let item = root.value(forKey: "expect")?.sequenceItems?.first?.value(forKey: "notifications")?.value(forKey: "exactly")?.sequenceItems?.first
+        let item = root.value(forKey: "expect")?.sequenceItems?.first?.value(forKey: "notifications")?.value(
+            forKey: "exactly")?.sequenceItems?.first
         #expect(item?.value(forKey: "subtype")?.scalarText == "INITIAL_BUY")
     }
 
@@ -87,7 +91,13 @@ import Testing
         #expect(root.value(forKey: "name")?.scalarText == "héllo wörld")
         #expect(root.value(forKey: "next")?.mappingEntries?.first?.key.location == SourceLocation(line: 2, column: 9))
         #expect(root.value(forKey: "next")?.value(forKey: "a")?.location == SourceLocation(line: 2, column: 12))
-        #expect(throws: YAMLError(location: SourceLocation(line: 1, column: 5), message: "':' inside a plain value is ambiguous; put the whole value in quotes if it is text, or start a nested mapping on the next line")) {
+        #expect(
+            throws: YAMLError(
+                location: SourceLocation(line: 1, column: 5),
+                message:
+                    "':' inside a plain value is ambiguous; put the whole value in quotes if it is text, or start a nested mapping on the next line"
+            )
+        ) {
             try parse("é: ü: x: y\n")
         }
     }
@@ -105,10 +115,22 @@ import Testing
         ("alias", "a: *x\n", "1:4: aliases ('*') are not supported; write the value out"),
         ("tag", "a: !!str 1\n", "1:4: tags ('!') are not supported; values are plain text"),
         ("anchor in flow", "a: [1, &y 2]\n", "1:8: anchors ('&') are not supported; write the value out"),
-        ("block scalar |", "a: |\n  text\n", "1:4: block scalars (| and >) are not supported; write the text on one line in quotes"),
-        ("block scalar >", "a: >\n  text\n", "1:4: block scalars (| and >) are not supported; write the text on one line in quotes"),
-        ("second document", "a: 1\n---\nb: 2\n", "2:1: more than one document ('---') is not supported; a scenario file holds one document"),
-        ("document end", "a: 1\n...\n", "2:1: more than one document ('...') is not supported; a scenario file holds one document"),
+        (
+            "block scalar |", "a: |\n  text\n",
+            "1:4: block scalars (| and >) are not supported; write the text on one line in quotes"
+        ),
+        (
+            "block scalar >", "a: >\n  text\n",
+            "1:4: block scalars (| and >) are not supported; write the text on one line in quotes"
+        ),
+        (
+            "second document", "a: 1\n---\nb: 2\n",
+            "2:1: more than one document ('---') is not supported; a scenario file holds one document"
+        ),
+        (
+            "document end", "a: 1\n...\n",
+            "2:1: more than one document ('...') is not supported; a scenario file holds one document"
+        ),
         ("directive", "%YAML 1.2\na: 1\n", "1:1: directives ('%') are not supported"),
         ("duplicate key", "a: 1\nb: 2\na: 3\n", "3:1: duplicate key 'a'; first defined at 1:1"),
         ("duplicate flow key", "a: { x: 1, x: 2 }\n", "1:12: duplicate key 'x'; first defined at 1:6"),
@@ -117,19 +139,40 @@ import Testing
         ("unclosed flow list", "a: [1, 2\n", "1:4: this '[' is never closed; expected ']'"),
         ("unclosed flow map", "a: { x: 1\nb: 2\n", "2:1: expected ',' or '}' in a mapping, found 'b'"),
         ("flow never closed", "a: [1,\n", "1:4: this '[' is never closed; expected ']'"),
-        ("unterminated single quote", "a: 'abc\n", "1:4: unterminated quoted text; the closing ' must be on the same line"),
-        ("unterminated double quote", "a: \"abc\n", "1:4: unterminated quoted text; the closing \" must be on the same line"),
+        (
+            "unterminated single quote", "a: 'abc\n",
+            "1:4: unterminated quoted text; the closing ' must be on the same line"
+        ),
+        (
+            "unterminated double quote", "a: \"abc\n",
+            "1:4: unterminated quoted text; the closing \" must be on the same line"
+        ),
         ("unknown escape", "a: \"\\q\"\n", "1:5: unknown escape '\\q' in double-quoted text"),
-        ("deeper indentation", "a: 1\n  b: 2\n", "2:3: unexpected indentation: expected a key at column 1, found text at column 3"),
-        ("list among keys", "a: 1\n- b\n", "2:1: expected a key, found a list item '- '; a list cannot be mixed with the keys of a mapping"),
+        (
+            "deeper indentation", "a: 1\n  b: 2\n",
+            "2:3: unexpected indentation: expected a key at column 1, found text at column 3"
+        ),
+        (
+            "list among keys", "a: 1\n- b\n",
+            "2:1: expected a key, found a list item '- '; a list cannot be mixed with the keys of a mapping"
+        ),
         ("key without colon", "a: 1\nb\n", "2:1: expected 'key: value', found 'b' with no ':' after it"),
-        ("colon in plain value", "a: b: c\n", "1:5: ':' inside a plain value is ambiguous; put the whole value in quotes if it is text, or start a nested mapping on the next line"),
+        (
+            "colon in plain value", "a: b: c\n",
+            "1:5: ':' inside a plain value is ambiguous; put the whole value in quotes if it is text, or start a nested mapping on the next line"
+        ),
         ("text after flow", "a: [1] x\n", "1:8: unexpected text after the value; expected the end of the line"),
         ("missing flow colon", "a: { x }\n", "1:8: expected ':' after the key 'x'"),
         ("empty list item", "a: [1,, 2]\n", "1:7: expected a value, found ','"),
         ("reserved indicator", "a: @x\n", "1:4: '@' cannot start a plain value; put the value in quotes"),
-        ("deeper list item", "a:\n  - 1\n    - 2\n", "3:5: unexpected indentation: expected a list item '- ' at column 3, found text at column 5"),
-        ("list item after key on one line", "a: - 1\n", "1:4: a list item '- ' cannot follow a key on the same line; start the list on the next line"),
+        (
+            "deeper list item", "a:\n  - 1\n    - 2\n",
+            "3:5: unexpected indentation: expected a list item '- ' at column 3, found text at column 5"
+        ),
+        (
+            "list item after key on one line", "a: - 1\n",
+            "1:4: a list item '- ' cannot follow a key on the same line; start the list on the next line"
+        ),
     ]
 
     @Test(arguments: rejections)
@@ -145,18 +188,32 @@ import Testing
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func renderedTreesParseBack(seed: UInt64) throws {
         var random = RandomSource(seed: seed)
-        func word() -> String { String((0..<random.nextInt(in: 1...6)).map { _ in Character(Unicode.Scalar(UInt8(random.nextInt(in: 97...122)))) }) }
+        func word() -> String {
+            String(
+                (0..<random.nextInt(in: 1...6)).map { _ in
+                    Character(Unicode.Scalar(UInt8(random.nextInt(in: 97...122))))
+                })
+        }
         func tree(_ depth: Int) -> YAMLNode.Kind {
             switch random.nextInt(in: 0...(depth > 2 ? 0 : 2)) {
             case 0: return .scalar(YAMLScalar(text: word(), style: .plain))
-            case 1: return .sequence((0..<random.nextInt(in: 1...3)).map { _ in YAMLNode(kind: tree(depth + 1), location: SourceLocation(line: 0, column: 0)) })
+            case 1:
+                return .sequence(
+                    (0..<random.nextInt(in: 1...3)).map { _ in
+                        YAMLNode(kind: tree(depth + 1), location: SourceLocation(line: 0, column: 0))
+                    })
             default:
                 var keys: Set<String> = []
                 var entries: [YAMLMappingEntry] = []
                 for _ in 0..<random.nextInt(in: 1...3) {
                     let key = word()
                     guard keys.insert(key).inserted else { continue }
-                    entries.append(YAMLMappingEntry(key: YAMLNode(kind: .scalar(YAMLScalar(text: key, style: .plain)), location: SourceLocation(line: 0, column: 0)), value: YAMLNode(kind: tree(depth + 1), location: SourceLocation(line: 0, column: 0))))
+                    entries.append(
+                        YAMLMappingEntry(
+                            key: YAMLNode(
+                                kind: .scalar(YAMLScalar(text: key, style: .plain)),
+                                location: SourceLocation(line: 0, column: 0)),
+                            value: YAMLNode(kind: tree(depth + 1), location: SourceLocation(line: 0, column: 0))))
                 }
                 return .mapping(entries)
             }
@@ -166,14 +223,18 @@ import Testing
             switch kind {
             case .scalar(let s): return " " + s.text + "\n"
             case .sequence(let items): return "\n" + items.map { pad + "-" + render($0.kind, indent + 2) }.joined()
-            case .mapping(let entries): return "\n" + entries.map { pad + $0.key.scalarText! + ":" + render($0.value.kind, indent + 2) }.joined()
+            case .mapping(let entries):
+                return "\n"
+                    + entries.map { pad + $0.key.scalarText! + ":" + render($0.value.kind, indent + 2) }.joined()
             }
         }
         func strip(_ kind: YAMLNode.Kind) -> String {
             switch kind {
             case .scalar(let s): return s.text
             case .sequence(let items): return "[" + items.map { strip($0.kind) }.joined(separator: ",") + "]"
-            case .mapping(let entries): return "{" + entries.map { $0.key.scalarText! + ":" + strip($0.value.kind) }.joined(separator: ",") + "}"
+            case .mapping(let entries):
+                return "{" + entries.map { $0.key.scalarText! + ":" + strip($0.value.kind) }.joined(separator: ",")
+                    + "}"
             }
         }
         for _ in 0..<100 {

@@ -78,7 +78,8 @@ public struct YAMLNode: Hashable, Sendable {
     /// For messages: "a mapping", "a list", "a text value", "an empty value".
     public var kindDescription: String {
         switch kind {
-        case .scalar(let scalar): return scalar.text.isEmpty && scalar.style == .plain ? "an empty value" : "a text value ('\(scalar.text)')"
+        case .scalar(let scalar):
+            return scalar.text.isEmpty && scalar.style == .plain ? "an empty value" : "a text value ('\(scalar.text)')"
         case .sequence: return "a list"
         case .mapping: return "a mapping"
         }

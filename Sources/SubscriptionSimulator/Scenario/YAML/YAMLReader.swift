@@ -104,7 +104,8 @@ struct BlockParser {
             row += 1
             skipBlank()
             guard row < lines.count else {
-                throw YAMLError(location: location(row - 1, 0), message: "the file is empty; expected a scenario mapping")
+                throw YAMLError(
+                    location: location(row - 1, 0), message: "the file is empty; expected a scenario mapping")
             }
         }
         let node = try parseBlockNode(indent: indent(row), column: indent(row))
@@ -113,11 +114,15 @@ struct BlockParser {
             if isDocumentMarker(row) {
                 throw YAMLError(
                     location: location(row, 0),
-                    message: "more than one document ('\(trimmedText(row).prefix(3))') is not supported; a scenario file holds one document")
+                    message:
+                        "more than one document ('\(trimmedText(row).prefix(3))') is not supported; a scenario file holds one document"
+                )
             }
             throw YAMLError(
                 location: location(row, indent(row)),
-                message: "unexpected indentation: expected a key at column \(node.location.column), found text at column \(indent(row) + 1)")
+                message:
+                    "unexpected indentation: expected a key at column \(node.location.column), found text at column \(indent(row) + 1)"
+            )
         }
         return node
     }
@@ -125,7 +130,9 @@ struct BlockParser {
     /// A block node whose first line is `row`, its content starting at `column` (`indent` is the block's indent).
     mutating func parseBlockNode(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
         if isDocumentMarker(row) {
-            throw YAMLError(location: location(row, 0), message: "more than one document ('---') is not supported; a scenario file holds one document")
+            throw YAMLError(
+                location: location(row, 0),
+                message: "more than one document ('---') is not supported; a scenario file holds one document")
         }
         if isDash(row, column) { return try parseSequence(indent: n, column: column) }
         let line = lines[row]
@@ -184,7 +191,9 @@ struct BlockParser {
                 if row < lines.count && indent(row) > col {
                     items.append(try parseBlockNode(indent: indent(row), column: indent(row)))
                 } else {
-                    items.append(YAMLNode(kind: .scalar(YAMLScalar(text: "", style: .plain)), location: location(dashRow, col + 1)))
+                    items.append(
+                        YAMLNode(
+                            kind: .scalar(YAMLScalar(text: "", style: .plain)), location: location(dashRow, col + 1)))
                 }
             } else if isDash(row, k) {
                 items.append(try parseSequence(indent: k, column: k))
@@ -203,7 +212,9 @@ struct BlockParser {
             if i > n {
                 throw YAMLError(
                     location: location(row, i),
-                    message: "unexpected indentation: expected a list item '- ' at column \(n + 1), found text at column \(i + 1)")
+                    message:
+                        "unexpected indentation: expected a list item '- ' at column \(n + 1), found text at column \(i + 1)"
+                )
             }
             break
         }
@@ -219,13 +230,16 @@ struct BlockParser {
             if isDocumentMarker(row) {
                 throw YAMLError(
                     location: location(row, 0),
-                    message: "more than one document ('\(trimmedText(row).prefix(3))') is not supported; a scenario file holds one document")
+                    message:
+                        "more than one document ('\(trimmedText(row).prefix(3))') is not supported; a scenario file holds one document"
+                )
             }
             let line = lines[row]
             if isDash(row, col) {
                 throw YAMLError(
                     location: location(row, col),
-                    message: "expected a key, found a list item '- '; a list cannot be mixed with the keys of a mapping")
+                    message: "expected a key, found a list item '- '; a list cannot be mixed with the keys of a mapping"
+                )
             }
             if line[col] == "?" && (col + 1 == line.count || line[col + 1] == " ") {
                 throw YAMLError(location: location(row, col), message: "complex keys ('? ') are not supported")
@@ -233,7 +247,8 @@ struct BlockParser {
             let keyRow = row
             let (key, afterColon) = try parseKey(row, col)
             if key.scalarText == "<<" {
-                throw YAMLError(location: key.location, message: "merge keys ('<<') are not supported; write the keys out")
+                throw YAMLError(
+                    location: key.location, message: "merge keys ('<<') are not supported; write the keys out")
             }
             if let first = seen[key.scalarText!] {
                 throw YAMLError(
@@ -251,7 +266,8 @@ struct BlockParser {
                 } else if row < lines.count && indent(row) == n && isDash(row, n) {
                     value = try parseSequence(indent: n, column: n)
                 } else {
-                    value = YAMLNode(kind: .scalar(YAMLScalar(text: "", style: .plain)), location: location(keyRow, afterColon))
+                    value = YAMLNode(
+                        kind: .scalar(YAMLScalar(text: "", style: .plain)), location: location(keyRow, afterColon))
                 }
             } else {
                 value = try parseInlineValue(k)
@@ -283,7 +299,8 @@ struct BlockParser {
             var i = flow.column
             while i < line.count && line[i] == " " { i += 1 }
             guard i < line.count, line[i] == ":" else {
-                throw YAMLError(location: location(r, i), message: "expected ':' after the key '\(key.scalarText ?? "")'")
+                throw YAMLError(
+                    location: location(r, i), message: "expected ':' after the key '\(key.scalarText ?? "")'")
             }
             return (key, i + 1)
         }
@@ -304,7 +321,9 @@ struct BlockParser {
     }
 
     func checkIndicator(_ scalar: Unicode.Scalar, _ r: Int, _ c: Int) throws(YAMLError) {
-        if let message = Self.unsupportedIndicator(scalar) { throw YAMLError(location: location(r, c), message: message) }
+        if let message = Self.unsupportedIndicator(scalar) {
+            throw YAMLError(location: location(r, c), message: message)
+        }
     }
 
     /// The message for a character that starts a construct outside the subset, written once for block and flow.
@@ -333,7 +352,9 @@ struct BlockParser {
         }
         try checkIndicator(first, row, c)
         if first == "-" && isDash(row, c) {
-            throw YAMLError(location: location(row, c), message: "a list item '- ' cannot follow a key on the same line; start the list on the next line")
+            throw YAMLError(
+                location: location(row, c),
+                message: "a list item '- ' cannot follow a key on the same line; start the list on the next line")
         }
         var end = line.count
         var i = c
@@ -343,11 +364,15 @@ struct BlockParser {
         }
         let text = String(String.UnicodeScalarView(line[c..<end])).trimmingSpaces
         let scalars = Array(text.unicodeScalars)
-        if let colon = scalars.indices.first(where: { scalars[$0] == ":" && ($0 + 1 == scalars.count || scalars[$0 + 1] == " ") }) {
+        if let colon = scalars.indices.first(where: {
+            scalars[$0] == ":" && ($0 + 1 == scalars.count || scalars[$0 + 1] == " ")
+        }) {
             let column = c + colon
             throw YAMLError(
                 location: location(row, column),
-                message: "':' inside a plain value is ambiguous; put the whole value in quotes if it is text, or start a nested mapping on the next line")
+                message:
+                    "':' inside a plain value is ambiguous; put the whole value in quotes if it is text, or start a nested mapping on the next line"
+            )
         }
         let node = YAMLNode(kind: .scalar(YAMLScalar(text: text, style: .plain)), location: location(row, c))
         row += 1
@@ -384,7 +409,8 @@ struct FlowParser {
         var i = column
         while i < line.count && line[i] == " " { i += 1 }
         if i < line.count && !(line[i] == "#" && line[i - 1] == " ") {
-            throw YAMLError(location: location(row, i), message: "unexpected text after the value; expected the end of the line")
+            throw YAMLError(
+                location: location(row, i), message: "unexpected text after the value; expected the end of the line")
         }
     }
 
@@ -418,7 +444,9 @@ struct FlowParser {
             if c == "]" { column += 1; break }
             items.append(try parseValue())
             skipSpaceAndComments()
-            guard let next = current else { throw YAMLError(location: start, message: "this '[' is never closed; expected ']'") }
+            guard let next = current else {
+                throw YAMLError(location: start, message: "this '[' is never closed; expected ']'")
+            }
             if next == "," { column += 1; continue }
             if next == "]" { column += 1; break }
             throw YAMLError(location: location(row, column), message: "expected ',' or ']' in a list, found '\(next)'")
@@ -433,14 +461,18 @@ struct FlowParser {
         var seen: [String: SourceLocation] = [:]
         while true {
             skipSpaceAndComments()
-            guard let c = current else { throw YAMLError(location: start, message: "this '{' is never closed; expected '}'") }
+            guard let c = current else {
+                throw YAMLError(location: start, message: "this '{' is never closed; expected '}'")
+            }
             if c == "}" { column += 1; break }
             let key: YAMLNode = (c == "\"" || c == "'") ? try parseQuoted() : try parsePlain(isKey: true)
             if key.scalarText == "<<" {
-                throw YAMLError(location: key.location, message: "merge keys ('<<') are not supported; write the keys out")
+                throw YAMLError(
+                    location: key.location, message: "merge keys ('<<') are not supported; write the keys out")
             }
             if let first = seen[key.scalarText!] {
-                throw YAMLError(location: key.location, message: "duplicate key '\(key.scalarText!)'; first defined at \(first)")
+                throw YAMLError(
+                    location: key.location, message: "duplicate key '\(key.scalarText!)'; first defined at \(first)")
             }
             seen[key.scalarText!] = key.location
             skipSpaceAndComments()
@@ -459,10 +491,13 @@ struct FlowParser {
             }
             entries.append(YAMLMappingEntry(key: key, value: value))
             skipSpaceAndComments()
-            guard let next = current else { throw YAMLError(location: start, message: "this '{' is never closed; expected '}'") }
+            guard let next = current else {
+                throw YAMLError(location: start, message: "this '{' is never closed; expected '}'")
+            }
             if next == "," { column += 1; continue }
             if next == "}" { column += 1; break }
-            throw YAMLError(location: location(row, column), message: "expected ',' or '}' in a mapping, found '\(next)'")
+            throw YAMLError(
+                location: location(row, column), message: "expected ',' or '}' in a mapping, found '\(next)'")
         }
         return YAMLNode(kind: .mapping(entries), location: start)
     }
@@ -489,7 +524,9 @@ struct FlowParser {
         column = i
         if text.isEmpty { throw YAMLError(location: startLocation, message: "expected a value") }
         if !isKey, current == ":" {
-            throw YAMLError(location: location(row, column), message: "':' inside a flow value is ambiguous; put the value in quotes")
+            throw YAMLError(
+                location: location(row, column),
+                message: "':' inside a flow value is ambiguous; put the value in quotes")
         }
         return YAMLNode(kind: .scalar(YAMLScalar(text: text, style: .plain)), location: startLocation)
     }
@@ -502,7 +539,10 @@ struct FlowParser {
         var text = String.UnicodeScalarView()
         while true {
             guard i < line.count else {
-                throw YAMLError(location: start, message: "unterminated quoted text; the closing \(quote == "\"" ? "\"" : "'") must be on the same line")
+                throw YAMLError(
+                    location: start,
+                    message:
+                        "unterminated quoted text; the closing \(quote == "\"" ? "\"" : "'") must be on the same line")
             }
             let s = line[i]
             if quote == "'" {
@@ -517,7 +557,9 @@ struct FlowParser {
             }
             if s == "\"" { i += 1; break }
             if s == "\\" {
-                guard i + 1 < line.count else { throw YAMLError(location: location(row, i), message: "unterminated escape") }
+                guard i + 1 < line.count else {
+                    throw YAMLError(location: location(row, i), message: "unterminated escape")
+                }
                 let e = line[i + 1]
                 switch e {
                 case "\\": text.append("\\")
@@ -536,7 +578,8 @@ struct FlowParser {
                     i += 6
                     continue
                 default:
-                    throw YAMLError(location: location(row, i), message: "unknown escape '\\\(e)' in double-quoted text")
+                    throw YAMLError(
+                        location: location(row, i), message: "unknown escape '\\\(e)' in double-quoted text")
                 }
                 i += 2
                 continue

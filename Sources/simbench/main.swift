@@ -47,7 +47,7 @@ let eventTarget = 10e6
 let lifecycleTarget = 20e3
 let sections = CommandLine.arguments.dropFirst()
 func wanted(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
-let knownSections = ["queue", "lifecycle", "encode", "callgrind", "callgrind-baseline"]
+let knownSections = ["queue", "lifecycle", "scale", "encode", "callgrind", "callgrind-baseline"]
 if let unknown = sections.first(where: { !knownSections.contains($0) }) {
     print("simbench: unknown section '\(unknown)'; sections: \(knownSections.joined(separator: ", "))")
     exit(64)
@@ -168,6 +168,25 @@ struct OneYear {
 }
 
 let oneYear = OneYear()
+
+/// `customers` customers in one store, each buying the monthly subscription at a different minute of the first
+/// month; every tenth customer's card fails in month 6 and is fixed 10 days later. Returns the notifications sent.
+/// The cost per customer should not grow with the number of customers.
+func manyCustomers(_ customers: Int, _ setup: OneYear) -> Int {
+    var store = SimulatedStore(app: setup.app, catalog: setup.catalog, start: setup.start, seed: 1)
+    let names = (0..<customers).map { "customer-\($0)" }
+    let spacing = Int64(30 * 86_400_000 / customers)
+    for (n, name) in names.enumerated() {
+        try! store.advance(to: setup.start.adding(milliseconds: Int64(n) * spacing))
+        try! store.purchase(setup.monthly.id, by: name)
+    }
+    try! store.advance(to: setup.start.adding(CalendarDuration(months: 5, days: 20)))
+    for name in names.enumerated() where name.offset % 10 == 0 { store.failBilling(for: name.element) }
+    try! store.advance(to: setup.start.adding(CalendarDuration(months: 6, days: 10)))
+    for name in names.enumerated() where name.offset % 10 == 0 { try! store.fixBilling(for: name.element) }
+    try! store.advance(to: setup.start.adding(.years(1)))
+    return store.notifications.count
+}
 var lifecycleVerdict: String?
 if wanted("lifecycle") {
     print("one-year monthly lifecycle: 5 renewals, a billing failure, recovery in grace, renewals to the year's end")
@@ -177,6 +196,38 @@ if wanted("lifecycle") {
     }
     print("  (each lifecycle emits \(oneYear.run(count: 1)) notifications)")
     lifecycleVerdict = "lifecycles >= 20 k/s: \(lifecycle.median >= lifecycleTarget ? "met" : "NOT met")"
+}
+
+/// `families` families of three (an organizer who buys a shareable monthly subscription, two members who receive
+/// it after the family delay), one year. Returns the notifications sent.
+func manyFamilies(_ families: Int, _ setup: OneYear) -> Int {
+    var shareable = setup.monthly
+    shareable.familyShareable = true
+    var store = SimulatedStore(app: setup.app, catalog: try! Catalog(products: [shareable]), start: setup.start, seed: 1)
+    let spacing = Int64(30 * 86_400_000 / families)
+    for n in 0..<families {
+        try! store.advance(to: setup.start.adding(milliseconds: Int64(n) * spacing))
+        try! store.createFamily(organizer: "organizer-\(n)", members: ["member-\(n)-a", "member-\(n)-b"])
+        try! store.purchase(shareable.id, by: "organizer-\(n)")
+    }
+    try! store.advance(to: setup.start.adding(.years(1)))
+    return store.notifications.count
+}
+
+if wanted("scale") {
+    print("one store, many customers, one year (costs per customer should stay flat as the store grows)")
+    for customers in [100, 1_000, 10_000] {
+        _ = measure("\(customers) customers", unit: "customer-years", runs: 3) {
+            sink &+= manyCustomers(customers, oneYear)
+            return customers
+        }
+    }
+    for families in [100, 1_000, 10_000] {
+        _ = measure("\(families) families of three sharing a subscription", unit: "family-years", runs: 3) {
+            sink &+= manyFamilies(families, oneYear)
+            return families
+        }
+    }
 }
 
 if wanted("encode") {

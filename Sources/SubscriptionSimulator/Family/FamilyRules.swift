@@ -51,7 +51,15 @@ public struct FamilyGroup: Hashable, Sendable {
     /// The organizer, then the members in join order: the order in which family notifications go out.
     public var everyone: [String] { [organizer] + members }
 
-    public func contains(_ customer: String) -> Bool { everyone.contains(customer) }
+    /// The organizer and the members.
+    public var count: Int { members.count + 1 }
+
+    public func contains(_ customer: String) -> Bool { organizer == customer || members.contains(customer) }
+
+    /// The customer's place in ``everyone`` (0 for the organizer), or nil.
+    public func position(of customer: String) -> Int? {
+        organizer == customer ? 0 : members.firstIndex(of: customer).map { $0 + 1 }
+    }
 
     mutating func add(_ member: String) { members.append(member) }
     mutating func remove(_ member: String) { members.removeAll { $0 == member } }

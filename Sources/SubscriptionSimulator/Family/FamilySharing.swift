@@ -36,6 +36,7 @@ extension SimulatedStore {
         addCustomer(organizer)
         if family(of: organizer) != nil { throw .family(.alreadyInAFamily(customer: organizer)) }
         families.append(FamilyGroup(organizer: organizer))
+        familyIndexByCustomer[organizer] = families.count - 1
         for member in members { try joinFamily(member, organizer: organizer) }
     }
 
@@ -47,10 +48,11 @@ extension SimulatedStore {
             throw .noFamily(organizer: organizer)
         }
         if family(of: customer) != nil { throw .family(.alreadyInAFamily(customer: customer)) }
-        guard families[index].everyone.count < FamilyRules.maximumFamilySize else {
+        guard families[index].count < FamilyRules.maximumFamilySize else {
             throw .family(.familyFull(organizer: families[index].organizer))
         }
         families[index].add(customer)
+        familyIndexByCustomer[customer] = index
         // Purchases already shared in the family reach the newcomer now; the newcomer's shared purchases reach the
         // family now.
         for source in sharedSources(inFamily: index) {
@@ -69,6 +71,11 @@ extension SimulatedStore {
                 endShare(id, reason: 0)
             }
             families.remove(at: index)
+            // Later families moved down one place.
+            familyIndexByCustomer = [:]
+            for (position, family) in families.enumerated() {
+                for person in family.everyone { familyIndexByCustomer[person] = position }
+            }
         } else {
             for id in shares.indices where shares[id].member == customer && group.contains(shares[id].purchaser) {
                 endShare(id, reason: 0)
@@ -77,6 +84,7 @@ extension SimulatedStore {
                 endShare(id, reason: 0)
             }
             families[index].remove(customer)
+            familyIndexByCustomer[customer] = nil
         }
         refreshEntitlements()
     }
@@ -106,7 +114,7 @@ extension SimulatedStore {
             chains[key.index].sharingOn = false
             for id in orderedShares(where: { $0.source == .subscription(chain: key) }) { endShare(id, reason: 0) }
         case .nonConsumable:
-            guard let index = ownedNonConsumable(productId, of: customer) else {
+            guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
                 throw .family(.nothingToShare(customer: customer, productId: productId))
             }
             guard product.familyShareable, !nonConsumableSharingOff.contains(index) else {
@@ -140,7 +148,7 @@ extension SimulatedStore {
             chains[key.index].sharingOn = true
             source = .subscription(chain: key)
         case .nonConsumable, .consumable, .nonRenewing:
-            guard let index = ownedNonConsumable(productId, of: customer) else {
+            guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
                 throw .family(.nothingToShare(customer: customer, productId: productId))
             }
             guard nonConsumableSharingOff.contains(index) else {
@@ -182,7 +190,7 @@ extension SimulatedStore {
         if let family = family(of: customer) {
             for source in sharedSources(inFamily: family) {
                 guard case .nonConsumable = source, sharePurchaser(of: source) != customer,
-                    !shares.contains(where: { $0.source == source && $0.member == customer && $0.phase == .granted })
+                    existingShare(of: source, with: customer).map({ shares[$0].phase != .granted }) ?? true
                 else { continue }
                 let id = share(of: source, with: customer)
                 deliverShare(id, restored: true)
@@ -199,13 +207,15 @@ extension SimulatedStore {
     // MARK: - Shares
 
     func family(of customer: String) -> Int? {
-        families.firstIndex { $0.contains(customer) }
+        familyIndexByCustomer[customer]
     }
 
-    func ownedNonConsumable(_ productId: String, of customer: String) -> Int? {
-        transactions.indices.last {
-            transactions[$0].customer == customer && transactions[$0].productId == productId
-                && transactions[$0].ownership == .purchased && transactions[$0].revocation == nil
+    /// The customer's latest own purchase of a one-time product that is not refunded (an index in `transactions`).
+    func unrefundedOneTimePurchase(_ productId: String, of customer: String) -> Int? {
+        guard let position = customerPositions[customer] else { return nil }
+        return customerRecords[position].oneTimePurchases.last {
+            transactions[$0].productId == productId && transactions[$0].ownership == .purchased
+                && transactions[$0].revocation == nil
         }
     }
 
@@ -229,51 +239,62 @@ extension SimulatedStore {
         }
     }
 
-    /// Purchases of the family's people that are shared now, in purchase order.
+    /// Purchases of the family's people that are shared now, in purchase order (by first transaction).
     func sharedSources(inFamily index: Int) -> [Share.Source] {
-        let people = families[index]
         var sources: [(Int, Share.Source)] = []
-        for index in chains.indices {
-            let chain = chains[index]
-            let key = ChainID(index: index)
-            if chain.ownership == .purchased && people.contains(chain.customer) && isShared(.subscription(chain: key)) {
-                let firstTransaction = transactions.firstIndex {
-                    $0.originalTransactionId == chain.originalTransactionId
+        for person in families[index].everyone {
+            guard let position = customerPositions[person] else { continue }
+            let record = customerRecords[position]
+            for key in record.chains where chains[key.index].ownership == .purchased {
+                if isShared(.subscription(chain: key)) {
+                    sources.append((chains[key.index].firstTransactionIndex, .subscription(chain: key)))
                 }
-                sources.append((firstTransaction ?? 0, .subscription(chain: key)))
             }
-        }
-        for index in transactions.indices
-        where transactions[index].productType == .nonConsumable
-            && transactions[index].ownership == .purchased && people.contains(transactions[index].customer)
-            && isShared(.nonConsumable(transactionIndex: index))
-        {
-            sources.append((index, .nonConsumable(transactionIndex: index)))
+            for transaction in record.oneTimePurchases
+            where transactions[transaction].productType == .nonConsumable
+                && transactions[transaction].ownership == .purchased
+                && isShared(.nonConsumable(transactionIndex: transaction))
+            {
+                sources.append((transaction, .nonConsumable(transactionIndex: transaction)))
+            }
         }
         return sources.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
     /// Share ids matching `predicate`, members in family order.
     func orderedShares(where predicate: (Share) -> Bool) -> [Int] {
-        if shares.isEmpty { return [] }
+        inFamilyOrder(shares.indices.filter { predicate(shares[$0]) })
+    }
+
+    /// Shares of one purchase, members in family order.
+    func sharesOf(_ source: Share.Source) -> [Int] {
+        inFamilyOrder(shareIdsBySource[source] ?? [])
+    }
+
+    /// Share ids sorted by their member's place in the member's family (organizer first, then join order; people
+    /// no longer in a family last), then by id.
+    func inFamilyOrder(_ ids: [Int]) -> [Int] {
+        if ids.count < 2 { return ids }
         var ranked: [(rank: Int, id: Int)] = []
-        for id in shares.indices where predicate(shares[id]) {
+        ranked.reserveCapacity(ids.count)
+        for id in ids {
             let member = shares[id].member
-            let rank = families.lazy.compactMap { $0.everyone.firstIndex(of: member) }.first ?? Int.max
+            let rank = family(of: member).flatMap { families[$0].position(of: member) } ?? Int.max
             ranked.append((rank, id))
         }
         ranked.sort { ($0.rank, $0.id) < ($1.rank, $1.id) }
         return ranked.map(\.id)
     }
 
-    func sharesOf(_ source: Share.Source) -> [Int] {
-        orderedShares { $0.source == source }
+    func existingShare(of source: Share.Source, with member: String) -> Int? {
+        shareIdsBySource[source]?.first { shares[$0].member == member }
     }
 
     /// The share of `source` with `member`, created if needed.
     mutating func share(of source: Share.Source, with member: String) -> Int {
-        if let id = shares.firstIndex(where: { $0.source == source && $0.member == member }) { return id }
+        if let id = existingShare(of: source, with: member) { return id }
         shares.append(Share(source: source, purchaser: sharePurchaser(of: source), member: member, phase: .ended))
+        shareIdsBySource[source, default: []].append(shares.count - 1)
         return shares.count - 1
     }
 
@@ -304,10 +325,13 @@ extension SimulatedStore {
     /// or at once (joining, opting in: no delay).
     mutating func offerShare(of source: Share.Source, to people: [String]) throws(StoreError) {
         let purchaser = sharePurchaser(of: source)
-        let pendingAt = shares.lazy.compactMap { share -> Instant? in
-            if share.source == source, case .pending(_, let at) = share.phase { return at }
-            return nil
-        }.first
+        var pendingAt: Instant?
+        for id in shareIdsBySource[source] ?? [] {
+            if case .pending(_, let at) = shares[id].phase {
+                pendingAt = at
+                break
+            }
+        }
         for member in people where member != purchaser {
             let id = share(of: source, with: member)
             switch shares[id].phase {
@@ -402,6 +426,7 @@ extension SimulatedStore {
         record.offer = nil
         record.revocation = nil
         record.lastModified = now
+        if isFirst { chains[memberKey.index].firstTransactionIndex = transactions.count }
         chains[memberKey.index].currentTransactionIndex = transactions.count
         appendTransaction(record)
     }

@@ -48,6 +48,8 @@ struct SubscriptionChain: Hashable, Sendable {
     /// §5.15: earliest start of the current run of purchases, ignoring gaps of at most 60 days.
     var recentSubscriptionStartDate: Instant
     var currentTransactionIndex: Int
+    /// The chain's first transaction (`transactionId` = `originalTransactionId`); -1 until it exists.
+    var firstTransactionIndex = -1
     var timers = PendingTimers()
 }
 
@@ -108,6 +110,10 @@ public struct SimulatedStore: Sendable {
     public internal(set) var families: [FamilyGroup] = []
     /// Every share of a purchase with one family member; the index is the share's id.
     var shares: [Share] = []
+    /// Share ids by the purchase they share, in creation order.
+    var shareIdsBySource: [Share.Source: [Int]] = [:]
+    /// Each family member's (and organizer's) place in `families`.
+    var familyIndexByCustomer: [String: Int] = [:]
     /// The "Share With Family" (Share New Subscriptions) main switch per customer; on when absent (reference §4.3).
     var shareNewPurchases: [String: Bool] = [:]
     /// Non-consumable purchases (transaction index) whose purchaser switched sharing off.
@@ -236,12 +242,9 @@ public struct SimulatedStore: Sendable {
             }
             try apply(.refunded, to: key, refundReason: reason)
         } else {
-            guard
-                let index = transactions.lastIndex(where: {
-                    $0.customer == customer && $0.productId == productId && $0.ownership == .purchased
-                        && $0.revocation == nil
-                })
-            else { throw .nothingToRefund(customer: customer, productId: productId) }
+            guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
+                throw .nothingToRefund(customer: customer, productId: productId)
+            }
             transactions[index].revocation = Revocation(date: now, reason: reason, kind: .refundFull)
             transactions[index].lastModified = now
             nonRenewingTerms[index] = nil
@@ -343,6 +346,7 @@ public struct SimulatedStore: Sendable {
                     expiresDate: expiresDate, ownership: .purchased, reason: reason, offer: offer,
                     price: offer?.price ?? product.price, currency: product.currency, revocation: nil,
                     lastModified: now)
+                if isFirst { chain.firstTransactionIndex = transactions.count }
                 chain.currentTransactionIndex = transactions.count
                 appendTransaction(record)
                 chargeMembers(sharing: key, like: record)
@@ -415,10 +419,7 @@ public struct SimulatedStore: Sendable {
         var term: Instant?
         switch product.type {
         case .nonConsumable:
-            if transactions.contains(where: {
-                $0.customer == customer && $0.productId == product.id && $0.ownership == .purchased
-                    && $0.revocation == nil
-            }) {
+            if unrefundedOneTimePurchase(product.id, of: customer) != nil {
                 throw .nonConsumableAlreadyOwned(customer: customer, productId: product.id)
             }
         case .nonRenewing:

@@ -203,7 +203,8 @@ if wanted("lifecycle") {
 func manyFamilies(_ families: Int, _ setup: OneYear) -> Int {
     var shareable = setup.monthly
     shareable.familyShareable = true
-    var store = SimulatedStore(app: setup.app, catalog: try! Catalog(products: [shareable]), start: setup.start, seed: 1)
+    var store = SimulatedStore(
+        app: setup.app, catalog: try! Catalog(products: [shareable]), start: setup.start, seed: 1)
     let spacing = Int64(30 * 86_400_000 / families)
     for n in 0..<families {
         try! store.advance(to: setup.start.adding(milliseconds: Int64(n) * spacing))

@@ -38,7 +38,8 @@ public struct TransactionRecord: Hashable, Sendable {
     public var price: Price
     public var currency: String
     public var revocation: Revocation?
-    /// When the transaction was created or last changed (its `signedDate` in history responses).
+    /// When the transaction was created or last changed (a refund or revocation changes it); the transaction
+    /// history response lists transactions in this order.
     public var lastModified: Instant
 }
 

@@ -28,7 +28,7 @@ public enum Payloads {
         if let offer = t.offer {
             o.set("offerType", WireValues.introductoryOfferType)
             o.set("offerDiscountType", WireValues.offerDiscountType(offer.mode))
-            o.set("offerPeriod", offer.period.description)
+            o.set("offerPeriod", WireValues.offerPeriod(offer))
         }
         o.set("environment", app.environment.rawValue)
         o.set("storefront", app.storefront.countryCode)
@@ -52,7 +52,7 @@ public enum Payloads {
         if let offer = r.upcomingOffer {
             o.set("offerType", WireValues.introductoryOfferType)
             o.set("offerDiscountType", WireValues.offerDiscountType(offer.mode))
-            o.set("offerPeriod", offer.period.description)
+            o.set("offerPeriod", WireValues.offerPeriod(offer))
         }
         if let price = r.renewalPrice {
             o.set("renewalPrice", price.milliunits)

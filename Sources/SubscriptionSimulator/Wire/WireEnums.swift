@@ -56,6 +56,13 @@ public enum WireValues {
         }
     }
 
+    /// `offerPeriod`: the whole duration of the offer in ISO 8601, one period's length times the number of periods
+    /// (one month for two periods is `P2M`; Apple's App Store Server API documentation, `offerPeriod`). Free trials
+    /// and pay-up-front offers have one period.
+    public static func offerPeriod(_ offer: IntroductoryOffer) -> String {
+        offer.totalDuration.description
+    }
+
     /// `autoRenewStatus`: 0 off, 1 on.
     public static func autoRenewStatus(_ on: Bool) -> Int64 { on ? 1 : 0 }
 

@@ -183,6 +183,30 @@ import Testing
         #expect(consumable.value(at: "data.signedTransactionInfo.expiresDate") == nil)
     }
 
+    /// `offerPeriod` is the offer's whole duration: a pay-as-you-go offer of three monthly periods is `P3M`, in the
+    /// transaction of every discounted period and in the renewal info while a discounted renewal is upcoming.
+    @Test func offerPeriodIsTheWholeOffer() throws {
+        let discounted = Product(
+            id: "com.example.discounted", type: .autoRenewable, group: "discounted", period: .oneMonth,
+            price: Price(decimal: "9.99")!,
+            introOffer: IntroductoryOffer(mode: .payAsYouGo, period: .months(1), periods: 3, price: Price(decimal: "2.49")!))
+        var store = SimulatedStore(
+            app: AppConfiguration(bundleId: "com.example.app"),
+            catalog: try Catalog(products: [discounted, trialMonthly]), start: testStart)
+        try store.purchase(discounted.id, by: "alice")
+        try store.purchase(trialMonthly.id, by: "bob")
+        try store.advance(to: at("P3M"))
+        let encoder = NotificationEncoder(app: store.app)
+        let alice = store.notifications(for: "alice").map { encoder.encode($0).decodedPayload }
+        let offerPeriods = alice.map { $0.value(at: "data.signedTransactionInfo.offerPeriod") }
+        let upcoming = alice.map { $0.value(at: "data.signedRenewalInfo.offerPeriod") }
+        // Purchase, two discounted renewals, then the first full-price renewal.
+        #expect(offerPeriods == [.string("P3M"), .string("P3M"), .string("P3M"), nil])
+        #expect(upcoming == [.string("P3M"), .string("P3M"), nil, nil])
+        let trial = encoder.encode(store.notifications(for: "bob")[0]).decodedPayload
+        #expect(trial.value(at: "data.signedTransactionInfo.offerPeriod") == .string("P1W"))
+    }
+
     @Test func postBodyCarriesTheSignedPayloadOnly() throws {
         var store = makeStore()
         try store.purchase(monthly.id, by: "alice")

@@ -189,7 +189,8 @@ import Testing
         let discounted = Product(
             id: "com.example.discounted", type: .autoRenewable, group: "discounted", period: .oneMonth,
             price: Price(decimal: "9.99")!,
-            introOffer: IntroductoryOffer(mode: .payAsYouGo, period: .months(1), periods: 3, price: Price(decimal: "2.49")!))
+            introOffer: IntroductoryOffer(
+                mode: .payAsYouGo, period: .months(1), periods: 3, price: Price(decimal: "2.49")!))
         var store = SimulatedStore(
             app: AppConfiguration(bundleId: "com.example.app"),
             catalog: try Catalog(products: [discounted, trialMonthly]), start: testStart)

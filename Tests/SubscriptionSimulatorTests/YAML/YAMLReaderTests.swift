@@ -175,6 +175,28 @@ import Testing
         ),
     ]
 
+    /// Deep nesting is an error with a place, never a stack overflow (10,000 levels crashed the reader before).
+    @Test func nestingDeeperThanTheLimitIsAnError() throws {
+        let limit = YAMLReader.maximumDepth
+        let message = "lists and mappings nest more than \(limit) levels deep here; scenario files need far fewer"
+        // The root mapping is level 1, so `a:` can hold `limit - 1` nested flow lists.
+        let allowed = "a: " + String(repeating: "[", count: limit - 1) + String(repeating: "]", count: limit - 1)
+        #expect(try parse(allowed).value(forKey: "a")?.sequenceItems?.count == 1)
+        for brackets in [limit, 10_000] {
+            let text = "a: " + String(repeating: "[", count: brackets) + String(repeating: "]", count: brackets)
+            #expect(throws: YAMLError(location: SourceLocation(line: 1, column: 3 + limit), message: message)) {
+                try YAMLReader.parse(text)
+            }
+        }
+        // Block mappings: line n + 1 is `kn:` indented n spaces; the key on line `limit + 1` is one level too deep.
+        for keys in [limit + 1, 1_000] {
+            let text = (0..<keys).map { String(repeating: " ", count: $0) + "k\($0):" }.joined(separator: "\n") + " x\n"
+            #expect(throws: YAMLError(location: SourceLocation(line: limit + 1, column: limit + 1), message: message)) {
+                try YAMLReader.parse(text)
+            }
+        }
+    }
+
     @Test(arguments: rejections)
     func rejects(name: String, text: String, message: String) {
         do {

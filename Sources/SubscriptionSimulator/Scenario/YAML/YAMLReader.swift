@@ -17,8 +17,19 @@
 /// Rejected, each with its own message: tabs in indentation, anchors (`&`) and aliases (`*`), tags (`!`), block
 /// scalars (`|`, `>`), complex keys (`? `), merge keys (`<<`), directives (`%`), more than one document (`---`,
 /// `...` after content), duplicate keys, inconsistent indentation, a list item among mapping keys, `: ` inside a
-/// plain value, unterminated quotes and brackets, and an empty file.
+/// plain value, unterminated quotes and brackets, an empty file, and nesting deeper than ``maximumDepth``.
 public enum YAMLReader {
+    /// Collections nest at most this deep (scenario files need fewer than ten levels). Deeper input is an error, not
+    /// a stack overflow.
+    public static let maximumDepth = 100
+
+    static func tooDeep(_ location: SourceLocation) -> YAMLError {
+        YAMLError(
+            location: location,
+            message: "lists and mappings nest more than \(maximumDepth) levels deep here; scenario files need far fewer"
+        )
+    }
+
     public static func parse(_ text: String) throws(YAMLError) -> YAMLNode {
         var parser = try BlockParser(text)
         return try parser.parseDocument()
@@ -28,6 +39,8 @@ public enum YAMLReader {
 struct BlockParser {
     var lines: [[Unicode.Scalar]]
     var row = 0
+    /// How many block collections enclose the node being read.
+    var depth = 0
 
     init(_ text: String) throws(YAMLError) {
         var lines: [[Unicode.Scalar]] = [[]]
@@ -129,6 +142,9 @@ struct BlockParser {
 
     /// A block node whose first line is `row`, its content starting at `column` (`indent` is the block's indent).
     mutating func parseBlockNode(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
+        depth += 1
+        defer { depth -= 1 }
+        if depth > YAMLReader.maximumDepth { throw YAMLReader.tooDeep(location(row, column)) }
         if isDocumentMarker(row) {
             throw YAMLError(
                 location: location(row, 0),
@@ -344,7 +360,7 @@ struct BlockParser {
         let line = lines[row]
         let first = line[c]
         if first == "[" || first == "{" || first == "\"" || first == "'" {
-            var flow = FlowParser(lines: lines, row: row, column: c)
+            var flow = FlowParser(lines: lines, row: row, column: c, depth: depth)
             let node = try flow.parseValue()
             try flow.expectLineEnd()
             row = flow.row + 1
@@ -385,6 +401,8 @@ struct FlowParser {
     let lines: [[Unicode.Scalar]]
     var row: Int
     var column: Int
+    /// How many collections (block and flow) enclose the value being read.
+    var depth = 0
 
     func location(_ r: Int, _ c: Int) -> SourceLocation { SourceLocation(line: r + 1, column: c + 1) }
 
@@ -424,6 +442,9 @@ struct FlowParser {
         guard let c = current else {
             throw YAMLError(location: endLocation(), message: "expected a value, found the end of the file")
         }
+        depth += 1
+        defer { depth -= 1 }
+        if depth > YAMLReader.maximumDepth { throw YAMLReader.tooDeep(location(row, column)) }
         switch c {
         case "[": return try parseSequence()
         case "{": return try parseMapping()

@@ -41,6 +41,7 @@ public enum HelpText {
           --out DIR           also write a fixture folder: one numbered file per notification (0001.json, ...)
                               holding its POST body, plus manifest.json (recipient, instant, type, subtype).
                               Written atomically: on failure no folder is left. DIR must not exist yet.
+                              Not written when an expectation fails. Ctrl-C waits for the write to end.
           --until TIME        run until TIME instead of the scenario's `until`: 0, 90s, 30m, 1h, 16d, 2w,
                               an ISO 8601 duration such as P1M10D (offsets from `start`), or an ISO instant
           --seed N            use seed N instead of the scenario's `seed` (ids and UUIDs derive from it)

@@ -84,14 +84,26 @@ public enum Simctl {
         case .jsonl: stdout = RunOutput.jsonl(result)
         case .decoded: stdout = RunOutput.decoded(result)
         }
+        var stderr = result.failures.map { "\($0)\n" }.joined()
         if let directory = options.outDirectory {
-            do throws(FixtureWriter.WriteError) {
-                try FixtureWriter.write(RunOutput.fixtureFiles(result), to: directory)
-            } catch {
-                return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.cannotCreate)
+            // Fixtures of a run whose expectations fail are not what the scenario describes: none are written.
+            if result.passed {
+                let files = RunOutput.fixtureFiles(result)
+                let written = Interrupts.deferred { () -> Result<Void, FixtureWriter.WriteError> in
+                    do throws(FixtureWriter.WriteError) {
+                        try FixtureWriter.write(files, to: directory)
+                        return .success(())
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                if case .failure(let error) = written {
+                    return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.cannotCreate)
+                }
+            } else {
+                stderr += "no fixture folder written to '\(directory)': the scenario's expectations failed\n"
             }
         }
-        let stderr = result.failures.map { "\($0)\n" }.joined()
         return CommandOutput(
             stdout: stdout, stderr: stderr, exitCode: result.passed ? ExitCode.success : ExitCode.expectationFailed)
     }

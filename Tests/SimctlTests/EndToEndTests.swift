@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import SubscriptionSimulator
 
 /// Runs the built `simctl` binary as a user would.
 @Suite(.serialized) struct EndToEndTests {
@@ -100,6 +101,46 @@ import Testing
         let second = try SimctlProcess.run(["run", scenario, "--out", missingParent.path])
         #expect(second.status == 73)
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["taken"], "no partial folder")
+    }
+
+    @Test func outRefusesAnExistingEmptyFolderToo() throws {
+        let parent = try temporaryFolder()
+        let empty = parent.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: false)
+        let result = try SimctlProcess.run(["run", scenario, "--out", empty.path])
+        #expect(result.status == 73 && result.stderr.contains("it already exists"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: empty.path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["empty"], "no partial folder")
+    }
+
+    /// The last step of a fixture write never replaces a folder with something in it, even one that appeared while
+    /// the files were being written (another run writing to the same place, say).
+    @Test func theFinishedFolderNeverReplacesOneThatAppearedMeanwhile() throws {
+        let parent = try temporaryFolder()
+        let staging = parent.appendingPathComponent(".fx.partial-1")
+        let target = parent.appendingPathComponent("fx")
+        for folder in [staging, target] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        }
+        try Data("mine".utf8).write(to: staging.appendingPathComponent("0001.json"))
+        try Data("theirs".utf8).write(to: target.appendingPathComponent("0001.json"))
+        #expect(throws: FixtureWriter.WriteError.self) { try FixtureWriter.moveIntoPlace(staging.path, target.path) }
+        let kept = try String(contentsOf: target.appendingPathComponent("0001.json"), encoding: .utf8)
+        #expect(kept == "theirs")
+    }
+
+    @Test func aRunWhoseExpectationsFailWritesNoFixtureFolder() throws {
+        let folder = try temporaryFolder()
+        let text = try String(contentsOf: SimctlProcess.packageRoot.appendingPathComponent(scenario), encoding: .utf8)
+            .replacingOccurrences(of: "- { at: 40d, type: REVOKE }", with: "- { at: 41d, type: REVOKE }")
+        let file = folder.appendingPathComponent("changed.yaml")
+        try Data(text.utf8).write(to: file)
+        let out = folder.appendingPathComponent("fx")
+        let result = try SimctlProcess.run(["run", file.path, "--out", out.path])
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.contains("no fixture folder written to '\(out.path)': the scenario's expectations failed"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["changed.yaml"])
     }
 
     @Test func invalidScenarioExits65WithFileLineAndColumn() throws {

@@ -1,7 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Writes a fixture folder atomically: everything goes to a temporary sibling folder, which is renamed into place
-/// only when complete. On failure nothing is left behind.
+/// only when complete. On failure nothing is left behind, and nothing that exists is replaced or deleted.
 public enum FixtureWriter {
     public struct WriteError: Error, Hashable, Sendable, CustomStringConvertible {
         public var path: String
@@ -9,18 +15,20 @@ public enum FixtureWriter {
         public var description: String { "cannot write '\(path)': \(message)" }
     }
 
-    /// Writes `files` into `directory`, which must not exist yet (or must be an empty folder).
+    /// Writes `files` into `directory`, which must not exist yet.
     public static func write(_ files: [(name: String, contents: String)], to directory: String) throws(WriteError) {
         let manager = FileManager.default
         let target = URL(fileURLWithPath: directory)
-        var isFolder: ObjCBool = false
-        if manager.fileExists(atPath: target.path, isDirectory: &isFolder) {
-            let contents = (try? manager.contentsOfDirectory(atPath: target.path)) ?? ["?"]
-            guard isFolder.boolValue, contents.isEmpty else {
-                throw WriteError(path: directory, message: "it already exists; choose a new folder or remove it first")
-            }
+        if manager.fileExists(atPath: target.path)
+            || (try? manager.destinationOfSymbolicLink(atPath: target.path)) != nil
+        {
+            throw WriteError(path: directory, message: "it already exists; choose a new folder or remove it first")
         }
         let parent = target.deletingLastPathComponent()
+        var isFolder: ObjCBool = false
+        guard manager.fileExists(atPath: parent.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw WriteError(path: directory, message: "its parent folder '\(parent.path)' does not exist")
+        }
         let staging = parent.appendingPathComponent(
             ".\(target.lastPathComponent).partial-\(ProcessInfo.processInfo.processIdentifier)")
         do {
@@ -29,11 +37,42 @@ public enum FixtureWriter {
             for file in files {
                 try Data(file.contents.utf8).write(to: staging.appendingPathComponent(file.name))
             }
-            if manager.fileExists(atPath: target.path) { try manager.removeItem(at: target) }
-            try manager.moveItem(at: staging, to: target)
         } catch {
             try? manager.removeItem(at: staging)
-            throw WriteError(path: directory, message: "\(error.localizedDescription)")
+            throw WriteError(path: directory, message: reason(error))
         }
+        do throws(WriteError) {
+            try moveIntoPlace(staging.path, target.path)
+        } catch {
+            try? manager.removeItem(at: staging)
+            throw WriteError(path: directory, message: error.message)
+        }
+    }
+
+    /// Renames the finished folder to its final name with `rename(2)`, which refuses to replace a folder that has
+    /// anything in it: a folder that appeared under that name while the files were written (another run, say) is
+    /// kept, and this write fails. (An empty folder that appeared meanwhile is replaced, which loses nothing.)
+    /// FileManager's move is not used: it may delete what is in the way.
+    static func moveIntoPlace(_ source: String, _ destination: String) throws(WriteError) {
+        guard rename(source, destination) != 0 else { return }
+        let code = errno
+        if code == EEXIST || code == ENOTEMPTY || code == ENOTDIR || code == EISDIR {
+            throw WriteError(
+                path: destination,
+                message:
+                    "it appeared while the fixtures were being written; it was left as it is and nothing was written")
+        }
+        throw WriteError(path: destination, message: String(cString: strerror(code)))
+    }
+
+    /// A file system error as a sentence, without Foundation's error domains and codes.
+    static func reason(_ error: Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain
+        {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+        return nsError.localizedDescription
     }
 }

@@ -60,7 +60,20 @@ public struct ScenarioDecoder {
             if let storefront = configuration.storefront { app.storefront = storefront }
         }
         if let node = top.optional("products") {
-            for item in try list(node, "products") { try addProduct(item, to: &catalog) }
+            var definedAt: [String: SourceLocation] = [:]
+            for item in try list(node, "products") {
+                // Checked before the product is read, so a second entry is not taken for an override.
+                if let idNode = item.value(forKey: "id"), let id = idNode.scalarText {
+                    if let first = definedAt[id] {
+                        throw fail(
+                            idNode,
+                            "product '\(id)' is listed twice in `products` (first at \(first.line):\(first.column)); "
+                                + "give each product one entry")
+                    }
+                    definedAt[id] = idNode.location
+                }
+                try addProduct(item, to: &catalog)
+            }
         }
         if top.optional("products") == nil && top.optional("storekit") == nil {
             throw fail(root, "expected `products` (a list of products) or `storekit` (a .storekit file), found neither")
@@ -68,7 +81,8 @@ public struct ScenarioDecoder {
 
         var family: FamilySpec?
         var customers: [String] = []
-        func note(_ customer: String) { if !customers.contains(customer) { customers.append(customer) } }
+        var named: Set<String> = []
+        func note(_ customer: String) { if named.insert(customer).inserted { customers.append(customer) } }
         if let node = top.optional("family") {
             let spec = try decodeFamily(node)
             family = spec
@@ -142,7 +156,7 @@ public struct ScenarioDecoder {
         let map = try mapping(node, "app", keys: Self.appKeys)
         var app = AppConfiguration(bundleId: try text(map.required("bundleId"), "bundleId"))
         if let node = map.optional("bundleVersion") { app.bundleVersion = try text(node, "bundleVersion") }
-        if let node = map.optional("appAppleId") { app.appAppleId = Int64(try unsigned(node, "appAppleId")) }
+        if let node = map.optional("appAppleId") { app.appAppleId = Int64(try whole(node, "appAppleId")) }
         if let node = map.optional("environment") {
             let value = try text(node, "environment")
             switch value {
@@ -185,6 +199,7 @@ public struct ScenarioDecoder {
         return app
     }
 
+    /// Adds one product, or overrides a product imported from a `.storekit` file.
     func addProduct(_ node: YAMLNode, to catalog: inout Catalog) throws(ScenarioError) {
         let map = try mapping(node, "a product", keys: Self.productKeys)
         let idNode = try map.required("id")
@@ -213,7 +228,7 @@ public struct ScenarioDecoder {
         }
         if let node = map.optional("referenceName") { product.referenceName = try text(node, "referenceName") }
         if let node = map.optional("group") { product.group = try text(node, "group") }
-        if let node = map.optional("level") { product.level = Int(try unsigned(node, "level")) }
+        if let node = map.optional("level") { product.level = try whole(node, "level") }
         if let node = map.optional("period") {
             let value = try text(node, "period")
             guard let period = SubscriptionPeriod(rawValue: value) else {
@@ -266,7 +281,7 @@ public struct ScenarioDecoder {
         var periods = 1
         if let node = map.optional("periods") {
             guard mode == .payAsYouGo else { throw fail(node, "`periods` applies only to mode payAsYouGo") }
-            periods = Int(try unsigned(node, "periods"))
+            periods = try whole(node, "periods")
             if periods < 1 { throw fail(node, "expected `periods` of 1 or more, found \(periods)") }
         }
         var offerPrice = Price.free
@@ -516,10 +531,19 @@ public struct ScenarioDecoder {
         return text
     }
 
+    /// A whole number that fits in `Int` (a larger one is an error, never a crash when converted).
+    func whole(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> Int {
+        let value = try unsigned(node, what)
+        guard let number = Int(exactly: value) else {
+            throw fail(node, "expected a whole number from 0 to \(Int.max) for `\(what)`, found '\(value)'")
+        }
+        return number
+    }
+
     func unsigned(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> UInt64 {
         let value = try text(node, what)
-        guard value.count <= 19, value.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(value) else {
-            throw fail(node, "expected a whole number for `\(what)`, found '\(value)'")
+        guard value.count <= 20, value.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(value) else {
+            throw fail(node, "expected a whole number from 0 to \(UInt64.max) for `\(what)`, found '\(value)'")
         }
         return number
     }

@@ -6,6 +6,15 @@ import Testing
 @Suite(.serialized) struct EndToEndTests {
     let scenario = "Scenarios/family-stop-sharing.yaml"
 
+    /// The test scenario with one expectation moved a day late, saved in `folder` as `changed.yaml`.
+    func scenarioWithAWrongExpectation(in folder: URL) throws -> URL {
+        let text = try String(contentsOf: SimctlProcess.packageRoot.appendingPathComponent(scenario), encoding: .utf8)
+            .replacingOccurrences(of: "- { at: 40d, type: REVOKE }", with: "- { at: 41d, type: REVOKE }")
+        let file = folder.appendingPathComponent("changed.yaml")
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
     func temporaryFolder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("simctl-e2e-\(UUIDText.next())")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -131,10 +140,7 @@ import Testing
 
     @Test func aRunWhoseExpectationsFailWritesNoFixtureFolder() throws {
         let folder = try temporaryFolder()
-        let text = try String(contentsOf: SimctlProcess.packageRoot.appendingPathComponent(scenario), encoding: .utf8)
-            .replacingOccurrences(of: "- { at: 40d, type: REVOKE }", with: "- { at: 41d, type: REVOKE }")
-        let file = folder.appendingPathComponent("changed.yaml")
-        try Data(text.utf8).write(to: file)
+        let file = try scenarioWithAWrongExpectation(in: folder)
         let out = folder.appendingPathComponent("fx")
         let result = try SimctlProcess.run(["run", file.path, "--out", out.path])
         #expect(result.status == 1)
@@ -160,10 +166,7 @@ import Testing
 
     @Test func failedExpectationExits1AndSaysWhatHappened() throws {
         let folder = try temporaryFolder()
-        let text = try String(contentsOf: SimctlProcess.packageRoot.appendingPathComponent(scenario), encoding: .utf8)
-            .replacingOccurrences(of: "- { at: 40d, type: REVOKE }", with: "- { at: 41d, type: REVOKE }")
-        let file = folder.appendingPathComponent("changed.yaml")
-        try Data(text.utf8).write(to: file)
+        let file = try scenarioWithAWrongExpectation(in: folder)
         let result = try SimctlProcess.run(["run", file.path, "--format", "jsonl"])
         #expect(result.status == 1)
         #expect(

@@ -14,13 +14,14 @@ nonisolated(unsafe) private var heldSignal: Int32 = 0
 /// next to the target.) Blocking the signals with a signal mask is not enough: the runtime's other threads would
 /// still take them, so a handler notes the signal and it is raised again once the previous handlers are back.
 enum Interrupts {
-    static func deferred<T>(_ body: () -> T) -> T {
+    static func deferred<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
         heldSignal = 0
         let signals = [SIGINT, SIGTERM, SIGHUP]
         let previous = signals.map { signal($0) { heldSignal = $0 } }
-        let result = body()
-        for (number, handler) in zip(signals, previous) { signal(number, handler) }
-        if heldSignal != 0 { raise(heldSignal) }
-        return result
+        defer {
+            for (number, handler) in zip(signals, previous) { signal(number, handler) }
+            if heldSignal != 0 { raise(heldSignal) }
+        }
+        return try body()
     }
 }

@@ -89,15 +89,11 @@ public enum Simctl {
             // Fixtures of a run whose expectations fail are not what the scenario describes: none are written.
             if result.passed {
                 let files = RunOutput.fixtureFiles(result)
-                let written = Interrupts.deferred { () -> Result<Void, FixtureWriter.WriteError> in
-                    do throws(FixtureWriter.WriteError) {
+                do throws(FixtureWriter.WriteError) {
+                    try Interrupts.deferred { () throws(FixtureWriter.WriteError) in
                         try FixtureWriter.write(files, to: directory)
-                        return .success(())
-                    } catch {
-                        return .failure(error)
                     }
-                }
-                if case .failure(let error) = written {
+                } catch {
                     return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.cannotCreate)
                 }
             } else {

@@ -26,16 +26,22 @@ public struct RunOptions: Equatable, Sendable {
     /// Raw text; the scenario decoder reads it with the scenario time syntax.
     public var until: String?
     public var seed: UInt64?
+    /// `--start`: `now` or an ISO 8601 instant; resolved by ``Simctl`` (the only place that reads the clock).
+    public var start: String?
+    /// `--force`: replace an existing `--out` folder, once the new one is complete.
+    public var force: Bool
 
     public init(
         file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil,
-        seed: UInt64? = nil
+        seed: UInt64? = nil, start: String? = nil, force: Bool = false
     ) {
         self.file = file
         self.format = format
         self.outDirectory = outDirectory
         self.until = until
         self.seed = seed
+        self.start = start
+        self.force = force
     }
 }
 
@@ -49,7 +55,9 @@ public struct UsageError: Error, Equatable, Sendable {
 /// `--option=value`, `--` to end options, `--help`/`-h` anywhere, and "did you mean" for near misses.
 public enum ArgumentParser {
     public static let commands = ["run", "validate", "catalog", "help"]
-    static let runOptions = ["--format", "--out", "--until", "--seed"]
+    static let runOptions = ["--format", "--out", "--until", "--seed", "--start", "--force"]
+    /// Options that take no value.
+    static let runFlags = ["--force"]
 
     public static func parse(_ arguments: [String]) throws(UsageError) -> SimctlInvocation {
         guard let first = arguments.first else { return .help(topic: nil) }
@@ -92,6 +100,8 @@ public enum ArgumentParser {
         var out: String?
         var until: String?
         var seed: UInt64?
+        var start: String?
+        var force = false
         var index = 0
         var optionsEnded = false
         func setFile(_ value: String) throws(UsageError) {
@@ -117,6 +127,12 @@ public enum ArgumentParser {
             }
             guard runOptions.contains(name) else {
                 throw UsageError(message: "unknown option '\(name)'\(hint(name, runOptions))", topic: "run")
+            }
+            if runFlags.contains(name) {
+                if value != nil { throw UsageError(message: "option '\(name)' takes no value", topic: "run") }
+                if force { throw UsageError(message: "option '\(name)' is given twice", topic: "run") }
+                force = true
+                continue
             }
             if value == nil {
                 guard index < arguments.count, !arguments[index].hasPrefix("--") else {
@@ -149,6 +165,14 @@ public enum ArgumentParser {
             case "--until":
                 try once(until)
                 until = text
+            case "--start":
+                try once(start)
+                guard !text.isEmpty else {
+                    throw UsageError(
+                        message: "option '--start' needs `now` or an ISO 8601 instant such as 2026-12-01T00:00:00Z",
+                        topic: "run")
+                }
+                start = text
             default:
                 try once(seed)
                 guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
@@ -160,7 +184,12 @@ public enum ArgumentParser {
             }
         }
         guard let file else { throw UsageError(message: "'run' needs a scenario file", topic: "run") }
-        return RunOptions(file: file, format: format ?? .timeline, outDirectory: out, until: until, seed: seed)
+        if force && out == nil {
+            throw UsageError(message: "option '--force' applies to '--out DIR'; give the folder to replace", topic: "run")
+        }
+        return RunOptions(
+            file: file, format: format ?? .timeline, outDirectory: out, until: until, seed: seed, start: start,
+            force: force)
     }
 
     static func singleFile(_ arguments: [String], command: String) throws(UsageError) -> String {

@@ -7,7 +7,7 @@ public enum HelpText {
 
         COMMANDS:
           run FILE        Run a scenario; print its timeline or notification stream
-          validate FILE   Check a scenario without running it
+          validate FILE   Check a scenario and run it without printing; report what run would refuse
           catalog FILE    Print the products of a scenario or an Xcode .storekit file
           help [COMMAND]  Show help for simctl or one command
 
@@ -27,7 +27,8 @@ public enum HelpText {
         """
 
     public static let run = """
-        USAGE: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR] [--until TIME] [--seed N]
+        USAGE: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR [--force]] [--until TIME] [--seed N]
+                              [--start now|INSTANT]
 
         Runs the scenario FILE on the virtual clock and checks its expectations.
 
@@ -40,20 +41,32 @@ public enum HelpText {
                               nested JWS (transaction, renewal info) decoded
           --out DIR           also write a fixture folder: one numbered file per notification (0001.json, ...)
                               holding its POST body, plus manifest.json (recipient, instant, type, subtype).
-                              Written atomically: on failure no folder is left. DIR must not exist yet.
+                              Written atomically: on failure no folder is left. DIR must not exist yet (not
+                              even empty) unless --force is given; missing parent folders are created.
                               Not written when an expectation fails. Ctrl-C waits for the write to end.
+          --force             with --out: replace an existing DIR, only once the new folder is complete
+                              (the old folder stays in place until then)
           --until TIME        run until TIME instead of the scenario's `until`: 0, 90s, 30m, 1h, 16d, 2w,
                               an ISO 8601 duration such as P1M10D (offsets from `start`), or an ISO instant
           --seed N            use seed N instead of the scenario's `seed` (ids and UUIDs derive from it)
+          --start now|INSTANT use this start instead of the scenario's `start`: `now` (the clock, rounded
+                              down to the whole second) or an ISO 8601 UTC instant such as
+                              2026-12-01T00:00:00Z. Offsets in the file count from it; absolute instants
+                              in the file stay as written.
 
-        The same file and seed always give byte-identical output.
+        The same file, seed and start always give byte-identical output.
         Expectation failures go to standard error; the exit code is then 1.
+        An action the rules refuse stops the run: the timeline up to it is printed (formats jsonl and decoded
+        print nothing), the error goes to standard error as FILE:LINE:COLUMN: error: MESSAGE, exit code 65.
         """
 
     public static let validate = """
         USAGE: simctl validate FILE
 
-        Checks the scenario FILE (syntax, schema, names, times) without running it.
+        Checks the scenario FILE (syntax, schema, names, times, field paths) and runs it without printing
+        anything, so every action the lifecycle and family rules refuse (a second cancel, a refund of nothing,
+        a purchase during billing retry, ...) is reported at its timeline entry. Expectations are not judged:
+        'simctl run' judges them.
         Errors are printed as FILE:LINE:COLUMN: error: MESSAGE; the exit code is then 65.
         """
 
@@ -77,7 +90,8 @@ public enum HelpText {
     public static func usageLine(for topic: String?) -> String {
         switch topic {
         case "run":
-            return "usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR] [--until TIME] [--seed N]"
+            return
+                "usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT]"
         case "validate": return "usage: simctl validate FILE"
         case "catalog": return "usage: simctl catalog FILE"
         default: return "usage: simctl <command> [options]   (commands: run, validate, catalog, help)"

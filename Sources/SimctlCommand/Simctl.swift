@@ -20,7 +20,13 @@ public enum ExitCode {
 
 /// The command line: argv in, output and exit code out. No process state is touched, so tests call it directly.
 public enum Simctl {
-    public static func main(_ arguments: [String]) -> CommandOutput {
+    /// The wall clock, read only here at the command line's edge (for `--start now`); the library never reads it.
+    public static let wallClock: @Sendable () -> Instant = {
+        Instant(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+
+    /// `clock` is read once, and only for `--start now`; tests pass a fixed one.
+    public static func main(_ arguments: [String], clock: @Sendable () -> Instant = wallClock) -> CommandOutput {
         let invocation: SimctlInvocation
         do throws(UsageError) { invocation = try ArgumentParser.parse(arguments) } catch {
             let text =
@@ -31,7 +37,7 @@ public enum Simctl {
         switch invocation {
         case .help(let topic): return CommandOutput(stdout: HelpText.text(for: topic) + "\n", stderr: "", exitCode: 0)
         case .version: return CommandOutput(stdout: "simctl \(simctlVersion)\n", stderr: "", exitCode: 0)
-        case .run(let options): return run(options)
+        case .run(let options): return run(options, clock: clock)
         case .validate(let file): return validate(file)
         case .catalog(let file): return catalog(file)
         }
@@ -62,15 +68,51 @@ public enum Simctl {
         }
     }
 
-    static func run(_ options: RunOptions) -> CommandOutput {
+    /// The instant `--start` names: `now` is the wall clock rounded down to the whole second (so the output
+    /// holds whole seconds, as a written `start:` usually does); anything else is an ISO 8601 UTC instant.
+    static func startInstant(_ text: String, clock: () -> Instant) -> Result<Instant, CommandOutput> {
+        if text == "now" {
+            let ms = clock().millisecondsSince1970
+            return .success(Instant(millisecondsSince1970: ms - ((ms % 1000) + 1000) % 1000))
+        }
+        if let instant = CalendarDurationSyntax.parseInstant(text) { return .success(instant) }
+        let message =
+            "error: option '--start' needs `now` or an ISO 8601 UTC instant such as 2026-12-01T00:00:00Z, found '\(text)'\n"
+            + HelpText.usageLine(for: "run") + "\nsee 'simctl help run'\n"
+        return .failure(CommandOutput(stdout: "", stderr: message, exitCode: ExitCode.usage))
+    }
+
+    static func run(_ options: RunOptions, clock: () -> Instant) -> CommandOutput {
+        var start: Instant?
+        if let text = options.start {
+            switch startInstant(text, clock: clock) {
+            case .failure(let output): return output
+            case .success(let instant): start = instant
+            }
+        }
         let scenario: Scenario
-        switch decode(options.file, overrides: ScenarioOverrides(until: options.until, seed: options.seed)) {
+        switch decode(
+            options.file, overrides: ScenarioOverrides(until: options.until, seed: options.seed, start: start))
+        {
         case .failure(let output): return output
         case .success(let decoded): scenario = decoded
         }
-        let result: ScenarioRun
-        do throws(ScenarioError) { result = try ScenarioRunner.run(scenario) } catch {
-            return CommandOutput(stdout: "", stderr: "\(error)\n", exitCode: ExitCode.dataError)
+        let result = ScenarioRunner.execute(scenario)
+        if let stop = result.stoppedBy {
+            // What happened up to the refused action helps to see why it was refused; the streams are not printed,
+            // so a redirected jsonl never looks like a complete one.
+            var stdout = ""
+            if options.format == .timeline {
+                stdout =
+                    RunOutput.timeline(result)
+                    + "\nstopped at \(stop.file):\(stop.location.line):\(stop.location.column) (see standard error); "
+                    + "expectations not checked\n"
+            }
+            var stderr = "\(stop)\n"
+            if let directory = options.outDirectory {
+                stderr += "no fixture folder written to '\(directory)': the run stopped before its end\n"
+            }
+            return CommandOutput(stdout: stdout, stderr: stderr, exitCode: ExitCode.dataError)
         }
         var stdout: String
         switch options.format {
@@ -91,7 +133,7 @@ public enum Simctl {
                 let files = RunOutput.fixtureFiles(result)
                 do throws(FixtureWriter.WriteError) {
                     try Interrupts.deferred { () throws(FixtureWriter.WriteError) in
-                        try FixtureWriter.write(files, to: directory)
+                        try FixtureWriter.write(files, to: directory, replacingExisting: options.force)
                     }
                 } catch {
                     return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.cannotCreate)
@@ -108,10 +150,16 @@ public enum Simctl {
         switch decode(file) {
         case .failure(let output): return output
         case .success(let scenario):
+            // The scenario is run too (nothing printed), so every action the rules refuse is reported here, at its
+            // timeline entry, as `run` would report it. Expectations are judged by `run`.
+            let result = ScenarioRunner.execute(scenario)
+            if let stop = result.stoppedBy {
+                return CommandOutput(stdout: "", stderr: "\(stop)\n", exitCode: ExitCode.dataError)
+            }
             let summary =
                 "\(file): valid: \(scenario.catalog.products.count) products, \(scenario.customers.count) customers, "
                 + "\(scenario.timeline.count) timeline entries, \(scenario.expectations.count) expectations, "
-                + "until \(scenario.until)\n"
+                + "until \(scenario.until); runs to the end with \(result.store.notifications.count) notifications\n"
             return CommandOutput(stdout: summary, stderr: "", exitCode: ExitCode.success)
         }
     }

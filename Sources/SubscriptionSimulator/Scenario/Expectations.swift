@@ -66,6 +66,13 @@ public enum ExpectationChecker {
                             mismatch(item, $0, start: store.start, app: store.app) == nil
                         })
                     else {
+                        // A notification of the expected type and time whose fields differ: name the field and
+                        // both values rather than listing everything received.
+                        if let near = actual[next...].first(where: {
+                            $0.type == item.type && $0.subtype == item.subtype && $0.instant == item.at
+                        }), let problem = mismatch(item, near, start: store.start, app: store.app) {
+                            return [failure(item.location, "\(customer)'s \(describe(near)): \(problem)")]
+                        }
                         let received = actual.map(describe).joined(separator: "; ")
                         return [
                             failure(
@@ -114,4 +121,60 @@ public enum ExpectationChecker {
         products.isEmpty ? "nothing" : "[" + products.joined(separator: ", ") + "]"
     }
 
+}
+
+/// The paths an expected notification's `fields` may name: every field Apple documents for the notification payload
+/// (`responseBodyV2DecodedPayload`), its `data`, the decoded transaction (`JWSTransactionDecodedPayload`, written
+/// `transaction.X`) and the decoded renewal info (`JWSRenewalInfoDecodedPayload`, written `renewal.X`); reference
+/// §2.3–§2.6. A field Apple documents but this simulator does not send yet is still a known path: the expectation
+/// then fails at run time saying the payload has no such field. Anything else is a typo, refused when the scenario
+/// is read.
+public enum ExpectedFieldPaths {
+    static let topLevel = [
+        "notificationType", "subtype", "notificationUUID", "version", "signedDate", "data", "summary",
+        "externalPurchaseToken",
+    ]
+    static let data = [
+        "appAppleId", "bundleId", "bundleVersion", "environment", "status", "signedTransactionInfo",
+        "signedRenewalInfo", "consumptionRequestReason",
+    ]
+    static let transaction = [
+        "transactionId", "originalTransactionId", "webOrderLineItemId", "bundleId", "productId",
+        "subscriptionGroupIdentifier", "purchaseDate", "originalPurchaseDate", "expiresDate", "quantity", "type",
+        "inAppOwnershipType", "appAccountToken", "signedDate", "revocationDate", "revocationReason", "revocationType",
+        "revocationPercentage", "isUpgraded", "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod",
+        "environment", "storefront", "storefrontId", "transactionReason", "price", "currency", "appTransactionId",
+    ]
+    static let renewal = [
+        "originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "expirationIntent",
+        "isInBillingRetryPeriod", "gracePeriodExpiresDate", "priceIncreaseStatus", "offerType", "offerIdentifier",
+        "offerDiscountType", "offerPeriod", "renewalPrice", "currency", "renewalDate", "recentSubscriptionStartDate",
+        "eligibleWinBackOfferIds", "appAccountToken", "appTransactionId", "signedDate", "environment",
+    ]
+
+    /// Every path in the forms scenario files write: `transaction.X`, `renewal.X`, `data.X`, and top-level names.
+    /// (`data.signedTransactionInfo.X` and `data.signedRenewalInfo.X`, the long forms, are accepted too.)
+    public static let all: [String] =
+        topLevel + data.map { "data." + $0 } + transaction.map { "transaction." + $0 } + renewal.map { "renewal." + $0 }
+
+    static let known: Set<String> = Set(
+        all + transaction.map { "data.signedTransactionInfo." + $0 } + renewal.map { "data.signedRenewalInfo." + $0 })
+
+    public static func isKnown(_ path: String) -> Bool { known.contains(path) }
+
+    /// Why `path` is refused, with the closest known path; nil when it is known.
+    public static func problem(with path: String) -> String? {
+        guard !isKnown(path) else { return nil }
+        let hint = Suggestions.closest(to: path, among: all).map { "; did you mean '\($0)'?" } ?? ""
+        let owners = [
+            ("transaction.", "the decoded signedTransactionInfo (JWSTransactionDecodedPayload)"),
+            ("renewal.", "the decoded signedRenewalInfo (JWSRenewalInfoDecodedPayload)"),
+            ("data.", "the notification's data"),
+        ]
+        if let (prefix, owner) = owners.first(where: { path.hasPrefix($0.0) }) {
+            return "unknown field path '\(path)': \(owner) has no field '\(path.dropFirst(prefix.count))'\(hint)"
+        }
+        return "unknown field path '\(path)': expected data.X, transaction.X, renewal.X or a top-level field ("
+            + topLevel.joined(separator: ", ") + ")\(hint)"
+    }
 }

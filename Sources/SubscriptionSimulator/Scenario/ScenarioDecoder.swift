@@ -3,10 +3,14 @@ public struct ScenarioOverrides: Hashable, Sendable {
     /// Replaces `until` (same syntax: an offset from `start` or an ISO instant).
     public var until: String?
     public var seed: UInt64?
+    /// Replaces `start`. Offsets in the file (`at: 1d`, `until: P3M`) then count from this instant; absolute
+    /// instants in the file stay as written. The caller chooses the instant (the library never reads a clock).
+    public var start: Instant?
 
-    public init(until: String? = nil, seed: UInt64? = nil) {
+    public init(until: String? = nil, seed: UInt64? = nil, start: Instant? = nil) {
         self.until = until
         self.seed = seed
+        self.start = start
     }
 }
 
@@ -36,12 +40,13 @@ public struct ScenarioDecoder {
         let top = try mapping(root, "the scenario", keys: Self.topKeys)
         let name = try text(top.required("name"), "name")
         let startNode = try top.required("start")
-        guard let start = CalendarDurationSyntax.parseInstant(try text(startNode, "start")) else {
+        guard let fileStart = CalendarDurationSyntax.parseInstant(try text(startNode, "start")) else {
             throw fail(
                 startNode,
                 "expected `start` as an ISO 8601 UTC instant such as 2026-03-01T09:00:00Z, found '\(startNode.scalarText ?? "")'"
             )
         }
+        let start = overrides.start ?? fileStart
         var seed: UInt64 = 0
         if let node = top.optional("seed") { seed = try unsigned(node, "seed") }
         if let override = overrides.seed { seed = override }
@@ -304,11 +309,12 @@ public struct ScenarioDecoder {
                 if member == organizer || members.contains(member) {
                     throw fail(item, "'\(member)' is listed twice in the family")
                 }
+                // Reported at the first member who does not fit, not at the family as a whole.
+                if members.count + 2 > FamilyRules.maximumFamilySize {
+                    throw fail(item, "'\(member)' cannot join: \(FamilyRuleViolation.familyFull(organizer: organizer))")
+                }
                 members.append(member)
             }
-        }
-        if members.count + 1 > FamilyRules.maximumFamilySize {
-            throw fail(node, "\(FamilyRuleViolation.familyFull(organizer: organizer))")
         }
         return FamilySpec(organizer: organizer, members: members)
     }
@@ -486,13 +492,7 @@ public struct ScenarioDecoder {
         if let node = map.optional("fields") {
             for entry in try mapping(node, "fields", keys: nil).entries {
                 let path = entry.key.scalarText ?? ""
-                guard
-                    ["data.", "transaction.", "renewal."].contains(where: { path.hasPrefix($0) }) || !path.contains(".")
-                else {
-                    throw fail(
-                        entry.key,
-                        "expected a field path starting with data., transaction. or renewal., found '\(path)'")
-                }
+                if let problem = ExpectedFieldPaths.problem(with: path) { throw fail(entry.key, problem) }
                 fields.append(
                     ExpectedField(path: path, expected: try text(entry.value, path), location: entry.value.location))
             }

@@ -3,33 +3,52 @@ public enum ScenarioRunner {
     /// Runs the timeline, then advances to `until` (events exactly at `until` run). An action the rules forbid stops
     /// the run with an error at that timeline entry.
     public static func run(_ scenario: Scenario) throws(ScenarioError) -> ScenarioRun {
+        let run = execute(scenario)
+        if let stop = run.stoppedBy { throw stop }
+        return run
+    }
+
+    /// Runs the scenario as far as the rules allow. When an action the rules forbid stops it, the result holds the
+    /// store as it was just before that action (everything sent up to then) and ``ScenarioRun/stoppedBy`` the error
+    /// at the timeline entry; expectations are then not judged. `simctl validate` and `simctl run` both call this.
+    public static func execute(_ scenario: Scenario) -> ScenarioRun {
         var store = SimulatedStore(
             app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed)
         for customer in scenario.customers { store.addCustomer(customer) }
+        func stopped(_ error: ScenarioError) -> ScenarioRun {
+            ScenarioRun(scenario: scenario, store: store, failures: [], stoppedBy: error)
+        }
         if let family = scenario.family {
             do { try store.createFamily(organizer: family.organizer, members: family.members) } catch {
-                throw ScenarioError(
-                    file: scenario.file, location: SourceLocation(line: 1, column: 1), message: "\(error)")
+                return stopped(
+                    ScenarioError(
+                        file: scenario.file, location: SourceLocation(line: 1, column: 1), message: "\(error)"))
             }
         }
         for entry in scenario.timeline {
-            do {
-                // Store events at this instant run first; then the entry (entries at one instant in file order).
-                try store.advance(to: entry.at)
-                try perform(entry.action, on: &store)
-            } catch {
-                throw ScenarioError(
-                    file: scenario.file, location: entry.location,
-                    message: "\(entry.action.name) at \(entry.at) cannot happen: \(error)")
+            // Store events at this instant run first; then the entry (entries at one instant in file order). The
+            // store's actions check their rule before they change anything, so a stopped run shows what led up to it.
+            do throws(StoreError) { try store.advance(to: entry.at) } catch {
+                return stopped(
+                    ScenarioError(
+                        file: scenario.file, location: entry.location,
+                        message: "\(entry.action.name) at \(entry.at) cannot happen: \(error)"))
+            }
+            do throws(StoreError) { try perform(entry.action, on: &store) } catch {
+                return stopped(
+                    ScenarioError(
+                        file: scenario.file, location: entry.location,
+                        message: "\(entry.action.name) at \(entry.at) cannot happen: \(error)"))
             }
         }
         do { try store.advance(to: scenario.until) } catch {
-            throw ScenarioError(file: scenario.file, location: SourceLocation(line: 1, column: 1), message: "\(error)")
+            return stopped(
+                ScenarioError(file: scenario.file, location: SourceLocation(line: 1, column: 1), message: "\(error)"))
         }
         let failures = scenario.expectations.flatMap {
             ExpectationChecker.check($0, against: store, file: scenario.file)
         }
-        return ScenarioRun(scenario: scenario, store: store, failures: failures)
+        return ScenarioRun(scenario: scenario, store: store, failures: failures, stoppedBy: nil)
     }
 
     static func perform(_ action: ScenarioAction, on store: inout SimulatedStore) throws(StoreError) {
@@ -60,8 +79,20 @@ public struct ScenarioRun: Sendable {
     public var store: SimulatedStore
     /// Expectations that did not hold, in file order. Empty means the run passed.
     public var failures: [ExpectationFailure]
+    /// The rule that stopped the run before `until` (see ``ScenarioRunner/execute(_:)``); nil when it ran to the end.
+    public var stoppedBy: ScenarioError?
 
-    public var passed: Bool { failures.isEmpty }
+    public init(
+        scenario: Scenario, store: SimulatedStore, failures: [ExpectationFailure], stoppedBy: ScenarioError? = nil
+    ) {
+        self.scenario = scenario
+        self.store = store
+        self.failures = failures
+        self.stoppedBy = stoppedBy
+    }
+
+    /// Ran to the end and every expectation holds.
+    public var passed: Bool { failures.isEmpty && stoppedBy == nil }
 }
 
 /// One expectation that did not hold: where it is, what was expected, what happened.

@@ -185,7 +185,8 @@ public enum ArgumentParser {
         }
         guard let file else { throw UsageError(message: "'run' needs a scenario file", topic: "run") }
         if force && out == nil {
-            throw UsageError(message: "option '--force' applies to '--out DIR'; give the folder to replace", topic: "run")
+            throw UsageError(
+                message: "option '--force' applies to '--out DIR'; give the folder to replace", topic: "run")
         }
         return RunOptions(
             file: file, format: format ?? .timeline, outDirectory: out, until: until, seed: seed, start: start,

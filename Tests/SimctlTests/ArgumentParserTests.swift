@@ -19,6 +19,14 @@ import Testing
             .run(RunOptions(file: "a.yaml", outDirectory: "fx", until: "P2M", seed: 42))
         ),
         (["run", "--", "--odd-name.yaml"], .run(RunOptions(file: "--odd-name.yaml"))),
+        (
+            ["run", "a.yaml", "--out", "fx", "--force", "--start", "now"],
+            .run(RunOptions(file: "a.yaml", outDirectory: "fx", start: "now", force: true))
+        ),
+        (
+            ["run", "a.yaml", "--start=2026-12-01T00:00:00Z"],
+            .run(RunOptions(file: "a.yaml", start: "2026-12-01T00:00:00Z"))
+        ),
         (["validate", "a.yaml"], .validate(file: "a.yaml")),
         (["catalog", "Products.storekit"], .catalog(file: "Products.storekit")),
     ]
@@ -37,6 +45,8 @@ import Testing
         (["run", "a.yaml", "b.yaml"], "'run' takes one scenario file; found 'a.yaml' and 'b.yaml'", "run"),
         (["run", "a.yaml", "--fromat", "jsonl"], "unknown option '--fromat'; did you mean '--format'?", "run"),
         (["run", "a.yaml", "--format"], "option '--format' needs a value", "run"),
+        (["run", "a.yaml", "--force"], "option '--force' applies to '--out DIR'; give the folder to replace", "run"),
+        (["run", "a.yaml", "--out", "fx", "--force=yes"], "option '--force' takes no value", "run"),
         (
             ["run", "a.yaml", "--format", "json"],
             "unknown format 'json'; expected one of timeline, jsonl, decoded; did you mean 'jsonl'?", "run"
@@ -76,7 +86,7 @@ import Testing
         #expect(
             output.stderr == """
                 error: unknown option '--fromat'; did you mean '--format'?
-                usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR] [--until TIME] [--seed N]
+                usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT]
                 see 'simctl help run'
 
                 """)

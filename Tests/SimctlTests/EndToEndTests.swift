@@ -106,9 +106,9 @@ import Testing
         #expect(result.stderr.contains("it already exists"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: existing.path) == ["note.txt"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["taken"], "no partial folder")
-        let missingParent = parent.appendingPathComponent("no/such/parent/fixtures")
-        let second = try SimctlProcess.run(["run", scenario, "--out", missingParent.path])
-        #expect(second.status == 73)
+        let fileAsParent = existing.appendingPathComponent("note.txt/fixtures")
+        let second = try SimctlProcess.run(["run", scenario, "--out", fileAsParent.path])
+        #expect(second.status == 73 && second.stderr.contains("is not a folder"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["taken"], "no partial folder")
     }
 

@@ -61,8 +61,11 @@ public enum FixtureWriter {
         }
         do throws(WriteError) {
             if exists {
-                try replaceInPlace(staging.path, target.path, aside: parent.appendingPathComponent(
-                    ".\(target.lastPathComponent).old-\(pid)").path)
+                try replaceInPlace(
+                    staging.path, target.path,
+                    aside: parent.appendingPathComponent(
+                        ".\(target.lastPathComponent).old-\(pid)"
+                    ).path)
             } else {
                 try moveIntoPlace(staging.path, target.path)
             }
@@ -179,7 +182,8 @@ public enum FixtureWriter {
     /// The PID in `.NAME.partial-PID` or `.NAME.old-PID`; nil for any other name.
     static func abandonedFolderProcess(_ name: String) -> pid_t? {
         for marker in [".partial-", ".old-"] {
-            guard let range = name.range(of: marker, options: .backwards), range.lowerBound > name.index(after: name.startIndex)
+            guard let range = name.range(of: marker, options: .backwards),
+                range.lowerBound > name.index(after: name.startIndex)
             else { continue }
             let digits = name[range.upperBound...]
             guard !digits.isEmpty, digits.count <= 10, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {

@@ -8,11 +8,15 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "SubscriptionSimulator", targets: ["SubscriptionSimulator"]),
+        .library(name: "SubscriptionSimulatorTesting", targets: ["SubscriptionSimulatorTesting"]),
         .executable(name: "simctl", targets: ["simctl"]),
     ],
     targets: [
         // All behaviour: engine, catalog, lifecycle rules, family sharing, store, wire formats, scenarios.
         .target(name: "SubscriptionSimulator"),
+        // Assertions for tests that embed the library (exhaustive notification checks, typed payloads); reports
+        // failures to Swift Testing or XCTest, whichever runs the test. The only target that imports them.
+        .target(name: "SubscriptionSimulatorTesting", dependencies: ["SubscriptionSimulator"]),
         // The command line as a library (argument parsing, commands, output, exit codes), so tests can call it.
         .target(name: "SimctlCommand", dependencies: ["SubscriptionSimulator"]),
         // Thin executable: argv in, exit code out.
@@ -20,7 +24,10 @@ let package = Package(
         // Release-mode benchmark: `swift run -c release simbench`.
         .executableTarget(name: "simbench", dependencies: ["SubscriptionSimulator"]),
         // Golden files live beside the tests that read them (by path, not as resources).
-        .testTarget(name: "SubscriptionSimulatorTests", dependencies: ["SubscriptionSimulator"], exclude: ["Golden"]),
+        .testTarget(
+            name: "SubscriptionSimulatorTests",
+            dependencies: ["SubscriptionSimulator", "SubscriptionSimulatorTesting"],
+            exclude: ["Golden"]),
         // Depends on the executable too, so `swift test` builds the binary its end-to-end tests run.
         .testTarget(name: "SimctlTests", dependencies: ["SimctlCommand", "SubscriptionSimulator", "simctl"]),
     ],

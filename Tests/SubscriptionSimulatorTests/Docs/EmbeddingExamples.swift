@@ -1,6 +1,7 @@
 // The Swift examples of docs/embedding.md, compiled and run. DocExamplesTests checks that every ```swift block of
 // the guide appears verbatim between a `docs:begin` and `docs:end` marker here.
 import SubscriptionSimulator
+import SubscriptionSimulatorTesting
 import Testing
 import XCTest
 
@@ -99,5 +100,87 @@ final class BillingRetryTests: XCTestCase {
         """
     let run = try ScenarioRunner.run(try ScenarioDecoder(file: "inline.yaml").decode(text))
     #expect(run.failures.isEmpty, "\(run.failures)")
+}
+// docs:end
+
+// docs:begin tester-swift-testing
+@Test func graceKeepsAccessUntilBillingRecovers() throws {
+    let monthly = Product(
+        id: "com.example.monthly", type: .autoRenewable, group: "pro", period: .oneMonth,
+        price: Price(decimal: "4.99")!)
+    let tester = StoreTester(
+        SimulatedStore(
+            app: AppConfiguration(bundleId: "com.example.app", gracePeriod: .sixteenDays),
+            catalog: try Catalog(products: [monthly]),
+            start: CalendarDurationSyntax.parseInstant("2026-03-01T09:00:00Z")!))
+
+    try tester.act {
+        try $0.purchase(monthly.id, by: "bob")
+        $0.failBilling(for: "bob")
+    }
+    tester.receive(.subscribed, .initialBuy, to: "bob", status: .active)
+
+    let produced = try tester.advance(by: .months(1))
+    #expect(
+        produced.map(\.description) == [
+            "DID_FAIL_TO_RENEW / GRACE_PERIOD to bob at 2026-04-01T09:00:00Z (status 4)"
+        ])
+    let failed = tester.receive(.didFailToRenew, .gracePeriod, to: "bob", status: .gracePeriod)
+    #expect(failed?.renewalInfo?.isInBillingRetryPeriod == true)
+    tester.assertStatus(.gracePeriod, of: monthly.id, for: "bob")
+
+    try tester.act { try $0.fixBilling(for: "bob") }
+    tester.receive(.didRenew, .billingRecovery, to: "bob", status: .active)
+    tester.finish()
+}
+// docs:end
+
+// docs:begin tester-xctest
+final class RefundTests: XCTestCase {
+    func testARefundRevokesAccess() throws {
+        let monthly = Product(
+            id: "com.example.monthly", type: .autoRenewable, group: "pro", period: .oneMonth,
+            price: Price(decimal: "4.99")!)
+        let tester = StoreTester(
+            SimulatedStore(
+                app: AppConfiguration(bundleId: "com.example.app"), catalog: try Catalog(products: [monthly]),
+                start: Instant(millisecondsSince1970: 1_772_355_600_000)))
+
+        try tester.act { try $0.purchase(monthly.id, by: "alice") }
+        tester.receive(.subscribed, .initialBuy, to: "alice")
+        try tester.advance(by: .days(5))
+        try tester.act { try $0.refund(monthly.id, of: "alice", reason: 1) }
+        let refund = tester.receive(.refund, to: "alice", status: .revoked)
+        XCTAssertEqual(refund?.transaction.revocationReason, 1)
+        XCTAssertEqual(refund?.transaction.revocationType, "REFUND_FULL")
+        XCTAssertEqual(tester.store.entitlements(for: "alice"), [])
+        tester.finish()
+    }
+}
+// docs:end
+
+// docs:begin tester-payloads
+@Test func feedTheThirdRenewalToYourHandler() throws {
+    let monthly = Product(
+        id: "com.example.monthly", type: .autoRenewable, group: "pro", period: .oneMonth,
+        price: Price(decimal: "4.99")!)
+    let tester = StoreTester(
+        SimulatedStore(
+            app: AppConfiguration(bundleId: "com.example.app"), catalog: try Catalog(products: [monthly]),
+            start: CalendarDurationSyntax.parseInstant("2026-03-01T09:00:00Z")!),
+        exhaustivity: .off)
+    try tester.act { try $0.purchase(monthly.id, by: "alice") }
+    try tester.advance(by: .months(3))
+
+    let renewal = try #require(
+        tester.receive(.didRenew, to: "alice", at: CalendarDurationSyntax.parseInstant("2026-06-01T09:00:00Z")!))
+    #expect(renewal.postBody == "{\"signedPayload\":\"\(renewal.signedPayload)\"}")
+    // e.g. try await myServer.handleAppStoreNotification(renewal.postBody)
+    #expect(renewal.payload.data.status == 1)
+    #expect(renewal.transaction.transactionReason == "RENEWAL")
+    #expect(
+        renewal.transaction.expiresDate
+            == CalendarDurationSyntax.parseInstant("2026-07-01T09:00:00Z")!.millisecondsSince1970)
+    #expect(renewal.renewalInfo?.autoRenewStatus == 1)
 }
 // docs:end

@@ -11,7 +11,7 @@ nonisolated(unsafe) private var heldSignal: Int32 = 0
 /// Ctrl-C (SIGINT), SIGTERM and SIGHUP held back while `body` runs, then acted on: a fixture folder is written
 /// completely, or its temporary folder removed, before the process stops, so an interrupted run never leaves a
 /// partial folder behind. (SIGKILL cannot be held back; after one, a hidden `.NAME.partial-PID` folder may remain
-/// next to the target.) Blocking the signals with a signal mask is not enough: the runtime's other threads would
+/// next to the target, until the next run into the same folder removes it: ``FixtureWriter/removeAbandonedFolders(in:)``.) Blocking the signals with a signal mask is not enough: the runtime's other threads would
 /// still take them, so a handler notes the signal and it is raised again once the previous handlers are back.
 enum Interrupts {
     static func deferred<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {

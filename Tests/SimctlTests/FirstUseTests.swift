@@ -210,7 +210,28 @@ import Testing
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let left = try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted()
-        #expect(left == [live.lastPathComponent, unrelated.lastPathComponent, "fx"].sorted())
+        #expect(
+            left == [live.lastPathComponent, unrelated.lastPathComponent, "fx", "other"].sorted(),
+            "the dead partial folder is removed; the dead old folder, with no `other` in place, is put back")
+    }
+
+    /// A replacement killed between its two renames (where RENAME_EXCHANGE is unavailable) leaves the old folder
+    /// aside and nothing under the name; the next run puts the old folder back instead of deleting it.
+    @Test func anOldFolderLeftAsideByAKilledReplacementIsPutBack() throws {
+        let parent = try temporaryFolder()
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gone.arguments = ["-c", "exit 0"]
+        try gone.run()
+        gone.waitUntilExit()
+        let aside = parent.appendingPathComponent(".fx.old-\(gone.processIdentifier)")
+        try FileManager.default.createDirectory(at: aside, withIntermediateDirectories: false)
+        try Data("old".utf8).write(to: aside.appendingPathComponent("0001.json"))
+        let handled = FixtureWriter.removeAbandonedFolders(in: parent.path)
+        #expect(handled == [aside.lastPathComponent])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["fx"])
+        let restored = parent.appendingPathComponent("fx/0001.json")
+        #expect(try String(contentsOf: restored, encoding: .utf8) == "old")
     }
 
     /// docs/fixtures.md's first command, run exactly as written in a copy of the repository's layout (the `fixtures`

@@ -166,30 +166,39 @@ public enum FixtureWriter {
     /// Removes the hidden folders that runs killed by SIGKILL left in `parent`: `.NAME.partial-PID` (a write in
     /// progress) and `.NAME.old-PID` (a replaced folder being removed), but only those whose process no longer
     /// exists (`kill(PID, 0)` fails with `ESRCH`). A folder of a running process, or of a process this one may not
-    /// signal (`EPERM`: it exists), is kept. Returns the names removed.
+    /// signal (`EPERM`: it exists), is kept. An `.NAME.old-PID` folder whose `NAME` is missing (the run was killed
+    /// between the two renames of a replacement without `RENAME_EXCHANGE`) is renamed back to `NAME` instead: the
+    /// old folder is never lost. Returns the names removed or restored.
     @discardableResult
     public static func removeAbandonedFolders(in parent: String) -> [String] {
         let own = ProcessInfo.processInfo.processIdentifier
-        var removed: [String] = []
+        var handled: [String] = []
         for name in ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).sorted() {
-            guard name.hasPrefix("."), let pid = abandonedFolderProcess(name), pid != own, pid > 0 else { continue }
+            guard name.hasPrefix("."), let (base, pid) = abandonedFolder(name).map({ ($0.name, $0.pid) }), pid != own,
+                pid > 0
+            else { continue }
             guard kill(pid, 0) == -1, errno == ESRCH else { continue }
-            if (try? FileManager.default.removeItem(atPath: parent + "/" + name)) != nil { removed.append(name) }
+            let path = parent + "/" + name
+            if name.hasSuffix(".old-\(pid)"), !FileManager.default.fileExists(atPath: parent + "/" + base) {
+                if (try? moveIntoPlace(path, parent + "/" + base)) != nil { handled.append(name) }
+                continue
+            }
+            if (try? FileManager.default.removeItem(atPath: path)) != nil { handled.append(name) }
         }
-        return removed
+        return handled
     }
 
-    /// The PID in `.NAME.partial-PID` or `.NAME.old-PID`; nil for any other name.
-    static func abandonedFolderProcess(_ name: String) -> pid_t? {
+    /// NAME and PID of `.NAME.partial-PID` or `.NAME.old-PID`; nil for any other name.
+    static func abandonedFolder(_ name: String) -> (name: String, pid: pid_t)? {
         for marker in [".partial-", ".old-"] {
             guard let range = name.range(of: marker, options: .backwards),
                 range.lowerBound > name.index(after: name.startIndex)
             else { continue }
             let digits = name[range.upperBound...]
-            guard !digits.isEmpty, digits.count <= 10, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                continue
-            }
-            return pid_t(exactly: Int64(digits)!)
+            guard !digits.isEmpty, digits.count <= 10, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let pid = pid_t(exactly: Int64(digits)!)
+            else { continue }
+            return (String(name[name.index(after: name.startIndex)..<range.lowerBound]), pid)
         }
         return nil
     }

@@ -178,3 +178,15 @@ public enum ExpectedFieldPaths {
             + topLevel.joined(separator: ", ") + ")\(hint)"
     }
 }
+
+/// The YAML `status:` expectation accepts Apple's code or the ``SubscriptionPhase`` name Swift code uses for it, so
+/// a scenario and a Swift test say the same thing: `gracePeriod` and `4` are one status.
+public enum ExpectedStatus {
+    /// The names, in code order (1...5).
+    public static let names = SubscriptionPhase.allCases.sorted { $0.statusCode < $1.statusCode }.map { "\($0)" }
+
+    /// The code for a ``SubscriptionPhase`` name; nil for anything else.
+    public static func code(named name: String) -> Int? {
+        SubscriptionPhase.allCases.first { "\($0)" == name }?.statusCode
+    }
+}

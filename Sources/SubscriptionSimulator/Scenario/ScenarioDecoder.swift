@@ -451,7 +451,18 @@ public struct ScenarioDecoder {
                 var perProduct: [String: Int] = [:]
                 for productEntry in try mapping(entry.value, "statuses of \(who)", keys: nil).entries {
                     let id = try productId(productEntry.key, catalog)
-                    let code = try unsigned(productEntry.value, "status")
+                    // A status is its code or its `SubscriptionPhase` name (`gracePeriod` is 4), as Swift writes it.
+                    let written = try text(productEntry.value, "status")
+                    var code = UInt64(ExpectedStatus.code(named: written) ?? 0)
+                    if code == 0 {
+                        guard written.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                            throw fail(
+                                productEntry.value,
+                                "expected a status code 1-5 or its name (\(ExpectedStatus.names.joined(separator: ", "))), found '\(written)'\(hint(written, ExpectedStatus.names))"
+                            )
+                        }
+                        code = try unsigned(productEntry.value, "status")
+                    }
                     guard (1...5).contains(code) else {
                         throw fail(
                             productEntry.value,

@@ -57,4 +57,47 @@ import Testing
     func documentedFieldPathsAreKnown(path: String) {
         #expect(ExpectedFieldPaths.problem(with: path) == nil)
     }
+
+    static let graceScenario = """
+        name: t
+        start: 2026-03-01T09:00:00Z
+        app: { bundleId: com.example.app, gracePeriod: 16d }
+        products:
+          - { id: com.example.monthly, type: autoRenewable, group: pro, period: P1M, price: 4.99 }
+        timeline:
+          - at: 0
+            purchase: { customer: bob, product: com.example.monthly }
+          - at: 0
+            failBilling: { customer: bob }
+        until: P1M
+        expect:
+          - at: P1M
+            status: { bob: { com.example.monthly: STATUS } }
+        """
+
+    /// `status:` takes Apple's code or the `SubscriptionPhase` name Swift tests use: one language.
+    @Test(arguments: ["4", "gracePeriod"])
+    func aStatusIsItsCodeOrItsSubscriptionPhaseName(status: String) throws {
+        let text = Self.graceScenario.replacingOccurrences(of: "STATUS", with: status)
+        let scenario = try ScenarioDecoder(file: "s.yaml").decode(text)
+        guard case .status(_, let codes, _) = scenario.expectations[0] else {
+            Issue.record("not a status expectation")
+            return
+        }
+        #expect(codes == ["bob": ["com.example.monthly": SubscriptionPhase.gracePeriod.statusCode]])
+        #expect(try ScenarioRunner.run(scenario).passed)
+    }
+
+    @Test func aMisspelledStatusNameIsRefusedWithTheClosestName() {
+        let text = Self.graceScenario.replacingOccurrences(of: "STATUS", with: "gracePeriode")
+        #expect(throws: ScenarioError.self) { try ScenarioDecoder(file: "s.yaml").decode(text) }
+        do {
+            _ = try ScenarioDecoder(file: "s.yaml").decode(text)
+        } catch {
+            #expect(
+                error.description
+                    == "s.yaml:14:43: error: expected a status code 1-5 or its name (active, expired, billingRetry, "
+                    + "gracePeriod, revoked), found 'gracePeriode'; did you mean 'gracePeriod'?")
+        }
+    }
 }

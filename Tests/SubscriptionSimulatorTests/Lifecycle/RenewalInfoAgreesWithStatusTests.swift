@@ -30,6 +30,37 @@ func renewalInfoContradictions(in store: SimulatedStore) -> [String] {
 }
 
 @Suite struct RenewalInfoAgreesWithStatusTests {
+    /// The pure table: from every phase, with a 16-day grace (P1M ..< P1M16D) where one applies, every input at an
+    /// instant inside and after the grace; every notification reporting status 2 or 5 agrees.
+    @Test(arguments: SubscriptionPhase.allCases)
+    func renewalInfoAgreesWithStatus_inEveryCellOfTheTransitionTable(phase: SubscriptionPhase) {
+        var state = TransitionTableTests.state(phase)
+        if phase == .gracePeriod || phase == .billingRetry { state.gracePeriodExpiresDate = at("P1M16D") }
+        if phase == .billingRetry { state.failure?.graceExpiresAt = at("P1M16D") }
+        for now in [at("P1M2D"), at("P1M16D"), at("P1M20D")] {
+            let context = LifecycleContext(now: now, purchase: PurchaseRequest(productId: "p", period: .oneMonth))
+            for input in LifecycleInput.allCases {
+                guard case .changed(let final, let effects) = SubscriptionLifecycle.transition(state, input, context)
+                else { continue }
+                for case .notify(let type, _, let snapshot) in effects {
+                    let problem = renewalInfoContradiction(
+                        RenewalSnapshot(
+                            originalTransactionId: "1", productId: "p", autoRenewProductId: "p",
+                            autoRenewOn: snapshot.autoRenew, expirationIntent: snapshot.endReason,
+                            isInBillingRetryPeriod: snapshot.isInBillingRetryPeriod,
+                            gracePeriodExpiresDate: snapshot.gracePeriodExpiresDate, renewalDate: snapshot.expiresDate,
+                            recentSubscriptionStartDate: testStart, renewalPrice: nil, currency: "USD",
+                            upcomingOffer: nil),
+                        status: snapshot.phase, at: now)
+                    #expect(problem == nil, "\(phase) × \(input) at \(now): \(type.rawValue)")
+                }
+                if final.phase == .expired || final.phase == .revoked {
+                    #expect(final.isInBillingRetryPeriod != true, "\(phase) × \(input) at \(now)")
+                }
+            }
+        }
+    }
+
     @Test func renewalInfoAgreesWithStatus_refundDuringGrace() throws {
         var store = makeFamilyStore(grace: .sixteenDays)
         try store.purchase(familyMonthly.id, by: "alice")

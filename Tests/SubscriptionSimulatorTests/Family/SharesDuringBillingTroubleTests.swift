@@ -145,6 +145,24 @@ import Testing
             ])
     }
 
+    @Test func shareHeldDuringBillingRetry_aFamilyDelayEndingInBillingRetryHoldsTheShare() throws {
+        let weeklyFamily = Product(
+            id: "com.example.family.weekly", type: .autoRenewable, group: "weekly", period: .oneWeek,
+            price: Price(decimal: "2.99")!, currency: "USD", familyShareable: true)
+        let app = AppConfiguration(bundleId: "com.example.app", appAppleId: 1, familyDelay: .days(10))
+        var store = SimulatedStore(app: app, catalog: try Catalog(products: [weeklyFamily]), start: testStart, seed: 3)
+        try store.createFamily(organizer: "alice", members: ["bob"])
+        try store.purchase(weeklyFamily.id, by: "alice")
+        store.failBilling(for: "alice")
+        try store.advance(to: at("10d"))
+        #expect(store.status(of: weeklyFamily.id, for: "alice") == .billingRetry)
+        #expect(store.notifications(for: "bob").isEmpty, "the delay ended in billing retry: held")
+        try store.advance(to: at("12d"))
+        try store.fixBilling(for: "alice")
+        #expect(lines(store.notifications(for: "bob")) == ["\(at("12d")) bob SUBSCRIBED/INITIAL_BUY 1"])
+        #expect(store.notifications(for: "bob").first?.transaction.expiresDate == at("19d"))
+    }
+
     // MARK: member-grant-during-grace
 
     @Test func memberGrantDuringGrace_joiningGetsAccessAtOnceInAConsistentTransaction() throws {

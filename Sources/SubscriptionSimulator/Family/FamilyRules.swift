@@ -35,6 +35,59 @@ public enum FamilyRules {
     public static func canBeShared(_ type: ProductType) -> Bool {
         type == .autoRenewable || type == .nonConsumable
     }
+
+    /// What a share of a subscription gives the member when it starts: a member joins the family, the purchaser
+    /// switches sharing on (per purchase, or for a product made family shareable), the family delay ends. A held
+    /// share asks again each time the purchaser's subscription changes phase.
+    public enum ShareStart: Hashable, Sendable {
+        /// The member receives their own transaction and `SUBSCRIBED` now.
+        case grantNow
+        /// **share-held-during-billing-retry**: nothing now; the member receives it at the purchaser's recovery.
+        case holdUntilRecovery
+        /// The purchaser's subscription has ended: nothing is shared, now or later.
+        case nothing
+    }
+
+    /// Rules **share-held-during-billing-retry** and **member-grant-during-grace**, by the phase of the purchaser's
+    /// subscription when a share starts (or, for a held share, when that phase changes):
+    /// - active (status 1): granted now (reference §4.2: members "get access to eligible shared content as soon as
+    ///   they are in the group", S-TT-FS; §4.4 for opting in).
+    /// - grace (status 4): granted now, `SUBSCRIBED` / `INITIAL_BUY` with status 4: grace keeps access (§3.1, §5.2).
+    ///   The member's transaction describes the purchaser's current period (``memberGrantDates(at:purchaserPurchaseDate:purchaserExpiresDate:memberOriginalPurchaseDate:)``).
+    /// - billing retry (status 3): **[assumed]** held, not dropped. Billing retry gives no access (§3.1), so the
+    ///   member gets nothing then; when the purchaser recovers, the member receives it at that instant as
+    ///   `SUBSCRIBED` / `INITIAL_BUY` (status 1, the purchaser's new `expiresDate`) and renews with the family from
+    ///   then on; if the subscription expires or is refunded instead, the member never receives it, and a held share
+    ///   ends without a REVOKE (nothing was given). Source: seed 000, "each family member will then get instant
+    ///   access to the group's subscriptions and content that is eligible for sharing"; reference §4.2, §4.4.
+    /// - expired or revoked (status 2, 5): nothing.
+    public static func shareStart(purchaserPhase: SubscriptionPhase) -> ShareStart {
+        switch purchaserPhase {
+        case .active, .gracePeriod: return .grantNow
+        case .billingRetry: return .holdUntilRecovery
+        case .expired, .revoked: return .nothing
+        }
+    }
+
+    /// Dates of the transaction a member receives when a share of a subscription reaches them.
+    ///
+    /// - Inside the purchaser's paid period (`now` before its `expiresDate`): the transaction starts now and ends
+    ///   with the purchaser's period; a first share's `originalPurchaseDate` is now too (Appendix A-3, **[assumed]**).
+    /// - **member-grant-during-grace** **[assumed]**: during grace the purchaser's period has already lapsed (its
+    ///   `expiresDate` is the failed renewal), so starting now would put `purchaseDate` after `expiresDate`, which no
+    ///   store sends. The member's transaction mirrors the purchaser's current period instead: `purchaseDate` and,
+    ///   for a first share, `originalPurchaseDate` are the purchaser's `purchaseDate`; `expiresDate` is the
+    ///   purchaser's. A member who had the share before keeps their `originalPurchaseDate`, and the `purchaseDate`
+    ///   is then the later of the two, so that `originalPurchaseDate <= purchaseDate <= expiresDate` always holds
+    ///   (rule transaction-dates-in-order). Apple publishes no member transaction (open question B-3).
+    public static func memberGrantDates(
+        at now: Instant, purchaserPurchaseDate: Instant, purchaserExpiresDate: Instant,
+        memberOriginalPurchaseDate: Instant?
+    ) -> (originalPurchaseDate: Instant, purchaseDate: Instant) {
+        if now < purchaserExpiresDate { return (memberOriginalPurchaseDate ?? now, now) }
+        let original = memberOriginalPurchaseDate ?? purchaserPurchaseDate
+        return (original, max(purchaserPurchaseDate, original))
+    }
 }
 
 /// A family group: an organizer and up to five members, in join order.

@@ -10,6 +10,9 @@ struct Share: Hashable, Sendable {
     enum Phase: Hashable, Sendable {
         /// Waiting for the family delay; the member has nothing yet.
         case pending(EventID, at: Instant)
+        /// Started while the purchaser's subscription was in billing retry; the member has nothing yet and receives it
+        /// at the recovery (rule share-held-during-billing-retry, ``FamilyRules/shareStart(purchaserPhase:)``).
+        case held
         /// The member has (or had, if the purchaser's subscription since expired) their own transaction.
         case granted
         /// Revoked, or cancelled before it reached the member.
@@ -226,34 +229,40 @@ extension SimulatedStore {
         }
     }
 
-    /// Whether `source` is being shared now: sharing switched on, product shareable, the purchase still giving access.
-    func isShared(_ source: Share.Source) -> Bool {
+    /// What a share of `source` starting now gives the member: nothing unless sharing is switched on and the product
+    /// is shareable; for a subscription, then, whatever the purchaser's phase allows (``FamilyRules/shareStart(purchaserPhase:)``);
+    /// a non-consumable until it is refunded.
+    func shareStart(of source: Share.Source) -> FamilyRules.ShareStart {
         switch source {
         case .subscription(let key):
             let chain = chains[key.index]
-            return chain.sharingOn && catalog[chain.state.productId]?.familyShareable == true && chain.state.isEntitled
+            guard chain.sharingOn, catalog[chain.state.productId]?.familyShareable == true else { return .nothing }
+            return FamilyRules.shareStart(purchaserPhase: chain.state.phase)
         case .nonConsumable(let index):
             let record = transactions[index]
-            return record.revocation == nil && !nonConsumableSharingOff.contains(index)
+            let shared =
+                record.revocation == nil && !nonConsumableSharingOff.contains(index)
                 && catalog[record.productId]?.familyShareable == true
+            return shared ? .grantNow : .nothing
         }
     }
 
-    /// Purchases of the family's people that are shared now, in purchase order (by first transaction).
+    /// Purchases of the family's people that are shared now or held (rule share-held-during-billing-retry), in
+    /// purchase order (by first transaction).
     func sharedSources(inFamily index: Int) -> [Share.Source] {
         var sources: [(Int, Share.Source)] = []
         for person in families[index].everyone {
             guard let position = customerPositions[person] else { continue }
             let record = customerRecords[position]
             for key in record.chains where chains[key.index].ownership == .purchased {
-                if isShared(.subscription(chain: key)) {
+                if shareStart(of: .subscription(chain: key)) != .nothing {
                     sources.append((chains[key.index].firstTransactionIndex, .subscription(chain: key)))
                 }
             }
             for transaction in record.oneTimePurchases
             where transactions[transaction].productType == .nonConsumable
                 && transactions[transaction].ownership == .purchased
-                && isShared(.nonConsumable(transactionIndex: transaction))
+                && shareStart(of: .nonConsumable(transactionIndex: transaction)) != .nothing
             {
                 sources.append((transaction, .nonConsumable(transactionIndex: transaction)))
             }
@@ -322,7 +331,7 @@ extension SimulatedStore {
     }
 
     /// Offers a shared purchase to `people` who do not have it: at the same instant as a pending grant to others,
-    /// or at once (joining, opting in: no delay).
+    /// or at once (joining, opting in: no delay), or held until the purchaser recovers from billing retry.
     mutating func offerShare(of source: Share.Source, to people: [String]) throws(StoreError) {
         let purchaser = sharePurchaser(of: source)
         var pendingAt: Instant?
@@ -335,7 +344,7 @@ extension SimulatedStore {
         for member in people where member != purchaser {
             let id = share(of: source, with: member)
             switch shares[id].phase {
-            case .granted, .pending: continue
+            case .granted, .pending, .held: continue
             case .ended: break
             }
             if let pendingAt {
@@ -344,22 +353,30 @@ extension SimulatedStore {
                         .familyGrant(share: id), at: pendingAt, priority: StoreEventPriority.storeEvent)
                     shares[id].phase = .pending(event, at: pendingAt)
                 } catch { throw .scheduling(error) }
-            } else if isShared(source) {
-                deliverShare(id, restored: false)
+            } else {
+                startShare(id)
             }
+        }
+    }
+
+    /// A share starts now: granted, held, or nothing (``shareStart(of:)``).
+    mutating func startShare(_ id: Int) {
+        switch shareStart(of: shares[id].source) {
+        case .grantNow: deliverShare(id, restored: false)
+        case .holdUntilRecovery: shares[id].phase = .held
+        case .nothing: shares[id].phase = .ended
         }
     }
 
     /// The family delay is over for one share.
     mutating func deliverPendingShare(_ id: Int) {
         guard case .pending = shares[id].phase else { return }
-        let source = shares[id].source
         let sameFamily = family(of: shares[id].member).map { families[$0].contains(shares[id].purchaser) } ?? false
-        guard sameFamily, isShared(source) else {
+        guard sameFamily else {
             shares[id].phase = .ended
             return
         }
-        deliverShare(id, restored: false)
+        startShare(id)
     }
 
     /// Gives the member their own transaction for the shared purchase and notifies them.
@@ -368,26 +385,8 @@ extension SimulatedStore {
         switch shares[id].source {
         case .subscription(let key):
             let source = chains[key.index]
-            let purchaserRecord = transactions[source.currentTransactionIndex]
-            let isFirst = shares[id].memberChain == nil
-            let memberKey =
-                shares[id].memberChain
-                ?? insertChain(
-                    SubscriptionChain(
-                        originalTransactionId: ids.nextTransactionId(), customer: member, group: source.group,
-                        groupIdentifier: source.groupIdentifier, ownership: .familyShared,
-                        sharedFrom: key, sharingOn: false, state: source.state, originalPurchaseDate: now,
-                        recentSubscriptionStartDate: now, currentTransactionIndex: -1))
-            shares[id].memberChain = memberKey
-            chains[memberKey.index].state = source.state
-            // the member's transaction starts when it is created and ends with the purchaser's period.
-            appendMemberTransaction(memberKey, like: purchaserRecord, purchaseDate: now, reason: .purchase)
-            shares[id].phase = .granted
-            let chain = chains[memberKey.index]
-            send(
-                .subscribed, isFirst ? .initialBuy : .resubscribe, to: member,
-                transaction: transactions[chain.currentTransactionIndex],
-                renewal: renewalSnapshot(of: chain, state: chain.state), status: chain.state.phase)
+            grantSubscriptionShare(
+                id, purchaserRecord: transactions[source.currentTransactionIndex], state: source.state)
         case .nonConsumable(let index):
             let purchaserRecord = transactions[index]
             let memberId = ids.nextTransactionId()
@@ -405,6 +404,37 @@ extension SimulatedStore {
             // ONE_TIME_CHARGE: also sent when a customer receives a non-consumable through Family Sharing (§1.1, S-NT).
             send(.oneTimeCharge, nil, to: member, transaction: record, renewal: nil, status: nil, restored: restored)
         }
+    }
+
+    /// Gives the member their own chain (or reuses the one they had) and transaction for a shared subscription, and
+    /// sends `SUBSCRIBED` (`INITIAL_BUY`, or `RESUBSCRIBE` to a member who had the share before, §1.1). The purchaser's
+    /// current transaction and state are passed in: during a transition the purchaser's chain is not in `chains`.
+    mutating func grantSubscriptionShare(_ id: Int, purchaserRecord: TransactionRecord, state: SubscriptionState) {
+        guard case .subscription(let key) = shares[id].source else { return }
+        let member = shares[id].member
+        let isFirst = shares[id].memberChain == nil
+        // A-3 and rule member-grant-during-grace: the period the member's first transaction describes.
+        let dates = FamilyRules.memberGrantDates(
+            at: now, purchaserPurchaseDate: purchaserRecord.purchaseDate,
+            purchaserExpiresDate: purchaserRecord.expiresDate ?? now,
+            memberOriginalPurchaseDate: shares[id].memberChain.map { chains[$0.index].originalPurchaseDate })
+        let memberKey =
+            shares[id].memberChain
+            ?? insertChain(
+                SubscriptionChain(
+                    originalTransactionId: ids.nextTransactionId(), customer: member, group: chains[key.index].group,
+                    groupIdentifier: chains[key.index].groupIdentifier, ownership: .familyShared,
+                    sharedFrom: key, sharingOn: false, state: state, originalPurchaseDate: dates.originalPurchaseDate,
+                    recentSubscriptionStartDate: dates.originalPurchaseDate, currentTransactionIndex: -1))
+        shares[id].memberChain = memberKey
+        chains[memberKey.index].state = state
+        appendMemberTransaction(memberKey, like: purchaserRecord, purchaseDate: dates.purchaseDate, reason: .purchase)
+        shares[id].phase = .granted
+        let chain = chains[memberKey.index]
+        send(
+            .subscribed, isFirst ? .initialBuy : .resubscribe, to: member,
+            transaction: transactions[chain.currentTransactionIndex],
+            renewal: renewalSnapshot(of: chain, state: chain.state), status: chain.state.phase)
     }
 
     /// a member's transaction has its own ids, `FAMILY_SHARED`, the purchaser's product, price, currency
@@ -441,13 +471,26 @@ extension SimulatedStore {
     }
 
     /// Fan-out: after the purchaser's notification, each member with the share gets theirs, in family order
-    /// (rule member-notifications; ordering A-19).
+    /// (rule member-notifications; ordering A-19). A share held during billing retry is granted when the
+    /// purchaser's subscription gives access again (the recovery) and ends unseen when it ends (rule
+    /// share-held-during-billing-retry); `purchaserRecord` is the purchaser's current transaction.
     mutating func notifyMembers(
         sharing key: ChainID, _ type: NotificationType, _ subtype: NotificationSubtype?, snapshot: SubscriptionState,
-        refundReason: Int32
+        purchaserRecord: TransactionRecord, refundReason: Int32
     ) {
         guard !shares.isEmpty else { return }
-        for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
+        for id in sharesOf(.subscription(chain: key)) {
+            switch shares[id].phase {
+            case .granted: break
+            case .pending, .ended: continue
+            case .held:
+                switch FamilyRules.shareStart(purchaserPhase: snapshot.phase) {
+                case .grantNow: grantSubscriptionShare(id, purchaserRecord: purchaserRecord, state: snapshot)
+                case .holdUntilRecovery: break
+                case .nothing: shares[id].phase = .ended
+                }
+                continue
+            }
             guard let memberType = FamilyRules.memberNotification(for: type), let memberKey = shares[id].memberChain
             else { continue }
             if memberType == .revoke {
@@ -476,6 +519,10 @@ extension SimulatedStore {
         switch shares[id].phase {
         case .ended:
             return
+        case .held:
+            // Nothing was given, so nothing is revoked (rule share-held-during-billing-retry).
+            shares[id].phase = .ended
+            return
         case .pending(let event, _):
             scheduler.cancel(event)
             shares[id].phase = .ended
@@ -494,6 +541,8 @@ extension SimulatedStore {
             }
             transactions[chain.currentTransactionIndex].revocation = revocation
             transactions[chain.currentTransactionIndex].lastModified = now
+            // Rule renewal-info-agrees-with-status: a REVOKE during grace or retry ends them for this member.
+            chains[memberKey.index].state = SubscriptionLifecycle.renewalInfoAtEnd(of: chain.state, at: now)
             chains[memberKey.index].state.phase = .revoked
             chains[memberKey.index].state.autoRenew = false
             let revoked = chains[memberKey.index]

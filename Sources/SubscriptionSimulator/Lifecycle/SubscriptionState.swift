@@ -80,11 +80,13 @@ public struct SubscriptionState: Hashable, Sendable {
     public var failure: BillingFailure?
     /// Why it ended (when expired) or why it is failing (during retry).
     public var endReason: EndReason?
-    /// `isInBillingRetryPeriod`: `true` during retry and grace, `false` once retry ended without recovery, absent
-    /// when no billing failure happened (reference §2.6, §5.2, §5.7; S-IBR).
+    /// `isInBillingRetryPeriod`: `true` during retry and grace, `false` once retry ended without recovery (expiry,
+    /// refund, REVOKE), absent when no billing failure happened (reference §2.6, §5.2, §5.7; S-IBR; rule
+    /// renewal-info-agrees-with-status).
     public var isInBillingRetryPeriod: Bool?
     /// `gracePeriodExpiresDate`: set during grace and kept (in the past) through GRACE_PERIOD_EXPIRED and
-    /// EXPIRED/BILLING_RETRY, removed on recovery (reference Appendix A-9; S-F728090, S-CHURN).
+    /// EXPIRED/BILLING_RETRY, removed on recovery (reference Appendix A-9; S-F728090, S-CHURN), and removed when the
+    /// subscription ends before it (rule renewal-info-agrees-with-status).
     public var gracePeriodExpiresDate: Instant?
 
     /// `expiresDate` of the current transaction.

@@ -180,7 +180,7 @@ public enum SubscriptionLifecycle {
         case (.active, .billingFixed), (.active, .productRestoredToSale):
             return .ignored(because: "the subscription is not failing to renew")
         case (.active, .refunded), (.gracePeriod, .refunded), (.billingRetry, .refunded), (.expired, .refunded):
-            return refund(state)
+            return refund(state, at: context.now)
         case (.active, .purchasedAgain):
             return .rejected(.changingProductsNotSupported)
 
@@ -195,9 +195,9 @@ public enum SubscriptionLifecycle {
         case (.billingRetry, .gracePeriodEnds):
             return .ignored(because: "the grace period has already ended")
         case (.gracePeriod, .billingRetryEnds), (.billingRetry, .billingRetryEnds):
-            return retryExhausted(state)
+            return retryExhausted(state, at: context.now)
         case (.gracePeriod, .autoRenewDisabled), (.billingRetry, .autoRenewDisabled):
-            return cancelDuringBillingFailure(state)
+            return cancelDuringBillingFailure(state, at: context.now)
         case (.gracePeriod, .autoRenewEnabled), (.billingRetry, .autoRenewEnabled):
             return .rejected(.autoRenewAlreadyOn)
         case (.gracePeriod, .billingFixed), (.billingRetry, .billingFixed):
@@ -363,9 +363,10 @@ public enum SubscriptionLifecycle {
     }
 
     /// 60 days after the failed renewal: EXPIRED / BILLING_RETRY (or PRODUCT_NOT_FOR_SALE), status 2,
-    /// isInBillingRetryPeriod false, autoRenewStatus 0 (reference §5.7, §5.17; S-NT, S-CHURN, S-IBR).
-    static func retryExhausted(_ state: SubscriptionState) -> TransitionResult {
-        var next = state
+    /// isInBillingRetryPeriod false, autoRenewStatus 0 (reference §5.7, §5.17; S-NT, S-CHURN, S-IBR). The renewal
+    /// info then follows ``renewalInfoAtEnd(of:at:)``.
+    static func retryExhausted(_ state: SubscriptionState, at now: Instant) -> TransitionResult {
+        var next = renewalInfoAtEnd(of: state, at: now)
         next.phase = .expired
         next.autoRenew = false
         next.isInBillingRetryPeriod = false
@@ -384,10 +385,11 @@ public enum SubscriptionLifecycle {
     /// in grace; autoRenewStatus 0), then at the same instant EXPIRED / BILLING_RETRY (status 2, expirationIntent 2,
     /// isInBillingRetryPeriod false); no GRACE_PERIOD_EXPIRED. A failure caused by the product not being for sale
     /// ends the same way with subtype PRODUCT_NOT_FOR_SALE and expirationIntent 4 [assumed: Apple is silent].
-    static func cancelDuringBillingFailure(_ state: SubscriptionState) -> TransitionResult {
+    /// The EXPIRED drops a grace period cut short by the cancel (``renewalInfoAtEnd(of:at:)``).
+    static func cancelDuringBillingFailure(_ state: SubscriptionState, at now: Instant) -> TransitionResult {
         var cancelled = state
         cancelled.autoRenew = false
-        guard case .changed(let expired, let expiryEffects) = retryExhausted(cancelled) else {
+        guard case .changed(let expired, let expiryEffects) = retryExhausted(cancelled, at: now) else {
             return .ignored(because: "unreachable: retryExhausted always changes the state")
         }
         return .changed(
@@ -395,12 +397,32 @@ public enum SubscriptionLifecycle {
     }
 
     /// A full refund of the current transaction: REFUND (status 5, autoRenewStatus 0); the subscription ends there:
-    /// no DID_CHANGE_RENEWAL_STATUS, renewal or EXPIRED follows (issue 2; reference §5.14, S-NT, S-RT, S-RP).
-    static func refund(_ state: SubscriptionState) -> TransitionResult {
-        var next = state
+    /// no DID_CHANGE_RENEWAL_STATUS, renewal or EXPIRED follows (issue 2; reference §5.14, S-NT, S-RT, S-RP). A
+    /// refund during grace or billing retry ends the retry too (``renewalInfoAtEnd(of:at:)``).
+    static func refund(_ state: SubscriptionState, at now: Instant) -> TransitionResult {
+        var next = renewalInfoAtEnd(of: state, at: now)
         next.phase = .revoked
         next.autoRenew = false
         return .changed(next, [.cancelAllTimers, .revokeCurrentTransaction, .notify(.refund, nil, snapshot: next)])
+    }
+
+    /// **renewal-info-agrees-with-status**: the renewal fields of a subscription that ends now (EXPIRED of any
+    /// subtype, status 2; REFUND or REVOKE, status 5), so that they agree with the status in that notification and
+    /// everywhere after (status API, members' chains):
+    /// - `isInBillingRetryPeriod` `true` becomes `false`: Apple has stopped trying to collect. `false` once retry has
+    ///   ended is documented (reference §2.6, §5.7; S-IBR, S-CHURN); that a refund or REVOKE ends it too is
+    ///   **[assumed]** (a revoked subscription is never renewed, §5.14). Absent (no billing failure) stays absent.
+    /// - `gracePeriodExpiresDate` still ahead of `now` is removed: the grace was cut short (a cancel, refund or REVOKE
+    ///   during grace), and the field is present only "while in grace" (reference §2.6; StoreKit
+    ///   `RenewalInfo.gracePeriodExpirationDate` is nil outside grace, S-GPED). Removing it rather than moving it to
+    ///   `now` is **[assumed]**: Apple defines the value as the failed renewal plus the grace length (§5.4) and
+    ///   sends no other. A grace that ran its full course keeps its past date (Appendix A-9, open question B-10:
+    ///   matches S-F728090 and S-CHURN).
+    public static func renewalInfoAtEnd(of state: SubscriptionState, at now: Instant) -> SubscriptionState {
+        var next = state
+        if next.isInBillingRetryPeriod == true { next.isInBillingRetryPeriod = false }
+        if let grace = next.gracePeriodExpiresDate, grace > now { next.gracePeriodExpiresDate = nil }
+        return next
     }
 
     /// After expiry (or a refund), buying any product of the group: SUBSCRIBED / RESUBSCRIBE, same

@@ -86,3 +86,13 @@ public struct EntitlementChange: Hashable, Sendable {
     public var customer: String
     public var products: [String]
 }
+
+extension TransactionRecord {
+    /// **transaction-dates-in-order**: no transaction ever has `purchaseDate` after `expiresDate`, or
+    /// `originalPurchaseDate` after `purchaseDate`: no store sends such a transaction and a strict verifier rejects
+    /// it (issue 9). The store checks it whenever it records a transaction (a debug assertion), and the tests check
+    /// every transaction of every scenario and golden file.
+    public var hasConsistentDates: Bool {
+        originalPurchaseDate <= purchaseDate && (expiresDate.map { purchaseDate <= $0 } ?? true)
+    }
+}

@@ -369,7 +369,9 @@ public struct SimulatedStore: Sendable {
                     type, subtype, to: chain.customer, transaction: transactions[chain.currentTransactionIndex],
                     renewal: renewalSnapshot(of: chain, state: snapshot, product: product), status: snapshot.phase)
                 if chain.ownership == .purchased {
-                    notifyMembers(sharing: key, type, subtype, snapshot: snapshot, refundReason: refundReason)
+                    notifyMembers(
+                        sharing: key, type, subtype, snapshot: snapshot,
+                        purchaserRecord: transactions[chain.currentTransactionIndex], refundReason: refundReason)
                 }
             }
         }
@@ -546,8 +548,14 @@ public struct SimulatedStore: Sendable {
         return key
     }
 
-    /// Appends a transaction, indexing one-time purchases by customer.
+    /// Appends a transaction, indexing one-time purchases by customer. Every transaction is recorded here, so this is
+    /// where the dates are checked (rule transaction-dates-in-order, ``TransactionRecord/hasConsistentDates``).
     mutating func appendTransaction(_ record: TransactionRecord) {
+        assert(
+            record.hasConsistentDates,
+            "transaction \(record.transactionId) of \(record.customer) breaks rule transaction-dates-in-order: "
+                + "originalPurchaseDate \(record.originalPurchaseDate), purchaseDate \(record.purchaseDate), "
+                + "expiresDate \(record.expiresDate.map(\.description) ?? "none") (seed \(seed))")
         if record.productType != .autoRenewable {
             customerRecords[register(record.customer)].oneTimePurchases.append(transactions.count)
         }

@@ -403,7 +403,9 @@ extension SimulatedStore {
             shares[id].phase = .granted
             appendTransaction(record)
             // ONE_TIME_CHARGE: also sent when a customer receives a non-consumable through Family Sharing (§1.1, S-NT).
-            send(.oneTimeCharge, nil, to: member, transaction: record, renewal: nil, status: nil, restored: restored)
+            send(
+                .oneTimeCharge, nil, to: member, transaction: transactions[transactions.count - 1], renewal: nil,
+                status: nil, restored: restored)
         }
     }
 
@@ -493,7 +495,7 @@ extension SimulatedStore {
             case .active, .gracePeriod, .billingRetry: break
             }
             transactions[chain.currentTransactionIndex].revocation = revocation
-            transactions[chain.currentTransactionIndex].lastModified = now
+            markModified(chain.currentTransactionIndex)
             chains[memberKey.index].state.phase = .revoked
             chains[memberKey.index].state.autoRenew = false
             let revoked = chains[memberKey.index]
@@ -503,7 +505,7 @@ extension SimulatedStore {
         case .nonConsumable:
             guard let index = shares[id].memberTransactionIndex, transactions[index].revocation == nil else { return }
             transactions[index].revocation = revocation
-            transactions[index].lastModified = now
+            markModified(index)
             send(
                 .revoke, nil, to: transactions[index].customer, transaction: transactions[index], renewal: nil,
                 status: nil)

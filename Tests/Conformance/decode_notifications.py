@@ -10,7 +10,8 @@ Each notification is decoded with SignedDataVerifier (environment taken from the
 for which Apple's library skips signature verification), then its signedTransactionInfo and signedRenewalInfo.
 It fails on any exception, on any enum value the library does not know (a raw* field set while its typed field is
 None), and on breaches of the simulator's contract checked on the raw JSON: no null anywhere, dates are integers,
-identifiers are decimal-digit strings, notificationUUID is a lowercase UUID, and the always-present fields.
+identifiers are decimal-digit strings, notificationUUID and appAccountToken are lowercase UUIDs, and the
+always-present fields (appTransactionId included).
 Prints one line per failure and ends with "conformance: N passed, M failed".
 """
 import base64
@@ -27,9 +28,10 @@ DIGITS_RE = re.compile(r"^[0-9]+$")
 ID_FIELDS = {"transactionId", "originalTransactionId", "webOrderLineItemId", "appTransactionId"}
 REQUIRED_TRANSACTION = ["transactionId", "originalTransactionId", "bundleId", "productId", "purchaseDate",
                         "originalPurchaseDate", "quantity", "type", "inAppOwnershipType", "signedDate",
-                        "environment", "storefront", "storefrontId", "transactionReason", "price", "currency"]
+                        "environment", "storefront", "storefrontId", "transactionReason", "price", "currency",
+                        "appTransactionId"]
 REQUIRED_RENEWAL = ["originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "renewalDate",
-                    "recentSubscriptionStartDate", "signedDate", "environment"]
+                    "recentSubscriptionStartDate", "signedDate", "environment", "appTransactionId"]
 ENVIRONMENTS = {"LocalTesting": Environment.LOCAL_TESTING, "Xcode": Environment.XCODE}
 
 
@@ -54,6 +56,8 @@ def check_raw(value, path, problems):
                 problems.append(f"{path}.{key} must be an integer (ms), found {item!r}")
             if key in ID_FIELDS and not (isinstance(item, str) and DIGITS_RE.match(item)):
                 problems.append(f"{path}.{key} must be a decimal-digit string, found {item!r}")
+            if key == "appAccountToken" and not (isinstance(item, str) and UUID_RE.match(item)):
+                problems.append(f"{path}.{key} must be a lowercase UUID, found {item!r}")
     elif isinstance(value, list):
         for index, item in enumerate(value):
             check_raw(item, f"{path}[{index}]", problems)

@@ -19,11 +19,12 @@ TRANSACTION = {
     "subscriptionGroupIdentifier": "21000001", "purchaseDate": 1, "originalPurchaseDate": 1, "expiresDate": 2,
     "quantity": 1, "type": "Auto-Renewable Subscription", "inAppOwnershipType": "PURCHASED", "signedDate": 1,
     "environment": "LocalTesting", "storefront": "USA", "storefrontId": "143441", "transactionReason": "PURCHASE",
-    "price": 9990, "currency": "USD",
+    "price": 9990, "currency": "USD", "appTransactionId": "7000000000000001",
 }
 RENEWAL = {
     "originalTransactionId": "2000000000000001", "productId": "p", "autoRenewProductId": "p", "autoRenewStatus": 1,
     "renewalDate": 2, "recentSubscriptionStartDate": 1, "signedDate": 1, "environment": "LocalTesting",
+    "appTransactionId": "7000000000000001",
 }
 
 
@@ -57,6 +58,14 @@ def main():
         ("uppercase UUID is caught", body(notificationUUID="00000000-0000-4000-8000-00000000000A"), True),
         ("missing renewalDate is caught", body(renewal={k: v for k, v in RENEWAL.items() if k != "renewalDate"}), True),
         ("wrong environment is caught", body(transaction=dict(TRANSACTION, environment="Sandbox")), True),
+        ("missing appTransactionId is caught",
+         body(transaction={k: v for k, v in TRANSACTION.items() if k != "appTransactionId"}), True),
+        ("appTransactionId missing from renewal info is caught",
+         body(renewal={k: v for k, v in RENEWAL.items() if k != "appTransactionId"}), True),
+        ("lowercase appAccountToken passes",
+         body(transaction=dict(TRANSACTION, appAccountToken="7e3fb20b-4cdb-47cc-936d-99d65f608138")), False),
+        ("uppercase appAccountToken is caught",
+         body(transaction=dict(TRANSACTION, appAccountToken="7E3FB20B-4CDB-47CC-936D-99D65F608138")), True),
     ]
     for name, text, should_fail in cases:
         found = problems(text)

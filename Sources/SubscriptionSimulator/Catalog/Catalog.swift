@@ -45,6 +45,7 @@ public struct Catalog: Hashable, Sendable {
     static func validate(_ product: Product) throws(CatalogError) {
         if product.id.isEmpty { throw .invalid(product.id, "a product id must not be empty") }
         if product.price.milliunits < 0 { throw .invalid(product.id, "a price must not be negative") }
+        try StorefrontPricing.validate(product)
         switch product.type {
         case .autoRenewable:
             if product.group == nil { throw .invalid(product.id, "an auto-renewable subscription needs a group") }

@@ -129,11 +129,14 @@ public struct Product: Hashable, Sendable {
     /// Whether the product can be shared with the family (subscriptions and non-consumables only).
     public var familyShareable: Bool
     public var introOffer: IntroductoryOffer?
+    /// Prices in other storefronts, by ISO 3166-1 alpha-3 code, each in that storefront's currency
+    /// (`Catalog/Prices.swift`). `price` and `currency` apply in every storefront whose currency is `currency`.
+    public var prices: [String: Price]
 
     public init(
         id: String, type: ProductType, referenceName: String? = nil, group: String? = nil, level: Int = 1,
         period: SubscriptionPeriod? = nil, duration: CalendarDuration? = nil, price: Price, currency: String = "USD",
-        familyShareable: Bool = false, introOffer: IntroductoryOffer? = nil
+        familyShareable: Bool = false, introOffer: IntroductoryOffer? = nil, prices: [String: Price] = [:]
     ) {
         self.id = id
         self.type = type
@@ -146,6 +149,7 @@ public struct Product: Hashable, Sendable {
         self.currency = currency
         self.familyShareable = familyShareable
         self.introOffer = introOffer
+        self.prices = prices
     }
 
     public var isSubscription: Bool { type == .autoRenewable }

@@ -1,9 +1,17 @@
 /// Derives every identifier the store hands out from the seed and counters: never random, never wall-clock.
 ///
-/// - Transaction ids are 16-digit decimal strings, `2` + 6 digits from the seed + 9-digit counter, starting at
-///   counter 1 (seed 0: `2000000000000001`, `2000000000000002`, ...). Apple's ids are decimal digit strings of this
-///   length (reference §2.8, §2.9).
-/// - Web order line item ids use the same seed digits with prefix `3`, so they never equal a transaction id.
+/// Rule ids-keep-the-whole-seed: every numeric id is `prefix` + the seed's decimal digits (left-padded with zeros to
+/// six) + a 9-digit counter. The seed is written whole, so two different seeds never share an id (before, seeds of
+/// a million and more were folded into six digits: seeds 1000000 and 131734 gave the same ids).
+/// - Transaction ids: prefix `2`, counter from 1 (seed 0: `2000000000000001`, `2000000000000002`, ...). Apple's ids
+///   are decimal digit strings of 15–16 digits (reference §2.5, §2.8, S-TXID); seeds 0–999999 give exactly 16
+///   digits, seeds up to 999999999 at most 19 (still within a signed 64-bit integer, as servers often store them);
+///   larger seeds give longer ids [assumed: Apple documents no length, and ids are strings on the wire].
+/// - Web order line item ids: prefix `3`, so they never equal a transaction id.
+/// - `appTransactionId`: prefix `7`, the counter being the customer's position (first named is 1): one per Apple
+///   Account per app, a different one for each family member (Notifications 2.15, reference §2.5 and the 2025-02
+///   changes). Apple's own examples are decimal digit strings (library test resource `appTransaction.json`:
+///   `"71134"`); the length here is [assumed].
 /// - Notification UUIDs are lowercase RFC 4122 strings with version 4 and variant bits set, built from SplitMix64
 ///   mixes of (seed, counter): distinct for distinct counters.
 public struct IdentifierSource: Sendable {
@@ -11,22 +19,35 @@ public struct IdentifierSource: Sendable {
     var transactionCounter: UInt64 = 0
     var webOrderCounter: UInt64 = 0
     var uuidCounter: UInt64 = 0
+    /// The seed's digits, padded to six, computed once.
+    let seedDigits: String
 
     public init(seed: UInt64) {
         self.seed = seed
+        let digits = String(seed)
+        seedDigits = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 
-    /// Six digits derived from the seed (the seed itself when it is small, so ids stay readable).
-    var seedDigits: UInt64 { seed < 1_000_000 ? seed : SplitMix64.mix(seed) % 1_000_000 }
+    /// `prefix` + seed digits + the counter as 9 digits.
+    func identifier(prefix: Character, counter: UInt64) -> String {
+        let number = String(counter)
+        return String(prefix) + seedDigits + String(repeating: "0", count: max(0, 9 - number.count)) + number
+    }
 
     public mutating func nextTransactionId() -> String {
         transactionCounter += 1
-        return String(2_000_000_000_000_000 + seedDigits * 1_000_000_000 + transactionCounter)
+        return identifier(prefix: "2", counter: transactionCounter)
     }
 
     public mutating func nextWebOrderLineItemId() -> String {
         webOrderCounter += 1
-        return String(3_000_000_000_000_000 + seedDigits * 1_000_000_000 + webOrderCounter)
+        return identifier(prefix: "3", counter: webOrderCounter)
+    }
+
+    /// The `appTransactionId` of the customer at `position` (0 for the first customer named): a pure function of the
+    /// seed and the position, so it is the same in every transaction and renewal info of that customer.
+    public func appTransactionId(forCustomerAt position: Int) -> String {
+        identifier(prefix: "7", counter: UInt64(position) + 1)
     }
 
     public mutating func nextNotificationUUID() -> NotificationUUID {

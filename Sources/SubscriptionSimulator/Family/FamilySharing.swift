@@ -402,7 +402,9 @@ extension SimulatedStore {
             shares[id].phase = .granted
             appendTransaction(record)
             // ONE_TIME_CHARGE: also sent when a customer receives a non-consumable through Family Sharing (§1.1, S-NT).
-            send(.oneTimeCharge, nil, to: member, transaction: record, renewal: nil, status: nil, restored: restored)
+            send(
+                .oneTimeCharge, nil, to: member, transaction: transactions[transactions.count - 1], renewal: nil,
+                status: nil, restored: restored)
         }
     }
 
@@ -540,7 +542,7 @@ extension SimulatedStore {
             case .active, .gracePeriod, .billingRetry: break
             }
             transactions[chain.currentTransactionIndex].revocation = revocation
-            transactions[chain.currentTransactionIndex].lastModified = now
+            markModified(chain.currentTransactionIndex)
             // Rule renewal-info-agrees-with-status: a REVOKE during grace or retry ends them for this member.
             chains[memberKey.index].state = SubscriptionLifecycle.renewalInfoAtEnd(of: chain.state, at: now)
             chains[memberKey.index].state.phase = .revoked
@@ -552,7 +554,7 @@ extension SimulatedStore {
         case .nonConsumable:
             guard let index = shares[id].memberTransactionIndex, transactions[index].revocation == nil else { return }
             transactions[index].revocation = revocation
-            transactions[index].lastModified = now
+            markModified(index)
             send(
                 .revoke, nil, to: transactions[index].customer, transaction: transactions[index], renewal: nil,
                 status: nil)

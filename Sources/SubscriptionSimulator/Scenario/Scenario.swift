@@ -12,6 +12,8 @@ public struct Scenario: Hashable, Sendable {
     public var expectations: [Expectation]
     /// Every customer the scenario knows: the family's people, then anyone a timeline entry names, in order.
     public var customers: [String]
+    /// Customers given a storefront of their own (`customers:`); the others are in `app.storefront`.
+    public var storefronts: [String: Storefront] = [:]
 }
 
 public struct FamilySpec: Hashable, Sendable {
@@ -28,7 +30,8 @@ public struct TimelineEntry: Hashable, Sendable {
 
 /// The timeline actions. Later versions add actions; they never change these.
 public enum ScenarioAction: Hashable, Sendable {
-    case purchase(customer: String, product: String)
+    /// `appAccountToken`: the lowercase UUID the app supplies with the purchase, if any.
+    case purchase(customer: String, product: String, appAccountToken: String? = nil)
     case cancel(customer: String, product: String)
     case resume(customer: String, product: String)
     case stopSharing(customer: String, product: String)
@@ -67,7 +70,7 @@ public enum ScenarioAction: Hashable, Sendable {
 
     public var customer: String? {
         switch self {
-        case .purchase(let c, _), .cancel(let c, _), .resume(let c, _), .stopSharing(let c, _),
+        case .purchase(let c, _, _), .cancel(let c, _), .resume(let c, _), .stopSharing(let c, _),
             .startSharing(let c, _), .refund(let c, _, _), .failBilling(let c), .fixBilling(let c),
             .joinFamily(let c), .leaveFamily(let c), .restorePurchases(let c), .shareWithFamily(let c, _):
             return c

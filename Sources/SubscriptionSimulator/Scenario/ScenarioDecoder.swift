@@ -83,6 +83,11 @@ public struct ScenarioDecoder {
         if top.optional("products") == nil && top.optional("storekit") == nil {
             throw fail(root, "expected `products` (a list of products) or `storekit` (a .storekit file), found neither")
         }
+        let storefronts = try decodeCustomers(top.optional("customers"))
+        try deriveStorefront(
+            &app, top: top, catalog: catalog,
+            explicit: top.optional("storekit") != nil && app.storefront != .unitedStates,
+            customerStorefronts: storefronts)
 
         var family: FamilySpec?
         var customers: [String] = []
@@ -140,20 +145,23 @@ public struct ScenarioDecoder {
         }
         return Scenario(
             name: name, file: file, start: start, seed: seed, app: app, catalog: catalog, family: family,
-            timeline: timeline, until: until, expectations: expectations, customers: customers)
+            timeline: timeline, until: until, expectations: expectations,
+            customers: customers + storefronts.map(\.customer).filter { !named.contains($0) },
+            storefronts: Dictionary(uniqueKeysWithValues: storefronts.map { ($0.customer, $0.storefront) }))
     }
 
     // MARK: - Sections
 
     static let topKeys = [
-        "name", "start", "seed", "app", "products", "storekit", "family", "timeline", "until", "expect",
+        "name", "start", "seed", "app", "products", "storekit", "customers", "family", "timeline", "until", "expect",
     ]
     static let appKeys = [
         "bundleId", "bundleVersion", "appAppleId", "environment", "gracePeriod", "graceEligibility", "familyDelay",
+        "storefront",
     ]
     static let productKeys = [
-        "id", "type", "referenceName", "group", "level", "period", "duration", "price", "currency", "familyShareable",
-        "introOffer",
+        "id", "type", "referenceName", "group", "level", "period", "duration", "price", "currency", "prices",
+        "familyShareable", "introOffer",
     ]
     static let offerKeys = ["mode", "period", "periods", "price"]
 
@@ -201,6 +209,7 @@ public struct ScenarioDecoder {
             }
         }
         if let node = map.optional("familyDelay") { app.familyDelay = try duration(node, "familyDelay") }
+        if let node = map.optional("storefront") { app.storefront = try storefront(node) }
         return app
     }
 
@@ -253,6 +262,14 @@ public struct ScenarioDecoder {
                 throw fail(node, "expected an ISO 4217 currency code such as USD, found '\(value)'")
             }
             product.currency = value
+        }
+        if let node = map.optional("prices") {
+            var prices: [String: Price] = [:]
+            for entry in try mapping(node, "prices", keys: nil).entries {
+                let code = try storefront(entry.key).countryCode
+                prices[code] = try price(entry.value, "prices.\(code)")
+            }
+            product.prices = prices
         }
         if let node = map.optional("familyShareable") {
             let shareable = try bool(node, "familyShareable")
@@ -351,7 +368,19 @@ public struct ScenarioDecoder {
         }
         let action: ScenarioAction
         switch name {
-        case "purchase": let (c, p) = try customerProduct(); action = .purchase(customer: c, product: p)
+        case "purchase":
+            let m = try mapping(args, name, keys: ["customer", "product", "appAccountToken"])
+            var token: String?
+            if let node = m.optional("appAccountToken") {
+                let value = try text(node, "appAccountToken")
+                if let problem = AppAccountToken.problem(with: value) {
+                    throw fail(node, "appAccountToken '\(value)': \(problem) (rule app-account-token-is-a-uuid)")
+                }
+                token = value
+            }
+            action = .purchase(
+                customer: try text(m.required("customer"), "customer"),
+                product: try productId(m.required("product"), catalog), appAccountToken: token)
         case "cancel": let (c, p) = try customerProduct(); action = .cancel(customer: c, product: p)
         case "resume": let (c, p) = try customerProduct(); action = .resume(customer: c, product: p)
         case "stopSharing": let (c, p) = try customerProduct(); action = .stopSharing(customer: c, product: p)
@@ -509,6 +538,72 @@ public struct ScenarioDecoder {
             }
         }
         return ExpectedNotification(at: at, type: type, subtype: subtype, fields: fields, location: node.location)
+    }
+
+    /// `customers:`: a mapping from customer name to `{ storefront: FRA }`.
+    func decodeCustomers(_ node: YAMLNode?) throws(ScenarioError) -> [(
+        customer: String, storefront: Storefront, location: YAMLNode
+    )] {
+        guard let node else { return [] }
+        var result: [(customer: String, storefront: Storefront, location: YAMLNode)] = []
+        for entry in try mapping(node, "customers", keys: nil).entries {
+            let name = try text(entry.key, "a customer")
+            let settings = try mapping(entry.value, "customer \(name)", keys: ["storefront"])
+            let node = try settings.required("storefront")
+            result.append((name, try storefront(node), node))
+        }
+        return result
+    }
+
+    /// Rule storefront-from-currency (`Catalog/Prices.swift`): the app's default storefront is the one given
+    /// (`app.storefront`, a `.storekit` file's `_storefront`), or the one the products' currency names when exactly
+    /// one storefront uses it. A scenario whose prices no storefront can charge is refused here, at the currency.
+    func deriveStorefront(
+        _ app: inout AppConfiguration, top: CheckedMapping, catalog: Catalog, explicit storekitStorefront: Bool,
+        customerStorefronts: [(customer: String, storefront: Storefront, location: YAMLNode)]
+    ) throws(ScenarioError) {
+        let appNode = try top.required("app")
+        let explicit = storekitStorefront || appNode.value(forKey: "storefront") != nil
+        if !explicit {
+            let currencies = Set(catalog.products.map(\.currency))
+            if let derived = StorefrontPricing.defaultStorefront(forCurrencies: currencies) {
+                app.storefront = derived
+            } else if customerStorefronts.isEmpty {
+                let currency = currencies.sorted().first { $0 != "USD" } ?? currencies.sorted()[0]
+                let node = currencyNode(currency, top: top) ?? appNode
+                let candidates = StorefrontPricing.storefronts(usingCurrency: currency)
+                let which =
+                    currencies.count > 1
+                    ? "the products are priced in \(currencies.sorted().joined(separator: " and ")), and a storefront charges one currency"
+                    : candidates.isEmpty
+                        ? "no storefront in the table charges \(currency)"
+                        : "\(currency) is the currency of several storefronts (\(candidates.joined(separator: ", ")))"
+                throw fail(
+                    node,
+                    "cannot tell which storefront the customers are in: \(which); name it with `app: { storefront: \(candidates.first ?? "FRA") }` or per customer under `customers:`, and give other storefronts `prices` (rule storefront-from-currency)"
+                )
+            }
+        }
+    }
+
+    /// The `currency:` node of the first product priced in `currency`, for error locations.
+    func currencyNode(_ currency: String, top: CheckedMapping) -> YAMLNode? {
+        for item in top.optional("products")?.sequenceItems ?? [] {
+            if let node = item.value(forKey: "currency"), node.scalarText == currency { return node }
+        }
+        return nil
+    }
+
+    /// A storefront code from the table in `Catalog/Storefronts.swift`.
+    func storefront(_ node: YAMLNode) throws(ScenarioError) -> Storefront {
+        let code = try text(node, "storefront")
+        guard let storefront = Storefronts.storefront(countryCode: code) else {
+            throw fail(
+                node,
+                "unknown storefront '\(code)': expected an ISO 3166-1 alpha-3 code from the storefront table, such as USA, FRA or GBR\(hint(code, Storefronts.knownCountryCodes))"
+            )
+        }
+        return storefront
     }
 
     func importStoreKit(_ node: YAMLNode, into catalog: inout Catalog) throws(ScenarioError) -> StoreKitConfiguration {

@@ -15,6 +15,10 @@ public enum ScenarioRunner {
         var store = SimulatedStore(
             app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed)
         for customer in scenario.customers { store.addCustomer(customer) }
+        for (customer, storefront) in scenario.storefronts {
+            // Before any purchase, so this cannot be refused.
+            try? store.setStorefront(storefront, for: customer)
+        }
         func stopped(_ error: ScenarioError) -> ScenarioRun {
             ScenarioRun(scenario: scenario, store: store, failures: [], stoppedBy: error)
         }
@@ -53,7 +57,8 @@ public enum ScenarioRunner {
 
     static func perform(_ action: ScenarioAction, on store: inout SimulatedStore) throws(StoreError) {
         switch action {
-        case .purchase(let customer, let product): try store.purchase(product, by: customer)
+        case .purchase(let customer, let product, let token):
+            try store.purchase(product, by: customer, appAccountToken: token)
         case .cancel(let customer, let product): try store.cancel(product, by: customer)
         case .resume(let customer, let product): try store.resume(product, by: customer)
         case .stopSharing(let customer, let product): try store.stopSharing(product, by: customer)

@@ -41,6 +41,15 @@ public struct TransactionRecord: Hashable, Sendable {
     /// When the transaction was created or last changed (a refund or revocation changes it); the transaction
     /// history response lists transactions in this order.
     public var lastModified: Instant
+    /// `appTransactionId`: the customer's, one per Apple Account per app (set when the store records it).
+    public var appTransactionId: String = ""
+    /// `appAccountToken`: the purchaser's token at the time of this transaction; never on a family member's
+    /// transaction (reference §4.5).
+    public var appAccountToken: String? = nil
+    /// The customer's storefront (`storefront`, `storefrontId`).
+    public var storefront: Storefront = .unitedStates
+    /// Order of last modification in the store: the history's `revision` token counts these (set by the store).
+    public var modificationSequence: Int = 0
 }
 
 /// The renewal information a notification reports (`signedRenewalInfo`), as domain values.
@@ -59,6 +68,10 @@ public struct RenewalSnapshot: Hashable, Sendable {
     public var renewalPrice: Price?
     public var currency: String
     public var upcomingOffer: IntroductoryOffer?
+    /// `appTransactionId` of the chain's customer.
+    public var appTransactionId: String = ""
+    /// `appAccountToken` that applies to the upcoming renewal: the purchaser's current token; never a member's.
+    public var appAccountToken: String? = nil
 }
 
 /// A notification the store sent: who got it, when, and what it says.

@@ -90,6 +90,10 @@ public struct SimulatedStore: Sendable {
 
     var scheduler: EventScheduler<StoreEvent>
     var ids: IdentifierSource
+    /// Customers' storefronts and app account tokens (`Store/SimulatedStore+Accounts.swift`).
+    var accounts = CustomerAccounts()
+    /// Transaction creations and changes so far: the history's `revision` order (`Store/SimulatedStore+History.swift`).
+    var transactionModifications = 0
     /// Customers in the order they were first named.
     public internal(set) var customers: [String] = []
     var failingPayment: Set<String> = []
@@ -193,6 +197,7 @@ public struct SimulatedStore: Sendable {
         let product = try requireProduct(productId)
         addCustomer(customer)
         if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
+        try requirePrice(of: product, for: customer)
         switch product.type {
         case .autoRenewable:
             try purchaseSubscription(product, by: customer)
@@ -246,7 +251,7 @@ public struct SimulatedStore: Sendable {
                 throw .nothingToRefund(customer: customer, productId: productId)
             }
             transactions[index].revocation = Revocation(date: now, reason: reason, kind: .refundFull)
-            transactions[index].lastModified = now
+            markModified(index)
             nonRenewingTerms[index] = nil
             send(.refund, nil, to: customer, transaction: transactions[index], renewal: nil, status: nil)
             for share in sharesOf(.nonConsumable(transactionIndex: index)) {
@@ -353,7 +358,7 @@ public struct SimulatedStore: Sendable {
             case .revokeCurrentTransaction:
                 transactions[chain.currentTransactionIndex].revocation = Revocation(
                     date: now, reason: refundReason, kind: .refundFull)
-                transactions[chain.currentTransactionIndex].lastModified = now
+                markModified(chain.currentTransactionIndex)
             case .schedule(let timer, let instant):
                 do throws(SchedulingError) {
                     chain.timers[timer] = try scheduler.schedule(
@@ -444,7 +449,9 @@ public struct SimulatedStore: Sendable {
             } catch { throw .scheduling(error) }
         }
         appendTransaction(record)
-        send(.oneTimeCharge, nil, to: customer, transaction: record, renewal: nil, status: nil)
+        send(
+            .oneTimeCharge, nil, to: customer, transaction: transactions[transactions.count - 1], renewal: nil,
+            status: nil)
         if product.type == .nonConsumable && product.familyShareable {
             try scheduleShares(of: .nonConsumable(transactionIndex: transactions.count - 1), purchaser: customer)
         }
@@ -474,13 +481,16 @@ public struct SimulatedStore: Sendable {
         case .active, .revoked: expirationIntent = nil
         case .expired, .billingRetry, .gracePeriod: expirationIntent = state.endReason
         }
-        return RenewalSnapshot(
-            originalTransactionId: chain.originalTransactionId, productId: state.productId,
-            autoRenewProductId: state.productId, autoRenewOn: state.autoRenew, expirationIntent: expirationIntent,
-            isInBillingRetryPeriod: state.isInBillingRetryPeriod, gracePeriodExpiresDate: state.gracePeriodExpiresDate,
-            renewalDate: state.expiresDate, recentSubscriptionStartDate: chain.recentSubscriptionStartDate,
-            renewalPrice: upcoming?.offer.price ?? product.price, currency: product.currency,
-            upcomingOffer: upcoming?.offer)
+        return accountFields(
+            of: chain, product: product,
+            RenewalSnapshot(
+                originalTransactionId: chain.originalTransactionId, productId: state.productId,
+                autoRenewProductId: state.productId, autoRenewOn: state.autoRenew, expirationIntent: expirationIntent,
+                isInBillingRetryPeriod: state.isInBillingRetryPeriod,
+                gracePeriodExpiresDate: state.gracePeriodExpiresDate,
+                renewalDate: state.expiresDate, recentSubscriptionStartDate: chain.recentSubscriptionStartDate,
+                renewalPrice: upcoming?.offer.price ?? product.price, currency: product.currency,
+                upcomingOffer: upcoming?.offer))
     }
 
     // MARK: - Entitlements
@@ -548,8 +558,10 @@ public struct SimulatedStore: Sendable {
         return key
     }
 
-    /// Appends a transaction, indexing one-time purchases by customer. Every transaction is recorded here, so this is
-    /// where the dates are checked (rule transaction-dates-in-order, ``TransactionRecord/hasConsistentDates``).
+    /// Appends a transaction, indexing one-time purchases by customer; the customer's account fields (storefront,
+    /// price in it, `appTransactionId`, `appAccountToken`) and the modification order are set here, once. Every
+    /// transaction is recorded here, so this is where the dates are checked (rule transaction-dates-in-order,
+    /// ``TransactionRecord/hasConsistentDates``).
     mutating func appendTransaction(_ record: TransactionRecord) {
         assert(
             record.hasConsistentDates,
@@ -559,7 +571,8 @@ public struct SimulatedStore: Sendable {
         if record.productType != .autoRenewable {
             customerRecords[register(record.customer)].oneTimePurchases.append(transactions.count)
         }
-        transactions.append(record)
+        transactions.append(withAccountFields(record))
+        markModified(transactions.count - 1)
     }
 
     func requireProduct(_ id: String) throws(StoreError) -> Product {

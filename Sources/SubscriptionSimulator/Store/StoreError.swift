@@ -14,6 +14,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case family(FamilyRuleViolation)
     case noFamily(organizer: String?)
     case catalog(CatalogError)
+    case noPriceInStorefront(productId: String, storefront: String)
+    case storefrontFixed(customer: String, storefront: String)
+    case invalidAppAccountToken(String, String)
 
     public var description: String {
         switch self {
@@ -42,6 +45,16 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             if let organizer { return "\(organizer) does not lead a family (rule join-needs-a-family)" }
             return "there is no single family to join; name the organizer (rule join-needs-a-family)"
         case .catalog(let error): return "\(error)"
+        case .noPriceInStorefront(let id, let storefront):
+            let currency = Storefronts.currency(countryCode: storefront).map { " (\($0))" } ?? ""
+            return "'\(id)' has no price in storefront \(storefront)\(currency); give the product a price there "
+                + "(`prices: { \(storefront): ... }`) or the customer a storefront of the product's currency "
+                + "(rule price-in-storefront-currency)"
+        case .storefrontFixed(let customer, let storefront):
+            return "\(customer) already has transactions in storefront \(storefront); a customer's storefront is set "
+                + "before their first purchase (rule storefront-fixed-per-customer)"
+        case .invalidAppAccountToken(let token, let problem):
+            return "appAccountToken '\(token)': \(problem) (rule app-account-token-is-a-uuid)"
         }
     }
 }

@@ -18,6 +18,7 @@ public enum Payloads {
         o.set("quantity", Int64(1))
         o.set("type", WireValues.productType(t.productType))
         o.set("inAppOwnershipType", WireValues.ownership(t.ownership))
+        o.set("appAccountToken", t.appAccountToken)
         o.set("signedDate", signedDate)
         if let revocation = t.revocation {
             o.set("revocationDate", revocation.date)
@@ -31,11 +32,12 @@ public enum Payloads {
             o.set("offerPeriod", WireValues.offerPeriod(offer))
         }
         o.set("environment", app.environment.rawValue)
-        o.set("storefront", app.storefront.countryCode)
-        o.set("storefrontId", app.storefront.id)
+        o.set("storefront", t.storefront.countryCode)
+        o.set("storefrontId", t.storefront.id)
         o.set("transactionReason", WireValues.transactionReason(t.reason))
         o.set("price", t.price.milliunits)
         o.set("currency", t.currency)
+        o.set("appTransactionId", t.appTransactionId.isEmpty ? nil : t.appTransactionId)
         return o.value
     }
 
@@ -62,6 +64,8 @@ public enum Payloads {
         o.set("recentSubscriptionStartDate", r.recentSubscriptionStartDate)
         o.set("signedDate", signedDate)
         o.set("environment", app.environment.rawValue)
+        o.set("appAccountToken", r.appAccountToken)
+        o.set("appTransactionId", r.appTransactionId.isEmpty ? nil : r.appTransactionId)
         return o.value
     }
 }

@@ -1,0 +1,138 @@
+/// What the store knows of each customer's Apple Account beyond their purchases: the storefront and the app
+/// account token their app last supplied.
+struct CustomerAccounts: Hashable, Sendable {
+    /// Customers with a storefront of their own; the others are in the app's default storefront.
+    var storefronts: [String: Storefront] = [:]
+    /// The `appAccountToken` each customer's app supplied with their latest purchase that carried one.
+    var appAccountTokens: [String: String] = [:]
+}
+
+/// Account-level fields of transactions and renewal info: `storefront`/`storefrontId`, the price in that storefront,
+/// `appTransactionId` and `appAccountToken`.
+extension SimulatedStore {
+    /// Puts a customer in a storefront (default: `app.storefront`). A customer's storefront is fixed once they have
+    /// a transaction [assumed: changing the App Store country mid-run is not modelled].
+    public mutating func setStorefront(_ storefront: Storefront, for customer: String) throws(StoreError) {
+        let position = register(customer)
+        if storefront == self.storefront(of: customer) { return }
+        let record = customerRecords[position]
+        if !record.chains.isEmpty || !record.oneTimePurchases.isEmpty {
+            throw .storefrontFixed(customer: customer, storefront: self.storefront(of: customer).countryCode)
+        }
+        accounts.storefronts[customer] = storefront
+    }
+
+    /// The customer's storefront: their own, or the app's default.
+    public func storefront(of customer: String) -> Storefront {
+        accounts.storefronts[customer] ?? app.storefront
+    }
+
+    /// The customer's `appTransactionId`: one per Apple Account per app, so each family member has their own
+    /// (Notifications 2.15; `Engine/IdentifierSource.swift` gives the format).
+    public func appTransactionId(of customer: String) -> String? {
+        customerPositions[customer].map { ids.appTransactionId(forCustomerAt: $0) }
+    }
+
+    /// The `appAccountToken` the customer's transactions carry now, if their app supplied one.
+    public func appAccountToken(of customer: String) -> String? {
+        accounts.appAccountTokens[customer]
+    }
+
+    /// A purchase whose app supplies an `appAccountToken` (a lowercase UUID; rule app-account-token-is-a-uuid).
+    /// The token appears in the customer's transactions and renewal info from this purchase on, and never in a family
+    /// member's (reference §4.5). Apple refuses a token that is not a UUID (`InvalidAppAccountTokenUUIDError`,
+    /// 4000183).
+    public mutating func purchase(_ productId: String, by customer: String, appAccountToken: String?)
+        throws(StoreError)
+    {
+        guard let token = appAccountToken else { return try purchase(productId, by: customer) }
+        if let problem = AppAccountToken.problem(with: token) {
+            throw .invalidAppAccountToken(token, problem)
+        }
+        let product = try requireProduct(productId)
+        try requirePrice(of: product, for: customer)
+        let previous = accounts.appAccountTokens[customer]
+        accounts.appAccountTokens[customer] = token
+        do throws(StoreError) { try purchase(productId, by: customer) } catch {
+            accounts.appAccountTokens[customer] = previous
+            throw error
+        }
+    }
+
+    /// Rule price-in-storefront-currency (`Catalog/Prices.swift`): the product must have a price in the customer's
+    /// storefront, and the introductory offer the customer would get one too.
+    func requirePrice(of product: Product, for customer: String) throws(StoreError) {
+        let storefront = storefront(of: customer)
+        guard StorefrontPricing.price(of: product, in: storefront) != nil else {
+            throw .noPriceInStorefront(productId: product.id, storefront: storefront.countryCode)
+        }
+        if let group = product.group, let offer = product.introOffer,
+            !introOfferUsed.contains(Self.customerGroupKey(customer, group)),
+            StorefrontPricing.price(of: product, offer: offer, in: storefront) == nil
+        {
+            throw .noPriceInStorefront(productId: product.id, storefront: storefront.countryCode)
+        }
+    }
+
+    /// The record with its customer's account fields. A purchaser's transaction is priced in their storefront; a
+    /// family member's keeps the purchaser's price and currency and carries no `appAccountToken` (§4.5).
+    func withAccountFields(_ record: TransactionRecord) -> TransactionRecord {
+        var record = record
+        record.storefront = storefront(of: record.customer)
+        record.appTransactionId = appTransactionId(of: record.customer) ?? ""
+        switch record.ownership {
+        case .purchased:
+            record.appAccountToken = accounts.appAccountTokens[record.customer]
+            if let product = catalog[record.productId],
+                let priced = StorefrontPricing.price(of: product, offer: record.offer, in: record.storefront)
+            {
+                record.price = priced.price
+                record.currency = priced.currency
+            }
+        case .familyShared:
+            record.appAccountToken = nil
+        }
+        return record
+    }
+
+    /// Renewal info with the chain customer's account fields; the renewal price is the purchaser's, in the
+    /// purchaser's storefront (a member's share renews at the purchaser's price, A-15).
+    func accountFields(of chain: SubscriptionChain, product: Product, _ snapshot: RenewalSnapshot) -> RenewalSnapshot {
+        var snapshot = snapshot
+        snapshot.appTransactionId = appTransactionId(of: chain.customer) ?? ""
+        let purchaser = chain.sharedFrom.map { chains[$0.index].customer } ?? chain.customer
+        if chain.ownership == .purchased { snapshot.appAccountToken = accounts.appAccountTokens[chain.customer] }
+        let storefront = storefront(of: purchaser)
+        if let priced = StorefrontPricing.price(of: product, offer: snapshot.upcomingOffer, in: storefront) {
+            if snapshot.renewalPrice != nil { snapshot.renewalPrice = priced.price }
+            snapshot.currency = priced.currency
+        }
+        return snapshot
+    }
+
+    /// Puts a transaction last in the modification order (its creation or a change: refund, revocation).
+    mutating func markModified(_ index: Int) {
+        transactionModifications += 1
+        transactions[index].lastModified = now
+        transactions[index].modificationSequence = transactionModifications
+    }
+}
+
+/// Rule app-account-token-is-a-uuid: `appAccountToken` is a UUID (Apple's `appAccountToken` documentation;
+/// `InvalidAppAccountTokenUUIDError` 4000183), written as Apple's payloads write it: lowercase
+/// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
+public enum AppAccountToken {
+    /// Why `text` is not a lowercase UUID, or `nil` when it is one.
+    public static func problem(with text: String) -> String? {
+        let groups = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard groups.map(\.count) == [8, 4, 4, 4, 12],
+            groups.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isHexDigit } })
+        else {
+            return "expected a UUID such as 7e3fb20b-4cdb-47cc-936d-99d65f608138 (8-4-4-4-12 hexadecimal digits)"
+        }
+        if text != text.lowercased() {
+            return "expected lowercase hexadecimal digits, as Apple sends them: \(text.lowercased())"
+        }
+        return nil
+    }
+}

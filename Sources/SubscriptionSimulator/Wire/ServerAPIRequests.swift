@@ -1,0 +1,267 @@
+/// App Store Server API request parameters as typed queries, and Apple's error responses. A server maps a request's
+/// query string to these (`parse`), and reports a parameter Apple would refuse with Apple's `errorCode` and
+/// `errorMessage` (reference §3.3; library `APIError`; Apple's error object pages, e.g. `InvalidRequestRevisionError`).
+
+/// An App Store Server API error: the HTTP status and the JSON body `{"errorCode": ..., "errorMessage": ...}`.
+public struct ServerAPIError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var httpStatus: Int
+    public var errorCode: Int64
+    public var errorMessage: String
+
+    public init(httpStatus: Int, errorCode: Int64, errorMessage: String) {
+        self.httpStatus = httpStatus
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
+    }
+
+    /// The response body, as Apple sends it.
+    public var body: JSONValue {
+        .object(["errorCode": .integer(errorCode), "errorMessage": .string(errorMessage)])
+    }
+
+    public var description: String { "\(httpStatus) \(errorCode): \(errorMessage)" }
+
+    // Codes are Apple's (library `APIError`). Messages quoted from Apple's error pages or library test resources
+    // where they are published (4000005, 4000006, 4000012, 4000021, 4040010); the others follow Apple's
+    // "Invalid request. The … parameter is invalid." wording [assumed].
+
+    /// `InvalidRequestRevisionError`.
+    public static let invalidRequestRevision = bad(4_000_005, "Invalid request revision.")
+    /// `InvalidTransactionIdError`.
+    public static let invalidTransactionId = bad(4_000_006, "Invalid transaction id.")
+    /// `StartDateAfterEndDateError`.
+    public static let startDateAfterEndDate = bad(
+        4_000_013, "Invalid request. The end date precedes the start date or the dates are the same.")
+    /// `InvalidStartDateError`.
+    public static let invalidStartDate = bad(4_000_015, "Invalid request. The start date is invalid.")
+    /// `InvalidEndDateError`.
+    public static let invalidEndDate = bad(4_000_016, "Invalid request. The end date is invalid.")
+    /// `InvalidSortError`.
+    public static let invalidSort = bad(4_000_021, "Invalid request. The sort parameter is invalid.")
+    /// `InvalidProductTypeError`.
+    public static let invalidProductType = bad(4_000_022, "Invalid request. The product type parameter is invalid.")
+    /// `InvalidProductIdError`.
+    public static let invalidProductId = bad(4_000_023, "Invalid request. The product id parameter is invalid.")
+    /// `InvalidSubscriptionGroupIdentifierError`.
+    public static let invalidSubscriptionGroupIdentifier = bad(
+        4_000_024, "Invalid request. The subscription group identifier parameter is invalid.")
+    /// `InvalidInAppOwnershipTypeError`.
+    public static let invalidInAppOwnershipType = bad(
+        4_000_026, "Invalid request. The in-app ownership type parameter is invalid.")
+    /// `InvalidRevokedError`.
+    public static let invalidRevoked = bad(4_000_030, "Invalid request. The revoked parameter is invalid.")
+    /// `InvalidStatusError`.
+    public static let invalidStatus = bad(4_000_031, "Invalid request. The status parameter is invalid.")
+    /// `TransactionIdNotFoundError` (HTTP 404).
+    public static let transactionIdNotFound = ServerAPIError(
+        httpStatus: 404, errorCode: 4_040_010, errorMessage: "Transaction id not found.")
+
+    static func bad(_ code: Int64, _ message: String) -> ServerAPIError {
+        ServerAPIError(httpStatus: 400, errorCode: code, errorMessage: message)
+    }
+}
+
+/// The `sort` parameter of Get Transaction History (library `Order`): by last modification, `ASCENDING` default.
+public enum HistoryOrder: String, Hashable, Sendable, CaseIterable {
+    case ascending = "ASCENDING"
+    case descending = "DESCENDING"
+}
+
+/// The `productType` parameter of Get Transaction History (library `TransactionHistoryRequest.ProductType`).
+public enum HistoryProductType: String, Hashable, Sendable, CaseIterable {
+    case autoRenewable = "AUTO_RENEWABLE"
+    case nonRenewable = "NON_RENEWABLE"
+    case consumable = "CONSUMABLE"
+    case nonConsumable = "NON_CONSUMABLE"
+
+    /// The product type it selects.
+    public var productType: ProductType {
+        switch self {
+        case .autoRenewable: return .autoRenewable
+        case .nonRenewable: return .nonRenewing
+        case .consumable: return .consumable
+        case .nonConsumable: return .nonConsumable
+        }
+    }
+}
+
+/// Get Transaction History (v2) query parameters (Apple's `TransactionHistoryRequest` plus `revision`).
+/// Repeated parameters (`productId`, `productType`, `subscriptionGroupIdentifier`) match any of their values; an
+/// empty list does not filter.
+public struct TransactionHistoryQuery: Hashable, Sendable {
+    /// The `revision` of the previous response; `nil` for the first call.
+    public var revision: String?
+    /// Only transactions with `purchaseDate` at or after it.
+    public var startDate: Instant?
+    /// Only transactions with `purchaseDate` before it.
+    public var endDate: Instant?
+    public var productIds: [String]
+    public var productTypes: [HistoryProductType]
+    public var sort: HistoryOrder
+    public var subscriptionGroupIdentifiers: [String]
+    public var inAppOwnershipType: Ownership?
+    /// `true`: only refunded or revoked transactions; `false`: only the others.
+    public var revoked: Bool?
+
+    public init(
+        revision: String? = nil, startDate: Instant? = nil, endDate: Instant? = nil, productIds: [String] = [],
+        productTypes: [HistoryProductType] = [], sort: HistoryOrder = .ascending,
+        subscriptionGroupIdentifiers: [String] = [], inAppOwnershipType: Ownership? = nil, revoked: Bool? = nil
+    ) {
+        self.revision = revision
+        self.startDate = startDate
+        self.endDate = endDate
+        self.productIds = productIds
+        self.productTypes = productTypes
+        self.sort = sort
+        self.subscriptionGroupIdentifiers = subscriptionGroupIdentifiers
+        self.inAppOwnershipType = inAppOwnershipType
+        self.revoked = revoked
+    }
+
+    /// The query from a request's query parameters (name, value; repeated names allowed, in order). Parameters Apple
+    /// does not define are ignored [assumed].
+    public static func parse(_ parameters: [(name: String, value: String)]) throws(ServerAPIError)
+        -> TransactionHistoryQuery
+    {
+        var query = TransactionHistoryQuery()
+        for (name, value) in parameters {
+            switch name {
+            case "revision":
+                guard HistoryRevision(text: value) != nil else { throw .invalidRequestRevision }
+                query.revision = value
+            case "startDate":
+                guard let ms = milliseconds(value) else { throw .invalidStartDate }
+                query.startDate = Instant(millisecondsSince1970: ms)
+            case "endDate":
+                guard let ms = milliseconds(value) else { throw .invalidEndDate }
+                query.endDate = Instant(millisecondsSince1970: ms)
+            case "productId":
+                guard !value.isEmpty else { throw .invalidProductId }
+                query.productIds.append(value)
+            case "productType":
+                guard let type = HistoryProductType(rawValue: value) else { throw .invalidProductType }
+                query.productTypes.append(type)
+            case "sort":
+                guard let order = HistoryOrder(rawValue: value) else { throw .invalidSort }
+                query.sort = order
+            case "subscriptionGroupIdentifier":
+                guard !value.isEmpty, value.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                    throw .invalidSubscriptionGroupIdentifier
+                }
+                query.subscriptionGroupIdentifiers.append(value)
+            case "inAppOwnershipType":
+                switch value {
+                case "PURCHASED": query.inAppOwnershipType = .purchased
+                case "FAMILY_SHARED": query.inAppOwnershipType = .familyShared
+                default: throw .invalidInAppOwnershipType
+                }
+            case "revoked":
+                switch value {
+                case "true": query.revoked = true
+                case "false": query.revoked = false
+                default: throw .invalidRevoked
+                }
+            default:
+                continue
+            }
+        }
+        try query.validate()
+        return query
+    }
+
+    /// Checks what a typed query can still get wrong: the date range and the revision's form and direction.
+    public func validate() throws(ServerAPIError) {
+        if let startDate, let endDate, endDate <= startDate { throw .startDateAfterEndDate }
+        if let revision {
+            guard let parsed = HistoryRevision(text: revision), parsed.order == sort else {
+                throw .invalidRequestRevision
+            }
+        }
+    }
+
+    static func milliseconds(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.count <= 15, text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int64(text)
+    }
+}
+
+/// Get All Subscription Statuses query: the repeatable `status` parameter (1–5).
+public struct SubscriptionStatusQuery: Hashable, Sendable {
+    /// Statuses to include; empty includes every subscription.
+    public var statuses: [SubscriptionPhase]
+
+    public init(statuses: [SubscriptionPhase] = []) {
+        self.statuses = statuses
+    }
+
+    public static func parse(_ parameters: [(name: String, value: String)]) throws(ServerAPIError)
+        -> SubscriptionStatusQuery
+    {
+        var query = SubscriptionStatusQuery()
+        for (name, value) in parameters where name == "status" {
+            guard let code = Int(value), let phase = SubscriptionPhase.allCases.first(where: { $0.statusCode == code })
+            else { throw .invalidStatus }
+            query.statuses.append(phase)
+        }
+        return query
+    }
+}
+
+/// Get Refund History (v2) query: the `revision` of the previous response.
+public struct RefundHistoryQuery: Hashable, Sendable {
+    public var revision: String?
+
+    public init(revision: String? = nil) {
+        self.revision = revision
+    }
+
+    public static func parse(_ parameters: [(name: String, value: String)]) throws(ServerAPIError)
+        -> RefundHistoryQuery
+    {
+        var query = RefundHistoryQuery()
+        for (name, value) in parameters where name == "revision" {
+            guard HistoryRevision(text: value).map({ $0.order == .ascending }) == true else {
+                throw .invalidRequestRevision
+            }
+            query.revision = value
+        }
+        return query
+    }
+}
+
+/// Rule history-revision-is-a-modification-token: the `revision` a history response returns marks the last
+/// transaction the caller has seen in the store's modification order (the instant of its last change, then the
+/// order of changes), not an offset. Called again with it, the same query returns every matching transaction
+/// changed after that one, so a transaction refunded or revoked after a sync comes back. Apple: "a token you provide
+/// to get the next set of up to 20 transactions", history "sorted by modification date" (library
+/// `get_transaction_history`, reference §3.3). The text is `A` (ascending) or `D` (descending), the instant in
+/// milliseconds, `.`, and the change's sequence number, e.g. `A1767603600000.3` [assumed: Apple's tokens are
+/// opaque]. A `D` token continues a descending listing towards older changes.
+public struct HistoryRevision: Hashable, Sendable, Comparable {
+    public var order: HistoryOrder
+    public var instant: Int64
+    public var sequence: Int
+
+    public init(order: HistoryOrder, instant: Int64, sequence: Int) {
+        self.order = order
+        self.instant = instant
+        self.sequence = sequence
+    }
+
+    public init?(text: String) {
+        guard let first = text.first, first == "A" || first == "D" else { return nil }
+        let parts = text.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2,
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 19 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let instant = Int64(parts[0]), let sequence = Int(parts[1]), instant >= 0, sequence >= 0
+        else { return nil }
+        self.init(order: first == "A" ? .ascending : .descending, instant: instant, sequence: sequence)
+    }
+
+    public var text: String { "\(order == .ascending ? "A" : "D")\(instant).\(sequence)" }
+
+    public static func < (lhs: HistoryRevision, rhs: HistoryRevision) -> Bool {
+        (lhs.instant, lhs.sequence) < (rhs.instant, rhs.sequence)
+    }
+}

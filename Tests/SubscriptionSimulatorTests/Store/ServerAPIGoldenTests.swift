@@ -1,0 +1,59 @@
+import Testing
+
+@testable import SubscriptionSimulator
+
+/// The read views' raw JSON, as a server would send it, kept as goldens in Golden/ServerAPI/ named
+/// `<case>.<Apple's model>.json`. CI parses each with Apple's library models (Tests/Conformance/decode_server_api.py).
+@Suite struct ServerAPIGoldenTests {
+    /// A French family (alice purchases with an account token, bob shares), a refund of a one-time purchase, and a
+    /// sync before and after a subscription refund.
+    static func responses() throws -> [(name: String, body: JSONValue)] {
+        let family = Product(
+            id: "com.example.family.monthly", type: .autoRenewable, group: "family", period: .oneMonth,
+            price: Price(decimal: "14.99")!, familyShareable: true, prices: ["FRA": Price(decimal: "14.49")!])
+        var store = SimulatedStore(
+            app: AppConfiguration(bundleId: "com.example.app", appAppleId: 1_234_567_890),
+            catalog: try Catalog(products: [family, lifetime]), start: testStart, seed: 11)
+        try store.setStorefront(Storefronts.storefront(countryCode: "FRA")!, for: "alice")
+        try store.setStorefront(Storefronts.storefront(countryCode: "FRA")!, for: "bob")
+        try store.createFamily(organizer: "alice", members: ["bob"])
+        try store.purchase(family.id, by: "alice", appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138")
+        try store.purchase(lifetime.id, by: "carol")
+        try store.advance(by: .months(1))
+        let synced = try store.transactionHistory(for: "alice", query: TransactionHistoryQuery())
+        try store.advance(by: .days(3))
+        try store.refund(family.id, of: "alice")
+        try store.refund(lifetime.id, of: "carol")
+        let revision = synced.value(at: "revision")?.stringValue
+        return [
+            ("history-first-sync.HistoryResponse", synced),
+            (
+                "history-after-refund.HistoryResponse",
+                try store.transactionHistory(for: "alice", query: TransactionHistoryQuery(revision: revision))
+            ),
+            (
+                "history-member-descending.HistoryResponse",
+                try store.transactionHistory(for: "bob", query: TransactionHistoryQuery(sort: .descending))
+            ),
+            ("statuses-alice.StatusResponse", store.allSubscriptionStatuses(for: "alice")),
+            (
+                "statuses-bob-revoked.StatusResponse",
+                store.allSubscriptionStatuses(for: "bob", query: SubscriptionStatusQuery(statuses: [.revoked]))
+            ),
+            (
+                "transaction-info.TransactionInfoResponse",
+                try store.transactionInfo(transactionId: store.transactions(for: "carol")[0].transactionId)
+            ),
+            ("refunds-carol.RefundHistoryResponse", try store.refundHistory(for: "carol")),
+            ("error-invalid-revision.ErrorPayload", ServerAPIError.invalidRequestRevision.body),
+        ]
+    }
+
+    @Test func readViewsMatchTheirGoldens() throws {
+        for (name, body) in try Self.responses() {
+            if let problem = checkGolden(CanonicalJSON.pretty(body) + "\n", "ServerAPI/\(name).json") {
+                Issue.record("\(problem)")
+            }
+        }
+    }
+}

@@ -1,0 +1,219 @@
+import Testing
+
+@testable import SubscriptionSimulator
+
+/// The App Store Server API read views: typed queries, Apple's shapes and error codes, and the history revision.
+@Suite struct ServerAPIReadTests {
+    func items(_ value: JSONValue?) -> [JSONValue] {
+        if case .array(let items) = value { return items }
+        return []
+    }
+
+    /// The decoded `signedTransactions` of a history or refund history page.
+    func signed(_ response: JSONValue) throws -> [JSONValue] {
+        try items(response.value(at: "signedTransactions")).map { try JWS.decodePayload($0.stringValue ?? "") }
+    }
+
+    func ids(_ response: JSONValue) throws -> [String] {
+        try signed(response).compactMap { $0.value(at: "transactionId")?.stringValue }
+    }
+
+    func revision(_ response: JSONValue) -> String { response.value(at: "revision")?.stringValue ?? "" }
+
+    @Test func historyRevisionIsAModificationToken() throws {
+        var store = makeStore()
+        try store.purchase(monthly.id, by: "alice")
+        try store.advance(by: .months(1))
+        let first = try store.transactionHistory(for: "alice", query: TransactionHistoryQuery())
+        #expect(try ids(first).count == 2)
+        #expect(first.value(at: "hasMore") == .bool(false))
+        // Nothing changed: the stored revision gives an empty page and the same revision.
+        let unchanged = try store.transactionHistory(
+            for: "alice", query: TransactionHistoryQuery(revision: revision(first)))
+        #expect(try ids(unchanged).isEmpty)
+        #expect(revision(unchanged) == revision(first))
+        // Refund the current period: the refunded transaction, already seen, comes back with its revocation.
+        try store.advance(by: .days(5))
+        try store.refund(monthly.id, of: "alice")
+        let later = try store.transactionHistory(
+            for: "alice", query: TransactionHistoryQuery(revision: revision(first)))
+        let changed = try signed(later)
+        #expect(changed.count == 1)
+        #expect(changed.first?.value(at: "transactionId")?.stringValue == (try ids(first)).last)
+        #expect(changed.first?.value(at: "revocationDate")?.integerValue == store.now.millisecondsSince1970)
+    }
+
+    @Test func historyRevisionSeesAChangeAtTheInstantOfTheSync() throws {
+        var store = makeStore()
+        try store.purchase(monthly.id, by: "alice")
+        let first = try store.transactionHistory(for: "alice", query: TransactionHistoryQuery())
+        try store.refund(monthly.id, of: "alice")  // same virtual instant as the sync
+        let later = try store.transactionHistory(
+            for: "alice", query: TransactionHistoryQuery(revision: revision(first)))
+        #expect(try signed(later).first?.value(at: "revocationType")?.stringValue == "REFUND_FULL")
+    }
+
+    @Test func historyPagesHoldTwentyTransactions() throws {
+        var store = makeStore()
+        for _ in 0..<25 {
+            try store.purchase(coins.id, by: "alice")
+            try store.advance(by: .hours(1))
+        }
+        let first = try store.transactionHistory(for: "alice", query: TransactionHistoryQuery())
+        #expect(try ids(first).count == 20)
+        #expect(first.value(at: "hasMore") == .bool(true))
+        let second = try store.transactionHistory(
+            for: "alice", query: TransactionHistoryQuery(revision: revision(first)))
+        #expect(try ids(second).count == 5)
+        #expect(second.value(at: "hasMore") == .bool(false))
+        #expect(Set(try ids(first)).isDisjoint(with: try ids(second)))
+        // Descending: newest first, and its revision continues towards older transactions.
+        let newest = try store.transactionHistory(for: "alice", query: TransactionHistoryQuery(sort: .descending))
+        #expect(try ids(newest) == (try ids(first) + ids(second)).reversed().prefix(20).map { $0 })
+        let older = try store.transactionHistory(
+            for: "alice", query: TransactionHistoryQuery(revision: revision(newest), sort: .descending))
+        #expect(try ids(older) == (try ids(first)).prefix(5).reversed().map { $0 })
+    }
+
+    @Test func historyResponseHasApplesFields() throws {
+        var store = makeStore()
+        try store.purchase(monthly.id, by: "alice")
+        guard case .object(let members) = try store.transactionHistory(for: "alice", query: .init()) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(
+            members.keys.sorted() == [
+                "appAppleId", "bundleId", "environment", "hasMore", "revision", "signedTransactions",
+            ])
+        #expect(members["appAppleId"] == .integer(1_234_567_890))
+    }
+
+    @Test func historyFiltersAreApples() throws {
+        var store = makeStore()
+        try store.purchase(monthly.id, by: "alice")
+        try store.advance(by: .days(1))
+        try store.purchase(lifetime.id, by: "alice")
+        try store.purchase(coins.id, by: "alice")
+        try store.advance(by: .days(1))
+        try store.refund(coins.id, of: "alice")
+        func products(_ query: TransactionHistoryQuery) throws -> [String] {
+            try signed(try store.transactionHistory(for: "alice", query: query)).compactMap {
+                $0.value(at: "productId")?.stringValue
+            }
+        }
+        #expect(try products(.init(productIds: [lifetime.id])) == [lifetime.id])
+        #expect(try products(.init(productTypes: [.consumable, .nonConsumable])).sorted() == [coins.id, lifetime.id])
+        #expect(
+            try products(.init(subscriptionGroupIdentifiers: [store.catalog.subscriptionGroupIdentifier(for: "pro")]))
+                == [monthly.id])
+        #expect(try products(.init(revoked: true)) == [coins.id])
+        #expect(try products(.init(revoked: false)).sorted() == [lifetime.id, monthly.id])
+        #expect(try products(.init(startDate: at("1d"))).sorted() == [coins.id, lifetime.id])
+        #expect(try products(.init(endDate: at("1d"))) == [monthly.id])
+        #expect(try products(.init(inAppOwnershipType: .familyShared)).isEmpty)
+    }
+
+    @Test(arguments: [
+        ("sort", "UP", Int64(4_000_021)), ("productType", "SUBSCRIPTION", 4_000_022), ("productId", "", 4_000_023),
+        ("subscriptionGroupIdentifier", "pro", 4_000_024), ("inAppOwnershipType", "SHARED", 4_000_026),
+        ("revoked", "yes", 4_000_030), ("startDate", "yesterday", 4_000_015), ("endDate", "-1", 4_000_016),
+        ("revision", "20", 4_000_005),
+    ])
+    func historyParametersAreValidatedWithApplesErrorCodes(name: String, value: String, code: Int64) {
+        #expect(throws: ServerAPIError.self) { try TransactionHistoryQuery.parse([(name, value)]) }
+        do {
+            _ = try TransactionHistoryQuery.parse([(name, value)])
+        } catch {
+            #expect(error.errorCode == code)
+            #expect(error.httpStatus == 400)
+            #expect(error.body.value(at: "errorCode") == .integer(code))
+        }
+    }
+
+    @Test func historyQueryParsesEveryApplesParameter() throws {
+        let query = try TransactionHistoryQuery.parse([
+            ("startDate", "1000"), ("endDate", "2000"), ("productId", "a"), ("productId", "b"),
+            ("productType", "AUTO_RENEWABLE"), ("sort", "DESCENDING"), ("subscriptionGroupIdentifier", "21000001"),
+            ("inAppOwnershipType", "FAMILY_SHARED"), ("revoked", "false"), ("revision", "D5.1"),
+        ])
+        #expect(
+            query
+                == TransactionHistoryQuery(
+                    revision: "D5.1", startDate: Instant(millisecondsSince1970: 1000),
+                    endDate: Instant(millisecondsSince1970: 2000), productIds: ["a", "b"],
+                    productTypes: [.autoRenewable], sort: .descending, subscriptionGroupIdentifiers: ["21000001"],
+                    inAppOwnershipType: .familyShared, revoked: false))
+        #expect(throws: ServerAPIError.startDateAfterEndDate) {
+            try TransactionHistoryQuery.parse([("startDate", "2000"), ("endDate", "2000")])
+        }
+        // A revision continues the query it came from: an ascending token with DESCENDING is refused.
+        #expect(throws: ServerAPIError.invalidRequestRevision) {
+            try TransactionHistoryQuery.parse([("revision", "A5.1"), ("sort", "DESCENDING")])
+        }
+    }
+
+    @Test func statusFilterKeepsOnlyTheListedStatuses() throws {
+        var store = makeStore()
+        try store.purchase(monthly.id, by: "alice")
+        try store.purchase(weekly.id, by: "alice")
+        try store.refund(weekly.id, of: "alice")
+        let revoked = store.allSubscriptionStatuses(for: "alice", query: SubscriptionStatusQuery(statuses: [.revoked]))
+        let groups = items(revoked.value(at: "data"))
+        #expect(groups.count == 1)
+        #expect(items(groups.first?.value(at: "lastTransactions")).map { $0.value(at: "status") } == [.integer(5)])
+        #expect(items(store.allSubscriptionStatuses(for: "alice").value(at: "data")).count == 2)
+        #expect(
+            try SubscriptionStatusQuery.parse([("status", "1"), ("status", "4")]).statuses == [.active, .gracePeriod])
+        #expect(throws: ServerAPIError.invalidStatus) { try SubscriptionStatusQuery.parse([("status", "6")]) }
+    }
+
+    @Test func transactionInfoReturnsTheTransactionInItsLatestState() throws {
+        var store = makeStore()
+        try store.purchase(lifetime.id, by: "alice")
+        let id = store.transactions[0].transactionId
+        try store.refund(lifetime.id, of: "alice")
+        let response = try store.transactionInfo(transactionId: id)
+        guard case .object(let members) = response else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.keys.sorted() == ["signedTransactionInfo"])
+        let payload = try JWS.decodePayload(members["signedTransactionInfo"]?.stringValue ?? "")
+        #expect(payload.value(at: "transactionId")?.stringValue == id)
+        #expect(payload.value(at: "revocationReason") == .integer(0))
+        #expect(throws: ServerAPIError.transactionIdNotFound) { try store.transactionInfo(transactionId: "1") }
+        #expect(throws: ServerAPIError.invalidTransactionId) { try store.transactionInfo(transactionId: "abc") }
+    }
+
+    @Test func refundHistoryListsRefundsByRevocationDateWithARevision() throws {
+        var store = makeStore()
+        try store.purchase(lifetime.id, by: "alice")
+        try store.purchase(coins.id, by: "alice")
+        try store.advance(by: .days(2))
+        try store.refund(coins.id, of: "alice")
+        try store.advance(by: .days(2))
+        try store.refund(lifetime.id, of: "alice")
+        let first = try store.refundHistory(for: "alice")
+        guard case .object(let members) = first else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.keys.sorted() == ["hasMore", "revision", "signedTransactions"])
+        #expect(try signed(first).compactMap { $0.value(at: "productId")?.stringValue } == [coins.id, lifetime.id])
+        try store.purchase(coins.id, by: "alice")
+        try store.refund(coins.id, of: "alice")
+        let next = try store.refundHistory(for: "alice", query: RefundHistoryQuery(revision: revision(first)))
+        #expect(try signed(next).count == 1)
+        #expect(throws: ServerAPIError.invalidRequestRevision) { try RefundHistoryQuery.parse([("revision", "x")]) }
+    }
+
+    @Test func anyIdOfTheCustomerFindsTheCustomer() throws {
+        var store = makeStore()
+        try store.purchase(monthly.id, by: "alice")
+        try store.purchase(monthly.id, by: "bob")
+        #expect(try store.customer(forTransactionId: store.transactions[1].transactionId) == "bob")
+        #expect(try store.customer(forTransactionId: store.appTransactionId(of: "alice")!) == "alice")
+        #expect(throws: ServerAPIError.transactionIdNotFound) { try store.customer(forTransactionId: "42") }
+    }
+}

@@ -26,6 +26,8 @@ public struct RunOptions: Equatable, Sendable {
     /// Raw text; the scenario decoder reads it with the scenario time syntax.
     public var until: String?
     public var seed: UInt64?
+    /// `--deliver URL` and its options (DeliveryOptions.swift).
+    public var delivery: DeliveryOptions?
 
     public init(
         file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil,
@@ -49,7 +51,7 @@ public struct UsageError: Error, Equatable, Sendable {
 /// `--option=value`, `--` to end options, `--help`/`-h` anywhere, and "did you mean" for near misses.
 public enum ArgumentParser {
     public static let commands = ["run", "validate", "catalog", "help"]
-    static let runOptions = ["--format", "--out", "--until", "--seed"]
+    static let runOptions = ["--format", "--out", "--until", "--seed"] + DeliveryOptions.names
 
     public static func parse(_ arguments: [String]) throws(UsageError) -> SimctlInvocation {
         guard let first = arguments.first else { return .help(topic: nil) }
@@ -92,6 +94,7 @@ public enum ArgumentParser {
         var out: String?
         var until: String?
         var seed: UInt64?
+        var delivery = DeliveryOptions.Builder()
         var index = 0
         var optionsEnded = false
         func setFile(_ value: String) throws(UsageError) {
@@ -149,6 +152,8 @@ public enum ArgumentParser {
             case "--until":
                 try once(until)
                 until = text
+            case _ where DeliveryOptions.names.contains(name):
+                try delivery.set(name, text)
             default:
                 try once(seed)
                 guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
@@ -160,7 +165,9 @@ public enum ArgumentParser {
             }
         }
         guard let file else { throw UsageError(message: "'run' needs a scenario file", topic: "run") }
-        return RunOptions(file: file, format: format ?? .timeline, outDirectory: out, until: until, seed: seed)
+        var options = RunOptions(file: file, format: format ?? .timeline, outDirectory: out, until: until, seed: seed)
+        options.delivery = try delivery.build()
+        return options
     }
 
     static func singleFile(_ arguments: [String], command: String) throws(UsageError) -> String {

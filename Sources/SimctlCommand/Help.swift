@@ -18,6 +18,7 @@ public enum HelpText {
         EXIT CODES:
           0   success, and every expectation in the scenario holds
           1   an expectation failed (each failure is printed with what was expected and what happened)
+          2   --deliver: a notification is undelivered after its last attempt
           64  bad usage
           65  invalid scenario or .storekit file
           66  the input file cannot be read
@@ -48,6 +49,7 @@ public enum HelpText {
 
         The same file and seed always give byte-identical output.
         Expectation failures go to standard error; the exit code is then 1.
+        \(DeliveryOptions.help)
         """
 
     public static let validate = """

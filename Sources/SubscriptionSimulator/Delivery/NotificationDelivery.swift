@@ -173,7 +173,8 @@ public struct NotificationDelivery: Sendable {
     var plans: [DeliveryChaos.Plan]
     var attempts: [[SendAttempt]]
     var delivered: [Bool]
-    var log: [DeliveryLogEntry] = []
+    /// Every attempt recorded so far, in order.
+    public internal(set) var log: [DeliveryLogEntry] = []
     var finishedAt: Instant?
     var inFlight = 0
     /// The shortest wait before an attempt can schedule another: requests handed out together all fall before it,

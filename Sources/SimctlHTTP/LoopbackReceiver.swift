@@ -16,6 +16,8 @@ public enum ReceiverReply: Hashable, Sendable {
     case close
     /// Never answers; the connection is held until the receiver stops.
     case hold
+    /// Writes these bytes as they are, then closes the connection (for tests of broken answers).
+    case raw(String)
 }
 
 /// A minimal HTTP/1.1 receiver for tests and benchmarks: binds 127.0.0.1 on a free port, one thread per
@@ -160,6 +162,9 @@ public final class LoopbackReceiver: @unchecked Sendable {
             }
             switch handler(message) {
             case .close: return
+            case .raw(let text):
+                _ = connection.send(Array(text.utf8), deadline: Deadline(millisecondsFromNow: 5000))
+                return
             case .hold:
                 while !isStopped {
                     if case .failure(let failure) = connection.receive(into: &buffer, deadline: Deadline(millisecondsFromNow: 100)), failure != .timedOut { return }

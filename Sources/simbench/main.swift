@@ -2,6 +2,7 @@
 // The only place in the project that reads a clock (a monotonic one, to time runs); nothing here is asserted, the
 // figures are printed. Machines are noisy: compare medians and ratios, not single runs.
 import Foundation  // exit
+import SimctlHTTP
 import SubscriptionSimulator
 
 struct Measurement {
@@ -47,7 +48,7 @@ let eventTarget = 10e6
 let lifecycleTarget = 20e3
 let sections = CommandLine.arguments.dropFirst()
 func wanted(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
-let knownSections = ["queue", "lifecycle", "scale", "encode", "callgrind", "callgrind-baseline"]
+let knownSections = ["queue", "lifecycle", "scale", "encode", "delivery", "callgrind", "callgrind-baseline"]
 if let unknown = sections.first(where: { !knownSections.contains($0) }) {
     print("simbench: unknown section '\(unknown)'; sections: \(knownSections.joined(separator: ", "))")
     exit(64)
@@ -249,9 +250,39 @@ if sections.contains("callgrind-baseline") {
     print("1 lifecycle, untimed: \(oneYear.run(count: 1)) notifications")
 }
 
+// MARK: - Delivery
+
+/// Notifications of `lifecycles` one-year lifecycles, as delivery items (real POST bodies, about 3 KB each).
+func deliveryItems(lifecycles: Int) -> [DeliveryItem] {
+    (0..<lifecycles).flatMap { DeliveryItem.items(of: oneYear.run(seed: UInt64($0))) }
+}
+
+var deliveryVerdict: String?
+if wanted("delivery") {
+    // The receiver runs in this process on its own threads (one per connection), so it shares the machine's cores.
+    let items = deliveryItems(lifecycles: 800)
+    let receiver = try! LoopbackReceiver { _ in .respond(status: 200, body: "") }
+    let endpoint = try! HTTPEndpoint(url: receiver.url(path: "/asn"))
+    print(
+        "delivery over HTTP/1.1 keep-alive to a loopback receiver answering 200 at once: \(items.count) notifications "
+            + "of \(items[0].body.utf8.count) bytes or so, production schedule")
+    for connections in [1, 2, 4] {
+        let m = measure("\(connections) connection\(connections == 1 ? "" : "s")", unit: "notifications", runs: 5) {
+            let http = HTTPDelivery(endpoint: endpoint, timeoutMilliseconds: 5000, connections: connections)
+            defer { http.close() }
+            let report = http.deliver(items, schedule: .production, seed: 1)
+            precondition(report.allDelivered, "the loopback receiver answers 200")
+            return report.delivered.count
+        }
+        if connections == 1 { deliveryVerdict = "delivery >= 5,000 notifications/s on one connection: \(m.median >= 5_000 ? "met" : "NOT met")" }
+    }
+    receiver.stop()
+}
+
 // MARK: - Targets
 
-let verdicts = queueVerdicts.map { "queue >= 10 M events/s, \($0)" } + [lifecycleVerdict].compactMap { $0 }
+let verdicts =
+    queueVerdicts.map { "queue >= 10 M events/s, \($0)" } + [lifecycleVerdict, deliveryVerdict].compactMap { $0 }
 if !verdicts.isEmpty {
     print("targets (issue 2, on the 2-core CI machine):")
     for verdict in verdicts { print("  \(verdict)") }

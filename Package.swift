@@ -25,7 +25,8 @@ let package = Package(
         .testTarget(name: "SubscriptionSimulatorTests", dependencies: ["SubscriptionSimulator"], exclude: ["Golden"]),
         // Depends on the executable too, so `swift test` builds the binary its end-to-end tests run.
         // HTTP parser and client, and delivery end to end (the binary against a receiver on loopback).
-        .testTarget(name: "SimctlHTTPTests", dependencies: ["SimctlHTTP", "SimctlCommand", "SubscriptionSimulator", "simctl"]),
+        .testTarget(
+            name: "SimctlHTTPTests", dependencies: ["SimctlHTTP", "SimctlCommand", "SubscriptionSimulator", "simctl"]),
         .testTarget(name: "SimctlTests", dependencies: ["SimctlCommand", "SubscriptionSimulator", "simctl"]),
     ],
     swiftLanguageModes: [.v6]

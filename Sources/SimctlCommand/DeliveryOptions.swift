@@ -66,12 +66,17 @@ public struct DeliveryOptions: Equatable, Sendable {
             if options.logFile?.isEmpty == true {
                 throw UsageError(message: "option '--delivery-log' needs a file path", topic: "run")
             }
-            if let text = values["--chaos-duplicate"] { options.chaos.duplicateRate = try Self.rate(text, "--chaos-duplicate") }
-            if let text = values["--chaos-fail-rate"] { options.chaos.failRate = try Self.rate(text, "--chaos-fail-rate") }
+            if let text = values["--chaos-duplicate"] {
+                options.chaos.duplicateRate = try Self.rate(text, "--chaos-duplicate")
+            }
+            if let text = values["--chaos-fail-rate"] {
+                options.chaos.failRate = try Self.rate(text, "--chaos-fail-rate")
+            }
             if let text = values["--chaos-reorder-window"] {
                 guard let ms = Self.milliseconds(text) else {
                     throw UsageError(
-                        message: "option '--chaos-reorder-window' needs a duration such as 30m, 1h or 2d, found '\(text)'",
+                        message:
+                            "option '--chaos-reorder-window' needs a duration such as 30m, 1h or 2d, found '\(text)'",
                         topic: "run")
                 }
                 options.chaos.reorderWindowMilliseconds = ms
@@ -89,7 +94,8 @@ public struct DeliveryOptions: Equatable, Sendable {
 
         static func rate(_ text: String, _ name: String) throws(UsageError) -> Double {
             guard let value = Double(text), value.isFinite, (0...1).contains(value) else {
-                throw UsageError(message: "option '\(name)' needs a share from 0 to 1 such as 0.1, found '\(text)'", topic: "run")
+                throw UsageError(
+                    message: "option '\(name)' needs a share from 0 to 1 such as 0.1, found '\(text)'", topic: "run")
             }
             return value
         }

@@ -23,7 +23,8 @@ public struct HTTPEndpoint: Hashable, Sendable, CustomStringConvertible {
                     + "receiver (for example your server's local port, or a TLS-terminating proxy in front of it)")
         }
         guard lower.hasPrefix("http://") else {
-            throw HTTPEndpointError(url: url, message: "expected an http:// URL such as http://127.0.0.1:8080/notifications")
+            throw HTTPEndpointError(
+                url: url, message: "expected an http:// URL such as http://127.0.0.1:8080/notifications")
         }
         var rest = Substring(url.dropFirst("http://".count))
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
@@ -44,7 +45,9 @@ public struct HTTPEndpoint: Hashable, Sendable, CustomStringConvertible {
             host = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw HTTPEndpointError(url: url, message: "expected ':PORT' after ']'") }
+                guard after.hasPrefix(":") else {
+                    throw HTTPEndpointError(url: url, message: "expected ':PORT' after ']'")
+                }
                 portText = after.dropFirst()
             }
         } else if let colon = authority.lastIndex(of: ":") {
@@ -59,12 +62,14 @@ public struct HTTPEndpoint: Hashable, Sendable, CustomStringConvertible {
             guard !portText.isEmpty, portText.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt16(portText),
                 number > 0
             else {
-                throw HTTPEndpointError(url: url, message: "the port must be a number from 1 to 65535, found '\(portText)'")
+                throw HTTPEndpointError(
+                    url: url, message: "the port must be a number from 1 to 65535, found '\(portText)'")
             }
             port = number
         }
         guard path.allSatisfy({ $0.isASCII && $0 > " " && $0 != "\u{7F}" }) else {
-            throw HTTPEndpointError(url: url, message: "the path must be ASCII without spaces (percent-encode the rest)")
+            throw HTTPEndpointError(
+                url: url, message: "the path must be ASCII without spaces (percent-encode the rest)")
         }
         self.init(host: String(host), port: port, target: path)
     }

@@ -16,7 +16,8 @@ public final class HTTPDelivery {
         precondition(connections >= 1 && timeoutMilliseconds > 0)
         self.endpoint = endpoint
         self.timeoutMilliseconds = timeoutMilliseconds
-        clients = (0..<connections).map { _ in HTTPClient(endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds) }
+        clients = (0..<connections).map { _ in HTTPClient(endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds)
+        }
     }
 
     /// Closes the connections.

@@ -210,7 +210,9 @@ public struct HTTPMessageParser: Sendable {
                 if size == 0 {
                     state = .trailers(bytes: 0)
                 } else {
-                    if body.count + size > limits.maximumBodyBytes { throw .bodyTooLarge(limit: limits.maximumBodyBytes) }
+                    if body.count + size > limits.maximumBodyBytes {
+                        throw .bodyTooLarge(limit: limits.maximumBodyBytes)
+                    }
                     state = .chunkData(remaining: size)
                 }
             case .chunkData(let remaining):
@@ -224,7 +226,9 @@ public struct HTTPMessageParser: Sendable {
                 state = .chunkDataEnd
             case .chunkDataEnd:
                 guard buffer.count - start >= 2 else { return nil }
-                guard buffer[start] == 13, buffer[start + 1] == 10 else { throw .invalidChunk("chunk data not followed by CRLF") }
+                guard buffer[start] == 13, buffer[start + 1] == 10 else {
+                    throw .invalidChunk("chunk data not followed by CRLF")
+                }
                 start += 2
                 state = .chunkSize
             case .trailers(let bytes):

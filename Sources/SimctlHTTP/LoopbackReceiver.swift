@@ -149,7 +149,9 @@ public final class LoopbackReceiver: @unchecked Sendable {
         while !isStopped {
             let message: HTTPMessage?
             do throws(HTTPParseError) { message = try parser.next() } catch {
-                _ = connection.send(Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8), deadline: Deadline(millisecondsFromNow: 1000))
+                _ = connection.send(
+                    Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8),
+                    deadline: Deadline(millisecondsFromNow: 1000))
                 return
             }
             guard let message else {
@@ -167,14 +169,20 @@ public final class LoopbackReceiver: @unchecked Sendable {
                 return
             case .hold:
                 while !isStopped {
-                    if case .failure(let failure) = connection.receive(into: &buffer, deadline: Deadline(millisecondsFromNow: 100)), failure != .timedOut { return }
+                    if case .failure(let failure) = connection.receive(
+                        into: &buffer, deadline: Deadline(millisecondsFromNow: 100)), failure != .timedOut
+                    {
+                        return
+                    }
                 }
                 return
             case .respond(let status, let body):
                 let keepAlive = message.keepsConnectionOpen
                 var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\nContent-Length: \(body.utf8.count)\r\n"
                 head += keepAlive ? "\r\n" : "Connection: close\r\n\r\n"
-                guard case .success = connection.send(Array((head + body).utf8), deadline: Deadline(millisecondsFromNow: 5000)),
+                guard
+                    case .success = connection.send(
+                        Array((head + body).utf8), deadline: Deadline(millisecondsFromNow: 5000)),
                     keepAlive
                 else { return }
             }

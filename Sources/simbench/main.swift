@@ -274,7 +274,10 @@ if wanted("delivery") {
             precondition(report.allDelivered, "the loopback receiver answers 200")
             return report.delivered.count
         }
-        if connections == 1 { deliveryVerdict = "delivery >= 5,000 notifications/s on one connection: \(m.median >= 5_000 ? "met" : "NOT met")" }
+        if connections == 1 {
+            deliveryVerdict =
+                "delivery >= 5,000 notifications/s on one connection: \(m.median >= 5_000 ? "met" : "NOT met")"
+        }
     }
     receiver.stop()
 }

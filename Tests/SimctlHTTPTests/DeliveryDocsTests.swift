@@ -6,8 +6,9 @@ import Testing
 /// docs/delivery.md runs: its `simctl` commands against a receiver, its Node and Python receivers against those
 /// commands, and its log reader on the log they write. (Its Swift blocks are run by SubscriptionSimulatorTests/Docs.)
 @Suite(.serialized) struct DeliveryDocsTests {
-    static let doc = (try? String(
-        contentsOf: DeliveryEndToEndTests.root.appendingPathComponent("docs/delivery.md"), encoding: .utf8)) ?? ""
+    static let doc =
+        (try? String(
+            contentsOf: DeliveryEndToEndTests.root.appendingPathComponent("docs/delivery.md"), encoding: .utf8)) ?? ""
 
     static func blocks(_ language: String) -> [String] {
         doc.components(separatedBy: "```\(language)\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
@@ -21,12 +22,15 @@ import Testing
     /// The quick start's commands as argument lists, with the port and the log file replaced.
     static func commands(port: UInt16, log: String) -> [[String]] {
         blocks("shell").flatMap { $0.split(separator: "\n") }.filter { $0.hasPrefix("simctl ") }.map { line in
-            var words = line.replacingOccurrences(of: ":8080/", with: ":\(port)/").split(separator: " ").map(String.init)
+            var words = line.replacingOccurrences(of: ":8080/", with: ":\(port)/").split(separator: " ").map(
+                String.init)
             words.removeFirst()
             words = words.map {
                 $0.hasPrefix("Scenarios/") ? DeliveryEndToEndTests.root.appendingPathComponent($0).path : $0
             }
-            if let index = words.firstIndex(of: "--delivery-log") { words[index + 1] = log } else {
+            if let index = words.firstIndex(of: "--delivery-log") {
+                words[index + 1] = log
+            } else {
                 words += ["--delivery-log", log]
             }
             return words
@@ -104,6 +108,20 @@ import Testing
         #expect(Set(new) == Set(successes), "every delivered notification seen")
         #expect(new.count == Set(successes).count && new.count + duplicates.count == successes.count)
         #expect(duplicates.count > 0, "the chaos command sent duplicates")
+    }
+
+    @Test func theLogLineShownIsARealOne() throws {
+        let receiver = try LoopbackReceiver { _ in .respond(status: 503, body: "") }
+        defer { receiver.stop() }
+        let log = DeliveryEndToEndTests.temporaryFile()
+        _ = Simctl.main([
+            "run", DeliveryEndToEndTests.scenario, "--deliver", receiver.url(), "--deliver-mode", "sandbox",
+            "--delivery-log", log,
+        ])
+        let first = try DeliveryEndToEndTests.virtualLog(log).split(separator: "\n")[0]
+        let shown = Self.blocks("json").first?.replacingOccurrences(
+            of: #","wallLatencyMs":[0-9.]+"#, with: "", options: .regularExpression)
+        #expect(shown == first + "\n")
     }
 
     @Test func theLogReaderSummarisesALog() throws {

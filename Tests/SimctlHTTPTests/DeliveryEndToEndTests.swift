@@ -72,10 +72,12 @@ import Testing
             let attempts = entries.filter { $0["notificationUUID"] as! String == uuid }
             let instants = attempts.map { ($0["instant"] as! NSNumber).int64Value }
             #expect(instants.map { $0 - instants[0] } == [0, 1, 13, 37].map { $0 * 3_600_000 })
-            #expect(attempts.map { $0["sendAttemptResult"] as! String } == [
-                "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "UNSUCCESSFUL_HTTP_RESPONSE_CODE",
-                "SUCCESS",
-            ])
+            #expect(
+                attempts.map { $0["sendAttemptResult"] as! String } == [
+                    "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "UNSUCCESSFUL_HTTP_RESPONSE_CODE",
+                    "UNSUCCESSFUL_HTTP_RESPONSE_CODE",
+                    "SUCCESS",
+                ])
             #expect(attempts.map { $0["httpStatus"] as! Int } == [503, 503, 503, 200])
             #expect(attempts.map { $0["attempt"] as! Int } == [1, 2, 3, 4])
         }
@@ -146,7 +148,8 @@ import Testing
         #expect(first.log.contains(#""chaos":"duplicate""#) && first.log.contains(#""chaos":"failFirst""#))
         #expect(first.log != other.log)
         let expected = Simctl.main([
-            "run", Self.root.appendingPathComponent("Scenarios/family-member-joins.yaml").path, "--seed", "7", "--format",
+            "run", Self.root.appendingPathComponent("Scenarios/family-member-joins.yaml").path, "--seed", "7",
+            "--format",
             "jsonl",
         ]).stdout.split(separator: "\n").map(String.init)
         #expect(Set(first.bodies) == Set(expected) && first.bodies.count > expected.count, "all arrive, some twice")

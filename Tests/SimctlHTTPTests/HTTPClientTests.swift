@@ -27,7 +27,9 @@ import Testing
         let messages = seen.messages
         #expect(messages.map { String(decoding: $0.body, as: UTF8.self) } == ["{\"n\":0}", "{\"n\":1}", "{\"n\":2}"])
         #expect(messages[0].headers["Content-Type"] == "application/json")
-        #expect(messages[0].startLine == .request(method: "POST", target: "/hook", version: HTTPVersion(major: 1, minor: 1)))
+        #expect(
+            messages[0].startLine == .request(method: "POST", target: "/hook", version: HTTPVersion(major: 1, minor: 1))
+        )
     }
 
     @Test func aRefusedConnectionIsASocketIssue() throws {

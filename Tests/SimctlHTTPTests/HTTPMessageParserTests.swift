@@ -3,7 +3,8 @@ import Testing
 @testable import SimctlHTTP
 
 @Suite struct HTTPMessageParserTests {
-    static func parse(_ text: String, role: HTTPMessageParser.Role = .response, limits: HTTPLimits = HTTPLimits(),
+    static func parse(
+        _ text: String, role: HTTPMessageParser.Role = .response, limits: HTTPLimits = HTTPLimits(),
         byteByByte: Bool = false
     ) throws -> [HTTPMessage] {
         var parser = HTTPMessageParser(role: role, limits: limits)
@@ -27,7 +28,8 @@ import Testing
     }
 
     @Test func chunkedBodyArrivingOneByteAtATimeIsReassembled() throws {
-        let text = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nX-T: 1\r\n\r\n"
+        let text =
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nX-T: 1\r\n\r\n"
         let messages = try Self.parse(text, byteByByte: true)
         #expect(messages.count == 1)
         #expect(String(decoding: messages[0].body, as: UTF8.self) == "hello, world")
@@ -37,10 +39,11 @@ import Testing
         let text =
             "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}GET /b HTTP/1.1\r\nHost: x\r\n\r\n"
         let messages = try Self.parse(text, role: .request)
-        #expect(messages.map(\.startLine) == [
-            .request(method: "POST", target: "/a", version: HTTPVersion(major: 1, minor: 1)),
-            .request(method: "GET", target: "/b", version: HTTPVersion(major: 1, minor: 1)),
-        ])
+        #expect(
+            messages.map(\.startLine) == [
+                .request(method: "POST", target: "/a", version: HTTPVersion(major: 1, minor: 1)),
+                .request(method: "GET", target: "/b", version: HTTPVersion(major: 1, minor: 1)),
+            ])
         #expect(messages[0].body == Array("{}".utf8) && messages[1].body.isEmpty)
     }
 
@@ -134,13 +137,18 @@ import Testing
     }
 
     @Test func urlsAreTakenApart() throws {
-        #expect(try HTTPEndpoint(url: "http://127.0.0.1:8080/asn/v2?x=1") == HTTPEndpoint(host: "127.0.0.1", port: 8080, target: "/asn/v2?x=1"))
+        #expect(
+            try HTTPEndpoint(url: "http://127.0.0.1:8080/asn/v2?x=1")
+                == HTTPEndpoint(host: "127.0.0.1", port: 8080, target: "/asn/v2?x=1"))
         #expect(try HTTPEndpoint(url: "http://localhost") == HTTPEndpoint(host: "localhost", port: 80, target: "/"))
         #expect(try HTTPEndpoint(url: "http://[::1]:9000/n") == HTTPEndpoint(host: "::1", port: 9000, target: "/n"))
         #expect(try HTTPEndpoint(url: "http://[::1]:9000/n").hostHeader == "[::1]:9000")
     }
 
-    @Test(arguments: ["ftp://x/", "http://", "http://host:0/", "http://host:70000/", "http://host:x/", "http://u@host/", "http://h/a b"])
+    @Test(arguments: [
+        "ftp://x/", "http://", "http://host:0/", "http://host:70000/", "http://host:x/", "http://u@host/",
+        "http://h/a b",
+    ])
     func badURLsAreErrors(url: String) {
         #expect(throws: HTTPEndpointError.self) { try HTTPEndpoint(url: url) }
     }

@@ -264,7 +264,8 @@ public struct NotificationDelivery: Sendable {
             delivered[index] = true
             if plans[index].duplicate {
                 let at = instant.adding(milliseconds: self.chaos.duplicateDelayMilliseconds)
-                _ = try? scheduler.schedule(Step(index: Int32(index), attempt: Int32(attempt + 1), duplicate: true), at: at)
+                _ = try? scheduler.schedule(
+                    Step(index: Int32(index), attempt: Int32(attempt + 1), duplicate: true), at: at)
             }
         } else if let delay = schedule.delay(afterAttempt: attempt) {
             // Never in the past: requests are handed out within `batchWindow` of each other (see nextRequests).

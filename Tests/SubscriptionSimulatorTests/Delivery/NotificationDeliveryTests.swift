@@ -9,7 +9,8 @@ import Testing
 
     static func item(_ n: Int, at offset: Int64 = 0, recipient: String? = nil) -> DeliveryItem {
         DeliveryItem(
-            notificationUUID: "uuid-\(n)", recipient: recipient ?? "customer-\(n)", instant: t0.adding(milliseconds: offset),
+            notificationUUID: "uuid-\(n)", recipient: recipient ?? "customer-\(n)",
+            instant: t0.adding(milliseconds: offset),
             notificationType: "DID_RENEW", subtype: nil, body: "{\"signedPayload\":\"body-\(n)\"}")
     }
 
@@ -39,12 +40,16 @@ import Testing
     }
 
     @Test func sandboxTriesOnce() {
-        let report = NotificationDelivery.deliver([Self.item(1)], schedule: .sandbox, seed: 1) { _ in .failure(.timedOut) }
+        let report = NotificationDelivery.deliver([Self.item(1)], schedule: .sandbox, seed: 1) { _ in
+            .failure(.timedOut)
+        }
         #expect(report.log.count == 1)
         #expect(report.undelivered.map(\.item.notificationUUID) == ["uuid-1"])
     }
 
-    @Test(arguments: [(199, false), (200, true), (204, true), (206, true), (207, false), (301, false), (404, false), (500, false)])
+    @Test(arguments: [
+        (199, false), (200, true), (204, true), (206, true), (207, false), (301, false), (404, false), (500, false),
+    ])
     func successIsHTTP200Through206(status: Int, success: Bool) {
         #expect((SendAttemptResult.forHTTPStatus(status) == .success) == success)
     }
@@ -53,7 +58,8 @@ import Testing
         #expect(
             SendAttemptResult.allCases.map(\.rawValue) == [
                 "SUCCESS", "TIMED_OUT", "TLS_ISSUE", "CIRCULAR_REDIRECT", "NO_RESPONSE", "SOCKET_ISSUE",
-                "UNSUPPORTED_CHARSET", "INVALID_RESPONSE", "PREMATURE_CLOSE", "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "OTHER",
+                "UNSUPPORTED_CHARSET", "INVALID_RESPONSE", "PREMATURE_CLOSE", "UNSUCCESSFUL_HTTP_RESPONSE_CODE",
+                "OTHER",
             ])
     }
 
@@ -106,7 +112,8 @@ import Testing
     @Test func everyNotificationEndsDeliveredOrOutOfAttempts() {
         let items = (0..<50).map { Self.item($0, at: Int64($0) * 600_000) }
         let report = NotificationDelivery.deliver(items, schedule: .production, seed: 9) { request in
-            request.index % 3 == 0 ? .status(404) : (request.attempt == 1 && request.index % 2 == 0 ? .status(500) : .status(200))
+            request.index % 3 == 0
+                ? .status(404) : (request.attempt == 1 && request.index % 2 == 0 ? .status(500) : .status(200))
         }
         #expect(report.notifications.count == 50)
         for record in report.notifications {
@@ -195,7 +202,8 @@ import Testing
             wallLatencyMicroseconds: 1234, chaos: nil)
         #expect(
             CanonicalJSON.string(entry.json)
-                == #"{"at":"2026-03-01T09:00:00Z","attempt":2,"httpStatus":500,"instant":1772355600000,"notificationType":"SUBSCRIBED","notificationUUID":"u","recipient":"alice","sendAttemptResult":"UNSUCCESSFUL_HTTP_RESPONSE_CODE","subtype":"INITIAL_BUY","wallLatencyMs":1.234}"#)
+                == #"{"at":"2026-03-01T09:00:00Z","attempt":2,"httpStatus":500,"instant":1772355600000,"notificationType":"SUBSCRIBED","notificationUUID":"u","recipient":"alice","sendAttemptResult":"UNSUCCESSFUL_HTTP_RESPONSE_CODE","subtype":"INITIAL_BUY","wallLatencyMs":1.234}"#
+        )
     }
 
     @Test func deliveryReadsTheStoreAndChangesNothing() throws {

@@ -67,7 +67,9 @@ final class WebhookOutageTests: XCTestCase {
         }
         XCTAssertTrue(report.allDelivered)
         let first = report.notifications[0].sendAttempts
-        XCTAssertEqual(first.map(\.sendAttemptResult), [.unsuccessfulHTTPResponseCode, .unsuccessfulHTTPResponseCode, .unsuccessfulHTTPResponseCode, .success])
+        XCTAssertEqual(
+            first.map(\.sendAttemptResult),
+            [.unsuccessfulHTTPResponseCode, .unsuccessfulHTTPResponseCode, .unsuccessfulHTTPResponseCode, .success])
         XCTAssertEqual(run.scenario.start.milliseconds(to: first[3].attemptDate), 37 * 3_600_000)  // +1 h +12 h +24 h
 
         let sandbox = NotificationDelivery.deliver(run, mode: .sandbox) { request in

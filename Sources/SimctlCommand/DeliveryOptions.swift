@@ -40,10 +40,10 @@ public struct DeliveryOptions: Equatable, Sendable {
             }
             var options = DeliveryOptions(url: url)
             if let text = values["--deliver-timeout"] {
-                guard let ms = Self.milliseconds(text), ms > 0 else {
+                guard let ms = Self.milliseconds(text, limit: 600_000), ms > 0 else {
                     throw UsageError(
-                        message: "option '--deliver-timeout' needs a positive duration such as 5s, 500ms or 2m, "
-                            + "found '\(text)'", topic: "run")
+                        message: "option '--deliver-timeout' needs a duration from 1ms to 10m such as 5s, 500ms or "
+                            + "2m, found '\(text)'", topic: "run")
                 }
                 options.timeoutMilliseconds = ms
             }
@@ -73,10 +73,11 @@ public struct DeliveryOptions: Equatable, Sendable {
                 options.chaos.failRate = try Self.rate(text, "--chaos-fail-rate")
             }
             if let text = values["--chaos-reorder-window"] {
-                guard let ms = Self.milliseconds(text) else {
+                guard let ms = Self.milliseconds(text, limit: DeliveryChaos.maximumReorderWindowMilliseconds) else {
                     throw UsageError(
                         message:
-                            "option '--chaos-reorder-window' needs a duration such as 30m, 1h or 2d, found '\(text)'",
+                            "option '--chaos-reorder-window' needs a duration up to 365d such as 30m, 1h or 2d, "
+                            + "found '\(text)'",
                         topic: "run")
                 }
                 options.chaos.reorderWindowMilliseconds = ms
@@ -100,12 +101,20 @@ public struct DeliveryOptions: Equatable, Sendable {
             return value
         }
 
-        /// A duration of fixed length (no months or years) in milliseconds.
-        static func milliseconds(_ text: String) -> Int64? {
+        /// A duration of fixed length (no months or years) in milliseconds, at most `limit`; nil otherwise.
+        static func milliseconds(_ text: String, limit: Int64) -> Int64? {
             guard let d = CalendarDurationSyntax.parse(text), d.years == 0, d.months == 0 else { return nil }
-            let days = Int64(d.weeks) * 7 + Int64(d.days)
-            let seconds = ((days * 24 + Int64(d.hours)) * 60 + Int64(d.minutes)) * 60 + Int64(d.seconds)
-            return seconds * 1000 + Int64(d.milliseconds)
+            let parts: [(Int, Int64)] = [
+                (d.weeks, 604_800_000), (d.days, 86_400_000), (d.hours, 3_600_000), (d.minutes, 60_000),
+                (d.seconds, 1000), (d.milliseconds, 1),
+            ]
+            var total: Int64 = 0
+            for (count, unit) in parts {
+                guard count >= 0, Int64(count) <= limit / unit else { return nil }
+                total += Int64(count) * unit
+                if total > limit { return nil }
+            }
+            return total
         }
     }
 
@@ -117,7 +126,7 @@ public struct DeliveryOptions: Equatable, Sendable {
                               a delivery, anything else a failed attempt retried on Apple's schedule
           --deliver-mode M    production (default): retries 1, 12, 24, 48, 72 h after the previous attempt
                               (6 attempts at most, on virtual time); sandbox: one attempt
-          --deliver-timeout D wall time to wait for an answer (default 5s), then TIMED_OUT
+          --deliver-timeout D wall time to wait for an answer (default 5s, at most 10m), then TIMED_OUT
           --deliver-connections N  attempts in flight at once, one connection each (default 1; above 1,
                               close attempts may arrive in any order among themselves)
           --delivery-log FILE one JSON line per attempt: notificationUUID, attempt, instant, at, httpStatus,

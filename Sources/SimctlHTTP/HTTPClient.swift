@@ -211,7 +211,7 @@ public final class HTTPClient {
         parser.nextResponseIsToHEAD = method == "HEAD"
         var received = 0
         while true {
-            switch connection.receive(into: &readBuffer, deadline: deadline) {
+            switch connection.receive(into: &readBuffer, deadline: deadline, waitFirst: received == 0) {
             case .success(let count):
                 received += count
                 parser.append(readBuffer[0..<count])

@@ -155,7 +155,9 @@ public final class LoopbackReceiver: @unchecked Sendable {
                 return
             }
             guard let message else {
-                switch connection.receive(into: &buffer, deadline: Deadline(millisecondsFromNow: 100)) {
+                switch connection.receive(
+                    into: &buffer, deadline: Deadline(millisecondsFromNow: 100), waitFirst: parser.isIdle)
+                {
                 case .success(let count): parser.append(buffer[0..<count])
                 case .failure(.timedOut): continue
                 case .failure: return

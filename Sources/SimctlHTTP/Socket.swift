@@ -127,7 +127,12 @@ final class TCPSocket {
     }
 
     /// Reads what has arrived (at most `buffer.count` bytes), waiting until the deadline for the first byte.
-    func receive(into buffer: inout [UInt8], deadline: Deadline) -> Result<Int, Failure> {
+    /// `waitFirst`: poll before the first read, when nothing is likely to have arrived yet (saves a read that would
+    /// only say "not yet").
+    func receive(into buffer: inout [UInt8], deadline: Deadline, waitFirst: Bool = false) -> Result<Int, Failure> {
+        if waitFirst, case .failure(let failure) = wait(for: Int16(POLLIN), deadline: deadline) {
+            return .failure(failure)
+        }
         while true {
             let count = buffer.withUnsafeMutableBytes { raw in recv(descriptor, raw.baseAddress!, raw.count, 0) }
             if count > 0 { return .success(count) }

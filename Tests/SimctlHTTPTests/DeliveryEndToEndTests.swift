@@ -176,6 +176,10 @@ import Testing
     @Test(arguments: [
         ["--delivery-log", "x.jsonl"], ["--deliver", "http://127.0.0.1:1/", "--deliver-mode", "staging"],
         ["--deliver", "http://127.0.0.1:1/", "--deliver-timeout", "0"],
+        ["--deliver", "http://127.0.0.1:1/", "--deliver-timeout", "99999999999999999w"],
+        ["--deliver", "http://127.0.0.1:1/", "--deliver-timeout", "P1M"],
+        ["--deliver", "http://127.0.0.1:1/", "--chaos-reorder-window", "9223372036854775807ms"],
+        ["--deliver", "http://127.0.0.1:1/", "--chaos-reorder-window", "366d"],
         ["--deliver", "http://127.0.0.1:1/", "--chaos-duplicate", "1.5"],
         ["--deliver", "http://127.0.0.1:1/", "--chaos-fail-first", "6"],
         ["--deliver", "http://127.0.0.1:1/", "--deliver-connections", "0"],

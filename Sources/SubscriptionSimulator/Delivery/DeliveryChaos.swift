@@ -31,6 +31,11 @@ public struct DeliveryChaos: Hashable, Sendable {
         self.failRate = failRate
     }
 
+    /// The longest reorder window: 365 days.
+    public static let maximumReorderWindowMilliseconds: Int64 = 365 * 86_400_000
+    /// The longest duplicate delay: 365 days.
+    public static let maximumDuplicateDelayMilliseconds: Int64 = 365 * 86_400_000
+
     /// No chaos: every notification is sent once per attempt, at its instant.
     public static let none = DeliveryChaos()
 
@@ -38,8 +43,12 @@ public struct DeliveryChaos: Hashable, Sendable {
     public var problem: String? {
         if !(0...1).contains(duplicateRate) { return "the duplicate rate must be from 0 to 1, found \(duplicateRate)" }
         if !(0...1).contains(failRate) { return "the fail rate must be from 0 to 1, found \(failRate)" }
-        if duplicateDelayMilliseconds <= 0 { return "the duplicate delay must be positive" }
-        if reorderWindowMilliseconds < 0 { return "the reorder window cannot be negative" }
+        if duplicateDelayMilliseconds <= 0 || duplicateDelayMilliseconds > Self.maximumDuplicateDelayMilliseconds {
+            return "the duplicate delay must be from 1 ms to 365 days, found \(duplicateDelayMilliseconds) ms"
+        }
+        if reorderWindowMilliseconds < 0 || reorderWindowMilliseconds > Self.maximumReorderWindowMilliseconds {
+            return "the reorder window must be from 0 to 365 days, found \(reorderWindowMilliseconds) ms"
+        }
         if failFirstAttempts < 0 { return "the number of failed first attempts cannot be negative" }
         return nil
     }

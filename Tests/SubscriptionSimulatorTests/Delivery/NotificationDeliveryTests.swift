@@ -220,6 +220,7 @@ import Testing
     @Test func chaosValuesOutOfRangeAreNamed() {
         #expect(DeliveryChaos(duplicateRate: 2).problem != nil)
         #expect(DeliveryChaos(reorderWindowMilliseconds: -1).problem != nil)
+        #expect(DeliveryChaos(reorderWindowMilliseconds: 366 * 86_400_000).problem != nil)
         #expect(DeliveryChaos(failFirstAttempts: -1).problem != nil)
         #expect(DeliveryChaos.none.problem == nil)
     }

@@ -26,11 +26,19 @@ public struct HTTPHeaders: Hashable, Sendable {
     public init(_ fields: [HTTPField] = []) { self.fields = fields }
 
     /// The first value of `name`.
-    public subscript(name: String) -> String? { fields.first { $0.name.lowercased() == name.lowercased() }?.value }
+    public subscript(name: String) -> String? { fields.first { Self.sameName($0.name, name) }?.value }
 
     /// Every value of `name`, in order.
     public func values(_ name: String) -> [String] {
-        fields.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+        fields.filter { Self.sameName($0.name, name) }.map(\.value)
+    }
+
+    /// ASCII case-insensitive equality of field names (names are tokens: ASCII only), without allocating.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count
+            && zip(a.utf8, b.utf8).allSatisfy { x, y in
+                x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
+            }
     }
 }
 
@@ -351,9 +359,12 @@ public struct HTTPMessageParser: Sendable {
         }
     }
 
+    /// RFC 9110 `tchar`: visible ASCII except the delimiters `"(),/:;<=>?@[\]{}`.
     static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        guard scalar.isASCII, scalar.value > 32, scalar.value < 127 else { return false }
-        return !"\"(),/:;<=>?@[\\]{}".unicodeScalars.contains(scalar)
+        switch scalar.value {
+        case 0x21, 0x23...0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x30...0x39, 0x41...0x5A, 0x5E...0x7A, 0x7C, 0x7E: return true
+        default: return false
+        }
     }
 
     /// How the body of the message with this head is delimited (RFC 9112 §6.3).

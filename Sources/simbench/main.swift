@@ -258,6 +258,19 @@ func deliveryItems(lifecycles: Int) -> [DeliveryItem] {
 }
 
 var deliveryVerdict: String?
+
+/// User and system CPU time of this process so far, every thread included.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    #if canImport(Glibc)
+        _ = getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+        _ = getrusage(RUSAGE_SELF, &usage)
+    #endif
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
 if wanted("delivery") {
     // The receiver runs in this process on its own threads (one per connection), so it shares the machine's cores.
     let items = deliveryItems(lifecycles: 800)
@@ -267,6 +280,7 @@ if wanted("delivery") {
         "delivery over HTTP/1.1 keep-alive to a loopback receiver answering 200 at once: \(items.count) notifications "
             + "of \(items[0].body.utf8.count) bytes or so, production schedule")
     for connections in [1, 2, 4] {
+        let cpuBefore = processCPUSeconds()
         let m = measure("\(connections) connection\(connections == 1 ? "" : "s")", unit: "notifications", runs: 5) {
             let http = HTTPDelivery(endpoint: endpoint, timeoutMilliseconds: 5000, connections: connections)
             defer { http.close() }
@@ -274,6 +288,10 @@ if wanted("delivery") {
             precondition(report.allDelivered, "the loopback receiver answers 200")
             return report.delivered.count
         }
+        // CPU time of the whole process (client and receiver threads; the warm-up run included): unlike the wall
+        // rate, it changes little with the machine's load. 1 / it is the rate one otherwise idle core could sustain.
+        let cpuPerNotification = (processCPUSeconds() - cpuBefore) / Double(6 * items.count)
+        print("    CPU time, client and receiver together: \(decimal(cpuPerNotification * 1e6)) µs per notification")
         if connections == 1 {
             deliveryVerdict =
                 "delivery >= 5,000 notifications/s on one connection: \(m.median >= 5_000 ? "met" : "NOT met")"

@@ -9,6 +9,8 @@ let package = Package(
     products: [
         .library(name: "SubscriptionSimulator", targets: ["SubscriptionSimulator"]),
         .executable(name: "simctl", targets: ["simctl"]),
+        // HTTP delivery for Swift test suites that want real requests (docs/delivery.md).
+        .library(name: "SimctlHTTP", targets: ["SimctlHTTP"]),
     ],
     targets: [
         // All behaviour: engine, catalog, lifecycle rules, family sharing, store, wire formats, scenarios.

@@ -166,7 +166,15 @@ public struct DeliveryOptions: Equatable, Sendable {
             // The log is written as the delivery goes, so a long run can be followed with `tail -f`.
             let log = delivery.log
             if let logHandle, written < log.count {
-                logHandle.write(Data(log[written...].map { CanonicalJSON.string($0.json) + "\n" }.joined().utf8))
+                do {
+                    try logHandle.write(
+                        contentsOf: Data(log[written...].map { CanonicalJSON.string($0.json) + "\n" }.joined().utf8))
+                } catch {
+                    return (
+                        "error: cannot write the delivery log '\(options.logFile!)': \(error.localizedDescription)\n",
+                        ExitCode.cannotCreate
+                    )
+                }
                 written = log.count
             }
         }

@@ -22,7 +22,7 @@ public enum HelpText {
           64  bad usage
           65  invalid scenario or .storekit file
           66  the input file cannot be read
-          73  the --out folder cannot be written
+          73  the --out folder or the --delivery-log file cannot be written
 
         See 'simctl help run' for the scenario run options, and docs/scenario-format.md for the file format.
         """

@@ -105,6 +105,36 @@ import Testing
     }
 }
 
+@Suite struct HTTPDeliveryTests {
+    static func items(_ count: Int) -> [DeliveryItem] {
+        (0..<count).map {
+            DeliveryItem(
+                notificationUUID: "u\($0)", recipient: "c\($0)",
+                instant: Instant(millisecondsSince1970: 1_772_355_600_000 + Int64($0) * 1000),
+                notificationType: "DID_RENEW", subtype: nil, body: "{\"signedPayload\":\"\($0)\"}")
+        }
+    }
+
+    @Test(arguments: [1, 3])
+    func httpDeliveryRetriesOnTheScheduleOverAnyNumberOfConnections(connections: Int) throws {
+        let counts = Counter()
+        let receiver = try LoopbackReceiver { message in
+            counts.increment(message.body) == 1 ? .respond(status: 500, body: "") : .respond(status: 204, body: "")
+        }
+        defer { receiver.stop() }
+        let http = HTTPDelivery(endpoint: try HTTPEndpoint(url: receiver.url()), connections: connections)
+        defer { http.close() }
+        let report = http.deliver(Self.items(10), schedule: .production, seed: 1)
+        #expect(report.allDelivered)
+        #expect(
+            report.notifications.allSatisfy {
+                $0.sendAttempts.map(\.sendAttemptResult) == [.unsuccessfulHTTPResponseCode, .success]
+            })
+        #expect(report.log.allSatisfy { $0.wallLatencyMicroseconds != nil })
+        #expect(report.log.map(\.httpStatus) == Array(repeating: 500, count: 10) + Array(repeating: 204, count: 10))
+    }
+}
+
 /// Requests a receiver got, from any of its threads.
 final class Recorder: @unchecked Sendable {
     let lock = NSLock()

@@ -48,6 +48,7 @@ import Testing
         let receiver = try LoopbackReceiver { _ in .respond(status: 200, body: "") }
         defer { receiver.stop() }
         let log = DeliveryEndToEndTests.temporaryFile()
+        defer { try? FileManager.default.removeItem(atPath: log) }
         var first = Self.commands(port: receiver.port, log: log)[0]
         first.removeLast(2)  // the log option the test added
         let output = Simctl.main(first)
@@ -66,6 +67,7 @@ import Testing
         }
         let script = FileManager.default.temporaryDirectory.appendingPathComponent(
             "simctl-doc-\(UUIDText.next())-" + runner[2].split(separator: " ").last!)
+        defer { try? FileManager.default.removeItem(at: script) }
         try source.write(to: script, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -92,6 +94,7 @@ import Testing
         var successes: [String] = []
         for (index, command) in Self.commands(port: port, log: "").enumerated() {
             let log = DeliveryEndToEndTests.temporaryFile() + ".\(index)"
+            defer { try? FileManager.default.removeItem(atPath: log) }
             var arguments = command
             arguments[arguments.count - 1] = log
             let output = Simctl.main(arguments)
@@ -114,6 +117,7 @@ import Testing
         let receiver = try LoopbackReceiver { _ in .respond(status: 503, body: "") }
         defer { receiver.stop() }
         let log = DeliveryEndToEndTests.temporaryFile()
+        defer { try? FileManager.default.removeItem(atPath: log) }
         _ = Simctl.main([
             "run", DeliveryEndToEndTests.scenario, "--deliver", receiver.url(), "--deliver-mode", "sandbox",
             "--delivery-log", log,
@@ -134,11 +138,13 @@ import Testing
         }
         defer { receiver.stop() }
         let log = DeliveryEndToEndTests.temporaryFile()
+        defer { try? FileManager.default.removeItem(atPath: log) }
         let output = Simctl.main([
             "run", DeliveryEndToEndTests.scenario, "--deliver", receiver.url(), "--deliver-mode", "sandbox",
             "--delivery-log", log,
         ])
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("simctl-doc-\(UUIDText.next()).py")
+        defer { try? FileManager.default.removeItem(at: script) }
         try source.write(to: script, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -63,6 +63,7 @@ import Testing
         }
         defer { receiver.stop() }
         let log = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(atPath: log) }
         let output = Simctl.main(["run", Self.scenario, "--deliver", receiver.url(), "--delivery-log", log])
         #expect(output.exitCode == 0, "\(output.stderr)")
         let entries = try Self.log(log)
@@ -88,6 +89,7 @@ import Testing
         let url = receiver.url()
         receiver.stop()
         let log = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(atPath: log) }
         let output = Simctl.main(["run", Self.scenario, "--deliver", url, "--delivery-log", log])
         #expect(output.exitCode == ExitCode.undelivered)
         let count = Self.jsonl(Self.scenario).count
@@ -114,6 +116,7 @@ import Testing
         let receiver = try LoopbackReceiver { _ in .hold }
         defer { receiver.stop() }
         let log = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(atPath: log) }
         let output = Simctl.main([
             "run", Self.scenario, "--deliver", receiver.url(), "--deliver-mode", "sandbox", "--deliver-timeout",
             "150ms", "--delivery-log", log,
@@ -133,6 +136,7 @@ import Testing
             }
             defer { receiver.stop() }
             let log = Self.temporaryFile()
+            defer { try? FileManager.default.removeItem(atPath: log) }
             let output = Simctl.main([
                 "run", Self.root.appendingPathComponent("Scenarios/family-member-joins.yaml").path, "--seed", seed,
                 "--deliver", receiver.url(), "--delivery-log", log, "--chaos-duplicate", "0.5",

@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "SubscriptionSimulator", targets: ["SubscriptionSimulator"]),
         .library(name: "SubscriptionSimulatorTesting", targets: ["SubscriptionSimulatorTesting"]),
         .executable(name: "simctl", targets: ["simctl"]),
+        // HTTP delivery for Swift test suites that want real requests (docs/delivery.md).
+        .library(name: "SimctlHTTP", targets: ["SimctlHTTP"]),
     ],
     targets: [
         // All behaviour: engine, catalog, lifecycle rules, family sharing, store, wire formats, scenarios.
@@ -18,17 +20,22 @@ let package = Package(
         // failures to Swift Testing or XCTest, whichever runs the test. The only target that imports them.
         .target(name: "SubscriptionSimulatorTesting", dependencies: ["SubscriptionSimulator"]),
         // The command line as a library (argument parsing, commands, output, exit codes), so tests can call it.
-        .target(name: "SimctlCommand", dependencies: ["SubscriptionSimulator"]),
+        .target(name: "SimctlCommand", dependencies: ["SubscriptionSimulator", "SimctlHTTP"]),
+        // HTTP/1.1 over sockets, no dependencies: message parser, client, a loopback receiver, delivery over HTTP.
+        .target(name: "SimctlHTTP", dependencies: ["SubscriptionSimulator"]),
         // Thin executable: argv in, exit code out.
         .executableTarget(name: "simctl", dependencies: ["SimctlCommand"]),
         // Release-mode benchmark: `swift run -c release simbench`.
-        .executableTarget(name: "simbench", dependencies: ["SubscriptionSimulator"]),
+        .executableTarget(name: "simbench", dependencies: ["SubscriptionSimulator", "SimctlHTTP"]),
         // Golden files live beside the tests that read them (by path, not as resources).
         .testTarget(
             name: "SubscriptionSimulatorTests",
             dependencies: ["SubscriptionSimulator", "SubscriptionSimulatorTesting"],
             exclude: ["Golden"]),
         // Depends on the executable too, so `swift test` builds the binary its end-to-end tests run.
+        // HTTP parser and client, and delivery end to end (the binary against a receiver on loopback).
+        .testTarget(
+            name: "SimctlHTTPTests", dependencies: ["SimctlHTTP", "SimctlCommand", "SubscriptionSimulator", "simctl"]),
         .testTarget(name: "SimctlTests", dependencies: ["SimctlCommand", "SubscriptionSimulator", "simctl"]),
     ],
     swiftLanguageModes: [.v6]

@@ -30,6 +30,8 @@ public struct RunOptions: Equatable, Sendable {
     public var start: String?
     /// `--force`: replace an existing `--out` folder, once the new one is complete.
     public var force: Bool
+    /// `--deliver URL` and its options (DeliveryOptions.swift).
+    public var delivery: DeliveryOptions?
 
     public init(
         file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil,
@@ -55,7 +57,7 @@ public struct UsageError: Error, Equatable, Sendable {
 /// `--option=value`, `--` to end options, `--help`/`-h` anywhere, and "did you mean" for near misses.
 public enum ArgumentParser {
     public static let commands = ["run", "validate", "catalog", "help"]
-    static let runOptions = ["--format", "--out", "--until", "--seed", "--start", "--force"]
+    static let runOptions = ["--format", "--out", "--until", "--seed", "--start", "--force"] + DeliveryOptions.names
     /// Options that take no value.
     static let runFlags = ["--force"]
 
@@ -102,6 +104,7 @@ public enum ArgumentParser {
         var seed: UInt64?
         var start: String?
         var force = false
+        var delivery = DeliveryOptions.Builder()
         var index = 0
         var optionsEnded = false
         func setFile(_ value: String) throws(UsageError) {
@@ -173,6 +176,8 @@ public enum ArgumentParser {
                         topic: "run")
                 }
                 start = text
+            case _ where DeliveryOptions.names.contains(name):
+                try delivery.set(name, text)
             default:
                 try once(seed)
                 guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
@@ -188,9 +193,11 @@ public enum ArgumentParser {
             throw UsageError(
                 message: "option '--force' applies to '--out DIR'; give the folder to replace", topic: "run")
         }
-        return RunOptions(
+        var options = RunOptions(
             file: file, format: format ?? .timeline, outDirectory: out, until: until, seed: seed, start: start,
             force: force)
+        options.delivery = try delivery.build()
+        return options
     }
 
     static func singleFile(_ arguments: [String], command: String) throws(UsageError) -> String {

@@ -18,10 +18,11 @@ public enum HelpText {
         EXIT CODES:
           0   success, and every expectation in the scenario holds
           1   an expectation failed (each failure is printed with what was expected and what happened)
+          2   --deliver: a notification is undelivered after its last attempt
           64  bad usage
           65  invalid scenario or .storekit file
           66  the input file cannot be read
-          73  the --out folder cannot be written
+          73  the --out folder or the --delivery-log file cannot be written
 
         See 'simctl help run' for the scenario run options, and docs/scenario-format.md for the file format.
         """
@@ -58,6 +59,7 @@ public enum HelpText {
         Expectation failures go to standard error; the exit code is then 1.
         An action the rules refuse stops the run: the timeline up to it is printed (formats jsonl and decoded
         print nothing), the error goes to standard error as FILE:LINE:COLUMN: error: MESSAGE, exit code 65.
+        \(DeliveryOptions.help)
         """
 
     public static let validate = """

@@ -142,8 +142,18 @@ public enum Simctl {
                 stderr += "no fixture folder written to '\(directory)': the scenario's expectations failed\n"
             }
         }
-        return CommandOutput(
-            stdout: stdout, stderr: stderr, exitCode: result.passed ? ExitCode.success : ExitCode.expectationFailed)
+        var exitCode = result.passed ? ExitCode.success : ExitCode.expectationFailed
+        if let delivery = options.delivery {
+            // Like fixtures, a run whose expectations fail is not delivered.
+            if result.passed {
+                let delivered = DeliveryOptions.deliver(result, delivery)
+                stderr += delivered.stderr
+                exitCode = delivered.exitCode ?? exitCode
+            } else {
+                stderr += "nothing delivered to '\(delivery.url)': the scenario's expectations failed\n"
+            }
+        }
+        return CommandOutput(stdout: stdout, stderr: stderr, exitCode: exitCode)
     }
 
     static func validate(_ file: String) -> CommandOutput {

@@ -2,6 +2,7 @@
 // The only place in the project that reads a clock (a monotonic one, to time runs); nothing here is asserted, the
 // figures are printed. Machines are noisy: compare medians and ratios, not single runs.
 import Foundation  // exit
+import SimctlHTTP
 import SubscriptionSimulator
 
 struct Measurement {
@@ -47,7 +48,7 @@ let eventTarget = 10e6
 let lifecycleTarget = 20e3
 let sections = CommandLine.arguments.dropFirst()
 func wanted(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
-let knownSections = ["queue", "lifecycle", "scale", "encode", "callgrind", "callgrind-baseline"]
+let knownSections = ["queue", "lifecycle", "scale", "encode", "delivery", "callgrind", "callgrind-baseline"]
 if let unknown = sections.first(where: { !knownSections.contains($0) }) {
     print("simbench: unknown section '\(unknown)'; sections: \(knownSections.joined(separator: ", "))")
     exit(64)
@@ -249,9 +250,60 @@ if sections.contains("callgrind-baseline") {
     print("1 lifecycle, untimed: \(oneYear.run(count: 1)) notifications")
 }
 
+// MARK: - Delivery
+
+/// Notifications of `lifecycles` one-year lifecycles, as delivery items (real POST bodies, about 3 KB each).
+func deliveryItems(lifecycles: Int) -> [DeliveryItem] {
+    (0..<lifecycles).flatMap { DeliveryItem.items(of: oneYear.run(seed: UInt64($0))) }
+}
+
+var deliveryVerdict: String?
+
+/// User and system CPU time of this process so far, every thread included.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    #if canImport(Glibc)
+        _ = getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+        _ = getrusage(RUSAGE_SELF, &usage)
+    #endif
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+if wanted("delivery") {
+    // The receiver runs in this process on its own threads (one per connection), so it shares the machine's cores.
+    let items = deliveryItems(lifecycles: 800)
+    let receiver = try! LoopbackReceiver { _ in .respond(status: 200, body: "") }
+    let endpoint = try! HTTPEndpoint(url: receiver.url(path: "/asn"))
+    print(
+        "delivery over HTTP/1.1 keep-alive to a loopback receiver answering 200 at once: \(items.count) notifications "
+            + "of \(items[0].body.utf8.count) bytes or so, production schedule")
+    for connections in [1, 2, 4] {
+        let cpuBefore = processCPUSeconds()
+        let m = measure("\(connections) connection\(connections == 1 ? "" : "s")", unit: "notifications", runs: 5) {
+            let http = HTTPDelivery(endpoint: endpoint, timeoutMilliseconds: 5000, connections: connections)
+            defer { http.close() }
+            let report = http.deliver(items, schedule: .production, seed: 1)
+            precondition(report.allDelivered, "the loopback receiver answers 200")
+            return report.delivered.count
+        }
+        // CPU time of the whole process (client and receiver threads; the warm-up run included): unlike the wall
+        // rate, it changes little with the machine's load. 1 / it is the rate one otherwise idle core could sustain.
+        let cpuPerNotification = (processCPUSeconds() - cpuBefore) / Double(6 * items.count)
+        print("    CPU time, client and receiver together: \(decimal(cpuPerNotification * 1e6)) µs per notification")
+        if connections == 1 {
+            deliveryVerdict =
+                "delivery >= 5,000 notifications/s on one connection: \(m.median >= 5_000 ? "met" : "NOT met")"
+        }
+    }
+    receiver.stop()
+}
+
 // MARK: - Targets
 
-let verdicts = queueVerdicts.map { "queue >= 10 M events/s, \($0)" } + [lifecycleVerdict].compactMap { $0 }
+let verdicts =
+    queueVerdicts.map { "queue >= 10 M events/s, \($0)" } + [lifecycleVerdict, deliveryVerdict].compactMap { $0 }
 if !verdicts.isEmpty {
     print("targets (issue 2, on the 2-core CI machine):")
     for verdict in verdicts { print("  \(verdict)") }

@@ -37,13 +37,15 @@ import Testing
     @Test(arguments: blocks("swift").map { "\($0.file)#\($0.index)" })
     func swiftExampleIsCompiledInTheTestSuite(id: String) throws {
         let block = Self.blocks("swift").first { "\($0.file)#\($0.index)" == id }!
-        let source = try PackagePaths.read(
-            PackagePaths.root.appendingPathComponent("Tests/SubscriptionSimulatorTests/Docs/EmbeddingExamples.swift"))
+        // Every .swift file of this folder (EmbeddingExamples.swift, DeliveryExamples.swift, ...).
+        let folder = PackagePaths.root.appendingPathComponent("Tests/SubscriptionSimulatorTests/Docs")
+        let source = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
+            .sorted().map { try PackagePaths.read(folder.appendingPathComponent($0)) }.joined(separator: "\n")
         let snippets = source.components(separatedBy: "// docs:begin ").dropFirst().map {
             $0.components(separatedBy: "// docs:end")[0].split(separator: "\n", maxSplits: 1).last.map(String.init)
                 ?? ""
         }
-        #expect(snippets.contains(block.text), "\(id) is not (verbatim) in EmbeddingExamples.swift")
+        #expect(snippets.contains(block.text), "\(id) is not (verbatim) in a Docs/*.swift file")
     }
 
     @Test func familySharingTimelineIsTheScenarioFile() throws {

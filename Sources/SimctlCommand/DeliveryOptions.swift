@@ -1,0 +1,202 @@
+import Foundation
+import SimctlHTTP
+import SubscriptionSimulator
+
+/// `simctl run FILE --deliver URL ...`: the delivery options and what running them does.
+public struct DeliveryOptions: Equatable, Sendable {
+    public var url: String
+    public var timeoutMilliseconds: Int64 = 5000
+    public var mode: DeliveryMode = .production
+    public var connections = 1
+    public var chaos = DeliveryChaos.none
+    public var logFile: String?
+
+    public init(url: String) { self.url = url }
+
+    /// Options that need `--deliver`.
+    static let names = [
+        "--deliver", "--deliver-timeout", "--deliver-mode", "--deliver-connections", "--delivery-log",
+        "--chaos-duplicate", "--chaos-reorder-window", "--chaos-fail-first", "--chaos-fail-rate",
+    ]
+
+    /// The delivery options given so far, before `--deliver` is known to be there.
+    struct Builder {
+        var values: [String: String] = [:]
+
+        mutating func set(_ name: String, _ value: String) throws(UsageError) {
+            if values[name] != nil { throw UsageError(message: "option '\(name)' is given twice", topic: "run") }
+            values[name] = value
+        }
+
+        func build() throws(UsageError) -> DeliveryOptions? {
+            guard let url = values["--deliver"] else {
+                if let other = values.keys.sorted().first {
+                    throw UsageError(message: "option '\(other)' needs '--deliver URL'", topic: "run")
+                }
+                return nil
+            }
+            do throws(HTTPEndpointError) { _ = try HTTPEndpoint(url: url) } catch {
+                throw UsageError(message: error.description, topic: "run")
+            }
+            var options = DeliveryOptions(url: url)
+            if let text = values["--deliver-timeout"] {
+                guard let ms = Self.milliseconds(text, limit: 600_000), ms > 0 else {
+                    throw UsageError(
+                        message: "option '--deliver-timeout' needs a duration from 1ms to 10m such as 5s, 500ms or "
+                            + "2m, found '\(text)'", topic: "run")
+                }
+                options.timeoutMilliseconds = ms
+            }
+            if let text = values["--deliver-mode"] {
+                guard let mode = DeliveryMode(rawValue: text) else {
+                    throw UsageError(
+                        message: "option '--deliver-mode' is production or sandbox, found '\(text)'", topic: "run")
+                }
+                options.mode = mode
+            }
+            if let text = values["--deliver-connections"] {
+                guard let count = Int(text), (1...64).contains(count) else {
+                    throw UsageError(
+                        message: "option '--deliver-connections' needs a whole number from 1 to 64, found '\(text)'",
+                        topic: "run")
+                }
+                options.connections = count
+            }
+            options.logFile = values["--delivery-log"]
+            if options.logFile?.isEmpty == true {
+                throw UsageError(message: "option '--delivery-log' needs a file path", topic: "run")
+            }
+            if let text = values["--chaos-duplicate"] {
+                options.chaos.duplicateRate = try Self.rate(text, "--chaos-duplicate")
+            }
+            if let text = values["--chaos-fail-rate"] {
+                options.chaos.failRate = try Self.rate(text, "--chaos-fail-rate")
+            }
+            if let text = values["--chaos-reorder-window"] {
+                guard let ms = Self.milliseconds(text, limit: DeliveryChaos.maximumReorderWindowMilliseconds) else {
+                    throw UsageError(
+                        message:
+                            "option '--chaos-reorder-window' needs a duration up to 365d such as 30m, 1h or 2d, "
+                            + "found '\(text)'",
+                        topic: "run")
+                }
+                options.chaos.reorderWindowMilliseconds = ms
+            }
+            if let text = values["--chaos-fail-first"] {
+                guard let count = Int(text), (0...5).contains(count) else {
+                    throw UsageError(
+                        message: "option '--chaos-fail-first' needs a whole number from 0 to 5 (a notification has at "
+                            + "most 6 attempts), found '\(text)'", topic: "run")
+                }
+                options.chaos.failFirstAttempts = count
+            }
+            return options
+        }
+
+        static func rate(_ text: String, _ name: String) throws(UsageError) -> Double {
+            guard let value = Double(text), value.isFinite, (0...1).contains(value) else {
+                throw UsageError(
+                    message: "option '\(name)' needs a share from 0 to 1 such as 0.1, found '\(text)'", topic: "run")
+            }
+            return value
+        }
+
+        /// A duration of fixed length (no months or years) in milliseconds, at most `limit`; nil otherwise.
+        static func milliseconds(_ text: String, limit: Int64) -> Int64? {
+            guard let d = CalendarDurationSyntax.parse(text), d.years == 0, d.months == 0 else { return nil }
+            let parts: [(Int, Int64)] = [
+                (d.weeks, 604_800_000), (d.days, 86_400_000), (d.hours, 3_600_000), (d.minutes, 60_000),
+                (d.seconds, 1000), (d.milliseconds, 1),
+            ]
+            var total: Int64 = 0
+            for (count, unit) in parts {
+                guard count >= 0, Int64(count) <= limit / unit else { return nil }
+                total += Int64(count) * unit
+                if total > limit { return nil }
+            }
+            return total
+        }
+    }
+
+    static let help = """
+
+        DELIVERY (see docs/delivery.md):
+          --deliver URL       POST each notification's body (Content-Type: application/json) to URL, an
+                              http:// address (https is not supported), in virtual-time order; HTTP 200-206 is
+                              a delivery, anything else a failed attempt retried on Apple's schedule
+          --deliver-mode M    production (default): retries 1, 12, 24, 48, 72 h after the previous attempt
+                              (6 attempts at most, on virtual time); sandbox: one attempt
+          --deliver-timeout D wall time to wait for an answer (default 5s, at most 10m), then TIMED_OUT
+          --deliver-connections N  attempts in flight at once, one connection each (default 1; above 1,
+                              close attempts may arrive in any order among themselves)
+          --delivery-log FILE one JSON line per attempt: notificationUUID, attempt, instant, at, httpStatus,
+                              sendAttemptResult, wallLatencyMs, recipient, notificationType, subtype, chaos
+          --chaos-duplicate P send a share P (0-1) of notifications again 1 h after their delivery
+          --chaos-reorder-window D  delay each notification's first attempt by a random time up to D,
+                              keeping each recipient's own order
+          --chaos-fail-first N  fail the first N attempts of each notification (of a share, with
+                              --chaos-fail-rate P) without sending them (recorded as OTHER)
+        Chaos draws come from the seed: the same file, seed and options give the same deliveries.
+        Exit code 2 when a notification is still undelivered after its last attempt.
+        """
+
+    /// Delivers the run's notifications as `options` say; the summary goes to standard error.
+    static func deliver(_ run: ScenarioRun, _ options: DeliveryOptions) -> (stderr: String, exitCode: Int32?) {
+        let endpoint: HTTPEndpoint
+        do throws(HTTPEndpointError) { endpoint = try HTTPEndpoint(url: options.url) } catch {
+            return ("error: \(error)\n", ExitCode.usage)
+        }
+        var logHandle: FileHandle?
+        if let path = options.logFile {
+            guard FileManager.default.createFile(atPath: path, contents: nil),
+                let handle = FileHandle(forWritingAtPath: path)
+            else { return ("error: cannot write the delivery log '\(path)'\n", ExitCode.cannotCreate) }
+            logHandle = handle
+        }
+        let http = HTTPDelivery(
+            endpoint: endpoint, timeoutMilliseconds: options.timeoutMilliseconds, connections: options.connections)
+        defer { http.close() }
+        let items = DeliveryItem.items(of: run.store)
+        var delivery = NotificationDelivery(
+            items: items, schedule: options.mode.schedule, chaos: options.chaos, seed: run.scenario.seed)
+        var written = 0
+        while !delivery.isFinished {
+            let requests = delivery.nextRequests(limit: options.connections)
+            for (request, outcome) in zip(requests, http.attempt(requests)) { delivery.record(outcome, for: request) }
+            // The log is written as the delivery goes, so a long run can be followed with `tail -f`.
+            let log = delivery.log
+            if let logHandle, written < log.count {
+                do {
+                    try logHandle.write(
+                        contentsOf: Data(log[written...].map { CanonicalJSON.string($0.json) + "\n" }.joined().utf8))
+                } catch {
+                    return (
+                        "error: cannot write the delivery log '\(options.logFile!)': \(error.localizedDescription)\n",
+                        ExitCode.cannotCreate
+                    )
+                }
+                written = log.count
+            }
+        }
+        try? logHandle?.close()
+        let report = delivery.report
+        var text =
+            "delivery to \(endpoint) (\(options.mode.rawValue)): \(report.delivered.count) of \(items.count) "
+            + "notifications delivered in \(report.log.count) attempts"
+        if let end = report.finishedAt { text += ", last attempt at \(end)" }
+        text += "\n"
+        for record in report.undelivered {
+            let attempts = record.sendAttempts.map { "\($0.attemptDate) \($0.sendAttemptResult.rawValue)" }
+            text +=
+                "undelivered: \(record.item.notificationUUID) \(record.item.notificationType) to "
+                + "\(record.item.recipient) after \(record.sendAttempts.count) attempts: "
+                + attempts.joined(separator: ", ") + "\n"
+        }
+        return (text, report.allDelivered ? nil : ExitCode.undelivered)
+    }
+}
+
+extension ExitCode {
+    /// `--deliver`: a notification is still undelivered after its last attempt.
+    public static let undelivered: Int32 = 2
+}

@@ -1,0 +1,252 @@
+/// Where requests go: an `http://` URL taken apart. `https://` is refused: simctl has no TLS (it has no dependencies,
+/// and a test receiver on the developer's machine needs none).
+public struct HTTPEndpoint: Hashable, Sendable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+    /// The request target: the path and query, `/` when the URL has none.
+    public var target: String
+
+    public init(host: String, port: UInt16, target: String = "/") {
+        self.host = host
+        self.port = port
+        self.target = target
+    }
+
+    /// Reads `http://HOST[:PORT][/PATH[?QUERY]]`; the host may be a name, an IPv4 address or a bracketed IPv6
+    /// address; the port defaults to 80.
+    public init(url: String) throws(HTTPEndpointError) {
+        let lower = url.lowercased()
+        if lower.hasPrefix("https://") {
+            throw HTTPEndpointError(
+                url: url,
+                message: "https is not supported: simctl delivers over plain http only; point it at an http:// "
+                    + "receiver (for example your server's local port, or a TLS-terminating proxy in front of it)")
+        }
+        guard lower.hasPrefix("http://") else {
+            throw HTTPEndpointError(
+                url: url, message: "expected an http:// URL such as http://127.0.0.1:8080/notifications")
+        }
+        var rest = Substring(url.dropFirst("http://".count))
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        var path = String(rest[authorityEnd...])
+        if path.hasPrefix("?") { path = "/" + path }
+        if path.isEmpty { path = "/" }
+        guard !authority.contains("@") else {
+            throw HTTPEndpointError(url: url, message: "user information in the URL is not supported")
+        }
+        var host: Substring
+        var portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else {
+                throw HTTPEndpointError(url: url, message: "an IPv6 address needs a closing ']'")
+            }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else {
+                    throw HTTPEndpointError(url: url, message: "expected ':PORT' after ']'")
+                }
+                portText = after.dropFirst()
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+        } else {
+            host = authority
+        }
+        guard !host.isEmpty else { throw HTTPEndpointError(url: url, message: "the URL has no host") }
+        var port: UInt16 = 80
+        if let portText {
+            guard !portText.isEmpty, portText.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt16(portText),
+                number > 0
+            else {
+                throw HTTPEndpointError(
+                    url: url, message: "the port must be a number from 1 to 65535, found '\(portText)'")
+            }
+            port = number
+        }
+        guard path.allSatisfy({ $0.isASCII && $0 > " " && $0 != "\u{7F}" }) else {
+            throw HTTPEndpointError(
+                url: url, message: "the path must be ASCII without spaces (percent-encode the rest)")
+        }
+        self.init(host: String(host), port: port, target: path)
+    }
+
+    /// The `Host` header's value.
+    public var hostHeader: String {
+        let name = host.contains(":") ? "[\(host)]" : host
+        return port == 80 ? name : "\(name):\(port)"
+    }
+
+    public var description: String { "http://\(hostHeader)\(target)" }
+}
+
+/// A URL `HTTPEndpoint` cannot use.
+public struct HTTPEndpointError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var url: String
+    public var message: String
+
+    public var description: String { "invalid delivery URL '\(url)': \(message)" }
+}
+
+/// A complete answer.
+public struct HTTPResponse: Hashable, Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+}
+
+/// Why a request got no usable answer.
+public enum HTTPClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No complete answer before the deadline (connecting, sending or reading).
+    case timedOut
+    /// The connection could not be made.
+    case connectFailed(String)
+    /// The connection failed while sending the request.
+    case sendFailed(String)
+    /// The connection closed or was reset before any byte of an answer.
+    case noResponse
+    /// The connection closed in the middle of the answer.
+    case prematureClose
+    /// The answer is not valid HTTP/1.x or breaks a size limit.
+    case invalidResponse(String)
+    /// Reading failed with an error other than a close or reset.
+    case receiveFailed(String)
+
+    public var description: String {
+        switch self {
+        case .timedOut: return "timed out"
+        case .connectFailed(let reason): return "cannot connect: \(reason)"
+        case .sendFailed(let reason): return "sending failed: \(reason)"
+        case .noResponse: return "the connection closed without an answer"
+        case .prematureClose: return "the connection closed in the middle of the answer"
+        case .invalidResponse(let reason): return "invalid answer: \(reason)"
+        case .receiveFailed(let reason): return "reading failed: \(reason)"
+        }
+    }
+}
+
+/// An HTTP/1.1 client over one keep-alive connection to one endpoint: reconnects when the server closed it, and
+/// gives each request one deadline covering connect, send and the whole answer. Not thread-safe: one caller at a
+/// time (use one client per concurrent connection).
+public final class HTTPClient {
+    public let endpoint: HTTPEndpoint
+    public let timeoutMilliseconds: Int64
+    public let limits: HTTPLimits
+    public let userAgent: String
+    var socket: TCPSocket?
+    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Connections opened so far (for tests of keep-alive).
+    public private(set) var connectionsOpened = 0
+
+    public init(
+        endpoint: HTTPEndpoint, timeoutMilliseconds: Int64 = 5000, limits: HTTPLimits = HTTPLimits(),
+        userAgent: String = "simctl"
+    ) {
+        self.endpoint = endpoint
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.limits = limits
+        self.userAgent = userAgent
+    }
+
+    deinit { close() }
+
+    /// Closes the kept-alive connection, if any.
+    public func close() {
+        socket?.close()
+        socket = nil
+    }
+
+    /// POSTs `body` and reads the whole answer.
+    public func post(_ body: [UInt8], contentType: String = "application/json") -> Result<HTTPResponse, HTTPClientError>
+    {
+        var head = "POST \(endpoint.target) HTTP/1.1\r\nHost: \(endpoint.hostHeader)\r\n"
+        head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nUser-Agent: \(userAgent)\r\n"
+        head += "Accept: */*\r\n\r\n"
+        return send(Array(head.utf8) + body, method: "POST")
+    }
+
+    func send(_ request: [UInt8], method: String) -> Result<HTTPResponse, HTTPClientError> {
+        let deadline = Deadline(millisecondsFromNow: timeoutMilliseconds)
+        // A kept-alive connection the server has meanwhile closed fails before any answer byte: try once more on a
+        // fresh connection (what browsers and HTTP libraries do).
+        let reused = socket != nil
+        let first = exchange(request, method: method, deadline: deadline)
+        if reused, case .failure(let error) = first, error == .noResponse || isSendFailure(error) {
+            return exchange(request, method: method, deadline: deadline)
+        }
+        return first
+    }
+
+    func isSendFailure(_ error: HTTPClientError) -> Bool {
+        if case .sendFailed = error { return true }
+        return false
+    }
+
+    func exchange(_ request: [UInt8], method: String, deadline: Deadline) -> Result<HTTPResponse, HTTPClientError> {
+        if socket == nil {
+            switch TCPSocket.connect(host: endpoint.host, port: endpoint.port, deadline: deadline) {
+            case .success(let opened):
+                socket = opened
+                connectionsOpened += 1
+            case .failure(.timedOut): return .failure(.timedOut)
+            case .failure(.closed): return .failure(.connectFailed("the connection closed"))
+            case .failure(.error(let reason)): return .failure(.connectFailed(reason))
+            }
+        }
+        let connection = socket!
+        switch connection.send(request, deadline: deadline) {
+        case .success: break
+        case .failure(let failure):
+            close()
+            switch failure {
+            case .timedOut: return .failure(.timedOut)
+            case .closed: return .failure(.sendFailed("the connection closed"))
+            case .error(let reason): return .failure(.sendFailed(reason))
+            }
+        }
+        var parser = HTTPMessageParser(role: .response, limits: limits)
+        parser.nextResponseIsToHEAD = method == "HEAD"
+        var received = 0
+        while true {
+            switch connection.receive(into: &readBuffer, deadline: deadline, waitFirst: received == 0) {
+            case .success(let count):
+                received += count
+                parser.append(readBuffer[0..<count])
+                do throws(HTTPParseError) {
+                    if let message = try parser.next() {
+                        guard case .response(_, let status, _) = message.startLine else {
+                            close()
+                            return .failure(.invalidResponse("not a response"))
+                        }
+                        // Bytes after the answer, or a close requested: the connection is not reused.
+                        if !message.keepsConnectionOpen || parser.bufferedByteCount > 0 { close() }
+                        return .success(HTTPResponse(status: status, headers: message.headers, body: message.body))
+                    }
+                } catch {
+                    close()
+                    return .failure(.invalidResponse(error.description))
+                }
+            case .failure(.timedOut):
+                close()
+                return .failure(.timedOut)
+            case .failure(.closed):
+                close()
+                if received == 0 { return .failure(.noResponse) }
+                do throws(HTTPParseError) {
+                    if let message = try parser.endOfInput(), case .response(_, let status, _) = message.startLine {
+                        return .success(HTTPResponse(status: status, headers: message.headers, body: message.body))
+                    }
+                    return .failure(.prematureClose)
+                } catch {
+                    return .failure(.prematureClose)
+                }
+            case .failure(.error(let reason)):
+                close()
+                return .failure(.receiveFailed(reason))
+            }
+        }
+    }
+}

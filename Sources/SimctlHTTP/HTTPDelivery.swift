@@ -1,0 +1,95 @@
+import Dispatch
+import SubscriptionSimulator
+
+/// Delivery over HTTP: each attempt POSTs the notification's body to the endpoint with `Content-Type:
+/// application/json`; the answer, timeout or socket failure becomes Apple's `sendAttemptResult`. The wall-clock
+/// latency of each attempt is measured here (the library never reads a clock).
+public final class HTTPDelivery {
+    public let endpoint: HTTPEndpoint
+    public let timeoutMilliseconds: Int64
+    /// One keep-alive client per concurrent connection.
+    let clients: [HTTPClient]
+
+    /// `connections`: how many attempts may be in flight at once (each on its own keep-alive connection); with more
+    /// than one, attempts due close together may reach the server in any order among themselves.
+    public init(endpoint: HTTPEndpoint, timeoutMilliseconds: Int64 = 5000, connections: Int = 1) {
+        precondition(connections >= 1 && timeoutMilliseconds > 0)
+        self.endpoint = endpoint
+        self.timeoutMilliseconds = timeoutMilliseconds
+        clients = (0..<connections).map { _ in HTTPClient(endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds)
+        }
+    }
+
+    /// Closes the connections.
+    public func close() { clients.forEach { $0.close() } }
+
+    /// The rule from a client's result to Apple's `sendAttemptResult`: a complete answer counts by its status
+    /// (200–206 success, anything else `UNSUCCESSFUL_HTTP_RESPONSE_CODE`); no answer in time `TIMED_OUT`; a
+    /// connection that cannot be made or fails while sending `SOCKET_ISSUE`; closed before any answer byte
+    /// `NO_RESPONSE`; closed mid-answer `PREMATURE_CLOSE`; a malformed or oversized answer `INVALID_RESPONSE`.
+    /// Which failure Apple files under which value is not documented [assumed].
+    public static func outcome(_ result: Result<HTTPResponse, HTTPClientError>) -> SendAttemptResult {
+        switch result {
+        case .success(let response): return .forHTTPStatus(response.status)
+        case .failure(.timedOut): return .timedOut
+        case .failure(.connectFailed), .failure(.sendFailed), .failure(.receiveFailed): return .socketIssue
+        case .failure(.noResponse): return .noResponse
+        case .failure(.prematureClose): return .prematureClose
+        case .failure(.invalidResponse): return .invalidResponse
+        }
+    }
+
+    /// Makes one attempt on client `connection`.
+    public func attempt(_ request: DeliveryRequest, connection: Int = 0) -> DeliveryOutcome {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let result = clients[connection].post(Array(request.body.utf8))
+        let elapsed = started.duration(to: clock.now).components
+        let microseconds = elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
+        var status: Int?
+        if case .success(let response) = result { status = response.status }
+        return DeliveryOutcome(
+            sendAttemptResult: Self.outcome(result), httpStatus: status, wallLatencyMicroseconds: microseconds)
+    }
+
+    /// Makes `requests` at once, request `i` on connection `i` (at most one per connection).
+    public func attempt(_ requests: [DeliveryRequest]) -> [DeliveryOutcome] {
+        precondition(requests.count <= clients.count)
+        if requests.count == 1 { return [attempt(requests[0])] }
+        let results = OutcomeSlots(count: requests.count)
+        let box = UncheckedBox(self)
+        DispatchQueue.concurrentPerform(iterations: requests.count) { index in
+            results.set(index, box.value.attempt(requests[index], connection: index))
+        }
+        return results.values
+    }
+
+    /// Delivers every item, retrying on `schedule`, until each is delivered or out of attempts.
+    public func deliver(_ items: [DeliveryItem], schedule: RetrySchedule, chaos: DeliveryChaos = .none, seed: UInt64)
+        -> DeliveryReport
+    {
+        var delivery = NotificationDelivery(items: items, schedule: schedule, chaos: chaos, seed: seed)
+        while !delivery.isFinished {
+            let requests = delivery.nextRequests(limit: clients.count)
+            for (request, outcome) in zip(requests, attempt(requests)) { delivery.record(outcome, for: request) }
+        }
+        return delivery.report
+    }
+}
+
+/// Results written by concurrent attempts, one slot each: each index is written by exactly one thread, and read
+/// after all have finished.
+final class OutcomeSlots: @unchecked Sendable {
+    let slots: UnsafeMutableBufferPointer<DeliveryOutcome>
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: .failure(.other))
+    }
+
+    deinit { slots.deallocate() }
+
+    func set(_ index: Int, _ value: DeliveryOutcome) { slots[index] = value }
+
+    var values: [DeliveryOutcome] { Array(slots) }
+}

@@ -1,0 +1,309 @@
+/// One notification to deliver: its POST body and what the delivery log says about it.
+public struct DeliveryItem: Hashable, Sendable {
+    public var notificationUUID: String
+    public var recipient: String
+    /// When the store sent it (its `signedDate`): the instant of its first attempt.
+    public var instant: Instant
+    public var notificationType: String
+    public var subtype: String?
+    /// The App Store's POST body, `{"signedPayload":"<JWS>"}`, byte-identical to a line of `--format jsonl`.
+    public var body: String
+
+    public init(
+        notificationUUID: String, recipient: String, instant: Instant, notificationType: String, subtype: String?,
+        body: String
+    ) {
+        self.notificationUUID = notificationUUID
+        self.recipient = recipient
+        self.instant = instant
+        self.notificationType = notificationType
+        self.subtype = subtype
+        self.body = body
+    }
+
+    /// The notifications a store has sent, in virtual-time order, encoded as the App Store POSTs them. Reads the
+    /// store; changes nothing.
+    public static func items(of store: SimulatedStore) -> [DeliveryItem] {
+        let encoder = NotificationEncoder(app: store.app)
+        return store.notifications.map { n in
+            DeliveryItem(
+                notificationUUID: n.notificationUUID, recipient: n.recipient, instant: n.instant,
+                notificationType: n.type.rawValue, subtype: n.subtype?.rawValue, body: encoder.encode(n).postBody)
+        }
+    }
+}
+
+/// One attempt the handler is asked to make.
+public struct DeliveryRequest: Hashable, Sendable {
+    /// The notification's position in the delivered list.
+    public var index: Int
+    public var item: DeliveryItem
+    /// 1 for the first attempt.
+    public var attempt: Int
+    /// The virtual instant of this attempt.
+    public var instant: Instant
+    /// A chaos duplicate of a notification already delivered (``DeliveryChaos/duplicateRate``).
+    public var isDuplicate: Bool
+
+    /// The POST body.
+    public var body: String { item.body }
+}
+
+/// What one attempt came to, as the handler reports it.
+public struct DeliveryOutcome: Hashable, Sendable {
+    public var sendAttemptResult: SendAttemptResult
+    /// The HTTP status of a complete answer.
+    public var httpStatus: Int?
+    /// Wall-clock time the attempt took, in microseconds, when the handler measured it (the HTTP handler does; the
+    /// library never reads a clock).
+    public var wallLatencyMicroseconds: Int64?
+
+    public init(sendAttemptResult: SendAttemptResult, httpStatus: Int? = nil, wallLatencyMicroseconds: Int64? = nil) {
+        self.sendAttemptResult = sendAttemptResult
+        self.httpStatus = httpStatus
+        self.wallLatencyMicroseconds = wallLatencyMicroseconds
+    }
+
+    /// A complete answer with this HTTP status: `SUCCESS` for 200–206, otherwise `UNSUCCESSFUL_HTTP_RESPONSE_CODE`.
+    public static func status(_ code: Int) -> DeliveryOutcome {
+        DeliveryOutcome(sendAttemptResult: .forHTTPStatus(code), httpStatus: code)
+    }
+
+    /// A failure without an HTTP status (`TIMED_OUT`, `SOCKET_ISSUE`, ...).
+    public static func failure(_ result: SendAttemptResult) -> DeliveryOutcome {
+        DeliveryOutcome(sendAttemptResult: result)
+    }
+}
+
+/// One attempt as Apple's notification history records it: `{attemptDate, sendAttemptResult}`.
+public struct SendAttempt: Hashable, Sendable {
+    public var attemptDate: Instant
+    public var sendAttemptResult: SendAttemptResult
+}
+
+/// One line of the delivery log.
+public struct DeliveryLogEntry: Hashable, Sendable {
+    public var notificationUUID: String
+    public var recipient: String
+    public var notificationType: String
+    public var subtype: String?
+    public var attempt: Int
+    /// The virtual instant of the attempt.
+    public var instant: Instant
+    public var httpStatus: Int?
+    public var sendAttemptResult: SendAttemptResult
+    public var wallLatencyMicroseconds: Int64?
+    /// `duplicate` or `failFirst` when chaos made this attempt; nil otherwise.
+    public var chaos: String?
+
+    /// One JSON object (canonical: sorted keys): `notificationUUID`, `attempt`, `instant` (ms), `at` (ISO 8601),
+    /// `httpStatus`, `sendAttemptResult`, `wallLatencyMs` (decimal milliseconds), `recipient`, `notificationType`,
+    /// `subtype`, `chaos`; absent values are left out.
+    public var json: JSONValue {
+        var o = JSONObjectBuilder()
+        o.set("notificationUUID", notificationUUID)
+        o.set("recipient", recipient)
+        o.set("notificationType", notificationType)
+        o.set("subtype", subtype)
+        o.set("attempt", Int64(attempt))
+        o.set("instant", instant)
+        o.set("at", instant.description)
+        o.set("httpStatus", httpStatus.map(Int64.init))
+        o.set("sendAttemptResult", sendAttemptResult.rawValue)
+        o.set("wallLatencyMs", wallLatencyMicroseconds.map { JSONValue.decimal(Self.milliseconds($0)) })
+        o.set("chaos", chaos)
+        return o.value
+    }
+
+    /// Microseconds as decimal milliseconds with three places: 1234 -> "1.234".
+    static func milliseconds(_ microseconds: Int64) -> String {
+        let value = max(0, microseconds)
+        let fraction = String(value % 1000)
+        return "\(value / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}
+
+/// How every notification ended.
+public struct DeliveryReport: Hashable, Sendable {
+    /// One per notification, in the order given.
+    public var notifications: [NotificationDeliveryRecord]
+    /// Every attempt in the order made.
+    public var log: [DeliveryLogEntry]
+    /// The virtual instant of the last attempt (the clock runs past the scenario's `until` for retries).
+    public var finishedAt: Instant?
+
+    public var delivered: [NotificationDeliveryRecord] { notifications.filter(\.delivered) }
+    /// Notifications whose every attempt failed.
+    public var undelivered: [NotificationDeliveryRecord] { notifications.filter { !$0.delivered } }
+    public var allDelivered: Bool { notifications.allSatisfy(\.delivered) }
+
+    /// The log as JSON Lines, one ``DeliveryLogEntry/json`` per line.
+    public var logJSONL: String { log.map { CanonicalJSON.string($0.json) + "\n" }.joined() }
+}
+
+/// One notification's attempts.
+public struct NotificationDeliveryRecord: Hashable, Sendable {
+    public var item: DeliveryItem
+    /// Its attempts in order, chaos ones included, at most the schedule's maximum plus a duplicate.
+    public var sendAttempts: [SendAttempt]
+    /// True once an attempt succeeded.
+    public var delivered: Bool
+}
+
+/// Delivers notifications the way the App Store does, on a virtual clock: each is first tried at its instant (plus
+/// any chaos delay), in virtual-time order; a failed attempt is tried again after the ``RetrySchedule``'s delay,
+/// so a retried notification arrives after later ones; retries due after the scenario's end are still made (the
+/// clock runs on), and the delivery ends only when every notification is delivered or out of attempts.
+///
+/// A pure state machine: it never performs I/O or reads a clock. Ask it for the next requests, make them with any
+/// handler (in process, or HTTP), and record each outcome; or use ``deliver(_:mode:chaos:seed:handler:)``.
+/// Attempts run on the Engine's ``EventScheduler``: at one instant, in the order they were scheduled (first
+/// attempts before retries).
+public struct NotificationDelivery: Sendable {
+    struct Step: Sendable {
+        var index: Int32
+        var attempt: Int32
+        var duplicate: Bool
+    }
+
+    public let items: [DeliveryItem]
+    public let schedule: RetrySchedule
+    public let chaos: DeliveryChaos
+    var scheduler: EventScheduler<Step>
+    var plans: [DeliveryChaos.Plan]
+    var attempts: [[SendAttempt]]
+    var delivered: [Bool]
+    /// Every attempt recorded so far, in order.
+    public internal(set) var log: [DeliveryLogEntry] = []
+    var finishedAt: Instant?
+    var inFlight = 0
+    /// The shortest wait before an attempt can schedule another: requests handed out together all fall before it,
+    /// so recording their outcomes in any order schedules nothing in the past.
+    let batchWindow: Int64
+
+    /// `seed` drives the chaos draws (the scenario's seed, mixed with a constant so delivery draws differ from the
+    /// store's). Notifications must be in virtual-time order, as a store emits them.
+    public init(items: [DeliveryItem], schedule: RetrySchedule, chaos: DeliveryChaos = .none, seed: UInt64) {
+        precondition(chaos.problem == nil, chaos.problem ?? "")
+        self.items = items
+        self.schedule = schedule
+        self.chaos = chaos
+        var random = RandomSource(seed: seed ^ 0x6465_6C69_7665_7279)  // "delivery"
+        plans = chaos.plans(count: items.count, random: &random)
+        attempts = Array(repeating: [], count: items.count)
+        delivered = Array(repeating: false, count: items.count)
+        batchWindow = (schedule.delays + [chaos.duplicateDelayMilliseconds]).min()!
+        let start = items.map(\.instant).min() ?? Instant(millisecondsSince1970: 0)
+        scheduler = EventScheduler(start: start)
+        var lastOfRecipient: [String: Instant] = [:]
+        for (index, item) in items.enumerated() {
+            var first = item.instant.adding(milliseconds: plans[index].delayMilliseconds)
+            if let previous = lastOfRecipient[item.recipient], first < previous { first = previous }
+            lastOfRecipient[item.recipient] = first
+            // Cannot throw: every instant is at or after the start.
+            _ = try? scheduler.schedule(Step(index: Int32(index), attempt: 1, duplicate: false), at: first)
+        }
+    }
+
+    /// The virtual clock.
+    public var now: Instant { scheduler.now }
+    /// No attempt is due or awaiting its outcome.
+    public var isFinished: Bool { scheduler.pendingCount == 0 && inFlight == 0 }
+
+    /// Takes the next attempts due, in order: at most `limit`, all before the first of them plus the shortest retry
+    /// delay (so none depends on another's outcome). Chaos failures are recorded here and never handed out. Empty
+    /// when nothing is due; record every outcome before asking again when the returned list was empty.
+    public mutating func nextRequests(limit: Int = 1) -> [DeliveryRequest] {
+        var requests: [DeliveryRequest] = []
+        var windowEnd: Instant?
+        while requests.count < max(1, limit) {
+            let limitInstant = windowEnd ?? Instant(millisecondsSince1970: EventQueue<Step>.instantRange.upperBound)
+            guard let event = scheduler.nextDueEvent(notAfter: limitInstant) else { break }
+            if windowEnd == nil { windowEnd = event.instant.adding(milliseconds: batchWindow - 1) }
+            let step = event.payload
+            let index = Int(step.index)
+            let attempt = Int(step.attempt)
+            if !step.duplicate && attempt <= plans[index].failedAttempts {
+                record(
+                    DeliveryOutcome.failure(.other), index: index, attempt: attempt, instant: event.instant,
+                    duplicate: false, chaos: "failFirst")
+                continue
+            }
+            inFlight += 1
+            requests.append(
+                DeliveryRequest(
+                    index: index, item: items[index], attempt: attempt, instant: event.instant,
+                    isDuplicate: step.duplicate))
+        }
+        return requests
+    }
+
+    /// Records the outcome of a request handed out by ``nextRequests(limit:)``: a failure schedules the next
+    /// attempt, if the schedule has one; a success schedules the chaos duplicate, if this notification has one.
+    public mutating func record(_ outcome: DeliveryOutcome, for request: DeliveryRequest) {
+        inFlight -= 1
+        record(
+            outcome, index: request.index, attempt: request.attempt, instant: request.instant,
+            duplicate: request.isDuplicate, chaos: request.isDuplicate ? "duplicate" : nil)
+    }
+
+    mutating func record(
+        _ outcome: DeliveryOutcome, index: Int, attempt: Int, instant: Instant, duplicate: Bool, chaos: String?
+    ) {
+        let item = items[index]
+        attempts[index].append(SendAttempt(attemptDate: instant, sendAttemptResult: outcome.sendAttemptResult))
+        log.append(
+            DeliveryLogEntry(
+                notificationUUID: item.notificationUUID, recipient: item.recipient,
+                notificationType: item.notificationType, subtype: item.subtype, attempt: attempt, instant: instant,
+                httpStatus: outcome.httpStatus, sendAttemptResult: outcome.sendAttemptResult,
+                wallLatencyMicroseconds: outcome.wallLatencyMicroseconds, chaos: chaos))
+        finishedAt = max(finishedAt ?? instant, instant)
+        if duplicate { return }
+        if outcome.sendAttemptResult == .success {
+            delivered[index] = true
+            if plans[index].duplicate {
+                let at = instant.adding(milliseconds: self.chaos.duplicateDelayMilliseconds)
+                _ = try? scheduler.schedule(
+                    Step(index: Int32(index), attempt: Int32(attempt + 1), duplicate: true), at: at)
+            }
+        } else if let delay = schedule.delay(afterAttempt: attempt) {
+            // Never in the past: requests are handed out within `batchWindow` of each other (see nextRequests).
+            _ = try? scheduler.schedule(
+                Step(index: Int32(index), attempt: Int32(attempt + 1), duplicate: false),
+                at: instant.adding(milliseconds: delay))
+        }
+    }
+
+    /// Where every notification stands.
+    public var report: DeliveryReport {
+        DeliveryReport(
+            notifications: items.indices.map {
+                NotificationDeliveryRecord(item: items[$0], sendAttempts: attempts[$0], delivered: delivered[$0])
+            }, log: log, finishedAt: finishedAt)
+    }
+
+    /// Delivers `items` one attempt at a time through `handler` until each is delivered or out of attempts.
+    public static func deliver(
+        _ items: [DeliveryItem], schedule: RetrySchedule, chaos: DeliveryChaos = .none, seed: UInt64,
+        handler: (DeliveryRequest) throws -> DeliveryOutcome
+    ) rethrows -> DeliveryReport {
+        var delivery = NotificationDelivery(items: items, schedule: schedule, chaos: chaos, seed: seed)
+        while !delivery.isFinished {
+            for request in delivery.nextRequests(limit: 1) {
+                delivery.record(try handler(request), for: request)
+            }
+        }
+        return delivery.report
+    }
+
+    /// Delivers every notification of a scenario run (in `mode`, seeded by the scenario's seed) through `handler`.
+    public static func deliver(
+        _ run: ScenarioRun, mode: DeliveryMode = .production, chaos: DeliveryChaos = .none,
+        handler: (DeliveryRequest) throws -> DeliveryOutcome
+    ) rethrows -> DeliveryReport {
+        try deliver(
+            DeliveryItem.items(of: run.store), schedule: mode.schedule, chaos: chaos, seed: run.scenario.seed,
+            handler: handler)
+    }
+}

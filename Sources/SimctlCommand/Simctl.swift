@@ -21,6 +21,8 @@ public enum ExitCode {
 /// The command line: argv in, output and exit code out. No process state is touched, so tests call it directly.
 public enum Simctl {
     public static func main(_ arguments: [String]) -> CommandOutput {
+        if arguments.first == "population" { return PopulationCommand.main(Array(arguments.dropFirst())) }
+        if arguments == ["help", "population"] { return PopulationCommand.main(["--help"]) }
         let invocation: SimctlInvocation
         do throws(UsageError) { invocation = try ArgumentParser.parse(arguments) } catch {
             let text =

@@ -123,6 +123,101 @@ if wanted("queue") {
             + "which is \(sortCeiling.median >= eventTarget ? "above" : "below") the target itself)")
 }
 
+// MARK: - Event queue for a million pending (radix heap)
+
+/// Times `body` alone after `setup` (untimed) builds its input: median events/s over `runs` runs after a warm-up.
+func measureAfterSetup<State>(
+    _ name: String, runs: Int, setup: () -> State, _ body: (inout State) -> Int
+) -> Measurement {
+    let clock = ContinuousClock()
+    var rates: [Double] = []
+    for run in 0...runs {
+        var state = setup()
+        var work = 0
+        let elapsed = clock.measure { work = body(&state) }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if run > 0 { rates.append(Double(work) / seconds) }
+    }
+    let m = Measurement(perSecond: rates)
+    print(
+        "  \(name): median \(format(m.median)) events/s (min \(format(m.sorted.first!)), "
+            + "max \(format(m.sorted.last!)), \(runs) runs)")
+    return m
+}
+
+/// `pending` events at `delays` (from the end of the list), as the hold pattern starts.
+func radixFilled(pending: Int, delays: [Int64]) -> RadixEventQueue<Int> {
+    var q = RadixEventQueue<Int>()
+    for i in 0..<pending { q.schedule(i, at: Instant(millisecondsSince1970: delays[delays.count - 1 - i])) }
+    return q
+}
+
+func heapFilled(pending: Int, delays: [Int64]) -> EventQueue<Int> {
+    var q = EventQueue<Int>()
+    for i in 0..<pending { q.schedule(i, at: Instant(millisecondsSince1970: delays[delays.count - 1 - i])) }
+    return q
+}
+
+/// The hold operations alone: each pop followed by one event `delays[i]` after it.
+func radixHold(_ q: inout RadixEventQueue<Int>, delays: [Int64]) -> Int {
+    for i in delays.indices {
+        let e = q.popNext()!
+        q.schedule(i, at: e.instant.adding(milliseconds: delays[i]))
+    }
+    return delays.count
+}
+
+func heapHold(_ q: inout EventQueue<Int>, delays: [Int64]) -> Int {
+    for i in delays.indices {
+        let e = q.popNext()!
+        q.schedule(i, at: e.instant.adding(milliseconds: delays[i]))
+    }
+    return delays.count
+}
+
+func radixScheduleAllThenPop(_ instants: [Instant]) -> Int {
+    var q = RadixEventQueue<Int>()
+    for i in instants.indices { q.schedule(i, at: instants[i]) }
+    var checksum = 0
+    while let e = q.popNext() { checksum &+= e.payload }
+    return checksum
+}
+
+var radixVerdicts: [String] = []
+if wanted("queue") {
+    let eventCount = 1_000_000
+    var random = RandomSource(seed: 2027)
+    let instants = (0..<eventCount).map { _ in
+        Instant(millisecondsSince1970: Int64(random.nextInt(in: 0...(365 * 86_400_000))))
+    }
+    let delays = (0..<eventCount).map { _ in Int64(random.nextInt(in: 0...86_400_000)) }
+    let holds = (0..<3 * eventCount).map { _ in Int64(random.nextInt(in: 0...86_400_000)) }
+    print("event queue for a million pending: radix heap (RadixEventQueue) beside the binary heap (EventQueue)")
+    print("  hold pattern: 1,000,000 pending (filled untimed), then 3,000,000 holds timed (pop, schedule up to a day on)")
+    let radixHoldRate = measureAfterSetup(
+        "radix heap, hold, 1,000,000 pending", runs: 5, setup: { radixFilled(pending: eventCount, delays: delays) }
+    ) { queue in
+        let holds = radixHold(&queue, delays: holds)
+        sink &+= holds
+        return holds
+    }
+    _ = measureAfterSetup(
+        "binary heap, hold, 1,000,000 pending", runs: 3, setup: { heapFilled(pending: eventCount, delays: delays) }
+    ) { queue in
+        let holds = heapHold(&queue, delays: holds)
+        sink &+= holds
+        return holds
+    }
+    let radixAll = measure("radix heap, all 1,000,000 scheduled first, then all popped", unit: "events", runs: 7) {
+        sink &+= radixScheduleAllThenPop(instants)
+        return eventCount
+    }
+    radixVerdicts.append("radix heap >= 10 M events/s in the hold pattern with 1,000,000 pending: "
+        + (radixHoldRate.median >= 10e6 ? "met" : "NOT met") + " (\(format(radixHoldRate.median)))")
+    radixVerdicts.append("radix heap >= 8 M events/s, all 1,000,000 scheduled then popped: "
+        + (radixAll.median >= 8e6 ? "met" : "NOT met") + " (\(format(radixAll.median)))")
+}
+
 // MARK: - Lifecycles
 
 /// One year of a monthly subscription: purchase, renewals, a billing failure in month 6 recovered 10 days later
@@ -251,7 +346,9 @@ if sections.contains("callgrind-baseline") {
 
 // MARK: - Targets
 
-let verdicts = queueVerdicts.map { "queue >= 10 M events/s, \($0)" } + [lifecycleVerdict].compactMap { $0 }
+let verdicts =
+    queueVerdicts.map { "queue >= 10 M events/s, \($0)" } + [lifecycleVerdict].compactMap { $0 }
+    + radixVerdicts.map { "issue 15: \($0)" }
 if !verdicts.isEmpty {
     print("targets (issue 2, on the 2-core CI machine):")
     for verdict in verdicts { print("  \(verdict)") }

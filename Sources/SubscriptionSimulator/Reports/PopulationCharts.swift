@@ -13,6 +13,10 @@ public enum PopulationCharts {
     public static func payingByMonth(_ runs: [CohortOutputs]) -> String {
         let months = runs.first?.configuration.months ?? 1
         let most = Double(runs.map { $0.payingMonthEnd.max() ?? 0 }.max() ?? 1)
+        let least = Double(runs.map { $0.payingMonthEnd.min() ?? 0 }.min() ?? 0)
+        // The axis starts near the lowest value, not at zero: grace lengths differ by a few percent at most.
+        let pad = Swift.max(1, (most - least) * 0.05)
+        let dashes: [String?] = [nil, "9 4", "3 3", "12 3 3 3", "6 2", "1 3"]
         var chart = LineChart(
             title: "Paying subscribers at the end of each month",
             xLabel: "month", yLabel: "paying subscribers",
@@ -20,9 +24,9 @@ public enum PopulationCharts {
                 LineChart.Series(
                     name: graceName(run),
                     points: run.payingMonthEnd.enumerated().map { (Double($0.offset + 1), Double($0.element)) },
-                    color: LineChart.colors[offset % LineChart.colors.count])
+                    color: LineChart.colors[offset % LineChart.colors.count], dash: dashes[offset % dashes.count])
             },
-            xRange: 1...Double(max(2, months)), yRange: 0...Swift.max(1, most * 1.05))
+            xRange: 1...Double(max(2, months)), yRange: Swift.max(0, least - pad)...(most + pad))
         chart.xTicks = months <= 24 ? (1...max(2, months)).map(Double.init) : nil
         return chart.svg()
     }
@@ -40,12 +44,11 @@ public enum PopulationCharts {
         let model = (0...60).map { (x: Double($0), y: CohortModel.recoveredFraction(within: Double($0))) }
         var chart = LineChart(
             title: "Billing failures recovered, by days after the failure",
-            xLabel: "days after the billing failure", yLabel: "share of failures recovered",
+            xLabel: "days after the billing failure (\(CohortReport.grouped(run.closedFailures.failures)) closed failures)",
+            yLabel: "share of failures recovered",
             series: [
-                LineChart.Series(
-                    name: "simulated (\(CohortReport.grouped(run.closedFailures.failures)) failures)",
-                    points: simulated, color: LineChart.colors[0]),
-                LineChart.Series(name: "model R5.1", points: model, color: "#888888", dash: "6 4"),
+                LineChart.Series(name: "simulated", points: simulated, color: LineChart.colors[0]),
+                LineChart.Series(name: "model (R5.1)", points: model, color: "#888888", dash: "6 4"),
             ],
             xRange: 0...60, yRange: 0...1)
         chart.yTick = { "\(Int(($0 * 100).rounded()))%" }
@@ -54,7 +57,7 @@ public enum PopulationCharts {
             LineChart.Marker(
                 x: Double($0.days), y: $0.fraction, label: "\(Int($0.fraction * 100))% in \($0.days) d")
         }
-        chart.markerName = "Apple (talk)"
+        chart.markerName = "Apple's figures"
         return chart.svg()
     }
 

@@ -39,6 +39,14 @@ public struct SVGWriter {
         return "\(sign)\(whole).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
+    /// A data value: integers as integers, others with up to six decimals.
+    public static func value(_ value: Double) -> String {
+        if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
+        var text = CohortReport.fixed(value, places: 6)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
+    }
+
     static func attributes(_ pairs: [(String, String)]) -> String {
         pairs.map { " \($0.0)=\"\(escape($0.1))\"" }.joined()
     }
@@ -67,9 +75,10 @@ public struct SVGWriter {
         element("line", pairs)
     }
 
-    /// A polyline; `id` and `dataSeries` name it for readers and tests.
+    /// A polyline; `dataSeries` names it and `dataValues` holds the values it draws, for readers and tests.
     public mutating func polyline(
-        _ points: [(Double, Double)], stroke: String, width: Double = 2, dash: String? = nil, dataSeries: String? = nil
+        _ points: [(Double, Double)], stroke: String, width: Double = 2, dash: String? = nil, dataSeries: String? = nil,
+        dataValues: String? = nil
     ) {
         var pairs = [
             ("points", points.map { "\(Self.number($0.0)),\(Self.number($0.1))" }.joined(separator: " ")),
@@ -78,6 +87,7 @@ public struct SVGWriter {
         ]
         if let dash { pairs.append(("stroke-dasharray", dash)) }
         if let dataSeries { pairs.append(("data-series", dataSeries)) }
+        if let dataValues { pairs.append(("data-values", dataValues)) }
         element("polyline", pairs)
     }
 
@@ -182,13 +192,11 @@ public struct LineChart {
         while power * 10 <= rough { power *= 10 }
         while power > rough { power /= 10 }
         let step = [1.0, 2, 5, 10].map { $0 * power }.first { $0 >= rough } ?? power * 10
-        var ticks: [Double] = []
-        var value = (range.lowerBound / step).rounded(.up) * step
-        while value <= range.upperBound + step * 1e-9 {
-            ticks.append(value)
-            value += step
-        }
-        return ticks
+        // Multiples of the step, rounded to a millionth so that 3 x 0.2 is 0.6.
+        let first = Int((range.lowerBound / step - 1e-9).rounded(.up))
+        let last = Int((range.upperBound / step + 1e-9).rounded(.down))
+        guard first <= last else { return [range.lowerBound] }
+        return (first...last).map { (Double($0) * step * 1e6).rounded() / 1e6 }
     }
 
     public func svg(width: Double = 720, height: Double = 440) -> String {
@@ -219,7 +227,8 @@ public struct LineChart {
         svg.text(yLabel, x: 20, y: (top + bottom) / 2, size: 13, anchor: .middle, rotate: -90)
         for line in series {
             svg.polyline(
-                line.points.map { (x($0.x), y($0.y)) }, stroke: line.color, dash: line.dash, dataSeries: line.name)
+                line.points.map { (x($0.x), y($0.y)) }, stroke: line.color, dash: line.dash, dataSeries: line.name,
+                dataValues: line.points.map { "\(SVGWriter.value($0.x)),\(SVGWriter.value($0.y))" }.joined(separator: " "))
         }
         for marker in markers {
             svg.circle(

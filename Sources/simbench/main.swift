@@ -47,7 +47,7 @@ let eventTarget = 10e6
 let lifecycleTarget = 20e3
 let sections = CommandLine.arguments.dropFirst()
 func wanted(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
-let knownSections = ["queue", "lifecycle", "scale", "encode", "callgrind", "callgrind-baseline"]
+let knownSections = ["queue", "lifecycle", "scale", "encode", "population", "callgrind", "callgrind-baseline"]
 if let unknown = sections.first(where: { !knownSections.contains($0) }) {
     print("simbench: unknown section '\(unknown)'; sections: \(knownSections.joined(separator: ", "))")
     exit(64)
@@ -193,7 +193,15 @@ if wanted("queue") {
     let delays = (0..<eventCount).map { _ in Int64(random.nextInt(in: 0...86_400_000)) }
     let holds = (0..<3 * eventCount).map { _ in Int64(random.nextInt(in: 0...86_400_000)) }
     print("event queue for a million pending: radix heap (RadixEventQueue) beside the binary heap (EventQueue)")
-    print("  hold pattern: 1,000,000 pending (filled untimed), then 3,000,000 holds timed (pop, schedule up to a day on)")
+    print(
+        "  hold pattern: 1,000,000 pending (filled untimed), then 3,000,000 holds timed (pop, schedule up to a day on)")
+    _ = measureAfterSetup(
+        "radix heap, hold, 100,000 pending", runs: 5, setup: { radixFilled(pending: 100_000, delays: delays) }
+    ) { queue in
+        let holds = radixHold(&queue, delays: holds)
+        sink &+= holds
+        return holds
+    }
     let radixHoldRate = measureAfterSetup(
         "radix heap, hold, 1,000,000 pending", runs: 5, setup: { radixFilled(pending: eventCount, delays: delays) }
     ) { queue in
@@ -212,10 +220,51 @@ if wanted("queue") {
         sink &+= radixScheduleAllThenPop(instants)
         return eventCount
     }
-    radixVerdicts.append("radix heap >= 10 M events/s in the hold pattern with 1,000,000 pending: "
-        + (radixHoldRate.median >= 10e6 ? "met" : "NOT met") + " (\(format(radixHoldRate.median)))")
-    radixVerdicts.append("radix heap >= 8 M events/s, all 1,000,000 scheduled then popped: "
-        + (radixAll.median >= 8e6 ? "met" : "NOT met") + " (\(format(radixAll.median)))")
+    radixVerdicts.append(
+        "radix heap >= 10 M events/s in the hold pattern with 1,000,000 pending: "
+            + (radixHoldRate.median >= 10e6 ? "met" : "NOT met") + " (\(format(radixHoldRate.median)))")
+    radixVerdicts.append(
+        "radix heap >= 8 M events/s, all 1,000,000 scheduled then popped: "
+            + (radixAll.median >= 8e6 ? "met" : "NOT met") + " (\(format(radixAll.median)))")
+}
+
+// MARK: - Population mode (cohort model)
+
+/// One run of the cohort model's standard configuration (cohort-v1 section 9) with `subscribers`; returns
+/// (events, seconds from creating the subscribers to the end of the run).
+@MainActor func populationRun(_ subscribers: Int) -> (events: Int, seconds: Double) {
+    let clock = ContinuousClock()
+    let configuration = CohortConfiguration(
+        subscribers: subscribers, months: 12, churn: 0.05, billingFailure: 0.05, grace: 16, seed: 1)
+    var outputs: CohortOutputs?
+    let elapsed = clock.measure {
+        var simulation = try! CohortSimulation(configuration)
+        outputs = simulation.run()
+    }
+    sink &+= outputs!.payingEnd
+    return (outputs!.events, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+}
+
+var populationVerdicts: [String] = []
+if wanted("population") {
+    print("population mode (cohort-v1 standard configuration: 12 months, churn 0.05, failure 0.05, grace 16, seed 1)")
+    _ = populationRun(100_000)  // warm-up
+    var runs: [(events: Int, seconds: Double)] = []
+    for _ in 0..<5 { runs.append(populationRun(100_000)) }
+    let seconds = runs.map(\.seconds).sorted()
+    let median = seconds[seconds.count / 2]
+    let events = runs[0].events
+    print(
+        "  N = 100,000: \(events) model events, median \(decimal(median * 1000)) ms (min \(decimal(seconds.first! * 1000)),"
+            + " max \(decimal(seconds.last! * 1000)), 5 runs): \(format(Double(events) / median)) events/s")
+    let million = populationRun(1_000_000)
+    print(
+        "  N = 1,000,000: \(million.events) model events in \(decimal(million.seconds)) s: "
+            + "\(format(Double(million.events) / million.seconds)) events/s "
+            + "(peak memory: /usr/bin/time -v .build/release/simctl population --subscribers 1000000)")
+    populationVerdicts.append(
+        "population N = 100,000 in about 0.13 s: \(decimal(median)) s "
+            + "(\(median <= 0.13 ? "met" : "NOT met"); SimPy comparison: Tests/Population/compare.sh)")
 }
 
 // MARK: - Lifecycles
@@ -348,7 +397,7 @@ if sections.contains("callgrind-baseline") {
 
 let verdicts =
     queueVerdicts.map { "queue >= 10 M events/s, \($0)" } + [lifecycleVerdict].compactMap { $0 }
-    + radixVerdicts.map { "issue 15: \($0)" }
+    + radixVerdicts.map { "issue 15: \($0)" } + populationVerdicts.map { "issue 15: \($0)" }
 if !verdicts.isEmpty {
     print("targets (issue 2, on the 2-core CI machine):")
     for verdict in verdicts { print("  \(verdict)") }

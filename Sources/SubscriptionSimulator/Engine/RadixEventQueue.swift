@@ -358,9 +358,12 @@ struct RadixBuckets<Payload> {
     @inlinable @inline(__always)
     mutating func place(_ entry: RadixEntry<Payload>) {
         let index = bucketIndex(entry.key)
-        if buckets[index].count == 0 { idleCapacity &-= buckets[index].capacity }
+        if buckets[index].count == 0 {
+            // An empty bucket (above 0, `head` is always 0) starts to be used.
+            idleCapacity &-= buckets[index].capacity
+            if index > 0 { markOccupied(index) }
+        }
         buckets[index].append(entry)
-        if index > 0 { markOccupied(index) }
     }
 
     @inlinable

@@ -101,7 +101,9 @@ public enum CohortReport {
     public static func table(_ rows: [[String]]) -> String {
         guard let first = rows.first else { return "" }
         var widths = [Int](repeating: 0, count: first.count)
-        for row in rows { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+        for row in rows {
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
+        }
         return rows.map { row in
             var line = ""
             for (i, cell) in row.enumerated() {

@@ -44,7 +44,8 @@ public enum PopulationCharts {
         let model = (0...60).map { (x: Double($0), y: CohortModel.recoveredFraction(within: Double($0))) }
         var chart = LineChart(
             title: "Billing failures recovered, by days after the failure",
-            xLabel: "days after the billing failure (\(CohortReport.grouped(run.closedFailures.failures)) closed failures)",
+            xLabel:
+                "days after the billing failure (\(CohortReport.grouped(run.closedFailures.failures)) closed failures)",
             yLabel: "share of failures recovered",
             series: [
                 LineChart.Series(name: "simulated", points: simulated, color: LineChart.colors[0]),

@@ -55,7 +55,8 @@ public struct SVGWriter {
         body.append("<\(name)\(Self.attributes(pairs))/>")
     }
 
-    public mutating func rect(x: Double, y: Double, width: Double, height: Double, fill: String, stroke: String? = nil) {
+    public mutating func rect(x: Double, y: Double, width: Double, height: Double, fill: String, stroke: String? = nil)
+    {
         var pairs = [
             ("x", Self.number(x)), ("y", Self.number(y)), ("width", Self.number(width)),
             ("height", Self.number(height)), ("fill", fill),
@@ -228,7 +229,8 @@ public struct LineChart {
         for line in series {
             svg.polyline(
                 line.points.map { (x($0.x), y($0.y)) }, stroke: line.color, dash: line.dash, dataSeries: line.name,
-                dataValues: line.points.map { "\(SVGWriter.value($0.x)),\(SVGWriter.value($0.y))" }.joined(separator: " "))
+                dataValues: line.points.map { "\(SVGWriter.value($0.x)),\(SVGWriter.value($0.y))" }.joined(
+                    separator: " "))
         }
         for marker in markers {
             svg.circle(
@@ -238,7 +240,8 @@ public struct LineChart {
         // Legend, right of the plot.
         var legendY = top + 10
         for line in series {
-            svg.line(x1: right + 15, y1: legendY, x2: right + 45, y2: legendY, stroke: line.color, width: 2, dash: line.dash)
+            svg.line(
+                x1: right + 15, y1: legendY, x2: right + 45, y2: legendY, stroke: line.color, width: 2, dash: line.dash)
             svg.text(line.name, x: right + 52, y: legendY + 4, size: 12)
             legendY += 22
         }

@@ -13,8 +13,10 @@ import Testing
     static let configurations: [CohortConfiguration] = {
         var list: [CohortConfiguration] = []
         for grace in CohortModel.graceLengths {
-            list.append(CohortConfiguration(subscribers: 3_000, churn: 0.05, billingFailure: 0.05, grace: grace, seed: 7))
-            list.append(CohortConfiguration(subscribers: 2_000, churn: 0.02, billingFailure: 0.30, grace: grace, seed: 8))
+            list.append(
+                CohortConfiguration(subscribers: 3_000, churn: 0.05, billingFailure: 0.05, grace: grace, seed: 7))
+            list.append(
+                CohortConfiguration(subscribers: 2_000, churn: 0.02, billingFailure: 0.30, grace: grace, seed: 8))
         }
         list.append(CohortConfiguration(subscribers: 1_000, months: 12, days: 360, grace: 16, seed: 9))
         list.append(CohortConfiguration(subscribers: 1_000, months: 24, churn: 0.1, billingFailure: 0.2, grace: 3))
@@ -95,7 +97,8 @@ import Testing
     }
 
     @Test func familySizesFollowTheThresholds() {
-        #expect([0, 0.599, 0.60, 0.75, 0.85, 0.93, 0.98, 0.999].map(CohortModel.familySize) == [0, 0, 1, 2, 3, 4, 5, 5])
+        #expect(
+            [0, 0.599, 0.60, 0.75, 0.85, 0.93, 0.98, 0.999].map(CohortModel.familySize) == [0, 0, 1, 2, 3, 4, 5, 5])
     }
 
     @Test func configurationsOutsideTheModelAreErrorsNamingTheRule() {
@@ -150,7 +153,8 @@ import Testing
         #expect(monthTwelve(0.90, steps: 10) == 3_487)
         // The simulation agrees with the expectation within 3 standard deviations of a binomial count.
         for rate in [0.85, 0.90, 0.95] {
-            let outputs = Self.run(CohortConfiguration(subscribers: 10_000, churn: 1 - rate, billingFailure: 0, seed: 4))
+            let outputs = Self.run(
+                CohortConfiguration(subscribers: 10_000, churn: 1 - rate, billingFailure: 0, seed: 4))
             var p = 1.0
             for _ in 0..<11 { p *= rate }
             let sd = (10_000 * p * (1 - p)).squareRoot()

@@ -119,12 +119,12 @@ import Testing
     }
 
     /// R7.4: for closed failures, the fractions recovered in grace, after grace, and expired approach P(d <= g),
-    /// 0.95 - P(d <= g) and 0.05, for every grace length (pooled over 5 seeds at N = 10,000, within 4 binomial
-    /// standard errors).
+    /// 0.95 - P(d <= g) and 0.05, for every grace length (pooled over 2 seeds at N = 10,000, about 7,500 closed
+    /// failures, within 4 binomial standard errors).
     @Test(arguments: CohortModel.graceLengths)
     func closedFailureFractionsFollowTheRecoveryCurve(grace: Int) {
         var closed = ClosedFailures()
-        for seed in UInt64(1)...5 {
+        for seed in UInt64(1)...2 {
             let o = try! CohortSimulation.run(
                 CohortConfiguration(subscribers: 10_000, churn: 0.05, billingFailure: 0.05, grace: grace, seed: seed))
             closed.failures += o.closedFailures.failures

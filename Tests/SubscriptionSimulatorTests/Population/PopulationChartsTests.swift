@@ -45,9 +45,12 @@ import Testing
     /// The polyline of a named series, as (x, y) values.
     static func series(_ collector: Collector, _ name: String) -> [[Double]]? {
         guard
-            let line = collector.elements.first(where: { $0.name == "polyline" && $0.attributes["data-series"] == name })
+            let line = collector.elements.first(where: { $0.name == "polyline" && $0.attributes["data-series"] == name }
+            )
         else { return nil }
-        return line.attributes["data-values"]?.split(separator: " ").map { $0.split(separator: ",").map { Double($0)! } }
+        return line.attributes["data-values"]?.split(separator: " ").map {
+            $0.split(separator: ",").map { Double($0)! }
+        }
     }
 
     static let runs: [CohortOutputs] = CohortModel.graceLengths.map {
@@ -79,7 +82,9 @@ import Testing
         #expect(zip(simulated, simulated.dropFirst()).allSatisfy { $0[1] <= $1[1] }, "cumulative")
         let model = try #require(Self.series(collector, "model (R5.1)"))
         #expect(model[3][1] == 0.4 && model[16][1] == 0.75 && model[28][1] == 0.9)
-        let marks = collector.elements.filter { $0.name == "circle" && $0.attributes["data-series"] == "Apple's figures" }
+        let marks = collector.elements.filter {
+            $0.name == "circle" && $0.attributes["data-series"] == "Apple's figures"
+        }
         #expect(marks.count == 3)
         for label in ["40% in 3 d", "75% in 16 d", "90% in 28 d", "Apple's figures", "share of failures recovered"] {
             #expect(collector.texts.contains(label), "\(label)")

@@ -121,3 +121,17 @@ import Testing
         #expect(blocked.exitCode == ExitCode.cannotCreate)
     }
 }
+
+extension PopulationCommandTests {
+    /// The rows of the retention table quoted in docs/population.md are the command's real output.
+    @Test func theRetentionRowsInTheDocsAreTheRealOutput() throws {
+        let doc = try String(
+            contentsOf: SimctlProcess.packageRoot.appendingPathComponent("docs/population.md"), encoding: .utf8)
+        let block = try #require(
+            doc.components(separatedBy: "```text\n").dropFirst().first?.components(separatedBy: "```").first)
+        let output = Simctl.main(["population", "--retention", "0.85,0.90,0.95", "--subscribers", "10000"]).stdout
+        let lines = block.split(separator: "\n")
+        #expect(lines.count == 2)
+        for line in lines { #expect(output.contains(line + "\n"), "not in the output: \(line)") }
+    }
+}

@@ -9,7 +9,7 @@ public enum HelpText {
           run FILE        Run a scenario; print its timeline or notification stream
           validate FILE   Check a scenario without running it
           catalog FILE    Print the products of a scenario or an Xcode .storekit file
-          population      Run the cohort model: N subscribers, churn, billing failures, grace (see 'simctl population --help')
+          population      Run the cohort model of a subscriber population (churn, billing failures, grace)
           help [COMMAND]  Show help for simctl or one command
 
         OPTIONS:

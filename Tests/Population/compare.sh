@@ -6,7 +6,8 @@
 # Both run the standard configuration of the model's section 9 (12 months, churn 0.05, billing failure 0.05,
 # grace 16, seed 1), one run at a time; each prints its events and wall seconds (R7.7: creating the N subscribers
 # and running them, not the interpreter start or the output). The script prints the median events/s of each and
-# the ratio. It creates Tests/Population/.venv with SimPy (requirements.txt) and builds simctl in release mode.
+# the ratio. It creates Tests/Population/.venv with SimPy (requirements.txt) and builds simctl in release mode (or uses
+# the binary named by SIMCTL, e.g. SIMCTL=.build/release/simctl, as built).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -21,8 +22,10 @@ if ! { [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$w
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
   echo "$want" > "$stamp"
 fi
-(cd "$root" && swift build -c release --product simctl >/dev/null)
-simctl="$root/.build/release/simctl"
+if [ -z "${SIMCTL:-}" ]; then
+  (cd "$root" && swift build -c release --product simctl >/dev/null)
+fi
+simctl="${SIMCTL:-$root/.build/release/simctl}"
 options=(--subscribers "$subscribers" --months 12 --churn 0.05 --billing-failure 0.05 --grace 16 --seed 1 --json)
 
 # Prints "events wall_s" from one JSON result on standard input.

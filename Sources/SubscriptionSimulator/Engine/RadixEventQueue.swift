@@ -120,7 +120,8 @@ public struct RadixEventQueue<Payload> {
         return true
     }
 
-    /// The next event, without removing it.
+    /// The next event, without removing it. Mutating (unlike the heap's): finding it may empty a bucket into lower
+    /// ones; the order and the events are unchanged.
     public mutating func peek() -> RadixScheduledEvent<Payload>? {
         guard count > 0 else { return nil }
         makeUnique()
@@ -130,7 +131,7 @@ public struct RadixEventQueue<Payload> {
             priority: Self.priority(ofKey: entry.key), payload: entry.payload)
     }
 
-    /// The instant of the next event, if any.
+    /// The instant of the next event, if any (mutating, as ``peek()``).
     public mutating func nextInstant() -> Instant? {
         guard count > 0 else { return nil }
         makeUnique()

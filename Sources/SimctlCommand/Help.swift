@@ -9,6 +9,7 @@ public enum HelpText {
           run FILE        Run a scenario; print its timeline or notification stream
           validate FILE   Check a scenario and run it without printing; report what run would refuse
           catalog FILE    Print the products of a scenario or an Xcode .storekit file
+          population      Run the cohort model of a subscriber population (churn, billing failures, grace)
           help [COMMAND]  Show help for simctl or one command
 
         OPTIONS:

@@ -27,6 +27,8 @@ public enum Simctl {
 
     /// `clock` is read once, and only for `--start now`; tests pass a fixed one.
     public static func main(_ arguments: [String], clock: @Sendable () -> Instant = wallClock) -> CommandOutput {
+        if arguments.first == "population" { return PopulationCommand.main(Array(arguments.dropFirst())) }
+        if arguments == ["help", "population"] { return PopulationCommand.main(["--help"]) }
         let invocation: SimctlInvocation
         do throws(UsageError) { invocation = try ArgumentParser.parse(arguments) } catch {
             let text =

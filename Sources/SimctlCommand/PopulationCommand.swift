@@ -1,0 +1,295 @@
+import Foundation
+import SubscriptionSimulator
+
+/// `simctl population`: the cohort model (cohort-v1) with its what-ifs and pictures. Its options are parsed here,
+/// apart from the scenario commands'.
+public enum PopulationCommand {
+    public static let help = """
+        USAGE: simctl population [--subscribers N] [--months M] [--days D] [--churn C] [--billing-failure F]
+                                 [--grace off|3|16|28] [--seed S] [--price P] [--format table|json]
+                                 [--compare-grace LIST] [--retention LIST] [--svg DIR]
+
+        Runs the cohort model cohort-v1 (docs/population.md): N monthly subscribers who all buy at day 0, followed
+        for H days with voluntary churn, billing failures, Apple's 60-day billing retry, an optional billing grace
+        period and Family Sharing. State is kept in arrays; events run on the simulator's clock and queue.
+
+        OPTIONS:
+          --subscribers N       purchasers (default 10000)
+          --months M            month-end snapshots reported (default 12)
+          --days D              horizon H in days (default max(365, 30 x M))
+          --churn C             probability of turning auto-renew off, at each renewal (default 0.05)
+          --billing-failure F   probability that a renewal charge fails (default 0.05)
+          --grace G             billing grace period: off (or 0), 3, 16 or 28 days (default 16)
+          --seed S              seed of the run's random source (default 1)
+          --price P             price of a month, for proceeds at 70% in year one (default 9.99)
+          --format table|json   a readable table (default) or JSON with every output under the model's names
+          --json                same as --format json
+          --compare-grace LIST  run once per grace length (e.g. off,3,16,28) with the same seed and compare
+          --retention LIST      monthly retention rates (e.g. 0.85,0.90,0.95): the expected paying subscribers
+                                N x r^(m-1) beside a run with churn 1 - r and no billing failures
+          --svg DIR             also write paying-by-month.svg and recoveries-by-day.svg into DIR (created if
+                                needed; files of those names are replaced)
+
+        Timings (wall_s, run_s, events_per_s) are measured around the run; every other output depends only on the
+        options and the seed.
+        """
+
+    public static let usageLine =
+        "usage: simctl population [--subscribers N] [--grace off|3|16|28] [--compare-grace LIST] [--format json] ..."
+
+    struct Options {
+        var configuration = CohortConfiguration()
+        var json = false
+        var compareGrace: [Int]?
+        var retention: [Double]?
+        var svgDirectory: String?
+    }
+
+    static let names = [
+        "--subscribers", "--months", "--days", "--churn", "--billing-failure", "--grace", "--seed", "--price",
+        "--format", "--json", "--compare-grace", "--retention", "--svg", "--help",
+    ]
+
+    public static func main(_ arguments: [String]) -> CommandOutput {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            return CommandOutput(stdout: help + "\n", stderr: "", exitCode: ExitCode.success)
+        }
+        let options: Options
+        do throws(UsageError) { options = try parse(arguments) } catch {
+            return CommandOutput(
+                stdout: "", stderr: "error: \(error.message)\n\(usageLine)\nsee 'simctl population --help'\n",
+                exitCode: ExitCode.usage)
+        }
+        do throws(CohortError) {
+            try options.configuration.validate()
+            if let rates = options.retention { return try retention(rates, options) }
+            var runs: [(CohortOutputs, CohortTimings)] = []
+            for grace in options.compareGrace ?? [options.configuration.grace] {
+                var configuration = options.configuration
+                configuration.grace = grace
+                runs.append(try timedRun(configuration))
+            }
+            var stdout: String
+            if options.compareGrace != nil {
+                stdout =
+                    options.json
+                    ? CohortReport.comparisonJSON(runs.map(\.0)) : CohortReport.comparisonText(runs.map(\.0))
+            } else {
+                stdout =
+                    options.json
+                    ? CohortReport.json(runs[0].0, timings: runs[0].1) + "\n"
+                    : CohortReport.text(runs[0].0, timings: runs[0].1)
+            }
+            if let directory = options.svgDirectory {
+                switch writeSVG(PopulationCharts.files(runs.map(\.0)), to: directory) {
+                case .failure(let output): return output
+                case .success(let note): if !options.json { stdout += note }
+                }
+            }
+            return CommandOutput(stdout: stdout, stderr: "", exitCode: ExitCode.success)
+        } catch {
+            return CommandOutput(stdout: "", stderr: "error: \(error.message)\n", exitCode: ExitCode.usage)
+        }
+    }
+
+    /// R7.7: wall_s from creating the simulation (and its subscribers) to the end of the run; run_s the loop alone.
+    static func timedRun(_ configuration: CohortConfiguration) throws(CohortError) -> (CohortOutputs, CohortTimings) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var simulation = try CohortSimulation(configuration)
+        let loopStart = clock.now
+        let outputs = simulation.run()
+        let end = clock.now
+        func seconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+        return (outputs, CohortTimings(wallSeconds: seconds(end - start), runSeconds: seconds(end - loopStart)))
+    }
+
+    /// The retention talk's table (seed 004): N x r^(m-1) at the end of month m, beside a simulated run per rate.
+    static func retention(_ rates: [Double], _ options: Options) throws(CohortError) -> CommandOutput {
+        var runs: [CohortOutputs] = []
+        for rate in rates {
+            var configuration = options.configuration
+            configuration.churn = 1 - rate
+            configuration.billingFailure = 0
+            runs.append(try CohortSimulation.run(configuration))
+        }
+        let n = Double(options.configuration.subscribers)
+        let months = options.configuration.months
+        func expected(_ rate: Double, _ month: Int) -> Double {
+            var value = n
+            for _ in 1..<month { value *= rate }
+            return value
+        }
+        if options.json {
+            let items = zip(rates, runs).map { rate, run in
+                "    {\"retention\": \(rate), \"churn\": \(run.configuration.churn), \"expected_paying_month_end\": ["
+                    + (1...months).map { CohortReport.fixed(expected(rate, $0), places: 1) }.joined(separator: ", ")
+                    + "], \"paying_month_end\": ["
+                    + run.payingMonthEnd.map(String.init).joined(separator: ", ") + "]}"
+            }
+            let text =
+                "{\n  \"model\": \"\(CohortModel.version)\",\n  \"subscribers\": \(options.configuration.subscribers),"
+                + "\n  \"seed\": \(options.configuration.seed),\n  \"retention\": [\n"
+                + items.joined(separator: ",\n") + "\n  ]\n}\n"
+            return CommandOutput(stdout: text, stderr: "", exitCode: ExitCode.success)
+        }
+        var header = ["paying at month end"]
+        for rate in rates {
+            let percent = CohortReport.fixed(rate * 100, places: rate * 100 == (rate * 100).rounded() ? 0 : 1)
+            header += ["\(percent)% expected", "\(percent)% simulated"]
+        }
+        var rows = [header]
+        for month in 1...months {
+            var row = ["month \(month)"]
+            for (rate, run) in zip(rates, runs) {
+                row += [
+                    CohortReport.grouped(Int(expected(rate, month).rounded())),
+                    CohortReport.grouped(run.payingMonthEnd[month - 1]),
+                ]
+            }
+            rows.append(row)
+        }
+        let text =
+            "monthly retention (cohort model \(CohortModel.version), churn = 1 - rate, no billing failures): "
+            + "\(CohortReport.grouped(options.configuration.subscribers)) subscribers, seed "
+            + "\(options.configuration.seed)\nexpected = N x rate^(month - 1): month 1 is the month everyone paid for\n\n"
+            + CohortReport.table(rows)
+        return CommandOutput(stdout: text, stderr: "", exitCode: ExitCode.success)
+    }
+
+    static func writeSVG(_ files: [(name: String, contents: String)], to directory: String) -> Result<
+        String, CommandOutput
+    > {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            for file in files {
+                try Data(file.contents.utf8).write(
+                    to: URL(fileURLWithPath: directory).appendingPathComponent(file.name), options: .atomic)
+            }
+        } catch {
+            return .failure(
+                CommandOutput(
+                    stdout: "", stderr: "error: cannot write the pictures into '\(directory)': \(error)\n",
+                    exitCode: ExitCode.cannotCreate))
+        }
+        return .success("\nwrote " + files.map { "\(directory)/\($0.name)" }.joined(separator: " and ") + "\n")
+    }
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var options = Options()
+        var seen: Set<String> = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            var name = argument
+            var value: String?
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                name = String(argument[..<equals])
+                value = String(argument[argument.index(after: equals)...])
+            }
+            guard names.contains(name) else {
+                let hint = Suggestions.closest(to: name, among: names).map { "; did you mean '\($0)'?" } ?? ""
+                throw UsageError(
+                    message: argument.hasPrefix("-")
+                        ? "unknown option '\(name)'\(hint)" : "'population' takes no file; found '\(argument)'",
+                    topic: "population")
+            }
+            guard seen.insert(name == "--json" ? "--format" : name).inserted else {
+                throw UsageError(message: "option '\(name)' is given twice", topic: "population")
+            }
+            if name == "--json" {
+                options.json = true
+                continue
+            }
+            if value == nil {
+                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                    throw UsageError(message: "option '\(name)' needs a value", topic: "population")
+                }
+                value = arguments[index]
+                index += 1
+            }
+            let text = value!
+            func integer(_ range: ClosedRange<Int>) throws(UsageError) -> Int {
+                let digits = text.replacingOccurrences(of: "_", with: "").replacingOccurrences(of: ",", with: "")
+                guard let number = Int(digits), range.contains(number) else {
+                    throw UsageError(
+                        message: "option '\(name)' needs a whole number from \(range.lowerBound) to "
+                            + "\(range.upperBound), found '\(text)'",
+                        topic: "population")
+                }
+                return number
+            }
+            func real(_ what: String) throws(UsageError) -> Double {
+                guard let number = Double(text), number.isFinite else {
+                    throw UsageError(message: "option '\(name)' needs \(what), found '\(text)'", topic: "population")
+                }
+                return number
+            }
+            func grace(_ word: String) throws(UsageError) -> Int {
+                if word == "off" { return 0 }
+                guard let days = Int(word), CohortModel.graceLengths.contains(days) else {
+                    throw UsageError(
+                        message: "grace must be off (or 0), 3, 16 or 28 days (R5), found '\(word)'",
+                        topic: "population")
+                }
+                return days
+            }
+            switch name {
+            case "--subscribers":
+                options.configuration.subscribers = try integer(1...CohortConfiguration.maximumSubscribers)
+            case "--months": options.configuration.months = try integer(1...1_200)
+            case "--days": options.configuration.days = try real("a number of days")
+            case "--churn": options.configuration.churn = try real("a probability from 0 to 1")
+            case "--billing-failure": options.configuration.billingFailure = try real("a probability from 0 to 1")
+            case "--grace": options.configuration.grace = try grace(text)
+            case "--seed":
+                guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let seed = UInt64(text) else {
+                    throw UsageError(
+                        message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'",
+                        topic: "population")
+                }
+                options.configuration.seed = seed
+            case "--price": options.configuration.price = try real("a price such as 9.99")
+            case "--format":
+                guard text == "table" || text == "json" else {
+                    throw UsageError(
+                        message: "unknown format '\(text)'; expected one of table, json", topic: "population")
+                }
+                options.json = text == "json"
+            case "--compare-grace":
+                var lengths: [Int] = []
+                for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+                    lengths.append(try grace(String(word).trimmingCharacters(in: .whitespaces)))
+                }
+                options.compareGrace = lengths
+            case "--retention":
+                var rates: [Double] = []
+                for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let rate = Double(word.trimmingCharacters(in: .whitespaces)), rate > 0, rate <= 1 else {
+                        throw UsageError(
+                            message: "--retention needs monthly rates above 0 and at most 1 such as 0.85,0.95, "
+                                + "found '\(word)'",
+                            topic: "population")
+                    }
+                    rates.append(rate)
+                }
+                options.retention = rates
+            default:
+                guard !text.isEmpty else {
+                    throw UsageError(message: "option '--svg' needs a folder path", topic: "population")
+                }
+                options.svgDirectory = text
+            }
+        }
+        if options.retention != nil && options.compareGrace != nil {
+            throw UsageError(message: "use --retention or --compare-grace, not both", topic: "population")
+        }
+        if options.retention != nil && options.svgDirectory != nil {
+            throw UsageError(message: "--svg draws a run or a grace comparison, not --retention", topic: "population")
+        }
+        return options
+    }
+}

@@ -1,0 +1,262 @@
+/// One run of the cohort model (``CohortModel``) on the Engine's clock (``Instant``, whole milliseconds from t = 0),
+/// its monotone queue (``RadixEventQueue``) and its seeded generator (``RandomSource``).
+///
+/// State is kept as arrays indexed by subscriber (struct of arrays), not an object per subscriber: a status byte,
+/// the family size, the instant of the open billing failure and the instant of its planned recovery. Each subscriber
+/// has at most one pending event (as its SimPy process has one pending timeout), plus the family event at the start
+/// and the month-end snapshots: the queue holds about N events, and a run of N = 1,000,000 fits in well under 100 MB.
+///
+/// Why the radix queue: the pending set is as large as the population (a binary heap's sift then misses the cache at
+/// most of its levels), and the model's clock only moves forward, which is the one thing a radix heap asks for.
+/// simbench's `population` section runs both.
+///
+/// Times are the model's real numbers of days (R1.1) rounded to the millisecond; every decision is taken on the drawn
+/// values themselves (a recovery is in grace when the drawn d <= g, R5.3), so rounding only moves instants by less
+/// than half a millisecond. Two events of the same millisecond run in the order they were scheduled, except a
+/// month-end snapshot, which runs first (priority -1, R1.5).
+public struct CohortSimulation {
+    public let configuration: CohortConfiguration
+
+    /// The kinds of event, in the low 3 bits of a payload; the subscriber's index above them.
+    enum Kind: UInt64 {
+        /// R2.3: the family members gain access.
+        case familyJoins = 0
+        /// R4.2: a renewal instant.
+        case renewal = 1
+        /// R5.4, R5.5: the grace period ends (GRACE -> RETRY).
+        case graceEnds = 2
+        /// R5.3: the subscriber fixes their payment during grace.
+        case recoveredInGrace = 3
+        /// R5.4: the subscriber fixes their payment after grace (or with no grace period).
+        case recoveredAfterGrace = 4
+        /// R5.5: billing retry is exhausted.
+        case retryExhausted = 5
+        /// R7.1: a month-end snapshot (the index is the month).
+        case monthEnd = 6
+    }
+
+    /// R3: the states, in the low bits of the status byte.
+    enum Status: UInt8 {
+        case active = 0
+        case grace = 1
+        case retry = 2
+        case expired = 3
+    }
+
+    /// Set in the status byte once the family members have joined (R2.3).
+    static var joinedFlag: UInt8 { 0x80 }
+
+    var random: RandomSource
+    var queue = RadixEventQueue<UInt64>()
+    /// Per subscriber: ``Status`` in the low bits, ``joinedFlag``.
+    var status: [UInt8]
+    /// Per subscriber: k, the number of family members (R2.2).
+    var familySize: [UInt8]
+    /// Per subscriber: the instant of the open billing failure (ms), or -1.
+    var failureAt: [Int64]
+    /// Per subscriber: the instant of the planned recovery after grace (ms), or -1 when it never comes.
+    var recoveryAt: [Int64]
+    var outputs: CohortOutputs
+
+    /// Creates the N subscribers: draws their family sizes (R2.2, the first N draws, R8.2) and schedules the family
+    /// events, the first renewal instants and the month-end snapshots.
+    public init(_ configuration: CohortConfiguration) throws(CohortError) {
+        try configuration.validate()
+        self.configuration = configuration
+        let n = configuration.subscribers
+        random = RandomSource(seed: configuration.seed)
+        status = [UInt8](repeating: Status.active.rawValue, count: n)
+        familySize = [UInt8](repeating: 0, count: n)
+        failureAt = [Int64](repeating: -1, count: n)
+        recoveryAt = [Int64](repeating: -1, count: n)
+        outputs = CohortOutputs(configuration: configuration)
+        outputs.payingMonthEnd = [Int](repeating: 0, count: configuration.months)
+        let horizon = configuration.horizon
+        for month in 1...configuration.months where Int64(month) * CohortModel.month < horizon {
+            queue.schedule(
+                UInt64(month) << 3 | Kind.monthEnd.rawValue,
+                at: Instant(millisecondsSince1970: Int64(month) * CohortModel.month), priority: -1)
+        }
+        var members = 0
+        for index in 0..<n {
+            let k = CohortModel.familySize(random.nextDouble())
+            familySize[index] = UInt8(k)
+            members += k
+        }
+        outputs.familyMembers = members
+        // R2.1: every subscriber buys at t = 0; the first paid period [0, 30) is paid (R6.2).
+        outputs.paidSubscriberMilliseconds = Int64(n) * min(CohortModel.month, horizon)
+        outputs.chargesYearOne = n
+        for index in 0..<n {
+            if familySize[index] > 0 {
+                schedule(index, .familyJoins, at: CohortModel.familyDelay, horizon: horizon)
+            }
+            schedule(index, .renewal, at: CohortModel.month, horizon: horizon)
+        }
+    }
+
+    /// Events at or after H are never processed (R1.3), so they are not scheduled at all.
+    @inline(__always)
+    mutating func schedule(_ index: Int, _ kind: Kind, at instant: Int64, horizon: Int64) {
+        if instant < horizon {
+            queue.schedule(
+                UInt64(truncatingIfNeeded: index) << 3 | kind.rawValue, at: Instant(millisecondsSince1970: instant))
+        }
+    }
+
+    /// Runs every event before H and returns the outputs (R7). A simulation runs once.
+    public mutating func run() -> CohortOutputs {
+        let horizon = configuration.horizon
+        let limit = Instant(millisecondsSince1970: horizon)
+        let churn = configuration.churn
+        let failure = configuration.billingFailure
+        let graceDays = Double(configuration.grace)
+        let grace = Int64(configuration.grace) * CohortModel.day
+        let yearOne = 365 * CohortModel.day
+        var paying = configuration.subscribers
+        var inGrace = 0
+        var inRetry = 0
+        var events = 0
+        var out = outputs
+        while let event = queue.popNext(before: limit) {
+            let now = event.instant.millisecondsSince1970
+            let index = Int(truncatingIfNeeded: event.payload >> 3)
+            switch Kind(rawValue: event.payload & 7)! {
+            case .monthEnd:
+                out.payingMonthEnd[index - 1] = paying
+                out.monitorEvents += 1
+            case .familyJoins:
+                events += 1
+                status[index] |= Self.joinedFlag
+            case .renewal:
+                events += 1
+                // R4.2 step 1: voluntary churn (auto-renew was off): no charge, EXPIRED at r.
+                if random.nextDouble() < churn {
+                    setStatus(index, .expired)
+                    paying -= 1
+                    out.voluntaryExpirations += 1
+                } else if random.nextDouble() < failure {
+                    // R4.2 step 2, R5: a billing failure at r, the recovery delay drawn at once (R5.1).
+                    paying -= 1
+                    out.billingFailures += 1
+                    failureAt[index] = now
+                    if now + CohortModel.retryWindow < horizon { out.closedFailures.failures += 1 }
+                    let delay = CohortModel.recoveryDelay(random.nextDouble())
+                    let recovery = delay.map { now + Int64(($0 * Double(CohortModel.day)).rounded()) } ?? -1
+                    if grace > 0 {
+                        setStatus(index, .grace)
+                        inGrace += 1
+                        if let delay, delay <= graceDays {
+                            schedule(index, .recoveredInGrace, at: recovery, horizon: horizon)  // R5.3
+                        } else {
+                            recoveryAt[index] = recovery
+                            schedule(index, .graceEnds, at: now + grace, horizon: horizon)  // R5.4, R5.5
+                        }
+                    } else {
+                        setStatus(index, .retry)  // R5.2
+                        inRetry += 1
+                        if delay != nil {
+                            schedule(index, .recoveredAfterGrace, at: recovery, horizon: horizon)
+                        } else {
+                            schedule(index, .retryExhausted, at: now + CohortModel.retryWindow, horizon: horizon)
+                        }
+                    }
+                } else {
+                    // R4.2 step 3: renewed; paid period [r, r+30) (R6.2).
+                    out.renewals += 1
+                    out.paidSubscriberMilliseconds += min(CohortModel.month, horizon - now)
+                    if now < yearOne { out.chargesYearOne += 1 }
+                    schedule(index, .renewal, at: now + CohortModel.month, horizon: horizon)
+                }
+            case .graceEnds:
+                events += 1
+                setStatus(index, .retry)
+                inGrace -= 1
+                inRetry += 1
+                let recovery = recoveryAt[index]
+                if recovery >= 0 {
+                    schedule(index, .recoveredAfterGrace, at: recovery, horizon: horizon)
+                } else {
+                    schedule(index, .retryExhausted, at: failureAt[index] + CohortModel.retryWindow, horizon: horizon)
+                }
+            case .recoveredInGrace:
+                // R5.3: back to ACTIVE, billing cycle kept; [r, r+30) paid, grace days included.
+                events += 1
+                let failed = failureAt[index]
+                setStatus(index, .active)
+                inGrace -= 1
+                paying += 1
+                out.recoveredInGrace += 1
+                out.paidSubscriberMilliseconds += min(CohortModel.month, horizon - failed)
+                if now < yearOne { out.chargesYearOne += 1 }
+                if failed + CohortModel.retryWindow < horizon {
+                    out.closedFailures.recoveredInGrace += 1
+                    out.closedRecoveriesByDay[Self.dayBin(now - failed)] += 1
+                }
+                schedule(index, .renewal, at: failed + CohortModel.month, horizon: horizon)
+            case .recoveredAfterGrace:
+                // R5.4: back to ACTIVE with a new billing date s = now; [s, s+30) paid.
+                events += 1
+                let failed = failureAt[index]
+                setStatus(index, .active)
+                inRetry -= 1
+                paying += 1
+                out.recoveredAfterGrace += 1
+                out.paidSubscriberMilliseconds += min(CohortModel.month, horizon - now)
+                if now < yearOne { out.chargesYearOne += 1 }
+                if failed + CohortModel.retryWindow < horizon {
+                    out.closedFailures.recoveredAfterGrace += 1
+                    out.closedRecoveriesByDay[Self.dayBin(now - failed)] += 1
+                }
+                schedule(index, .renewal, at: now + CohortModel.month, horizon: horizon)
+            case .retryExhausted:
+                // R5.5: involuntary expiration at r + 60.
+                events += 1
+                setStatus(index, .expired)
+                inRetry -= 1
+                out.involuntaryExpirations += 1
+                out.closedFailures.expired += 1
+            }
+        }
+        // R7.1: when 30M = H, the last snapshot is the end state.
+        for month in 1...configuration.months where Int64(month) * CohortModel.month >= horizon {
+            out.payingMonthEnd[month - 1] = paying
+            out.monitorEvents += 1
+        }
+        out.events = events
+        out.payingEnd = paying
+        out.inGraceEnd = inGrace
+        out.inRetryEnd = inRetry
+        // R3.2: entitled people at H-, from the arrays themselves (the counters above are checked against them).
+        var entitled = 0
+        var active = 0
+        for index in status.indices {
+            let value = status[index]
+            let state = value & 0x7F
+            if state == Status.active.rawValue { active += 1 }
+            if state == Status.active.rawValue || state == Status.grace.rawValue {
+                entitled += 1 + (value & Self.joinedFlag != 0 ? Int(familySize[index]) : 0)
+            }
+        }
+        precondition(active == paying, "paying subscribers counted \(paying), found \(active) in the arrays")
+        out.entitledPeopleEnd = entitled
+        outputs = out
+        return out
+    }
+
+    @inline(__always)
+    mutating func setStatus(_ index: Int, _ value: Status) {
+        status[index] = status[index] & Self.joinedFlag | value.rawValue
+    }
+
+    /// The day bin of a recovery delay: (k-1, k] days -> k.
+    static func dayBin(_ milliseconds: Int64) -> Int {
+        Int(min(60, (milliseconds + CohortModel.day - 1) / CohortModel.day))
+    }
+
+    /// Runs one configuration.
+    public static func run(_ configuration: CohortConfiguration) throws(CohortError) -> CohortOutputs {
+        var simulation = try CohortSimulation(configuration)
+        return simulation.run()
+    }
+}

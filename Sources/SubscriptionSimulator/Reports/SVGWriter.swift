@@ -1,0 +1,254 @@
+/// A small SVG 1.1 writer: elements appended in order, attribute values and text escaped, numbers written with at
+/// most two decimals so the output is the same on every platform. No dependency.
+public struct SVGWriter {
+    public let width: Double
+    public let height: Double
+    var body: [String] = []
+
+    public init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+    }
+
+    /// `&`, `<`, `>`, `"` and `'` as entities.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// A coordinate: at most two decimals, no trailing zeros, no "-0".
+    public static func number(_ value: Double) -> String {
+        let hundredths = Int64((value * 100).rounded())
+        if hundredths == 0 { return "0" }
+        let sign = hundredths < 0 ? "-" : ""
+        let magnitude = hundredths.magnitude
+        let whole = magnitude / 100
+        let fraction = magnitude % 100
+        if fraction == 0 { return "\(sign)\(whole)" }
+        if fraction % 10 == 0 { return "\(sign)\(whole).\(fraction / 10)" }
+        return "\(sign)\(whole).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+
+    /// A data value: integers as integers, others with up to six decimals.
+    public static func value(_ value: Double) -> String {
+        if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
+        var text = CohortReport.fixed(value, places: 6)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
+    }
+
+    static func attributes(_ pairs: [(String, String)]) -> String {
+        pairs.map { " \($0.0)=\"\(escape($0.1))\"" }.joined()
+    }
+
+    public mutating func element(_ name: String, _ pairs: [(String, String)]) {
+        body.append("<\(name)\(Self.attributes(pairs))/>")
+    }
+
+    public mutating func rect(x: Double, y: Double, width: Double, height: Double, fill: String, stroke: String? = nil)
+    {
+        var pairs = [
+            ("x", Self.number(x)), ("y", Self.number(y)), ("width", Self.number(width)),
+            ("height", Self.number(height)), ("fill", fill),
+        ]
+        if let stroke { pairs.append(("stroke", stroke)) }
+        element("rect", pairs)
+    }
+
+    public mutating func line(
+        x1: Double, y1: Double, x2: Double, y2: Double, stroke: String, width: Double = 1, dash: String? = nil
+    ) {
+        var pairs = [
+            ("x1", Self.number(x1)), ("y1", Self.number(y1)), ("x2", Self.number(x2)), ("y2", Self.number(y2)),
+            ("stroke", stroke), ("stroke-width", Self.number(width)),
+        ]
+        if let dash { pairs.append(("stroke-dasharray", dash)) }
+        element("line", pairs)
+    }
+
+    /// A polyline; `dataSeries` names it and `dataValues` holds the values it draws, for readers and tests.
+    public mutating func polyline(
+        _ points: [(Double, Double)], stroke: String, width: Double = 2, dash: String? = nil, dataSeries: String? = nil,
+        dataValues: String? = nil
+    ) {
+        var pairs = [
+            ("points", points.map { "\(Self.number($0.0)),\(Self.number($0.1))" }.joined(separator: " ")),
+            ("fill", "none"), ("stroke", stroke), ("stroke-width", Self.number(width)),
+            ("stroke-linejoin", "round"),
+        ]
+        if let dash { pairs.append(("stroke-dasharray", dash)) }
+        if let dataSeries { pairs.append(("data-series", dataSeries)) }
+        if let dataValues { pairs.append(("data-values", dataValues)) }
+        element("polyline", pairs)
+    }
+
+    public mutating func circle(
+        cx: Double, cy: Double, r: Double, fill: String, stroke: String? = nil, dataSeries: String? = nil
+    ) {
+        var pairs = [("cx", Self.number(cx)), ("cy", Self.number(cy)), ("r", Self.number(r)), ("fill", fill)]
+        if let stroke { pairs.append(("stroke", stroke)) }
+        if let dataSeries { pairs.append(("data-series", dataSeries)) }
+        element("circle", pairs)
+    }
+
+    public enum Anchor: String { case start, middle, end }
+
+    public mutating func text(
+        _ content: String, x: Double, y: Double, size: Double = 12, anchor: Anchor = .start, bold: Bool = false,
+        rotate: Double? = nil, fill: String = "#222"
+    ) {
+        var pairs = [
+            ("x", Self.number(x)), ("y", Self.number(y)), ("font-size", Self.number(size)),
+            ("text-anchor", anchor.rawValue), ("fill", fill),
+        ]
+        if bold { pairs.append(("font-weight", "bold")) }
+        if let rotate {
+            pairs.append(("transform", "rotate(\(Self.number(rotate)) \(Self.number(x)) \(Self.number(y)))"))
+        }
+        body.append("<text\(Self.attributes(pairs))>\(Self.escape(content))</text>")
+    }
+
+    /// The whole document.
+    public func document(title: String) -> String {
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"\(Self.number(width))\" "
+            + "height=\"\(Self.number(height))\" viewBox=\"0 0 \(Self.number(width)) \(Self.number(height))\" "
+            + "font-family=\"Helvetica, Arial, sans-serif\">\n"
+            + "<title>\(Self.escape(title))</title>\n" + body.joined(separator: "\n") + "\n</svg>\n"
+    }
+}
+
+/// A line chart on ``SVGWriter``: axes with round ticks, labels, a title, a legend, lines and marked points.
+public struct LineChart {
+    public struct Series {
+        public var name: String
+        public var points: [(x: Double, y: Double)]
+        public var color: String
+        public var dash: String?
+
+        public init(name: String, points: [(x: Double, y: Double)], color: String, dash: String? = nil) {
+            self.name = name
+            self.points = points
+            self.color = color
+            self.dash = dash
+        }
+    }
+
+    /// A point drawn as a labelled dot (reference values, such as Apple's published figures).
+    public struct Marker {
+        public var x: Double
+        public var y: Double
+        public var label: String
+
+        public init(x: Double, y: Double, label: String) {
+            self.x = x
+            self.y = y
+            self.label = label
+        }
+    }
+
+    public var title: String
+    public var xLabel: String
+    public var yLabel: String
+    public var series: [Series]
+    public var markers: [Marker] = []
+    public var markerName = ""
+    public var xRange: ClosedRange<Double>
+    public var yRange: ClosedRange<Double>
+    /// Formats a y tick (for example as a percentage).
+    public var yTick: (Double) -> String = { CohortReport.grouped(Int($0.rounded())) }
+    public var xTicks: [Double]? = nil
+
+    public init(
+        title: String, xLabel: String, yLabel: String, series: [Series], xRange: ClosedRange<Double>,
+        yRange: ClosedRange<Double>
+    ) {
+        self.title = title
+        self.xLabel = xLabel
+        self.yLabel = yLabel
+        self.series = series
+        self.xRange = xRange
+        self.yRange = yRange
+    }
+
+    /// The palette: distinguishable, and readable in grey.
+    public static let colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"]
+
+    /// Ticks at 1, 2 or 5 times a power of ten, about `count` of them.
+    public static func ticks(_ range: ClosedRange<Double>, count: Int = 5) -> [Double] {
+        let span = range.upperBound - range.lowerBound
+        guard span > 0 else { return [range.lowerBound] }
+        let rough = span / Double(count)
+        var power = 1.0
+        while power * 10 <= rough { power *= 10 }
+        while power > rough { power /= 10 }
+        let step = [1.0, 2, 5, 10].map { $0 * power }.first { $0 >= rough } ?? power * 10
+        // Multiples of the step, rounded to a millionth so that 3 x 0.2 is 0.6.
+        let first = Int((range.lowerBound / step - 1e-9).rounded(.up))
+        let last = Int((range.upperBound / step + 1e-9).rounded(.down))
+        guard first <= last else { return [range.lowerBound] }
+        return (first...last).map { (Double($0) * step * 1e6).rounded() / 1e6 }
+    }
+
+    public func svg(width: Double = 720, height: Double = 440) -> String {
+        var svg = SVGWriter(width: width, height: height)
+        let left = 80.0
+        let right = width - 190
+        let top = 50.0
+        let bottom = height - 60
+        func x(_ value: Double) -> Double {
+            left + (value - xRange.lowerBound) / (xRange.upperBound - xRange.lowerBound) * (right - left)
+        }
+        func y(_ value: Double) -> Double {
+            bottom - (value - yRange.lowerBound) / (yRange.upperBound - yRange.lowerBound) * (bottom - top)
+        }
+        svg.rect(x: 0, y: 0, width: width, height: height, fill: "white")
+        svg.text(title, x: width / 2, y: 28, size: 16, anchor: .middle, bold: true)
+        for tick in Self.ticks(yRange) {
+            svg.line(x1: left, y1: y(tick), x2: right, y2: y(tick), stroke: "#e4e4e4")
+            svg.text(yTick(tick), x: left - 8, y: y(tick) + 4, size: 11, anchor: .end)
+        }
+        for tick in xTicks ?? Self.ticks(xRange, count: 8) {
+            svg.line(x1: x(tick), y1: bottom, x2: x(tick), y2: bottom + 5, stroke: "#444")
+            svg.text(CohortReport.grouped(Int(tick.rounded())), x: x(tick), y: bottom + 19, size: 11, anchor: .middle)
+        }
+        svg.line(x1: left, y1: bottom, x2: right, y2: bottom, stroke: "#444")
+        svg.line(x1: left, y1: top, x2: left, y2: bottom, stroke: "#444")
+        svg.text(xLabel, x: (left + right) / 2, y: height - 18, size: 13, anchor: .middle)
+        svg.text(yLabel, x: 20, y: (top + bottom) / 2, size: 13, anchor: .middle, rotate: -90)
+        for line in series {
+            svg.polyline(
+                line.points.map { (x($0.x), y($0.y)) }, stroke: line.color, dash: line.dash, dataSeries: line.name,
+                dataValues: line.points.map { "\(SVGWriter.value($0.x)),\(SVGWriter.value($0.y))" }.joined(
+                    separator: " "))
+        }
+        for marker in markers {
+            svg.circle(
+                cx: x(marker.x), cy: y(marker.y), r: 5, fill: "white", stroke: "#000", dataSeries: markerName)
+            svg.text(marker.label, x: x(marker.x) + 8, y: y(marker.y) + 16, size: 11)
+        }
+        // Legend, right of the plot.
+        var legendY = top + 10
+        for line in series {
+            svg.line(
+                x1: right + 15, y1: legendY, x2: right + 45, y2: legendY, stroke: line.color, width: 2, dash: line.dash)
+            svg.text(line.name, x: right + 52, y: legendY + 4, size: 12)
+            legendY += 22
+        }
+        if !markers.isEmpty {
+            svg.circle(cx: right + 30, cy: legendY, r: 5, fill: "white", stroke: "#000")
+            svg.text(markerName, x: right + 52, y: legendY + 4, size: 12)
+        }
+        return svg.document(title: title)
+    }
+}

@@ -95,6 +95,7 @@ public struct ScenarioDecoder {
         func note(_ customer: String) { if named.insert(customer).inserted { customers.append(customer) } }
         if let node = top.optional("family") {
             let spec = try decodeFamily(node)
+            try checkFamilyStorefronts(spec, storefronts, default: app.storefront)
             family = spec
             spec.members.forEach(note)
             note(spec.organizer)
@@ -583,6 +584,25 @@ public struct ScenarioDecoder {
                     "cannot tell which storefront the customers are in: \(which); name it with `app: { storefront: \(candidates.first ?? "FRA") }` or per customer under `customers:`, and give other storefronts `prices` (rule storefront-from-currency)"
                 )
             }
+        }
+    }
+
+    /// Rule family-shares-a-storefront: the members of a family are in the organizer's country or region, so its
+    /// storefront (Apple: Sandbox Test Families are all on the organizer's storefront, S-SBX-ACCT; reference §1.3).
+    func checkFamilyStorefronts(
+        _ spec: FamilySpec, _ storefronts: [(customer: String, storefront: Storefront, location: YAMLNode)],
+        default fallback: Storefront
+    ) throws(ScenarioError) {
+        func storefront(_ name: String) -> Storefront {
+            storefronts.first { $0.customer == name }?.storefront ?? fallback
+        }
+        let organizer = storefront(spec.organizer)
+        for member in spec.members where storefront(member) != organizer {
+            let entry = storefronts.first { $0.customer == member || $0.customer == spec.organizer }!
+            throw fail(
+                entry.location,
+                "\(member) is in storefront \(storefront(member).countryCode) but the family's organizer \(spec.organizer) is in \(organizer.countryCode); family members share the organizer's storefront (rule family-shares-a-storefront)"
+            )
         }
     }
 

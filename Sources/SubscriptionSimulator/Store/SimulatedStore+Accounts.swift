@@ -109,13 +109,6 @@ extension SimulatedStore {
         }
         return snapshot
     }
-
-    /// Puts a transaction last in the modification order (its creation or a change: refund, revocation).
-    mutating func markModified(_ index: Int) {
-        transactionModifications += 1
-        transactions[index].lastModified = now
-        transactions[index].modificationSequence = transactionModifications
-    }
 }
 
 /// Rule app-account-token-is-a-uuid: `appAccountToken` is a UUID (Apple's `appAccountToken` documentation;

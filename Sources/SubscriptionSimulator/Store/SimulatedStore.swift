@@ -481,16 +481,14 @@ public struct SimulatedStore: Sendable {
         case .active, .revoked: expirationIntent = nil
         case .expired, .billingRetry, .gracePeriod: expirationIntent = state.endReason
         }
-        return accountFields(
-            of: chain, product: product,
-            RenewalSnapshot(
-                originalTransactionId: chain.originalTransactionId, productId: state.productId,
-                autoRenewProductId: state.productId, autoRenewOn: state.autoRenew, expirationIntent: expirationIntent,
-                isInBillingRetryPeriod: state.isInBillingRetryPeriod,
-                gracePeriodExpiresDate: state.gracePeriodExpiresDate,
-                renewalDate: state.expiresDate, recentSubscriptionStartDate: chain.recentSubscriptionStartDate,
-                renewalPrice: upcoming?.offer.price ?? product.price, currency: product.currency,
-                upcomingOffer: upcoming?.offer))
+        let snapshot = RenewalSnapshot(
+            originalTransactionId: chain.originalTransactionId, productId: state.productId,
+            autoRenewProductId: state.productId, autoRenewOn: state.autoRenew, expirationIntent: expirationIntent,
+            isInBillingRetryPeriod: state.isInBillingRetryPeriod, gracePeriodExpiresDate: state.gracePeriodExpiresDate,
+            renewalDate: state.expiresDate, recentSubscriptionStartDate: chain.recentSubscriptionStartDate,
+            renewalPrice: upcoming?.offer.price ?? product.price, currency: product.currency,
+            upcomingOffer: upcoming?.offer)
+        return accountFields(of: chain, product: product, snapshot)
     }
 
     // MARK: - Entitlements

@@ -1,11 +1,11 @@
 /// App Store Server API responses computed from the store (reference §3.2, §3.3; library `StatusResponse`,
-/// `HistoryResponse`). JWS are signed at the store's current instant.
+/// `HistoryResponse`). JWS are signed at the store's current instant, by `signer` or, when it is `nil`, by the
+/// environment's default signer (``SimulatedEnvironment/defaultSigner``).
 extension SimulatedStore {
     /// Get All Subscription Statuses for a customer: one `data` entry per subscription group, with one
     /// `lastTransactions` item per subscription the customer has in it (own and family-shared, S-F731683).
-    public func allSubscriptionStatuses(for customer: String, signer: UnsignedTestSigner = UnsignedTestSigner())
-        -> JSONValue
-    {
+    public func allSubscriptionStatuses(for customer: String, signer: (any PayloadSigner)? = nil) -> JSONValue {
+        let signer = signer ?? app.environment.defaultSigner
         var groups: [String: [JSONValue]] = [:]
         var order: [String] = []
         for summary in subscriptions(for: customer) {
@@ -39,8 +39,9 @@ extension SimulatedStore {
     /// Get Transaction History (v2) for a customer: their transactions in ascending order of last modification,
     /// at most 20 per page; pass the returned `revision` to get the next page.
     public func transactionHistory(
-        for customer: String, revision: String? = nil, signer: UnsignedTestSigner = UnsignedTestSigner()
+        for customer: String, revision: String? = nil, signer: (any PayloadSigner)? = nil
     ) -> JSONValue {
+        let signer = signer ?? app.environment.defaultSigner
         let pageSize = 20
         let all = transactions(for: customer).enumerated().sorted {
             ($0.element.lastModified, $0.offset) < ($1.element.lastModified, $1.offset)

@@ -15,6 +15,7 @@ public enum SimctlInvocation: Equatable, Sendable {
     case run(RunOptions)
     case validate(file: String)
     case catalog(file: String)
+    case certs(CertsInvocation)
     case help(topic: String?)
     case version
 }
@@ -26,16 +27,22 @@ public struct RunOptions: Equatable, Sendable {
     /// Raw text; the scenario decoder reads it with the scenario time syntax.
     public var until: String?
     public var seed: UInt64?
+    /// Replaces the scenario's `app.environment`.
+    public var environment: SimulatedEnvironment?
+    /// `--ca-seed` / `--signing-chain`.
+    public var signing: SigningOptions = .init()
 
     public init(
         file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil,
-        seed: UInt64? = nil
+        seed: UInt64? = nil, environment: SimulatedEnvironment? = nil, signing: SigningOptions = .init()
     ) {
         self.file = file
         self.format = format
         self.outDirectory = outDirectory
         self.until = until
         self.seed = seed
+        self.environment = environment
+        self.signing = signing
     }
 }
 
@@ -48,8 +55,8 @@ public struct UsageError: Error, Equatable, Sendable {
 /// A small, strict parser following swift-argument-parser's conventions: subcommands, `--option value` and
 /// `--option=value`, `--` to end options, `--help`/`-h` anywhere, and "did you mean" for near misses.
 public enum ArgumentParser {
-    public static let commands = ["run", "validate", "catalog", "help"]
-    static let runOptions = ["--format", "--out", "--until", "--seed"]
+    public static let commands = ["run", "validate", "catalog", "certs", "help"]
+    static let runOptions = ["--format", "--out", "--until", "--seed", "--environment", "--ca-seed", "--signing-chain"]
 
     public static func parse(_ arguments: [String]) throws(UsageError) -> SimctlInvocation {
         guard let first = arguments.first else { return .help(topic: nil) }
@@ -72,6 +79,10 @@ public enum ArgumentParser {
             let rest = Array(arguments.dropFirst())
             if rest.contains("--help") || rest.contains("-h") { return .help(topic: "run") }
             return .run(try parseRun(rest))
+        case "certs":
+            let rest = Array(arguments.dropFirst())
+            if rest.contains("--help") || rest.contains("-h") { return .help(topic: "certs") }
+            return .certs(try CertsInvocation.parse(rest))
         case "validate", "catalog":
             let rest = Array(arguments.dropFirst())
             if rest.contains("--help") || rest.contains("-h") { return .help(topic: first) }
@@ -92,6 +103,8 @@ public enum ArgumentParser {
         var out: String?
         var until: String?
         var seed: UInt64?
+        var environment: SimulatedEnvironment?
+        var signing = SigningOptions()
         var index = 0
         var optionsEnded = false
         func setFile(_ value: String) throws(UsageError) {
@@ -149,6 +162,11 @@ public enum ArgumentParser {
             case "--until":
                 try once(until)
                 until = text
+            case "--environment":
+                try once(environment)
+                environment = try SigningOptions.environment(text, topic: "run")
+            case "--ca-seed", "--signing-chain":
+                try signing.set(name, text, topic: "run")
             default:
                 try once(seed)
                 guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
@@ -160,7 +178,9 @@ public enum ArgumentParser {
             }
         }
         guard let file else { throw UsageError(message: "'run' needs a scenario file", topic: "run") }
-        return RunOptions(file: file, format: format ?? .timeline, outDirectory: out, until: until, seed: seed)
+        return RunOptions(
+            file: file, format: format ?? .timeline, outDirectory: out, until: until, seed: seed,
+            environment: environment, signing: signing)
     }
 
     static func singleFile(_ arguments: [String], command: String) throws(UsageError) -> String {

@@ -9,6 +9,7 @@ public enum HelpText {
           run FILE        Run a scenario; print its timeline or notification stream
           validate FILE   Check a scenario without running it
           catalog FILE    Print the products of a scenario or an Xcode .storekit file
+          certs           Export the signing chain; write negative fixtures for verifiers
           help [COMMAND]  Show help for simctl or one command
 
         OPTIONS:
@@ -28,6 +29,7 @@ public enum HelpText {
 
     public static let run = """
         USAGE: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR] [--until TIME] [--seed N]
+                              [--environment NAME] [--ca-seed TEXT | --signing-chain DIR]
 
         Runs the scenario FILE on the virtual clock and checks its expectations.
 
@@ -45,6 +47,13 @@ public enum HelpText {
           --until TIME        run until TIME instead of the scenario's `until`: 0, 90s, 30m, 1h, 16d, 2w,
                               an ISO 8601 duration such as P1M10D (offsets from `start`), or an ISO instant
           --seed N            use seed N instead of the scenario's `seed` (ids and UUIDs derive from it)
+          --environment NAME  use NAME instead of the scenario's app.environment: LocalTesting, Xcode,
+                              Sandbox or Production. Sandbox and Production payloads are signed with ES256
+                              by a certificate chain in Apple's shape (see docs/signing.md)
+          --ca-seed TEXT      sign with the chain generated from TEXT instead of the default seed
+                              (simctl-test-ca-1); payloads are then ES256-signed in every environment
+          --signing-chain DIR sign with your own chain: DIR holds root.pem, intermediate.pem, leaf.pem and
+                              leaf-key.pem (the layout 'simctl certs export' writes)
 
         The same file and seed always give byte-identical output.
         Expectation failures go to standard error; the exit code is then 1.
@@ -65,11 +74,34 @@ public enum HelpText {
         Xcode StoreKit configuration file (.storekit); for a .storekit file the settings it holds are listed too.
         """
 
+    public static let certs = """
+        USAGE: simctl certs export DIR [--ca-seed TEXT | --signing-chain DIR]
+               simctl certs negative-fixtures FILE DIR [--environment Sandbox|Production] [--ca-seed TEXT]
+
+        export              writes the chain Sandbox and Production payloads are signed with: root,
+                            intermediate and leaf as .pem and .der, and the leaf's key as leaf-key.pem.
+                            Give root.der (or root.pem) to your verifier as its trusted root.
+        negative-fixtures   runs the scenario FILE and writes its first notification made to fail
+                            verification in each way a verifier must catch (altered payload, another key,
+                            wrong OIDs, expired leaf, untrusted root, one-certificate chain, wrong bundleId,
+                            wrong environment), a valid control, root.der and manifest.json with the
+                            VerificationStatus Apple's SignedDataVerifier returns for each.
+
+        OPTIONS:
+          --ca-seed TEXT        the chain generated from TEXT (default simctl-test-ca-1)
+          --signing-chain DIR   export your own chain (root.pem, intermediate.pem, leaf.pem, leaf-key.pem)
+          --environment NAME    the environment the fixtures claim, instead of the scenario's
+
+        DIR must not exist yet; it is written atomically. The keys are test data: never trust this root
+        outside tests.
+        """
+
     public static func text(for topic: String?) -> String {
         switch topic {
         case "run": return run
         case "validate": return validate
         case "catalog": return catalog
+        case "certs": return certs
         default: return overview
         }
     }
@@ -77,10 +109,14 @@ public enum HelpText {
     public static func usageLine(for topic: String?) -> String {
         switch topic {
         case "run":
-            return "usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR] [--until TIME] [--seed N]"
+            return
+                "usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR] [--until TIME] [--seed N] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR]"
         case "validate": return "usage: simctl validate FILE"
         case "catalog": return "usage: simctl catalog FILE"
-        default: return "usage: simctl <command> [options]   (commands: run, validate, catalog, help)"
+        case "certs":
+            return
+                "usage: simctl certs export DIR [--ca-seed TEXT | --signing-chain DIR] | simctl certs negative-fixtures FILE DIR [--environment NAME] [--ca-seed TEXT]"
+        default: return "usage: simctl <command> [options]   (commands: run, validate, catalog, certs, help)"
         }
     }
 }

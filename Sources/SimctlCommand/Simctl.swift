@@ -34,6 +34,7 @@ public enum Simctl {
         case .run(let options): return run(options)
         case .validate(let file): return validate(file)
         case .catalog(let file): return catalog(file)
+        case .certs(let invocation): return certs(invocation)
         }
     }
 
@@ -64,9 +65,15 @@ public enum Simctl {
 
     static func run(_ options: RunOptions) -> CommandOutput {
         let scenario: Scenario
-        switch decode(options.file, overrides: ScenarioOverrides(until: options.until, seed: options.seed)) {
+        let overrides = ScenarioOverrides(until: options.until, seed: options.seed, environment: options.environment)
+        switch decode(options.file, overrides: overrides) {
         case .failure(let output): return output
         case .success(let decoded): scenario = decoded
+        }
+        let signer: (any PayloadSigner)?
+        switch options.signing.signer() {
+        case .failure(let output): return output
+        case .success(let value): signer = value
         }
         let result: ScenarioRun
         do throws(ScenarioError) { result = try ScenarioRunner.run(scenario) } catch {
@@ -81,14 +88,14 @@ public enum Simctl {
                 result.passed
                 ? "\nexpectations: \(count) checked, all hold\n"
                 : "\nexpectations: \(count) checked, \(result.failures.count) failed (see standard error)\n"
-        case .jsonl: stdout = RunOutput.jsonl(result)
+        case .jsonl: stdout = RunOutput.jsonl(result, signer: signer)
         case .decoded: stdout = RunOutput.decoded(result)
         }
         var stderr = result.failures.map { "\($0)\n" }.joined()
         if let directory = options.outDirectory {
             // Fixtures of a run whose expectations fail are not what the scenario describes: none are written.
             if result.passed {
-                let files = RunOutput.fixtureFiles(result)
+                let files = RunOutput.fixtureFiles(result, signer: signer)
                 do throws(FixtureWriter.WriteError) {
                     try Interrupts.deferred { () throws(FixtureWriter.WriteError) in
                         try FixtureWriter.write(files, to: directory)

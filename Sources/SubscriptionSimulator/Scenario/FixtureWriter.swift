@@ -17,6 +17,11 @@ public enum FixtureWriter {
 
     /// Writes `files` into `directory`, which must not exist yet.
     public static func write(_ files: [(name: String, contents: String)], to directory: String) throws(WriteError) {
+        try write(bytes: files.map { ($0.name, Array($0.contents.utf8)) }, to: directory)
+    }
+
+    /// Writes binary `files` (certificates in DER, say) into `directory`, which must not exist yet.
+    public static func write(bytes files: [(name: String, bytes: [UInt8])], to directory: String) throws(WriteError) {
         let manager = FileManager.default
         let target = URL(fileURLWithPath: directory)
         if manager.fileExists(atPath: target.path)
@@ -35,7 +40,7 @@ public enum FixtureWriter {
             try? manager.removeItem(at: staging)
             try manager.createDirectory(at: staging, withIntermediateDirectories: false)
             for file in files {
-                try Data(file.contents.utf8).write(to: staging.appendingPathComponent(file.name))
+                try Data(file.bytes).write(to: staging.appendingPathComponent(file.name))
             }
         } catch {
             try? manager.removeItem(at: staging)

@@ -96,7 +96,8 @@ public enum ECKeyEncoding {
         do throws(PEMError) { block = try PEM.decodeSingle(text, labels: ["PRIVATE KEY", "EC PRIVATE KEY"]) } catch {
             throw KeyEncodingError(error.message)
         }
-        return block.label == "PRIVATE KEY" ? try privateKey(pkcs8: block.derBytes) : try privateKey(sec1: block.derBytes)
+        return block.label == "PRIVATE KEY"
+            ? try privateKey(pkcs8: block.derBytes) : try privateKey(sec1: block.derBytes)
     }
 
     public static func privateKey(pkcs8 der: [UInt8]) throws(KeyEncodingError) -> P256.PrivateKey {

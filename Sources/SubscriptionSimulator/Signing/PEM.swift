@@ -39,7 +39,9 @@ public enum PEM {
             if line.hasSuffix("\r") { line = line.dropLast() }
             let lineNumber = number + 1
             if line.hasPrefix("-----BEGIN ") {
-                guard open == nil else { throw PEMError("line \(lineNumber): BEGIN inside the block of line \(open!.line)") }
+                guard open == nil else {
+                    throw PEMError("line \(lineNumber): BEGIN inside the block of line \(open!.line)")
+                }
                 guard line.hasSuffix("-----"), line.count > 16 else {
                     throw PEMError("line \(lineNumber): malformed BEGIN line '\(line)'")
                 }
@@ -70,7 +72,8 @@ public enum PEM {
             throw PEMError("expected one PEM block (\(labels.joined(separator: " or "))), found \(blocks.count)")
         }
         guard labels.contains(blocks[0].label) else {
-            throw PEMError("expected a PEM block labelled \(labels.joined(separator: " or ")), found \(blocks[0].label)")
+            throw PEMError(
+                "expected a PEM block labelled \(labels.joined(separator: " or ")), found \(blocks[0].label)")
         }
         return blocks[0]
     }

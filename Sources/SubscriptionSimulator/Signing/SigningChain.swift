@@ -62,7 +62,8 @@ public struct SigningChain: Hashable, Sendable {
     }
 
     /// Reads a chain from PEM texts: three `CERTIFICATE` blocks and the leaf's `PRIVATE KEY` or `EC PRIVATE KEY`.
-    public init(rootPEM: String, intermediatePEM: String, leafPEM: String, leafKeyPEM: String) throws(SigningChainError) {
+    public init(rootPEM: String, intermediatePEM: String, leafPEM: String, leafKeyPEM: String) throws(SigningChainError)
+    {
         func certificate(_ text: String, _ name: String) throws(SigningChainError) -> X509Certificate {
             do throws(CertificateError) { return try X509Certificate(pem: text) } catch {
                 throw SigningChainError("\(name) certificate: \(error.message)")
@@ -77,7 +78,10 @@ public struct SigningChain: Hashable, Sendable {
             leaf: try certificate(leafPEM, "leaf"), leafKey: key)
     }
 
-    init(unchecked root: X509Certificate, _ intermediate: X509Certificate, _ leaf: X509Certificate, _ key: P256.PrivateKey) {
+    init(
+        unchecked root: X509Certificate, _ intermediate: X509Certificate, _ leaf: X509Certificate,
+        _ key: P256.PrivateKey
+    ) {
         self.root = root
         self.intermediate = intermediate
         self.leaf = leaf

@@ -133,7 +133,9 @@ public struct X509Certificate: Hashable, Sendable {
         public func signed(by issuerKey: P256.PrivateKey) -> X509Certificate {
             let tbs = derEncoded
             let signature = issuerKey.signature(for: tbs)
-            let der = DER.sequence([tbs, X509Certificate.signatureAlgorithm, DER.bitString(signature.derRepresentation)])
+            let der = DER.sequence([
+                tbs, X509Certificate.signatureAlgorithm, DER.bitString(signature.derRepresentation),
+            ])
             do { return try X509Certificate(derRepresentation: der) } catch {
                 preconditionFailure("a certificate this code encoded does not parse: \(error)")
             }
@@ -149,7 +151,8 @@ public struct X509Certificate: Hashable, Sendable {
         do throws(DERError) {
             let outer = try DERNode.parse(der).sequence("Certificate")
             guard outer.count == 3 else {
-                throw DERError("Certificate: expected tbsCertificate, signatureAlgorithm, signature; found \(outer.count)")
+                throw DERError(
+                    "Certificate: expected tbsCertificate, signatureAlgorithm, signature; found \(outer.count)")
             }
             try X509Certificate.checkSignatureAlgorithm(outer[1], "signatureAlgorithm")
             let signatureDER = try outer[2].bitStringBytes("signatureValue")
@@ -185,12 +188,15 @@ public struct X509Certificate: Hashable, Sendable {
             }
             issuer = try DistinguishedName(node: try next("issuer"), "issuer")
             let validity = try next("validity").sequence("validity")
-            guard validity.count == 2 else { throw DERError("validity has notBefore and notAfter, found \(validity.count)") }
+            guard validity.count == 2 else {
+                throw DERError("validity has notBefore and notAfter, found \(validity.count)")
+            }
             notBefore = try ASN1Time.decode(validity[0], "notBefore")
             notAfter = try ASN1Time.decode(validity[1], "notAfter")
             subject = try DistinguishedName(node: try next("subject"), "subject")
             let keyNode = try next("subjectPublicKeyInfo")
-            do throws(KeyEncodingError) { publicKey = try ECKeyEncoding.publicKey(subjectPublicKeyInfo: keyNode) } catch {
+            do throws(KeyEncodingError) { publicKey = try ECKeyEncoding.publicKey(subjectPublicKeyInfo: keyNode) } catch
+            {
                 throw DERError(error.message)
             }
             var found: [Extension] = []
@@ -199,7 +205,8 @@ public struct X509Certificate: Hashable, Sendable {
                 switch node.tag {
                 case DER.Tag.contextPrimitive(1), DER.Tag.contextPrimitive(2),
                     DER.Tag.contextConstructed(1), DER.Tag.contextConstructed(2):
-                    throw DERError("issuerUniqueID and subjectUniqueID are not read (RFC 5280 §4.1.2.8: should not be used)")
+                    throw DERError(
+                        "issuerUniqueID and subjectUniqueID are not read (RFC 5280 §4.1.2.8: should not be used)")
                 case DER.Tag.contextConstructed(3):
                     guard index == tbs.count else { throw DERError("tbsCertificate: fields follow the extensions") }
                     let wrapped = try node.children()
@@ -216,7 +223,8 @@ public struct X509Certificate: Hashable, Sendable {
                         if fields.count == 3 {
                             critical = try fields[1].boolean("critical")
                             guard critical else {
-                                throw DERError("extension \(oid): critical FALSE must be omitted (DER DEFAULT, X.690 §11.5)")
+                                throw DERError(
+                                    "extension \(oid): critical FALSE must be omitted (DER DEFAULT, X.690 §11.5)")
                             }
                         }
                         let value = try fields[fields.count - 1].octetString("extnValue")
@@ -247,7 +255,8 @@ public struct X509Certificate: Hashable, Sendable {
     static func checkSignatureAlgorithm(_ node: DERNode, _ what: String) throws(DERError) {
         let fields = try node.sequence(what)
         guard fields.count == 1, try fields[0].objectIdentifier(what) == ecdsaWithSHA256 else {
-            throw DERError("\(what): expected ecdsa-with-SHA256 (\(ecdsaWithSHA256)) without parameters (RFC 5758 §3.2)")
+            throw DERError(
+                "\(what): expected ecdsa-with-SHA256 (\(ecdsaWithSHA256)) without parameters (RFC 5758 §3.2)")
         }
     }
 
@@ -328,7 +337,9 @@ public struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
     public init(commonName: String, organizationalUnit: String? = nil, organization: String, country: String) {
         var list = [Attribute(oid: Self.countryName, value: country)]
         list.append(Attribute(oid: Self.organizationName, value: organization))
-        if let organizationalUnit { list.append(Attribute(oid: Self.organizationalUnitName, value: organizationalUnit)) }
+        if let organizationalUnit {
+            list.append(Attribute(oid: Self.organizationalUnitName, value: organizationalUnit))
+        }
         list.append(Attribute(oid: Self.commonName, value: commonName))
         attributes = list
         derEncoded = DER.sequence(

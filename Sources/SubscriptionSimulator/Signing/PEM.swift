@@ -34,7 +34,9 @@ public enum PEM {
     public static func decodeAll(_ text: String) throws(PEMError) -> [Block] {
         var blocks: [Block] = []
         var open: (label: String, line: Int, body: String)?
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (number, rawLine) in text.split(
+            omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }
+        ).enumerated() {
             var line = Substring(rawLine)
             if line.hasSuffix("\r") { line = line.dropLast() }
             let lineNumber = number + 1

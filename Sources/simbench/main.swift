@@ -1,4 +1,5 @@
-// Release-mode benchmark: `swift run -c release simbench [queue|lifecycle|encode ...]` (all sections by default).
+// Release-mode benchmark: `swift run -c release simbench [queue|lifecycle|encode|signing ...]` (all sections by
+// default). `simbench sign-vectors COUNT SEED` and `simbench verify-vectors FILE` are untimed cross-check modes.
 // The only place in the project that reads a clock (a monotonic one, to time runs); nothing here is asserted, the
 // figures are printed. Machines are noisy: compare medians and ratios, not single runs.
 import Foundation  // exit
@@ -45,9 +46,10 @@ func decimal(_ value: Double) -> String {
 var sink = 0
 let eventTarget = 10e6
 let lifecycleTarget = 20e3
+runCrossCheckModeIfAsked(Array(CommandLine.arguments.dropFirst()))
 let sections = CommandLine.arguments.dropFirst()
 func wanted(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
-let knownSections = ["queue", "lifecycle", "scale", "encode", "callgrind", "callgrind-baseline"]
+let knownSections = ["queue", "lifecycle", "scale", "encode", "signing", "callgrind", "callgrind-baseline"]
 if let unknown = sections.first(where: { !knownSections.contains($0) }) {
     print("simbench: unknown section '\(unknown)'; sections: \(knownSections.joined(separator: ", "))")
     exit(64)
@@ -240,6 +242,11 @@ if wanted("encode") {
     }
 }
 
+// MARK: - Signing
+
+var signingVerdict: String?
+if wanted("signing") { signingVerdict = runSigningSection() }
+
 // Untimed, for instruction counts that do not depend on the machine's load:
 // `valgrind --tool=callgrind .build/release/simbench callgrind` (subtract a run with `callgrind-baseline`).
 if sections.contains("callgrind") {
@@ -251,7 +258,9 @@ if sections.contains("callgrind-baseline") {
 
 // MARK: - Targets
 
-let verdicts = queueVerdicts.map { "queue >= 10 M events/s, \($0)" } + [lifecycleVerdict].compactMap { $0 }
+let verdicts =
+    queueVerdicts.map { "queue >= 10 M events/s, \($0)" } + [lifecycleVerdict].compactMap { $0 }
+    + [signingVerdict.map { "\($0) (issue 11)" }].compactMap { $0 }
 if !verdicts.isEmpty {
     print("targets (issue 2, on the 2-core CI machine):")
     for verdict in verdicts { print("  \(verdict)") }

@@ -76,7 +76,7 @@ import Testing
         #expect(
             output.stderr == """
                 error: unknown option '--fromat'; did you mean '--format'?
-                usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR] [--until TIME] [--seed N]
+                usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR] [--until TIME] [--seed N] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR]
                 see 'simctl help run'
 
                 """)

@@ -180,3 +180,15 @@ import Testing
         }
     }
 }
+
+@Suite struct SigningDocsTests {
+    @Test func theDocumentedRootFingerprintIsTheDefaultRoots() throws {
+        let digits = Array("0123456789ABCDEF")
+        let fingerprint = SHA256.hash(SigningChain.default.root.derRepresentation).map {
+            String([digits[Int($0 >> 4)], digits[Int($0 & 0xF)]])
+        }.joined(separator: ":")
+        let doc = try PackagePaths.read(PackagePaths.docs.appendingPathComponent("signing.md"))
+        #expect(doc.contains("`\(fingerprint)`"), "docs/signing.md should give the fingerprint \(fingerprint)")
+        #expect(doc.contains("`\(SigningChain.defaultCASeed)`"))
+    }
+}

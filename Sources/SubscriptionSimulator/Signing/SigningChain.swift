@@ -141,7 +141,7 @@ public struct SigningChain: Hashable, Sendable {
                 .keyUsage([.keyCertSign, .cRLSign]),
                 .subjectKeyIdentifier(rootID),
             ]
-        ).signed(by: rootKey)
+        ).issued(by: rootKey)
         let intermediate = X509Certificate.Template(
             serialNumber: serial("intermediate"), issuer: rootName, subject: intermediateName, notBefore: validFrom,
             notAfter: end, publicKey: intermediateKey.publicKey,
@@ -152,11 +152,11 @@ public struct SigningChain: Hashable, Sendable {
                 .authorityKeyIdentifier(rootID),
                 .marker(intermediateMarker),
             ]
-        ).signed(by: rootKey)
+        ).issued(by: rootKey)
         let leafEnd = leafNotAfter.map { Instant(millisecondsSince1970: $0.millisecondsSince1970 / 1000 * 1000) } ?? end
         let leaf = X509Certificate.Template(
             serialNumber: serial("leaf"), issuer: intermediateName, subject: leafName, notBefore: validFrom,
-            notAfter: max(leafEnd, validFrom), publicKey: leafKey.publicKey,
+            notAfter: min(max(leafEnd, validFrom), end), publicKey: leafKey.publicKey,
             extensions: [
                 .basicConstraints(isCA: false),
                 .keyUsage([.digitalSignature]),
@@ -164,10 +164,19 @@ public struct SigningChain: Hashable, Sendable {
                 .authorityKeyIdentifier(intermediateID),
                 .marker(leafMarker),
             ]
-        ).signed(by: intermediateKey)
+        ).issued(by: intermediateKey)
         return Generated(
             chain: SigningChain(unchecked: root, intermediate, leaf, leafKey), rootKey: rootKey,
             intermediateKey: intermediateKey)
+    }
+}
+
+extension X509Certificate.Template {
+    /// Signs a template this file built; those always satisfy the reader's rules.
+    fileprivate func issued(by key: P256.PrivateKey) -> X509Certificate {
+        do { return try signed(by: key) } catch {
+            preconditionFailure("a generated certificate does not parse: \(error)")
+        }
     }
 }
 

@@ -92,7 +92,8 @@ public struct X509Certificate: Hashable, Sendable {
 
     // MARK: - Issuing
 
-    /// What a certificate says, before it is signed.
+    /// What a certificate says, before it is signed. `notBefore` and `notAfter` must lie in 1950-9999, the years
+    /// RFC 5280 times can express.
     public struct Template: Hashable, Sendable {
         public var serialNumber: [UInt8]
         public var issuer: DistinguishedName
@@ -129,16 +130,15 @@ public struct X509Certificate: Hashable, Sendable {
             ])
         }
 
-        /// The certificate signed by `issuerKey` (deterministic: RFC 6979 nonces).
-        public func signed(by issuerKey: P256.PrivateKey) -> X509Certificate {
+        /// The certificate signed by `issuerKey` (deterministic: RFC 6979 nonces). Fails when the template breaks a
+        /// rule the reader enforces (a serial number that is zero or longer than 20 octets, a duplicate extension).
+        public func signed(by issuerKey: P256.PrivateKey) throws(CertificateError) -> X509Certificate {
             let tbs = derEncoded
             let signature = issuerKey.signature(for: tbs)
             let der = DER.sequence([
                 tbs, X509Certificate.signatureAlgorithm, DER.bitString(signature.derRepresentation),
             ])
-            do { return try X509Certificate(derRepresentation: der) } catch {
-                preconditionFailure("a certificate this code encoded does not parse: \(error)")
-            }
+            return try X509Certificate(derRepresentation: der)
         }
     }
 
@@ -333,7 +333,7 @@ public struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
     public let attributes: [Attribute]
     public let derEncoded: [UInt8]
 
-    /// A name in the usual order: C, O, OU, CN.
+    /// A name in the usual order: C, O, OU, CN. `country` must use PrintableString's characters (a two-letter code).
     public init(commonName: String, organizationalUnit: String? = nil, organization: String, country: String) {
         var list = [Attribute(oid: Self.countryName, value: country)]
         list.append(Attribute(oid: Self.organizationName, value: organization))

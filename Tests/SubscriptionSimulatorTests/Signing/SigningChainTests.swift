@@ -64,6 +64,12 @@ import Testing
         }
     }
 
+    @Test func signingATemplateThatBreaksARuleThrows() {
+        var t = template(extensions: [.basicConstraints(isCA: true)])
+        t.serialNumber = [UInt8](repeating: 1, count: 21)
+        #expect(throws: CertificateError.self) { try t.signed(by: P256.PrivateKey(derivedFrom: [7], label: "t")) }
+    }
+
     @Test func basicConstraintsOmitCAWhenFalse() throws {
         #expect(X509Certificate.Extension.basicConstraints(isCA: false).value == bytes("3000"))
         #expect(
@@ -155,6 +161,13 @@ import Testing
         #expect(generated.leaf.notAfter == CalendarMath.instant(year: 2026, month: 3, day: 1, hour: 9))
         #expect(generated.root == chain.root && generated.intermediate == chain.intermediate)
         #expect(generated.leaf.isSigned(by: chain.intermediate.publicKey))
+    }
+
+    @Test func aLeafExpiryOutsideRFC5280sRangeIsClampedToIt() {
+        let late = SigningChain.generate(leafNotAfter: CalendarMath.instant(year: 10_500, month: 1, day: 1)).chain
+        #expect(late.leaf.notAfter == ASN1Time.noWellDefinedExpiration)
+        let early = SigningChain.generate(leafNotAfter: Instant(millisecondsSince1970: -86_400_000)).chain
+        #expect(early.leaf.notAfter == SigningChain.validFrom)
     }
 
     @Test func aChainReadFromPEMEqualsTheOneWritten() throws {

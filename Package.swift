@@ -20,7 +20,9 @@ let package = Package(
         // Release-mode benchmark: `swift run -c release simbench`.
         .executableTarget(name: "simbench", dependencies: ["SubscriptionSimulator"]),
         // Golden files live beside the tests that read them (by path, not as resources).
-        .testTarget(name: "SubscriptionSimulatorTests", dependencies: ["SubscriptionSimulator"], exclude: ["Golden"]),
+        .testTarget(
+            name: "SubscriptionSimulatorTests", dependencies: ["SubscriptionSimulator"],
+            exclude: ["Golden", "Signing/Vectors"]),
         // Depends on the executable too, so `swift test` builds the binary its end-to-end tests run.
         .testTarget(name: "SimctlTests", dependencies: ["SimctlCommand", "SubscriptionSimulator", "simctl"]),
     ],

@@ -116,7 +116,16 @@ func runSigningSection() -> String {
 
 // MARK: - Cross-check modes (untimed)
 
-func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+        out.append(digits[Int(byte >> 4)])
+        out.append(digits[Int(byte & 15)])
+    }
+    return String(decoding: out, as: UTF8.self)
+}
 
 func bytes(hex text: String) -> [UInt8]? {
     let utf8 = Array(text.utf8)

@@ -96,6 +96,27 @@ struct UInt256: Hashable, Sendable {
         return Int((limb >> UInt64((i & 15) * 4)) & 0xf)
     }
 
+    /// Byte `i` (0 is the least significant, i < 32).
+    @inline(__always)
+    func byte(_ i: Int) -> Int {
+        let limb: UInt64
+        switch i >> 3 {
+        case 0: limb = l0
+        case 1: limb = l1
+        case 2: limb = l2
+        default: limb = l3
+        }
+        return Int((limb >> UInt64((i & 7) * 8)) & 0xff)
+    }
+
+    /// (top * 2^256 + self) >> 1, for top 0 or 1.
+    @inline(__always)
+    func shiftedRightOne(top: UInt64) -> UInt256 {
+        UInt256(
+            l0: (l0 >> 1) | (l1 << 63), l1: (l1 >> 1) | (l2 << 63), l2: (l2 >> 1) | (l3 << 63),
+            l3: (l3 >> 1) | (top << 63))
+    }
+
     /// `self < other` as unsigned integers.
     @inline(__always)
     func isLess(than other: UInt256) -> Bool {
@@ -169,6 +190,8 @@ struct MontgomeryModulus: Sendable {
     let one: UInt256
     /// R^2 mod m: multiplying by it converts into Montgomery form.
     let rSquared: UInt256
+    /// R^3 mod m: turns the plain inverse of a Montgomery-form value into the Montgomery-form inverse.
+    let rCubed: UInt256
     /// m - 2: the exponent of Fermat inversion.
     let mMinusTwo: UInt256
 
@@ -181,6 +204,8 @@ struct MontgomeryModulus: Sendable {
             l0: 0x0000_0000_0000_0001, l1: 0xffff_ffff_0000_0000, l2: 0xffff_ffff_ffff_ffff, l3: 0x0000_0000_ffff_fffe),
         rSquared: UInt256(
             l0: 0x0000_0000_0000_0003, l1: 0xffff_fffb_ffff_ffff, l2: 0xffff_ffff_ffff_fffe, l3: 0x0000_0004_ffff_fffd),
+        rCubed: UInt256(
+            l0: 0xffff_fffd_0000_000a, l1: 0xffff_ffed_ffff_fff7, l2: 0x0000_0005_ffff_fffc, l3: 0x0000_0018_0000_0001),
         mMinusTwo: UInt256(
             l0: 0xffff_ffff_ffff_fffd, l1: 0x0000_0000_ffff_ffff, l2: 0x0000_0000_0000_0000, l3: 0xffff_ffff_0000_0001))
 
@@ -193,6 +218,8 @@ struct MontgomeryModulus: Sendable {
             l0: 0x0c46_353d_039c_daaf, l1: 0x4319_0552_58e8_617b, l2: 0x0000_0000_0000_0000, l3: 0x0000_0000_ffff_ffff),
         rSquared: UInt256(
             l0: 0x8324_4c95_be79_eea2, l1: 0x4699_799c_49bd_6fa6, l2: 0x2845_b239_2b6b_ec59, l3: 0x66e1_2d94_f3d9_5620),
+        rCubed: UInt256(
+            l0: 0xac8e_bec9_0b65_a624, l1: 0x111f_28ae_0c05_55c9, l2: 0x2543_b924_6ba5_e93f, l3: 0x503a_54e7_6407_be65),
         mMinusTwo: UInt256(
             l0: 0xf3b9_cac2_fc63_254f, l1: 0xbce6_faad_a717_9e84, l2: 0xffff_ffff_ffff_ffff, l3: 0xffff_ffff_0000_0000))
 
@@ -280,9 +307,54 @@ struct MontgomeryModulus: Sendable {
     @inline(__always)
     func reduce(_ a: UInt256) -> UInt256 { reduceOnce(a, carry: 0) }
 
-    /// The inverse of a Montgomery-form value, in Montgomery form: a^(m-2) (Fermat; m is prime), by a fixed
-    /// 4-bit window over the public exponent. The inverse of zero is zero.
+    /// The inverse of a Montgomery-form value, in Montgomery form (zero for zero), by the binary extended
+    /// Euclidean algorithm (`plainInverse`): variable-time, faster than exponentiation here.
     func inverse(_ a: UInt256) -> UInt256 {
+        multiply(plainInverse(a), rCubed)
+    }
+
+    /// a^-1 mod m for a plain a < m (zero for zero), by the binary extended Euclidean algorithm (Menezes, van
+    /// Oorschot and Vanstone, Handbook of Applied Cryptography, algorithm 14.61, in the form for an odd modulus).
+    /// Invariants: x1 * a = u and x2 * a = v (mod m). Its running time depends on a: it is not constant-time.
+    func plainInverse(_ a: UInt256) -> UInt256 {
+        if a.isZero { return .zero }
+        var u = a
+        var v = m
+        var x1 = UInt256.one
+        var x2 = UInt256.zero
+        while u != .one && v != .one {
+            while u.l0 & 1 == 0 {
+                u = u.shiftedRightOne(top: 0)
+                x1 = half(x1)
+            }
+            while v.l0 & 1 == 0 {
+                v = v.shiftedRightOne(top: 0)
+                x2 = half(x2)
+            }
+            var borrow: UInt64 = 0
+            if !u.isLess(than: v) {
+                u = subtractWithBorrow(u, v, &borrow)
+                x1 = subtract(x1, x2)
+            } else {
+                v = subtractWithBorrow(v, u, &borrow)
+                x2 = subtract(x2, x1)
+            }
+        }
+        return u == .one ? x1 : x2
+    }
+
+    /// x / 2 mod m for x < m.
+    @inline(__always)
+    func half(_ x: UInt256) -> UInt256 {
+        if x.l0 & 1 == 0 { return x.shiftedRightOne(top: 0) }
+        var carry: UInt64 = 0
+        let sum = addWithCarry(x, m, &carry)
+        return sum.shiftedRightOne(top: carry)
+    }
+
+    /// The inverse by Fermat's little theorem, a^(m-2) with a fixed 4-bit window over the public exponent
+    /// (Montgomery form in and out): the reference the tests compare `inverse` with.
+    func inverseByExponentiation(_ a: UInt256) -> UInt256 {
         withUnsafeTemporaryAllocation(of: UInt256.self, capacity: 16) { powers in
             powers[0] = one
             powers[1] = a

@@ -5,9 +5,9 @@
 // at infinity. Formulas are those of the Explicit-Formulas Database (hyperelliptic.org/EFD, "g1p/shortw/jacobian-3"):
 // dbl-2001-b, madd-2007-bl and add-2007-bl, with their exceptional cases (equal or opposite inputs) handled.
 //
-// Fixed-base multiplication k*G uses a table of j * 16^i * G (i < 64, 1 <= j < 16) in affine form, built once on
-// first use (a Swift global, initialised lazily and thread-safely): k*G is the sum of 64 table entries, one per
-// 4-bit digit of k, with no doublings. Variable-base multiplication (for verification) uses a width-5 NAF.
+// Fixed-base multiplication k*G uses a table of j * 256^i * G (i < 32, 1 <= j < 256) in affine form (512 KB), built
+// once on first use (a Swift global, initialised lazily and thread-safely): k*G is the sum of 32 table entries, one
+// per byte of k, with no doublings. Variable-base multiplication (for verification) uses a width-5 NAF.
 
 /// A point in affine coordinates (Montgomery form); never the point at infinity.
 struct AffinePoint: Sendable, Hashable {
@@ -154,13 +154,13 @@ enum P256Curve {
         return f.square(point.y) == rhs
     }
 
-    /// k*G for a plain (not Montgomery) scalar k: one table entry per 4-bit digit, added in Jacobian form.
+    /// k*G for a plain (not Montgomery) scalar k: one table entry per byte of k, added in Jacobian form.
     static func multiplyGenerator(_ k: UInt256) -> JacobianPoint {
         generatorTable.withUnsafeBufferPointer { table in
             var result = JacobianPoint.infinity
-            for i in 0..<64 {
-                let digit = k.nibble(i)
-                if digit != 0 { result = result.adding(table[i &* 16 &+ digit]) }
+            for i in 0..<32 {
+                let digit = k.byte(i)
+                if digit != 0 { result = result.adding(table[i &* 256 &+ digit]) }
             }
             return result
         }
@@ -223,24 +223,24 @@ enum P256Curve {
         return count
     }
 
-    /// j * 16^i * G at index 16 i + j (entries with j = 0 are unused), affine, Montgomery form. Built on first use.
+    /// j * 256^i * G at index 256 i + j (entries with j = 0 are unused), affine, Montgomery form. Built on first use.
     static let generatorTable: [AffinePoint] = buildGeneratorTable()
 
     private static func buildGeneratorTable() -> [AffinePoint] {
         let f = MontgomeryModulus.p
         var jacobian: [JacobianPoint] = []
-        jacobian.reserveCapacity(64 * 16)
+        jacobian.reserveCapacity(32 * 256)
         var base = generator
-        for _ in 0..<64 {
+        for _ in 0..<32 {
             jacobian.append(.infinity)
             var point = JacobianPoint(base)
             jacobian.append(point)
-            for _ in 2..<16 {
+            for _ in 2..<256 {
                 point = point.adding(base)
                 jacobian.append(point)
             }
-            // 16 * base = 2 * (8 * base), with 8 * base at offset 8 of this window's 16 entries.
-            base = jacobian[jacobian.count - 8].doubled().affine()!
+            // 256 * base = 2 * (128 * base), with 128 * base at offset 128 of this window's 256 entries.
+            base = jacobian[jacobian.count - 128].doubled().affine()!
         }
         // Batch inversion (Montgomery's trick): one field inversion for all Z coordinates.
         var prefix = [UInt256](repeating: f.one, count: jacobian.count)

@@ -39,3 +39,12 @@ enum Hex {
         }
     }
 }
+
+/// The committed test vectors (Package.swift excludes the folder from the target's sources).
+enum SigningVectors {
+    static let folder = PackagePaths.root.appendingPathComponent("Tests/SubscriptionSimulatorTests/Signing/Vectors")
+
+    static func text(_ name: String) throws -> String {
+        try PackagePaths.read(folder.appendingPathComponent(name))
+    }
+}

@@ -31,7 +31,7 @@ let package = Package(
         .testTarget(
             name: "SubscriptionSimulatorTests",
             dependencies: ["SubscriptionSimulator", "SubscriptionSimulatorTesting"],
-            exclude: ["Golden"]),
+            exclude: ["Golden", "Signing/Vectors"]),
         // Depends on the executable too, so `swift test` builds the binary its end-to-end tests run.
         // HTTP parser and client, and delivery end to end (the binary against a receiver on loopback).
         .testTarget(

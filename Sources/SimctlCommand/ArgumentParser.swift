@@ -15,6 +15,7 @@ public enum SimctlInvocation: Equatable, Sendable {
     case run(RunOptions)
     case validate(file: String)
     case catalog(file: String)
+    case certs(CertsInvocation)
     case help(topic: String?)
     case version
 }
@@ -32,10 +33,15 @@ public struct RunOptions: Equatable, Sendable {
     public var force: Bool
     /// `--deliver URL` and its options (DeliveryOptions.swift).
     public var delivery: DeliveryOptions?
+    /// Replaces the scenario's `app.environment`.
+    public var environment: SimulatedEnvironment?
+    /// `--ca-seed` / `--signing-chain`.
+    public var signing: SigningOptions = .init()
 
     public init(
         file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil,
-        seed: UInt64? = nil, start: String? = nil, force: Bool = false
+        seed: UInt64? = nil, start: String? = nil, force: Bool = false, environment: SimulatedEnvironment? = nil,
+        signing: SigningOptions = .init()
     ) {
         self.file = file
         self.format = format
@@ -44,6 +50,8 @@ public struct RunOptions: Equatable, Sendable {
         self.seed = seed
         self.start = start
         self.force = force
+        self.environment = environment
+        self.signing = signing
     }
 }
 
@@ -56,8 +64,13 @@ public struct UsageError: Error, Equatable, Sendable {
 /// A small, strict parser following swift-argument-parser's conventions: subcommands, `--option value` and
 /// `--option=value`, `--` to end options, `--help`/`-h` anywhere, and "did you mean" for near misses.
 public enum ArgumentParser {
-    public static let commands = ["run", "validate", "catalog", "help"]
-    static let runOptions = ["--format", "--out", "--until", "--seed", "--start", "--force"] + DeliveryOptions.names
+    public static let commands = ["run", "validate", "catalog", "certs", "help"]
+    static let runOptions =
+        [
+            "--format", "--out", "--until", "--seed", "--start", "--force", "--environment", "--ca-seed",
+            "--signing-chain",
+        ]
+        + DeliveryOptions.names
     /// Options that take no value.
     static let runFlags = ["--force"]
 
@@ -82,6 +95,10 @@ public enum ArgumentParser {
             let rest = Array(arguments.dropFirst())
             if rest.contains("--help") || rest.contains("-h") { return .help(topic: "run") }
             return .run(try parseRun(rest))
+        case "certs":
+            let rest = Array(arguments.dropFirst())
+            if rest.contains("--help") || rest.contains("-h") { return .help(topic: "certs") }
+            return .certs(try CertsInvocation.parse(rest))
         case "validate", "catalog":
             let rest = Array(arguments.dropFirst())
             if rest.contains("--help") || rest.contains("-h") { return .help(topic: first) }
@@ -105,6 +122,8 @@ public enum ArgumentParser {
         var start: String?
         var force = false
         var delivery = DeliveryOptions.Builder()
+        var environment: SimulatedEnvironment?
+        var signing = SigningOptions()
         var index = 0
         var optionsEnded = false
         func setFile(_ value: String) throws(UsageError) {
@@ -178,6 +197,11 @@ public enum ArgumentParser {
                 start = text
             case _ where DeliveryOptions.names.contains(name):
                 try delivery.set(name, text)
+            case "--environment":
+                try once(environment)
+                environment = try SigningOptions.environment(text, topic: "run")
+            case "--ca-seed", "--signing-chain":
+                try signing.set(name, text, topic: "run")
             default:
                 try once(seed)
                 guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
@@ -195,7 +219,7 @@ public enum ArgumentParser {
         }
         var options = RunOptions(
             file: file, format: format ?? .timeline, outDirectory: out, until: until, seed: seed, start: start,
-            force: force)
+            force: force, environment: environment, signing: signing)
         options.delivery = try delivery.build()
         return options
     }

@@ -141,7 +141,9 @@ public struct DeliveryOptions: Equatable, Sendable {
         """
 
     /// Delivers the run's notifications as `options` say; the summary goes to standard error.
-    static func deliver(_ run: ScenarioRun, _ options: DeliveryOptions) -> (stderr: String, exitCode: Int32?) {
+    static func deliver(
+        _ run: ScenarioRun, _ options: DeliveryOptions, signer: (any PayloadSigner)? = nil
+    ) -> (stderr: String, exitCode: Int32?) {
         let endpoint: HTTPEndpoint
         do throws(HTTPEndpointError) { endpoint = try HTTPEndpoint(url: options.url) } catch {
             return ("error: \(error)\n", ExitCode.usage)
@@ -156,7 +158,7 @@ public struct DeliveryOptions: Equatable, Sendable {
         let http = HTTPDelivery(
             endpoint: endpoint, timeoutMilliseconds: options.timeoutMilliseconds, connections: options.connections)
         defer { http.close() }
-        let items = DeliveryItem.items(of: run.store)
+        let items = DeliveryItem.items(of: run.store, signer: signer)
         var delivery = NotificationDelivery(
             items: items, schedule: options.mode.schedule, chaos: options.chaos, seed: run.scenario.seed)
         var written = 0

@@ -10,6 +10,7 @@ public enum HelpText {
           validate FILE   Check a scenario and run it without printing; report what run would refuse
           catalog FILE    Print the products of a scenario or an Xcode .storekit file
           population      Run the cohort model of a subscriber population (churn, billing failures, grace)
+          certs           Export the signing chain; write negative fixtures for verifiers
           help [COMMAND]  Show help for simctl or one command
 
         OPTIONS:
@@ -30,7 +31,8 @@ public enum HelpText {
 
     public static let run = """
         USAGE: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR [--force]] [--until TIME] [--seed N]
-                              [--start now|INSTANT]
+                              [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR]
+                              [--deliver URL ...]
 
         Runs the scenario FILE on the virtual clock and checks its expectations.
 
@@ -55,6 +57,13 @@ public enum HelpText {
                               down to the whole second) or an ISO 8601 UTC instant such as
                               2026-12-01T00:00:00Z. Offsets in the file count from it; absolute instants
                               in the file stay as written.
+          --environment NAME  use NAME instead of the scenario's app.environment: LocalTesting, Xcode,
+                              Sandbox or Production. Sandbox and Production payloads are signed with ES256
+                              by a certificate chain in Apple's shape (see docs/signing.md)
+          --ca-seed TEXT      sign with the chain generated from TEXT instead of the default seed
+                              (simctl-test-ca-1); payloads are then ES256-signed in every environment
+          --signing-chain DIR sign with your own chain: DIR holds root.pem, intermediate.pem, leaf.pem and
+                              leaf-key.pem (the layout 'simctl certs export' writes)
 
         The same file, seed and start always give byte-identical output.
         Expectation failures go to standard error; the exit code is then 1.
@@ -81,11 +90,34 @@ public enum HelpText {
         Xcode StoreKit configuration file (.storekit); for a .storekit file the settings it holds are listed too.
         """
 
+    public static let certs = """
+        USAGE: simctl certs export DIR [--ca-seed TEXT | --signing-chain DIR]
+               simctl certs negative-fixtures FILE DIR [--environment Sandbox|Production] [--ca-seed TEXT]
+
+        export              writes the chain Sandbox and Production payloads are signed with: root,
+                            intermediate and leaf as .pem and .der, and the leaf's key as leaf-key.pem.
+                            Give root.der (or root.pem) to your verifier as its trusted root.
+        negative-fixtures   runs the scenario FILE and writes its first notification made to fail
+                            verification in each way a verifier must catch (altered payload, another key,
+                            wrong OIDs, expired leaf, untrusted root, one-certificate chain, wrong bundleId,
+                            wrong environment), a valid control, root.der and manifest.json with the
+                            VerificationStatus Apple's SignedDataVerifier returns for each.
+
+        OPTIONS:
+          --ca-seed TEXT        the chain generated from TEXT (default simctl-test-ca-1)
+          --signing-chain DIR   export your own chain (root.pem, intermediate.pem, leaf.pem, leaf-key.pem)
+          --environment NAME    the environment the fixtures claim, instead of the scenario's
+
+        DIR must not exist yet; it is written atomically. The keys are test data: never trust this root
+        outside tests.
+        """
+
     public static func text(for topic: String?) -> String {
         switch topic {
         case "run": return run
         case "validate": return validate
         case "catalog": return catalog
+        case "certs": return certs
         default: return overview
         }
     }
@@ -94,10 +126,13 @@ public enum HelpText {
         switch topic {
         case "run":
             return
-                "usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT]"
+                "usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...]"
         case "validate": return "usage: simctl validate FILE"
         case "catalog": return "usage: simctl catalog FILE"
-        default: return "usage: simctl <command> [options]   (commands: run, validate, catalog, help)"
+        case "certs":
+            return
+                "usage: simctl certs export DIR [--ca-seed TEXT | --signing-chain DIR] | simctl certs negative-fixtures FILE DIR [--environment NAME] [--ca-seed TEXT]"
+        default: return "usage: simctl <command> [options]   (commands: run, validate, catalog, certs, help)"
         }
     }
 }

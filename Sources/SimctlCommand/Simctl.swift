@@ -42,6 +42,7 @@ public enum Simctl {
         case .run(let options): return run(options, clock: clock)
         case .validate(let file): return validate(file)
         case .catalog(let file): return catalog(file)
+        case .certs(let invocation): return certs(invocation)
         }
     }
 
@@ -93,11 +94,16 @@ public enum Simctl {
             }
         }
         let scenario: Scenario
-        switch decode(
-            options.file, overrides: ScenarioOverrides(until: options.until, seed: options.seed, start: start))
-        {
+        let overrides = ScenarioOverrides(
+            until: options.until, seed: options.seed, start: start, environment: options.environment)
+        switch decode(options.file, overrides: overrides) {
         case .failure(let output): return output
         case .success(let decoded): scenario = decoded
+        }
+        let signer: (any PayloadSigner)?
+        switch options.signing.signer() {
+        case .failure(let output): return output
+        case .success(let value): signer = value
         }
         let result = ScenarioRunner.execute(scenario)
         if let stop = result.stoppedBy {
@@ -125,14 +131,14 @@ public enum Simctl {
                 result.passed
                 ? "\nexpectations: \(count) checked, all hold\n"
                 : "\nexpectations: \(count) checked, \(result.failures.count) failed (see standard error)\n"
-        case .jsonl: stdout = RunOutput.jsonl(result)
+        case .jsonl: stdout = RunOutput.jsonl(result, signer: signer)
         case .decoded: stdout = RunOutput.decoded(result)
         }
         var stderr = result.failures.map { "\($0)\n" }.joined()
         if let directory = options.outDirectory {
             // Fixtures of a run whose expectations fail are not what the scenario describes: none are written.
             if result.passed {
-                let files = RunOutput.fixtureFiles(result)
+                let files = RunOutput.fixtureFiles(result, signer: signer)
                 do throws(FixtureWriter.WriteError) {
                     try Interrupts.deferred { () throws(FixtureWriter.WriteError) in
                         try FixtureWriter.write(files, to: directory, replacingExisting: options.force)
@@ -148,7 +154,7 @@ public enum Simctl {
         if let delivery = options.delivery {
             // Like fixtures, a run whose expectations fail is not delivered.
             if result.passed {
-                let delivered = DeliveryOptions.deliver(result, delivery)
+                let delivered = DeliveryOptions.deliver(result, delivery, signer: signer)
                 stderr += delivered.stderr
                 exitCode = delivered.exitCode ?? exitCode
             } else {

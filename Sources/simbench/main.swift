@@ -1,4 +1,5 @@
-// Release-mode benchmark: `swift run -c release simbench [queue|lifecycle|encode ...]` (all sections by default).
+// Release-mode benchmark: `swift run -c release simbench [queue|lifecycle|encode|signing ...]` (all sections by
+// default). `simbench sign-vectors COUNT SEED` and `simbench verify-vectors FILE` are untimed cross-check modes.
 // The only place in the project that reads a clock (a monotonic one, to time runs); nothing here is asserted, the
 // figures are printed. Machines are noisy: compare medians and ratios, not single runs.
 import Foundation  // exit
@@ -46,10 +47,12 @@ func decimal(_ value: Double) -> String {
 var sink = 0
 let eventTarget = 10e6
 let lifecycleTarget = 20e3
+runCrossCheckModeIfAsked(Array(CommandLine.arguments.dropFirst()))
 let sections = CommandLine.arguments.dropFirst()
 func wanted(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 let knownSections = [
-    "queue", "lifecycle", "scale", "encode", "delivery", "population", "callgrind", "callgrind-baseline",
+    "queue", "lifecycle", "scale", "encode", "delivery", "population", "signing", "callgrind",
+    "callgrind-baseline",
 ]
 if let unknown = sections.first(where: { !knownSections.contains($0) }) {
     print("simbench: unknown section '\(unknown)'; sections: \(knownSections.joined(separator: ", "))")
@@ -308,9 +311,10 @@ struct OneYear {
         return notifications
     }
 
-    /// Runs `count` lifecycles and encodes every notification; returns the bytes written.
-    func runAndEncode(count: Int) -> Int {
-        let encoder = NotificationEncoder(app: app)
+    /// Runs `count` lifecycles and encodes every notification (with `signer`, else the app's environment's
+    /// default: the placeholder for LocalTesting); returns the bytes written.
+    func runAndEncode(count: Int, signer: (any PayloadSigner)? = nil) -> Int {
+        let encoder = NotificationEncoder(app: app, signer: signer)
         var bytes = 0
         for n in 0..<count {
             for notification in run(seed: UInt64(n)).notifications {
@@ -392,7 +396,20 @@ if wanted("encode") {
         sink &+= oneYear.runAndEncode(count: 2_000)
         return 2_000
     }
+    // Every JWS (notification, transaction, renewal info) signed with ES256 by the default chain, as in Sandbox.
+    _ = measure(
+        "the same lifecycle, every notification ES256-signed (3 JWS each, as in Sandbox/Production)",
+        unit: "lifecycles", runs: 5
+    ) {
+        sink &+= oneYear.runAndEncode(count: 100, signer: ES256Signer.defaultSigner)
+        return 100
+    }
 }
+
+// MARK: - Signing
+
+var signingVerdict: String?
+if wanted("signing") { signingVerdict = runSigningSection() }
 
 // Untimed, for instruction counts that do not depend on the machine's load:
 // `valgrind --tool=callgrind .build/release/simbench callgrind` (subtract a run with `callgrind-baseline`).
@@ -458,6 +475,7 @@ if wanted("delivery") {
 let verdicts =
     queueVerdicts.map { "queue >= 10 M events/s, \($0)" } + [lifecycleVerdict, deliveryVerdict].compactMap { $0 }
     + radixVerdicts.map { "issue 15: \($0)" } + populationVerdicts.map { "issue 15: \($0)" }
+    + [signingVerdict.map { "\($0) (issue 11)" }].compactMap { $0 }
 if !verdicts.isEmpty {
     print("targets (issue 2, on the 2-core CI machine):")
     for verdict in verdicts { print("  \(verdict)") }

@@ -56,6 +56,22 @@ import Testing
         #expect(seen.messages.allSatisfy { $0.headers["Content-Type"] == "application/json" })
     }
 
+    /// The signer chosen for the run (environment, `--ca-seed`) signs what is delivered exactly as it signs jsonl.
+    @Test(arguments: [["--environment", "Sandbox"], ["--ca-seed", "my-team-ca"]])
+    func deliveredBodiesAreSignedLikeTheJSONLStream(signing: [String]) throws {
+        let seen = Recorder()
+        let receiver = try LoopbackReceiver { message in
+            seen.add(message)
+            return .respond(status: 200, body: "")
+        }
+        defer { receiver.stop() }
+        let output = Simctl.main(["run", Self.scenario, "--deliver", receiver.url()] + signing)
+        #expect(output.exitCode == 0, "\(output.stderr)")
+        let signed = Simctl.main(["run", Self.scenario, "--format", "jsonl"] + signing).stdout
+        #expect(seen.bodies == signed.split(separator: "\n").map(String.init))
+        #expect(seen.bodies != Self.jsonl(Self.scenario), "the placeholder signature is not what was asked for")
+    }
+
     @Test func aReceiverFailingThreeTimesGetsTheFourthAttemptAt1h12h24hLater() throws {
         let counts = Counter()
         let receiver = try LoopbackReceiver { message in

@@ -40,6 +40,22 @@ import Testing
             words[out + 1] =
                 FileManager.default.temporaryDirectory.appendingPathComponent("simctl-doc-\(UUIDText.next())").path
         }
+        // `certs export DIR` and `certs negative-fixtures FILE DIR` write DIR: a temporary folder too.
+        if words.first == "certs",
+            let folder = words.indices.dropFirst(2).first(where: {
+                !words[$0].hasPrefix("-") && !words[$0].hasSuffix(".yaml") && !words[$0 - 1].hasPrefix("--")
+            })
+        {
+            words[folder] =
+                FileManager.default.temporaryDirectory.appendingPathComponent("simctl-doc-\(UUIDText.next())").path
+        }
+        // `--signing-chain DIR` reads a chain: the one `simctl certs export` writes, in a temporary folder.
+        if let chain = words.firstIndex(of: "--signing-chain") {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simctl-doc-\(UUIDText.next())")
+            let export = try SimctlProcess.run(["certs", "export", folder.path])
+            #expect(export.status == 0, "\(export.stderr)")
+            words[chain + 1] = folder.path
+        }
         let result = try SimctlProcess.run(words)
         #expect(result.status == 0, "\(command): \(result.stderr)")
         #expect(!result.stdout.isEmpty)

@@ -1,11 +1,14 @@
-/// The environment a payload claims to come from.
+/// The environment a payload claims to come from (`environment` in every payload; reference §2.2).
 ///
-/// Only the two that Apple's verifiers accept without a real App Store signature are allowed: `LocalTesting`
-/// (the official libraries' value for unit tests) and `Xcode` (StoreKit Testing). `Sandbox` and `Production` are
-/// refused until the simulator can sign with a real certificate chain (reference §2.2).
+/// Apple's verifiers skip signature checks for `LocalTesting` (the official libraries' value for unit tests) and
+/// `Xcode` (StoreKit Testing), so payloads in those carry a placeholder signature. `Sandbox` and `Production`
+/// payloads are signed with ES256 by a certificate chain in Apple's shape (``SigningChain``), which Apple's
+/// `SignedDataVerifier` accepts when given the chain's root (docs/signing.md).
 public enum SimulatedEnvironment: String, Hashable, Sendable, CaseIterable {
     case localTesting = "LocalTesting"
     case xcode = "Xcode"
+    case sandbox = "Sandbox"
+    case production = "Production"
 }
 
 /// Billing grace period setting, as in App Store Connect (`THREE_DAYS`, `SIXTEEN_DAYS`, `TWENTY_EIGHT_DAYS`;

@@ -22,9 +22,10 @@ public struct DeliveryItem: Hashable, Sendable {
     }
 
     /// The notifications a store has sent, in virtual-time order, encoded as the App Store POSTs them. Reads the
-    /// store; changes nothing.
-    public static func items(of store: SimulatedStore) -> [DeliveryItem] {
-        let encoder = NotificationEncoder(app: store.app)
+    /// store; changes nothing. `signer` signs the bodies as `simctl run --format jsonl` does with the same signer
+    /// (`nil`: the environment's default signer).
+    public static func items(of store: SimulatedStore, signer: (any PayloadSigner)? = nil) -> [DeliveryItem] {
+        let encoder = NotificationEncoder(app: store.app, signer: signer)
         return store.notifications.map { n in
             DeliveryItem(
                 notificationUUID: n.notificationUUID, recipient: n.recipient, instant: n.instant,

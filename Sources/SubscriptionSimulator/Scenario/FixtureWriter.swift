@@ -24,6 +24,15 @@ public enum FixtureWriter {
     public static func write(
         _ files: [(name: String, contents: String)], to directory: String, replacingExisting: Bool = false
     ) throws(WriteError) {
+        try write(
+            bytes: files.map { ($0.name, Array($0.contents.utf8)) }, to: directory, replacingExisting: replacingExisting
+        )
+    }
+
+    /// Writes binary `files` (certificates in DER, say) into `directory`, in the same way as ``write(_:to:replacingExisting:)``.
+    public static func write(
+        bytes files: [(name: String, bytes: [UInt8])], to directory: String, replacingExisting: Bool = false
+    ) throws(WriteError) {
         let manager = FileManager.default
         let target = URL(fileURLWithPath: directory)
         var isFolder: ObjCBool = false
@@ -53,7 +62,7 @@ public enum FixtureWriter {
             try? manager.removeItem(at: staging)
             try manager.createDirectory(at: staging, withIntermediateDirectories: false)
             for file in files {
-                try Data(file.contents.utf8).write(to: staging.appendingPathComponent(file.name))
+                try Data(file.bytes).write(to: staging.appendingPathComponent(file.name))
             }
         } catch {
             try? manager.removeItem(at: staging)

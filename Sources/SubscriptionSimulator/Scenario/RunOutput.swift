@@ -1,15 +1,17 @@
 /// The three ways a run is printed. All deterministic: the same run gives the same bytes.
 public enum RunOutput {
     /// `jsonl`: exactly one App Store POST body (`{"signedPayload":"..."}`) per line, in virtual-time order.
-    public static func jsonl(_ run: ScenarioRun) -> String {
-        let encoder = NotificationEncoder(app: run.store.app)
+    /// Signed by `signer`, or by the environment's default signer when it is `nil`.
+    public static func jsonl(_ run: ScenarioRun, signer: (any PayloadSigner)? = nil) -> String {
+        let encoder = NotificationEncoder(app: run.store.app, signer: signer)
         return run.store.notifications.map { encoder.encode($0).postBody + "\n" }.joined()
     }
 
     /// `decoded`: one JSON object per line: the recipient, the instant (ms and ISO) and the payload with its nested
     /// JWS decoded.
     public static func decoded(_ run: ScenarioRun) -> String {
-        let encoder = NotificationEncoder(app: run.store.app)
+        // Only the decoded payload is printed, so nothing needs a real signature.
+        let encoder = NotificationEncoder(app: run.store.app, signer: UnsignedTestSigner())
         return run.store.notifications.map { n in
             let line: JSONValue = .object([
                 "recipient": .string(n.recipient),
@@ -98,9 +100,12 @@ public enum RunOutput {
     }
 
     /// The fixture folder's files: `NNNN.json` (one POST body each, numbered from 0001 in virtual-time order) and
-    /// `manifest.json` listing each file's recipient, instant, type and subtype.
-    public static func fixtureFiles(_ run: ScenarioRun) -> [(name: String, contents: String)] {
-        let encoder = NotificationEncoder(app: run.store.app)
+    /// `manifest.json` listing each file's recipient, instant, type and subtype. Signed by `signer`, or by the
+    /// environment's default signer when it is `nil`.
+    public static func fixtureFiles(_ run: ScenarioRun, signer: (any PayloadSigner)? = nil) -> [(
+        name: String, contents: String
+    )] {
+        let encoder = NotificationEncoder(app: run.store.app, signer: signer)
         var files: [(String, String)] = []
         var manifest: [JSONValue] = []
         let width = max(4, String(run.store.notifications.count).count)

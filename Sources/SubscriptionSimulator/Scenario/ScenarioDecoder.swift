@@ -6,11 +6,16 @@ public struct ScenarioOverrides: Hashable, Sendable {
     /// Replaces `start`. Offsets in the file (`at: 1d`, `until: P3M`) then count from this instant; absolute
     /// instants in the file stay as written. The caller chooses the instant (the library never reads a clock).
     public var start: Instant?
+    /// Replaces `app.environment` (`simctl run --environment`).
+    public var environment: SimulatedEnvironment?
 
-    public init(until: String? = nil, seed: UInt64? = nil, start: Instant? = nil) {
+    public init(
+        until: String? = nil, seed: UInt64? = nil, start: Instant? = nil, environment: SimulatedEnvironment? = nil
+    ) {
         self.until = until
         self.seed = seed
         self.start = start
+        self.environment = environment
     }
 }
 
@@ -52,6 +57,15 @@ public struct ScenarioDecoder {
         if let override = overrides.seed { seed = override }
 
         var app = try decodeApp(try top.required("app"))
+        if let override = overrides.environment { app.environment = override }
+        if app.environment == .production && app.appAppleId == nil {
+            // Production payloads always carry data.appAppleId, and Apple's SignedDataVerifier requires it for
+            // Production (reference §2.4).
+            throw fail(
+                try top.required("app"),
+                "environment Production needs app.appAppleId: production payloads carry data.appAppleId and Apple's verifier requires it; add appAppleId or use Sandbox"
+            )
+        }
         var catalog = Catalog()
         if let node = top.optional("storekit") {
             let configuration = try importStoreKit(node, into: &catalog)
@@ -173,20 +187,14 @@ public struct ScenarioDecoder {
         if let node = map.optional("appAppleId") { app.appAppleId = Int64(try whole(node, "appAppleId")) }
         if let node = map.optional("environment") {
             let value = try text(node, "environment")
-            switch value {
-            case "LocalTesting": app.environment = .localTesting
-            case "Xcode": app.environment = .xcode
-            case "Sandbox", "Production":
+            guard let environment = SimulatedEnvironment(rawValue: value) else {
+                let names = SimulatedEnvironment.allCases.map(\.rawValue)
                 throw fail(
                     node,
-                    "environment \(value) is not supported yet: payloads are not signed by Apple, and Apple's verifiers accept unsigned payloads only for LocalTesting and Xcode; use LocalTesting"
-                )
-            default:
-                throw fail(
-                    node,
-                    "expected environment LocalTesting or Xcode, found '\(value)'\(hint(value, ["LocalTesting", "Xcode"]))"
+                    "expected environment LocalTesting, Xcode, Sandbox or Production, found '\(value)'\(hint(value, names))"
                 )
             }
+            app.environment = environment
         }
         if let node = map.optional("gracePeriod") {
             let value = try text(node, "gracePeriod")

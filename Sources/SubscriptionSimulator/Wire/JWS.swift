@@ -1,15 +1,24 @@
-/// Signs JWS payloads. The simulator's signer produces Apple's header shape but not a valid signature.
+/// Signs JWS payloads (RFC 7515). Two signers ship: ``ES256Signer`` (real ECDSA P-256 signatures with an
+/// Apple-shaped certificate chain, for the `Sandbox` and `Production` environments) and ``UnsignedTestSigner``
+/// (Apple's header shape with a placeholder signature, for `LocalTesting` and `Xcode`).
 public protocol PayloadSigner: Sendable {
     /// The protected header (`alg`, `x5c`, ...).
     var header: JSONValue { get }
+    /// `base64url` of the canonical JSON of ``header``; signers that sign often compute it once.
+    var encodedHeader: String { get }
     /// The signature bytes over the signing input `base64url(header).base64url(payload)`.
     func signature(for signingInput: [UInt8]) -> [UInt8]
+}
+
+extension PayloadSigner {
+    public var encodedHeader: String { Base64URL.encode(Array(CanonicalJSON.string(header).utf8)) }
 }
 
 /// Apple's header shape, `{"alg":"ES256","x5c":[leaf, intermediate, root]}` (reference §2.2, S-HDR), with three
 /// fixed placeholder certificates and a deterministic 64-byte placeholder signature (FNV-1a of the signing input,
 /// expanded). **The signature is not valid.** Apple's official libraries skip signature verification only for the
-/// `LocalTesting` and `Xcode` environments, so payloads signed this way decode there and nowhere else.
+/// `LocalTesting` and `Xcode` environments, so payloads signed this way decode there and nowhere else; use
+/// ``ES256Signer`` for `Sandbox` and `Production`.
 public struct UnsignedTestSigner: PayloadSigner {
     public init() {}
 
@@ -42,7 +51,7 @@ public struct UnsignedTestSigner: PayloadSigner {
 /// JWS compact serialization (RFC 7515): `base64url(header).base64url(payload).base64url(signature)`.
 public enum JWS {
     public static func compact(payload: JSONValue, signer: some PayloadSigner) -> String {
-        let header = Base64URL.encode(Array(CanonicalJSON.string(signer.header).utf8))
+        let header = signer.encodedHeader
         let body = Base64URL.encode(Array(CanonicalJSON.string(payload).utf8))
         let signingInput = Array((header + "." + body).utf8)
         return header + "." + body + "." + Base64URL.encode(signer.signature(for: signingInput))

@@ -81,14 +81,17 @@ public struct EncodedNotification: Sendable {
     public var postBody: String
 }
 
-/// Encodes notifications for one app. Deterministic: the same notification gives the same bytes.
+/// Encodes notifications for one app and signs them with any ``PayloadSigner``. Deterministic: the same
+/// notification gives the same bytes.
 public struct NotificationEncoder: Sendable {
     public var app: AppConfiguration
-    public var signer: UnsignedTestSigner
+    public var signer: any PayloadSigner
 
-    public init(app: AppConfiguration, signer: UnsignedTestSigner = UnsignedTestSigner()) {
+    /// `signer` defaults to the environment's (``SimulatedEnvironment/defaultSigner``): ES256 with the default
+    /// chain for `Sandbox` and `Production`, the placeholder for `LocalTesting` and `Xcode`.
+    public init(app: AppConfiguration, signer: (any PayloadSigner)? = nil) {
         self.app = app
-        self.signer = signer
+        self.signer = signer ?? app.environment.defaultSigner
     }
 
     public func encode(_ n: SentNotification) -> EncodedNotification {
@@ -98,7 +101,7 @@ public struct NotificationEncoder: Sendable {
         let signedRenewal = renewal.map { JWS.compact(payload: $0, signer: signer) }
         func payload(_ transactionValue: JSONValue, _ renewalValue: JSONValue?) -> JSONValue {
             var data = JSONObjectBuilder()
-            data.set("appAppleId", app.appAppleId)
+            data.set("appAppleId", Self.dataAppAppleId(app))
             data.set("bundleId", app.bundleId)
             data.set("bundleVersion", app.bundleVersion)
             data.set("environment", app.environment.rawValue)
@@ -121,9 +124,15 @@ public struct NotificationEncoder: Sendable {
         return EncodedNotification(notification: n, payload: signedPayload, decodedPayload: decoded, postBody: body)
     }
 
+    /// `data.appAppleId`: the configured id, except in `Sandbox`, where Apple omits it (reference §1.2, S-DATA:
+    /// "absent in the sandbox environment").
+    public static func dataAppAppleId(_ app: AppConfiguration) -> Int64? {
+        app.environment == .sandbox ? nil : app.appAppleId
+    }
+
     /// The decoded payload of a notification (nested JWS decoded), for expectations and the `decoded` format.
     public static func decodedView(of n: SentNotification, app: AppConfiguration) -> JSONValue {
-        NotificationEncoder(app: app).encode(n).decodedPayload
+        NotificationEncoder(app: app, signer: UnsignedTestSigner()).encode(n).decodedPayload
     }
 }
 

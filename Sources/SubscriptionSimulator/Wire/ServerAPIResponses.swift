@@ -1,7 +1,8 @@
 /// App Store Server API responses computed from the store: pure reads of its state, each taking a typed query
 /// (`Wire/ServerAPIRequests.swift`) and returning Apple's JSON shape (reference §3.2, §3.3; library models
 /// `StatusResponse`, `HistoryResponse`, `TransactionInfoResponse`, `RefundHistoryResponse`). JWS are signed at the
-/// store's current instant. A future HTTP server maps a request's path and query string to these.
+/// store's current instant, by `signer` or, when it is `nil`, by the environment's default signer
+/// (``SimulatedEnvironment/defaultSigner``). A future HTTP server maps a request's path and query string to these.
 extension SimulatedStore {
     /// Apple's page size for history and refund history: "up to 20 transactions".
     public static let historyPageSize = 20
@@ -22,7 +23,7 @@ extension SimulatedStore {
 
     /// Get All Subscription Statuses for a customer: one `data` entry per subscription group, with one
     /// `lastTransactions` item per subscription the customer has in it (own and family-shared, S-F731683).
-    public func allSubscriptionStatuses(for customer: String, signer: UnsignedTestSigner = UnsignedTestSigner())
+    public func allSubscriptionStatuses(for customer: String, signer: (any PayloadSigner)? = nil)
         -> JSONValue
     {
         allSubscriptionStatuses(for: customer, query: SubscriptionStatusQuery(), signer: signer)
@@ -31,8 +32,9 @@ extension SimulatedStore {
     /// Get All Subscription Statuses with the `status` filter: only subscriptions whose status is listed (all when
     /// the list is empty); a group left with none is omitted [assumed].
     public func allSubscriptionStatuses(
-        for customer: String, query: SubscriptionStatusQuery, signer: UnsignedTestSigner = UnsignedTestSigner()
+        for customer: String, query: SubscriptionStatusQuery, signer: (any PayloadSigner)? = nil
     ) -> JSONValue {
+        let signer = signer ?? app.environment.defaultSigner
         var groups: [String: [JSONValue]] = [:]
         for summary in subscriptions(for: customer)
         where query.statuses.isEmpty || query.statuses.contains(summary.state.phase) {
@@ -63,7 +65,7 @@ extension SimulatedStore {
     }
 
     /// The first page of Get Transaction History (v2) for a customer, ascending, unfiltered.
-    public func transactionHistory(for customer: String, signer: UnsignedTestSigner = UnsignedTestSigner())
+    public func transactionHistory(for customer: String, signer: (any PayloadSigner)? = nil)
         -> JSONValue
     {
         // The default query has no revision, so it cannot be refused.
@@ -74,7 +76,7 @@ extension SimulatedStore {
     /// last modification (`sort`), at most 20 per page. Pass the returned `revision` with the same query to get the
     /// next page, or, later, what changed since (rule history-revision-is-a-modification-token).
     public func transactionHistory(
-        for customer: String, query: TransactionHistoryQuery, signer: UnsignedTestSigner = UnsignedTestSigner()
+        for customer: String, query: TransactionHistoryQuery, signer: (any PayloadSigner)? = nil
     ) throws(ServerAPIError) -> JSONValue {
         try query.validate()
         let after = query.revision.flatMap(HistoryRevision.init(text:))
@@ -93,9 +95,10 @@ extension SimulatedStore {
 
     /// Get Transaction Info, `TransactionInfoResponse`: `{"signedTransactionInfo": "<JWS>"}` for any of the store's
     /// `transactionId`s, in its latest state.
-    public func transactionInfo(transactionId: String, signer: UnsignedTestSigner = UnsignedTestSigner())
+    public func transactionInfo(transactionId: String, signer: (any PayloadSigner)? = nil)
         throws(ServerAPIError) -> JSONValue
     {
+        let signer = signer ?? app.environment.defaultSigner
         guard !transactionId.isEmpty, transactionId.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw .invalidTransactionId
         }
@@ -113,7 +116,7 @@ extension SimulatedStore {
     /// page, with `revision` and `hasMore` as in the transaction history.
     public func refundHistory(
         for customer: String, query: RefundHistoryQuery = RefundHistoryQuery(),
-        signer: UnsignedTestSigner = UnsignedTestSigner()
+        signer: (any PayloadSigner)? = nil
     ) throws(ServerAPIError) -> JSONValue {
         var after: HistoryRevision?
         if let text = query.revision {
@@ -133,8 +136,9 @@ extension SimulatedStore {
         return o.value
     }
 
-    func signedTransactions(_ records: [TransactionRecord], signer: UnsignedTestSigner) -> JSONValue {
-        .array(
+    func signedTransactions(_ records: [TransactionRecord], signer: (any PayloadSigner)?) -> JSONValue {
+        let signer = signer ?? app.environment.defaultSigner
+        return .array(
             records.map {
                 .string(JWS.compact(payload: Payloads.transaction($0, app: app, signedDate: now), signer: signer))
             })

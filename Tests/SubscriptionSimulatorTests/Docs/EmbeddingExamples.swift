@@ -184,3 +184,22 @@ final class RefundTests: XCTestCase {
     #expect(renewal.renewalInfo?.autoRenewStatus == 1)
 }
 // docs:end
+
+// The library example of docs/signing.md.
+// docs:begin signing
+@Test func notificationsSignedByMyTeamsChain() throws {
+    let monthly = Product(
+        id: "com.example.monthly", type: .autoRenewable, group: "pro", period: .oneMonth,
+        price: Price(decimal: "9.99")!)
+    let app = AppConfiguration(bundleId: "com.example.app", appAppleId: 1234567890, environment: .production)
+    let start = CalendarDurationSyntax.parseInstant("2026-03-01T09:00:00Z")!
+    var store = SimulatedStore(app: app, catalog: try Catalog(products: [monthly]), start: start, seed: 1)
+    try store.purchase(monthly.id, by: "alice")
+
+    let chain = SigningChain.generate(caSeed: "my-team-ca").chain
+    let encoder = NotificationEncoder(app: store.app, signer: ES256Signer(chain: chain))
+    let body = encoder.encode(store.notifications[0]).postBody  // {"signedPayload":"<ES256 JWS>"}
+    let rootPEM = chain.root.pemRepresentation  // give this to the verifier
+    #expect(body.hasPrefix(#"{"signedPayload":"ey"#) && rootPEM.hasPrefix("-----BEGIN CERTIFICATE-----"))
+}
+// docs:end

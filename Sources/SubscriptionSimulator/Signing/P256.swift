@@ -40,15 +40,17 @@ public enum P256 {
         /// A deterministic key derived from `seed` and `label`, so one seed yields many independent keys.
         ///
         /// Derivation (simctl's own, stable across versions): for counter = 0, 1, 2, ... the candidate is
-        /// HMAC-SHA-256(key: seed, message: "simctl P-256 private key" || 0x00 || len(label) || label || counter),
-        /// with len(label) the UTF-8 length of the label and counter both as 4-byte big-endian integers; the first
-        /// candidate that, read as a big-endian integer, lies in [1, n-1] is the scalar (rejection sampling: a
-        /// candidate is rejected with probability below 2^-32).
+        /// HMAC-SHA-256(key: seed, message: "simctl P-256 private key" || 0x00 || len(seed) || len(label) || label
+        /// || counter), with the lengths (in bytes; the label as UTF-8) and the counter as 4-byte big-endian
+        /// integers. The seed's length is in the message because HMAC pads short keys with zeros: without it the
+        /// seeds [1] and [1, 0] would give the same key. The first candidate that, read as a big-endian integer,
+        /// lies in [1, n-1] is the scalar (rejection sampling; a candidate is rejected with probability below 2^-32).
         public init(derivedFrom seed: [UInt8], label: String) {
             let labelBytes = Array(label.utf8)
             var counter: UInt32 = 0
             while true {
                 var message = Array("simctl P-256 private key".utf8) + [0]
+                message += bigEndianBytes(UInt32(truncatingIfNeeded: seed.count))
                 message += bigEndianBytes(UInt32(truncatingIfNeeded: labelBytes.count))
                 message += labelBytes
                 message += bigEndianBytes(counter)

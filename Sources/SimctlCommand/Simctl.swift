@@ -38,16 +38,13 @@ public enum Simctl {
     }
 
     static func read(_ file: String) -> Result<String, CommandOutput> {
-        guard let data = FileManager.default.contents(atPath: file) else {
-            return .failure(
-                CommandOutput(stdout: "", stderr: "\(file): error: cannot read the file\n", exitCode: ExitCode.noInput))
+        switch InputFile.read(file) {
+        case .success(let text): return .success(text)
+        case .failure(.unreadable(let message)):
+            return .failure(CommandOutput(stdout: "", stderr: message + "\n", exitCode: ExitCode.noInput))
+        case .failure(.invalid(let message)):
+            return .failure(CommandOutput(stdout: "", stderr: message + "\n", exitCode: ExitCode.dataError))
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            return .failure(
-                CommandOutput(
-                    stdout: "", stderr: "\(file): error: the file is not UTF-8 text\n", exitCode: ExitCode.dataError))
-        }
-        return .success(text)
     }
 
     static func decode(_ file: String, overrides: ScenarioOverrides = .init()) -> Result<Scenario, CommandOutput> {
@@ -57,6 +54,12 @@ public enum Simctl {
             do throws(ScenarioError) {
                 return .success(try ScenarioDecoder(file: file).decode(text, overrides: overrides))
             } catch {
+                if error.commandLineOption != nil {  // a bad option value is a usage error (exit 64)
+                    return .failure(
+                        CommandOutput(
+                            stdout: "", stderr: "error: \(error.message)\n\(HelpText.usageLine(for: "run"))\n",
+                            exitCode: ExitCode.usage))
+                }
                 return .failure(CommandOutput(stdout: "", stderr: "\(error)\n", exitCode: ExitCode.dataError))
             }
         }
@@ -122,7 +125,8 @@ public enum Simctl {
         if file.hasSuffix(".storekit") || isDirectory.boolValue {
             guard exists else {
                 return CommandOutput(
-                    stdout: "", stderr: "\(file): error: cannot read the file\n", exitCode: ExitCode.noInput)
+                    stdout: "", stderr: "\(file):1:1: error: cannot read the file: no such file or directory\n",
+                    exitCode: ExitCode.noInput)
             }
             do throws(StoreKitImportError) {
                 let configuration = try StoreKitImporter.importFile(at: file)

@@ -122,11 +122,15 @@ public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible 
     public var file: String
     public var location: SourceLocation
     public var message: String
+    /// Set when the error is in the value of a command-line option (such as `--until`), not in the file: the
+    /// command line reports it as a usage error. `location` is then 0:0.
+    public var commandLineOption: String?
 
     public init(file: String, location: SourceLocation, message: String) {
         self.file = file
         self.location = location
-        self.message = message
+        // Text quoted from the input may hold control characters (a NUL in a key): shown escaped, never raw.
+        self.message = SourceText.escapingControlCharacters(message)
     }
 
     /// `FILE:LINE:COLUMN: error: MESSAGE`, the form compilers use, so editors can jump to it.

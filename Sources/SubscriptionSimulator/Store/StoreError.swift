@@ -14,6 +14,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case family(FamilyRuleViolation)
     case noFamily(organizer: String?)
     case catalog(CatalogError)
+    /// The run reached a limit of ``RunLimits``.
+    case runLimit(RunLimitExceeded)
 
     public var description: String {
         switch self {
@@ -42,6 +44,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             if let organizer { return "\(organizer) does not lead a family (rule join-needs-a-family)" }
             return "there is no single family to join; name the organizer (rule join-needs-a-family)"
         case .catalog(let error): return "\(error)"
+        case .runLimit(let error): return "\(error)"
         }
     }
 }

@@ -52,7 +52,10 @@ public struct CalendarDuration: Hashable, Sendable, CustomStringConvertible {
     /// The exact length in milliseconds of the week/day/time part (years and months excluded). Saturates at the
     /// ends of `Int64` instead of trapping (see ``checkedFixedMilliseconds``).
     public var fixedMilliseconds: Int64 {
-        checkedFixedMilliseconds ?? (CalendarDuration(weeks: weeks, days: days, hours: hours, minutes: minutes, seconds: seconds, milliseconds: milliseconds).approximateSign < 0 ? .min : .max)
+        checkedFixedMilliseconds
+            ?? (CalendarDuration(
+                weeks: weeks, days: days, hours: hours, minutes: minutes, seconds: seconds, milliseconds: milliseconds
+            ).approximateSign < 0 ? .min : .max)
     }
 
     /// The exact length in milliseconds of the week/day/time part, or nil when it does not fit in `Int64`.

@@ -59,7 +59,9 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         guard let result = CalendarMath.checkedAdd(duration, to: self) else {
             throw InstantRangeError(base: self, offset: .duration(duration))
         }
-        guard result.isSupported else { throw InstantRangeError(base: self, offset: .duration(duration), result: result) }
+        guard result.isSupported else {
+            throw InstantRangeError(base: self, offset: .duration(duration), result: result)
+        }
         return result
     }
 

@@ -59,7 +59,8 @@ extension SimulatedStore {
         }
         guard case .lifecycle(let key, .renewal) = event.payload else { return }
         if limitCounters.renewals.count <= key.index {
-            limitCounters.renewals.append(contentsOf: repeatElement(0, count: key.index + 1 - limitCounters.renewals.count))
+            limitCounters.renewals.append(
+                contentsOf: repeatElement(0, count: key.index + 1 - limitCounters.renewals.count))
         }
         limitCounters.renewals[key.index] += 1
         if limitCounters.renewals[key.index] > limits.maximumRenewalsPerSubscription {

@@ -138,7 +138,8 @@ public struct ScenarioDecoder {
             let last = timeline.last?.at ?? start
             let longest = catalog.products.compactMap(\.period).max { $0.approximateDays < $1.approximateDays }
             do throws(InstantRangeError) { until = try last.checkedAdding(longest?.duration ?? .months(1)) } catch {
-                throw fail(root, "the run's default end (one period after the last timeline entry): \(error); give `until`")
+                throw fail(
+                    root, "the run's default end (one period after the last timeline entry): \(error); give `until`")
             }
         }
         if let last = timeline.last, until < last.at {

@@ -110,6 +110,11 @@ struct BlockParser {
     }
 
     func isDocumentMarker(_ r: Int) -> Bool {
+        // Cheap test first: this runs at every node, and a line may be very long.
+        let line = lines[r]
+        guard line.count >= 3, line[0] == "-" || line[0] == ".", line[1] == line[0], line[2] == line[0] else {
+            return false
+        }
         let text = trimmedText(r)
         let withoutComment = text.split(separator: "#", maxSplits: 1).first.map { String($0).trimmingSpaces } ?? ""
         return indent(r) == 0 && (withoutComment == "---" || withoutComment == "...")

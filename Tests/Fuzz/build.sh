@@ -20,7 +20,12 @@ source_file() {
   esac
 }
 
-mapfile -t library < <(find Sources/SubscriptionSimulator -name '*.swift' | sort)
+# Compiled from a snapshot, so editing the sources during a long build does not abort it.
+snapshot="$out/src"
+rm -rf "$snapshot"
+mkdir -p "$snapshot"
+cp -R Sources/SubscriptionSimulator Tests/Fuzz/Targets "$snapshot/"
+mapfile -t library < <(find "$snapshot/SubscriptionSimulator" -name '*.swift' | sort)
 for target in "${targets[@]}"; do
   file="$(source_file "$target")"
   echo "== building fuzz target $target"
@@ -28,6 +33,6 @@ for target in "${targets[@]}"; do
   # (ld.gold's notes about ASan's local symbols are noise and filtered out.)
   swiftc -sanitize=fuzzer,address -parse-as-library "${FUZZ_OPTIMIZATION:--O}" -g \
     -module-name SubscriptionSimulatorFuzz -swift-version 6 \
-    "${library[@]}" Tests/Fuzz/Targets/Mutator.swift "$file" -o "$out/$target" \
+    "${library[@]}" "$snapshot/Targets/Mutator.swift" "$snapshot/Targets/$(basename "$file")" -o "$out/$target" \
     2> >(grep -v "Cannot export local symbol" >&2)
 done

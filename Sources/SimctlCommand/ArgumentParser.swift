@@ -186,6 +186,15 @@ public enum ArgumentParser {
                 out = text
             case "--until":
                 try once(until)
+                // The form is checked here; the range (years 1970 to 9999) once the file's `start` is known.
+                guard CalendarDurationSyntax.parse(text) != nil || CalendarDurationSyntax.parseInstant(text) != nil
+                else {
+                    throw UsageError(
+                        message:
+                            "option '--until' needs a time such as 0, 90s, 30m, 1h, 16d, 2w, P1M or an ISO instant "
+                            + "such as 2026-06-01T00:00:00Z, found '\(SourceText.escapingControlCharacters(text))'",
+                        topic: "run")
+                }
                 until = text
             case "--start":
                 try once(start)

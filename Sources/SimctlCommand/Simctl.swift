@@ -47,16 +47,13 @@ public enum Simctl {
     }
 
     static func read(_ file: String) -> Result<String, CommandOutput> {
-        guard let data = FileManager.default.contents(atPath: file) else {
-            return .failure(
-                CommandOutput(stdout: "", stderr: "\(file): error: cannot read the file\n", exitCode: ExitCode.noInput))
+        switch InputFile.read(file) {
+        case .success(let text): return .success(text)
+        case .failure(.unreadable(let message)):
+            return .failure(CommandOutput(stdout: "", stderr: message + "\n", exitCode: ExitCode.noInput))
+        case .failure(.invalid(let message)):
+            return .failure(CommandOutput(stdout: "", stderr: message + "\n", exitCode: ExitCode.dataError))
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            return .failure(
-                CommandOutput(
-                    stdout: "", stderr: "\(file): error: the file is not UTF-8 text\n", exitCode: ExitCode.dataError))
-        }
-        return .success(text)
     }
 
     static func decode(_ file: String, overrides: ScenarioOverrides = .init()) -> Result<Scenario, CommandOutput> {
@@ -66,6 +63,12 @@ public enum Simctl {
             do throws(ScenarioError) {
                 return .success(try ScenarioDecoder(file: file).decode(text, overrides: overrides))
             } catch {
+                if error.commandLineOption != nil {  // a bad option value is a usage error (exit 64)
+                    return .failure(
+                        CommandOutput(
+                            stdout: "", stderr: "error: \(error.message)\n\(HelpText.usageLine(for: "run"))\n",
+                            exitCode: ExitCode.usage))
+                }
                 return .failure(CommandOutput(stdout: "", stderr: "\(error)\n", exitCode: ExitCode.dataError))
             }
         }
@@ -78,10 +81,13 @@ public enum Simctl {
             let ms = clock().millisecondsSince1970
             return .success(Instant(millisecondsSince1970: ms - ((ms % 1000) + 1000) % 1000))
         }
-        if let instant = CalendarDurationSyntax.parseInstant(text) { return .success(instant) }
+        var problem = "needs `now` or an ISO 8601 UTC instant such as 2026-12-01T00:00:00Z, found '\(text)'"
+        if let instant = CalendarDurationSyntax.parseInstant(text) {
+            if instant.isSupported { return .success(instant) }
+            problem = "(\(text)) is outside the supported range \(InstantRangeError.rangeText)"
+        }
         let message =
-            "error: option '--start' needs `now` or an ISO 8601 UTC instant such as 2026-12-01T00:00:00Z, found '\(text)'\n"
-            + HelpText.usageLine(for: "run") + "\nsee 'simctl help run'\n"
+            "error: option '--start' \(problem)\n" + HelpText.usageLine(for: "run") + "\nsee 'simctl help run'\n"
         return .failure(CommandOutput(stdout: "", stderr: message, exitCode: ExitCode.usage))
     }
 
@@ -188,7 +194,8 @@ public enum Simctl {
         if file.hasSuffix(".storekit") || isDirectory.boolValue {
             guard exists else {
                 return CommandOutput(
-                    stdout: "", stderr: "\(file): error: cannot read the file\n", exitCode: ExitCode.noInput)
+                    stdout: "", stderr: "\(file):1:1: error: cannot read the file: no such file or directory\n",
+                    exitCode: ExitCode.noInput)
             }
             do throws(StoreKitImportError) {
                 let configuration = try StoreKitImporter.importFile(at: file)

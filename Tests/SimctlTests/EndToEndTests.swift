@@ -178,7 +178,9 @@ import Testing
 
     @Test func missingFileExits66() throws {
         let result = try SimctlProcess.run(["validate", "no/such/file.yaml"])
-        #expect(result.status == 66 && result.stderr == "no/such/file.yaml: error: cannot read the file\n")
+        #expect(
+            result.status == 66
+                && result.stderr == "no/such/file.yaml:1:1: error: cannot read the file: no such file or directory\n")
     }
 
     @Test func validateAndCatalog() throws {

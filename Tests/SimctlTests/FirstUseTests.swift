@@ -133,6 +133,14 @@ import Testing
             ))
     }
 
+    /// Issue 10's range of dates holds for `--start` too (a start in 1969 or after 9999 is a usage error, exit 64).
+    @Test(arguments: ["1969-12-31T23:59:59Z", "0000-01-01T00:00:00Z"])
+    func aStartOutsideTheSupportedRangeIsAUsageError(start: String) throws {
+        let result = try SimctlProcess.run(["run", "Scenarios/family-refund.yaml", "--start", start])
+        #expect(result.status == 64 && result.stdout.isEmpty, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("error: option '--start' (\(start)) is outside the supported range"))
+    }
+
     // MARK: - --out, --force and the fixture folder
 
     @Test func forceReplacesAnExistingFolderWithTheCompleteNewOne() throws {

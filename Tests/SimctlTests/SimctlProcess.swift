@@ -23,9 +23,9 @@ enum SimctlProcess {
         var status: Int32
     }
 
-    static func run(_ arguments: [String], in directory: URL? = nil) throws -> Result {
+    static func run(_ arguments: [String], in directory: URL? = nil, executable: URL? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable ?? binary
         process.arguments = arguments
         process.currentDirectoryURL = directory ?? packageRoot
         let out = Pipe()

@@ -36,7 +36,9 @@ public struct CalendarDuration: Hashable, Sendable, CustomStringConvertible {
     public static func seconds(_ n: Int) -> CalendarDuration { CalendarDuration(seconds: n) }
     public static func milliseconds(_ n: Int) -> CalendarDuration { CalendarDuration(milliseconds: n) }
 
-    /// This duration repeated `factor` times (each component multiplied).
+    /// This duration repeated `factor` times (each component multiplied). Traps on overflow, like `*`; durations
+    /// from input are bounded (``CalendarDurationSyntax`` reads at most nine digits) and factors are counts of
+    /// periods bounded by ``RunLimits``.
     public func times(_ factor: Int) -> CalendarDuration {
         CalendarDuration(
             years: years * factor, months: months * factor, weeks: weeks * factor, days: days * factor,
@@ -47,11 +49,35 @@ public struct CalendarDuration: Hashable, Sendable, CustomStringConvertible {
     /// True when the duration has no calendar (year or month) part, so it is a fixed number of milliseconds.
     public var isFixedLength: Bool { years == 0 && months == 0 }
 
-    /// The exact length in milliseconds of the week/day/time part (years and months excluded).
+    /// The exact length in milliseconds of the week/day/time part (years and months excluded). Saturates at the
+    /// ends of `Int64` instead of trapping (see ``checkedFixedMilliseconds``).
     public var fixedMilliseconds: Int64 {
-        let dayCount = Int64(weeks) * 7 + Int64(days)
-        let secondCount = ((dayCount * 24 + Int64(hours)) * 60 + Int64(minutes)) * 60 + Int64(seconds)
-        return secondCount * 1000 + Int64(milliseconds)
+        checkedFixedMilliseconds
+            ?? (CalendarDuration(
+                weeks: weeks, days: days, hours: hours, minutes: minutes, seconds: seconds, milliseconds: milliseconds
+            ).approximateSign < 0 ? .min : .max)
+    }
+
+    /// The exact length in milliseconds of the week/day/time part, or nil when it does not fit in `Int64`.
+    public var checkedFixedMilliseconds: Int64? {
+        guard let weekDays = Int64(weeks).multipliedChecked(by: 7),
+            let dayCount = weekDays.addingChecked(Int64(days)),
+            let hourCount = dayCount.multipliedChecked(by: 24)?.addingChecked(Int64(hours)),
+            let minuteCount = hourCount.multipliedChecked(by: 60)?.addingChecked(Int64(minutes)),
+            let secondCount = minuteCount.multipliedChecked(by: 60)?.addingChecked(Int64(seconds)),
+            let total = secondCount.multipliedChecked(by: 1000)?.addingChecked(Int64(milliseconds))
+        else { return nil }
+        return total
+    }
+
+    /// The sign of the whole duration (a month counted as 30.436875 days), computed in floating point so it
+    /// cannot overflow; only saturating arithmetic uses it.
+    var approximateSign: Int {
+        let days =
+            (Double(years) * 12 + Double(months)) * 30.436875 + Double(weeks) * 7 + Double(days)
+        let total =
+            ((days * 24 + Double(hours)) * 60 + Double(minutes)) * 60 + Double(seconds) + Double(milliseconds) / 1000
+        return total < 0 ? -1 : (total > 0 ? 1 : 0)
     }
 
     /// ISO 8601 form, e.g. `P1M`, `P1W`, `P1M10D`, `PT1H`, `PT0.5S`; zero is `PT0S`.

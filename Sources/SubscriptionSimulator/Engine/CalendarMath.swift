@@ -10,21 +10,42 @@
 public enum CalendarMath {
     static let millisecondsPerDay: Int64 = 86_400_000
 
-    /// `instant + duration` under the rule above.
+    /// `instant + duration` under the rule above. Never traps: a result beyond `Int64` milliseconds saturates to
+    /// `Int64.min` or `Int64.max` (far outside ``Instant/supportedRange``, so every check refuses it). Code that
+    /// takes durations or instants from input uses ``checkedAdd(_:to:)`` instead.
     public static func add(_ duration: CalendarDuration, to instant: Instant) -> Instant {
+        if let result = checkedAdd(duration, to: instant) { return result }
+        return Instant(millisecondsSince1970: duration.approximateSign < 0 ? .min : .max)
+    }
+
+    /// `instant + duration` under the rule above, or nil when any step overflows 64-bit arithmetic. The result may
+    /// still lie outside ``Instant/supportedRange``; ``Instant/checkedAdding(_:)`` checks that too.
+    public static func checkedAdd(_ duration: CalendarDuration, to instant: Instant) -> Instant? {
         var result = instant
-        let totalMonths = duration.years * 12 + duration.months
+        guard let years = duration.years.multipliedChecked(by: 12),
+            let totalMonths = years.addingChecked(duration.months)
+        else { return nil }
         if totalMonths != 0 {
             let (dayNumber, timeOfDay) = split(instant)
             let civil = civilFromDays(dayNumber)
-            let monthIndex = civil.year * 12 + (civil.month - 1) + totalMonths
+            guard let base = civil.year.multipliedChecked(by: 12),
+                let monthIndex = base.addingChecked(civil.month - 1)?.addingChecked(totalMonths),
+                // Keeps the civil-date algorithms far from overflow (about ±7.6e14 years fit; this allows ±1e12).
+                abs(monthIndex) < 12_000_000_000_000
+            else { return nil }
             let year = floorDiv(monthIndex, 12)
             let month = monthIndex - year * 12 + 1
             let day = min(civil.day, daysInMonth(year: year, month: month))
             let newDay = daysFromCivil(year: year, month: month, day: day)
-            result = Instant(millisecondsSince1970: newDay * millisecondsPerDay + timeOfDay)
+            guard let ms = newDay.multipliedChecked(by: millisecondsPerDay)?.addingChecked(timeOfDay) else {
+                return nil
+            }
+            result = Instant(millisecondsSince1970: ms)
         }
-        return result.adding(milliseconds: duration.fixedMilliseconds)
+        guard let fixed = duration.checkedFixedMilliseconds,
+            let ms = result.millisecondsSince1970.addingChecked(fixed)
+        else { return nil }
+        return Instant(millisecondsSince1970: ms)
     }
 
     /// The instant at midnight UTC of the given civil date, plus an optional time of day.
@@ -50,10 +71,15 @@ public enum CalendarMath {
     }
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, with `.mmm` before the `Z` only when the milliseconds are not zero.
+    ///
+    /// Only years 0000 to 9999 have this form. An instant outside them (never one in ``Instant/supportedRange``;
+    /// only an error message can show one) is written in ISO 8601's expanded form with a sign, such as
+    /// `+10000-01-01T00:00:00Z`, so a five-digit year is never printed as if it were a basic date.
     public static func iso8601(_ instant: Instant) -> String {
         let c = components(of: instant)
+        let year = (0...9999).contains(c.year) ? pad(c.year, 4) : (c.year < 0 ? "-" : "+") + pad(abs(c.year), 5)
         var text =
-            "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2))"
+            "\(year)-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2))"
         if c.millisecond != 0 { text += ".\(pad(c.millisecond, 3))" }
         return text + "Z"
     }
@@ -102,11 +128,26 @@ public enum CalendarMath {
     }
 
     static func floorDiv(_ a: Int, _ b: Int) -> Int {
+        // a - b + 1 cannot overflow for the callers' ranges (month indexes below 1.2e13, b = 12).
         a >= 0 ? a / b : (a - b + 1) / b
     }
 
     static func pad(_ value: Int, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}
+
+extension FixedWidthInteger {
+    /// `self * other`, or nil on overflow.
+    @inlinable func multipliedChecked(by other: Self) -> Self? {
+        let (value, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? nil : value
+    }
+
+    /// `self + other`, or nil on overflow.
+    @inlinable func addingChecked(_ other: Self) -> Self? {
+        let (value, overflow) = addingReportingOverflow(other)
+        return overflow ? nil : value
     }
 }

@@ -4,6 +4,8 @@ public enum SchedulingError: Error, Hashable, Sendable, CustomStringConvertible 
     case inThePast(requested: Instant, now: Instant)
     /// The clock was asked to move to an earlier instant.
     case clockMovesBackwards(requested: Instant, now: Instant)
+    /// An event was scheduled, or the clock moved, outside ``Instant/supportedRange`` (years 1970 to 9999).
+    case outsideSupportedRange(requested: Instant)
 
     public var description: String {
         switch self {
@@ -13,6 +15,9 @@ public enum SchedulingError: Error, Hashable, Sendable, CustomStringConvertible 
         case .clockMovesBackwards(let requested, let now):
             return "cannot move the virtual clock back to \(requested): it is already at \(now); "
                 + "time only moves forward"
+        case .outsideSupportedRange(let requested):
+            return "cannot schedule an event at \(requested): it is after \(Instant.latest), the last supported "
+                + "instant (dates run from 1970 to 9999); end the run earlier"
         }
     }
 }
@@ -38,6 +43,8 @@ public struct EventScheduler<Payload> {
         -> EventID
     {
         if instant < now { throw .inThePast(requested: instant, now: now) }
+        // The one gate to the queue: it also keeps the queue's own precondition (±2^55 ms) out of reach.
+        guard instant.isSupported else { throw .outsideSupportedRange(requested: instant) }
         return queue.schedule(payload, at: instant, priority: priority)
     }
 
@@ -61,6 +68,7 @@ public struct EventScheduler<Payload> {
     /// Sets `now` to `instant` without running events (callers drain ``nextDueEvent(notAfter:)`` first).
     public mutating func moveClock(to instant: Instant) throws(SchedulingError) {
         if instant < now { throw .clockMovesBackwards(requested: instant, now: now) }
+        guard instant.isSupported else { throw .outsideSupportedRange(requested: instant) }
         now = instant
     }
 
@@ -70,6 +78,7 @@ public struct EventScheduler<Payload> {
         to target: Instant, _ body: (ScheduledEvent<Payload>, inout EventScheduler<Payload>) throws -> Void
     ) throws {
         if target < now { throw SchedulingError.clockMovesBackwards(requested: target, now: now) }
+        guard target.isSupported else { throw SchedulingError.outsideSupportedRange(requested: target) }
         while let event = nextDueEvent(notAfter: target) {
             try body(event, &self)
         }

@@ -14,11 +14,16 @@ public struct Scenario: Hashable, Sendable {
     public var customers: [String]
     /// Customers given a storefront of their own (`customers:`); the others are in `app.storefront`.
     public var storefronts: [String: Storefront] = [:]
+    /// Where the run's end is given (`until:`, else `start:`): errors after the last timeline entry, such as a run
+    /// limit reached on the way to `until`, are reported there.
+    public var endLocation = SourceLocation(line: 1, column: 1)
 }
 
 public struct FamilySpec: Hashable, Sendable {
     public var organizer: String
     public var members: [String]
+    /// The `family:` key's value, where an error creating the family is reported.
+    public var location = SourceLocation(line: 1, column: 1)
 }
 
 /// One timeline entry: an action at an instant.
@@ -125,11 +130,15 @@ public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible 
     public var file: String
     public var location: SourceLocation
     public var message: String
+    /// Set when the error is in the value of a command-line option (such as `--until`), not in the file: the
+    /// command line reports it as a usage error. `location` is then 0:0.
+    public var commandLineOption: String?
 
     public init(file: String, location: SourceLocation, message: String) {
         self.file = file
         self.location = location
-        self.message = message
+        // Text quoted from the input may hold control characters (a NUL in a key): shown escaped, never raw.
+        self.message = SourceText.escapingControlCharacters(message)
     }
 
     /// `FILE:LINE:COLUMN: error: MESSAGE`, the form compilers use, so editors can jump to it.

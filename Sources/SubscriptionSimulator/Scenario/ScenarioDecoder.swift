@@ -51,6 +51,10 @@ public struct ScenarioDecoder {
                 "expected `start` as an ISO 8601 UTC instant such as 2026-03-01T09:00:00Z, found '\(startNode.scalarText ?? "")'"
             )
         }
+        if !fileStart.isSupported {
+            throw fail(
+                startNode, "`start` (\(fileStart)) is outside the supported range \(InstantRangeError.rangeText)")
+        }
         let start = overrides.start ?? fileStart
         var seed: UInt64 = 0
         if let node = top.optional("seed") { seed = try unsigned(node, "seed") }
@@ -108,7 +112,8 @@ public struct ScenarioDecoder {
         var named: Set<String> = []
         func note(_ customer: String) { if named.insert(customer).inserted { customers.append(customer) } }
         if let node = top.optional("family") {
-            let spec = try decodeFamily(node)
+            var spec = try decodeFamily(node)
+            spec.location = node.location
             try checkFamilyStorefronts(spec, storefronts, default: app.storefront)
             family = spec
             spec.members.forEach(note)
@@ -126,25 +131,43 @@ public struct ScenarioDecoder {
                 )
             }
             if let customer = entry.action.customer { note(customer) }
+            if customers.count > RunLimits.standard.maximumCustomers {
+                throw fail(
+                    item,
+                    "\(RunLimitExceeded.customers(limit: RunLimits.standard.maximumCustomers, found: customers.count))")
+            }
             timeline.append(entry)
         }
 
         var until: Instant
         if let untilText = overrides.until {
-            guard let instant = Self.time(untilText, start: start) else {
-                throw ScenarioError(
-                    file: file, location: SourceLocation(line: 1, column: 1),
-                    message:
-                        "--until: expected a time such as 0, 90s, 30m, 1h, 16d, 2w, P1M or an ISO instant, found '\(untilText)'"
-                )
+            // An error here is in the command line, not in the file: it carries the option's name, not a location.
+            func optionError(_ message: String) -> ScenarioError {
+                var error = ScenarioError(file: file, location: SourceLocation(line: 0, column: 0), message: message)
+                error.commandLineOption = "--until"
+                return error
             }
-            until = instant
+            switch Self.checkedTime(untilText, start: start) {
+            case .invalid:
+                throw optionError(
+                    "--until: expected a time such as 0, 90s, 30m, 1h, 16d, 2w, P1M or an ISO instant, found '\(untilText)'"
+                )
+            case .outOfRange(let error): throw optionError("--until: \(error)")
+            case .instant(let instant):
+                if instant < start {
+                    throw optionError("--until: \(instant) is before the scenario's start (\(start))")
+                }
+                until = instant
+            }
         } else if let node = top.optional("until") {
             until = try time(node, start: start, "until")
         } else {
             let last = timeline.last?.at ?? start
             let longest = catalog.products.compactMap(\.period).max { $0.approximateDays < $1.approximateDays }
-            until = last.adding(longest?.duration ?? .months(1))
+            do throws(InstantRangeError) { until = try last.checkedAdding(longest?.duration ?? .months(1)) } catch {
+                throw fail(
+                    root, "the run's default end (one period after the last timeline entry): \(error); give `until`")
+            }
         }
         if let last = timeline.last, until < last.at {
             throw fail(
@@ -162,7 +185,8 @@ public struct ScenarioDecoder {
             name: name, file: file, start: start, seed: seed, app: app, catalog: catalog, family: family,
             timeline: timeline, until: until, expectations: expectations,
             customers: customers + storefronts.map(\.customer).filter { !named.contains($0) },
-            storefronts: Dictionary(uniqueKeysWithValues: storefronts.map { ($0.customer, $0.storefront) }))
+            storefronts: Dictionary(uniqueKeysWithValues: storefronts.map { ($0.customer, $0.storefront) }),
+            endLocation: (top.optional("until") ?? startNode).location)
     }
 
     // MARK: - Sections
@@ -706,18 +730,39 @@ public struct ScenarioDecoder {
             throw fail(
                 node, "expected `\(what)` as a duration such as 90s, 30m, 1h, 16d, 2w, P1M or PT1H, found '\(value)'")
         }
+        // A duration must fit in the supported range of dates, so adding it to an instant can be checked.
+        if CalendarMath.checkedAdd(duration, to: Instant.earliest).map(\.isSupported) != true {
+            throw fail(node, "`\(what)` (\(value)) is longer than the supported range of dates (years 1970 to 9999)")
+        }
         return duration
     }
 
-    /// An instant: an offset from `start` (`0`, `90s`, `P1M10D`, ...) or an absolute ISO 8601 instant.
-    static func time(_ text: String, start: Instant) -> Instant? {
-        if let duration = CalendarDurationSyntax.parse(text) { return start.adding(duration) }
-        return CalendarDurationSyntax.parseInstant(text)
+    /// A time as written: an instant in the supported range, text that is not a time, or a time outside the range.
+    enum CheckedTime {
+        case instant(Instant)
+        case invalid
+        case outOfRange(InstantRangeError)
+    }
+
+    /// An instant: an offset from `start` (`0`, `90s`, `P1M10D`, ...) or an absolute ISO 8601 instant, checked
+    /// against ``Instant/supportedRange`` (years 1970 to 9999) with overflow-checked arithmetic.
+    static func checkedTime(_ text: String, start: Instant) -> CheckedTime {
+        if let duration = CalendarDurationSyntax.parse(text) {
+            do throws(InstantRangeError) { return .instant(try start.checkedAdding(duration)) } catch {
+                return .outOfRange(error)
+            }
+        }
+        guard let instant = CalendarDurationSyntax.parseInstant(text) else { return .invalid }
+        return instant.isSupported ? .instant(instant) : .outOfRange(InstantRangeError(instant: instant))
     }
 
     func time(_ node: YAMLNode, start: Instant, _ what: String) throws(ScenarioError) -> Instant {
         let value = try text(node, what)
-        guard let instant = Self.time(value, start: start) else {
+        let instant: Instant
+        switch Self.checkedTime(value, start: start) {
+        case .instant(let checked): instant = checked
+        case .outOfRange(let error): throw fail(node, "`\(what)` (\(value)): \(error)")
+        case .invalid:
             throw fail(
                 node,
                 "expected `\(what)` as a time: 0, 90s, 30m, 1h, 16d, 2w, an ISO 8601 duration such as P1M10D, or an ISO instant, found '\(value)'"

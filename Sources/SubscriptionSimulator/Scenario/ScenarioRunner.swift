@@ -24,9 +24,7 @@ public enum ScenarioRunner {
         }
         if let family = scenario.family {
             do { try store.createFamily(organizer: family.organizer, members: family.members) } catch {
-                return stopped(
-                    ScenarioError(
-                        file: scenario.file, location: SourceLocation(line: 1, column: 1), message: "\(error)"))
+                return stopped(ScenarioError(file: scenario.file, location: family.location, message: "\(error)"))
             }
         }
         for entry in scenario.timeline {
@@ -46,8 +44,7 @@ public enum ScenarioRunner {
             }
         }
         do { try store.advance(to: scenario.until) } catch {
-            return stopped(
-                ScenarioError(file: scenario.file, location: SourceLocation(line: 1, column: 1), message: "\(error)"))
+            return stopped(ScenarioError(file: scenario.file, location: scenario.endLocation, message: "\(error)"))
         }
         let failures = scenario.expectations.flatMap {
             ExpectationChecker.check($0, against: store, file: scenario.file)

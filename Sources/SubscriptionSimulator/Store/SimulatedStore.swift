@@ -129,6 +129,9 @@ public struct SimulatedStore: Sendable {
     var restoredNotifications: Set<Int> = []
     /// Each customer's position in `customers`.
     var customerPositions: [String: Int] = [:]
+    /// The ceilings of a run (``RunLimits``); passing one stops ``advance(to:)`` with an error.
+    public var limits = RunLimits.standard
+    var limitCounters = RunLimitCounters()
     /// What the store looks up about a customer on every event, by position in `customers`.
     var customerRecords: [CustomerRecord] = []
     /// Positions of customers whose entitlements may have changed since the last refresh (repeats allowed).
@@ -178,7 +181,8 @@ public struct SimulatedStore: Sendable {
     public mutating func advance(to target: Instant) throws(StoreError) {
         if target < now { throw .scheduling(.clockMovesBackwards(requested: target, now: now)) }
         while let event = scheduler.nextDueEvent(notAfter: target) {
-            handle(event.payload)
+            try admit(event)
+            try handle(event.payload)
         }
         do throws(SchedulingError) { try scheduler.moveClock(to: target) } catch { throw .scheduling(error) }
     }
@@ -283,7 +287,7 @@ public struct SimulatedStore: Sendable {
 
     // MARK: - Event handling
 
-    mutating func handle(_ event: StoreEvent) {
+    mutating func handle(_ event: StoreEvent) throws(StoreError) {
         switch event {
         case .lifecycle(let key, let timer):
             let input: LifecycleInput
@@ -292,8 +296,11 @@ public struct SimulatedStore: Sendable {
             case .gracePeriodEnd: input = .gracePeriodEnds
             case .billingRetryEnd: input = .billingRetryEnds
             }
-            // Store events are never rejected: the table only rejects customer actions.
-            try? apply(input, to: key, firedTimer: timer)
+            // Store events are never rejected: the table only rejects customer actions. A date the event would
+            // schedule past the supported range (years 1970 to 9999) stops the run.
+            do { try apply(input, to: key, firedTimer: timer) } catch {
+                if case .scheduling = error { throw error }
+            }
         case .nonRenewingTermEnds(let customer):
             needsRefresh(customer)
         case .familyGrant(let share):

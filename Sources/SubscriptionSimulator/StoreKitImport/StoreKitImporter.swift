@@ -41,23 +41,55 @@ public struct StoreKitImportError: Error, Hashable, Sendable, CustomStringConver
     public var file: String
     public var jsonPath: String
     public var message: String
+    /// Where in the text, for errors found while reading the text itself (not UTF-8, malformed or truncated JSON).
+    public var location: SourceLocation?
 
-    public var description: String { "\(file): \(jsonPath): \(message)" }
+    public init(file: String, jsonPath: String, message: String, location: SourceLocation? = nil) {
+        self.file = file
+        self.jsonPath = jsonPath
+        self.message = SourceText.escapingControlCharacters(message)
+        self.location = location
+    }
+
+    /// `FILE:LINE:COLUMN: error: MESSAGE` when the place in the text is known, else `FILE: $.json.path: MESSAGE`.
+    public var description: String {
+        if let location { return "\(file):\(location.line):\(location.column): error: \(message)" }
+        return "\(file): \(jsonPath): \(message)"
+    }
 }
 
 /// Imports Xcode StoreKit configuration files (format: `shared/reference/storekit-config-format.md`). Unknown keys
 /// are ignored at every level and `version` never rejects a file (§10.3); malformed JSON, a missing required key or
 /// a value of the wrong type is an error naming the file and the JSON path.
 public enum StoreKitImporter {
+    /// Files larger than this are refused (Xcode's configurations are a few kilobytes).
+    public static let maximumBytes = 64 << 20
+
     /// Imports a `.storekit` file, or a `.storekit` package directory holding `Configuration.storekit` (§1).
     public static func importFile(at path: String) throws(StoreKitImportError) -> StoreKitConfiguration {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw StoreKitImportError(file: path, jsonPath: "$", message: "no such file")
+            throw StoreKitImportError(
+                file: path, jsonPath: "$", message: "cannot read the file: no such file or directory")
         }
         let filePath = isDirectory.boolValue ? path + "/Configuration.storekit" : path
-        guard let data = FileManager.default.contents(atPath: filePath) else {
-            throw StoreKitImportError(file: path, jsonPath: "$", message: "cannot read the file")
+        // Read through a handle, not `contents(atPath:)`: /dev/null and pipes are read as what they hold, and no
+        // more than ``maximumBytes`` (so /dev/zero cannot exhaust memory).
+        guard let handle = FileHandle(forReadingAtPath: filePath),
+            let data = try? handle.read(upToCount: maximumBytes + 1) ?? Data()
+        else {
+            let reason =
+                !FileManager.default.fileExists(atPath: filePath)
+                ? "no Configuration.storekit inside the package"
+                : FileManager.default.isReadableFile(atPath: filePath) ? "it cannot be read" : "permission denied"
+            throw StoreKitImportError(
+                file: path, jsonPath: "$", message: "cannot read the file: \(reason)")
+        }
+        try? handle.close()
+        if data.count > maximumBytes {
+            throw StoreKitImportError(
+                file: path, jsonPath: "$", message: "the file is larger than \(maximumBytes >> 20) MB",
+                location: SourceLocation(line: 1, column: 1))
         }
         return try importData(Array(data), fileName: path)
     }
@@ -65,18 +97,40 @@ public enum StoreKitImporter {
     public static func importData(_ bytes: [UInt8], fileName: String) throws(StoreKitImportError)
         -> StoreKitConfiguration
     {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard var text = String(validating: bytes, as: UTF8.self) else {
+            let place = firstInvalidUTF8(bytes)
             throw StoreKitImportError(
-                file: fileName, jsonPath: "$", message: "expected UTF-8 JSON, found bytes that are not UTF-8")
+                file: fileName, jsonPath: "$", message: "expected UTF-8 JSON, found bytes that are not UTF-8",
+                location: place)
         }
+        // A UTF-8 byte order mark (some editors write one) is not part of the JSON (RFC 8259 §8.1 lets parsers
+        // ignore it); YAML scenario files accept one too.
+        if text.unicodeScalars.first == "\u{FEFF}" { text.unicodeScalars.removeFirst() }
         let root: JSONValue
         do throws(JSONParseError) { root = try CanonicalJSON.parse(text, allowFractions: true) } catch {
             throw StoreKitImportError(
-                file: fileName, jsonPath: "$",
-                message: "malformed JSON at line \(error.line), column \(error.column): \(error.message)")
+                file: fileName, jsonPath: "$", message: "malformed JSON: \(error.message)",
+                location: SourceLocation(line: error.line, column: error.column))
         }
         var reader = Reader(file: fileName)
         return try reader.read(root)
+    }
+
+    /// The place of the first byte that is not valid UTF-8 (columns count Unicode scalars).
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> SourceLocation {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var line = 1
+        var column = 1
+        while case .valid(let encoded) = parser.parseScalar(from: &iterator) {
+            if encoded.count == 1 && encoded.first == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
+        }
+        return SourceLocation(line: line, column: column)
     }
 
     struct Reader {

@@ -143,7 +143,7 @@ struct StoreKitRealFilesTests {
     @Test(arguments: [
         (
             "broken JSON", #"{"products": [}"#,
-            "Bad.storekit: $: malformed JSON at line 1, column 15: expected a JSON value"
+            "Bad.storekit:1:15: error: malformed JSON: expected a JSON value"
         ),
         ("wrong top-level type", "[]", "Bad.storekit: $: expected an object, found an array"),
         ("products not an array", #"{"products": {}}"#, "Bad.storekit: $.products: expected an array, found an object"),

@@ -93,8 +93,38 @@ public struct YAMLError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public init(location: SourceLocation, message: String) {
         self.location = location
-        self.message = message
+        self.message = SourceText.escapingControlCharacters(message)
     }
 
     public var description: String { "\(location): \(message)" }
+}
+
+/// Text quoted from input into messages.
+public enum SourceText {
+    /// `text` with every control character (C0, DEL, C1) written as an escape (`\0`, `\t`, `\r`, `\n`,
+    /// `\u{1B}`), so a key holding a NUL or an escape sequence can neither cut nor restyle an error message.
+    public static func escapingControlCharacters(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard isControl(scalar) else {
+                out.append(scalar)
+                continue
+            }
+            let escape: String
+            switch scalar {
+            case "\0": escape = "\\0"
+            case "\t": escape = "\\t"
+            case "\r": escape = "\\r"
+            case "\n": escape = "\\n"
+            default: escape = "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            }
+            out.append(contentsOf: escape.unicodeScalars)
+        }
+        return String(out)
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
 }

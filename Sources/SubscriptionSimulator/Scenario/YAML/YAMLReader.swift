@@ -17,7 +17,12 @@
 /// Rejected, each with its own message: tabs in indentation, anchors (`&`) and aliases (`*`), tags (`!`), block
 /// scalars (`|`, `>`), complex keys (`? `), merge keys (`<<`), directives (`%`), more than one document (`---`,
 /// `...` after content), duplicate keys, inconsistent indentation, a list item among mapping keys, `: ` inside a
-/// plain value, unterminated quotes and brackets, an empty file, and nesting deeper than ``maximumDepth``.
+/// plain value, unterminated quotes and brackets, an empty file, CR-only line endings, and nesting deeper than
+/// ``maximumDepth``.
+///
+/// The nesting limit holds by construction: every block node is read through ``BlockParser/parseNode(_:indent:column:)``
+/// and every flow value through ``FlowParser/parseValue()``, the only places that count depth; the readers of a
+/// sequence, a mapping or an inline value never call each other directly.
 public enum YAMLReader {
     /// Collections nest at most this deep (scenario files need fewer than ten levels). Deeper input is an error, not
     /// a stack overflow.
@@ -54,6 +59,13 @@ struct BlockParser {
         }
         if lines[lines.count - 1].last == "\r" { lines[lines.count - 1].removeLast() }
         for (index, line) in lines.enumerated() {
+            if let column = line.firstIndex(of: "\r") {
+                throw YAMLError(
+                    location: SourceLocation(line: index + 1, column: column + 1),
+                    message:
+                        "a carriage return (CR) with no line feed after it: the file seems to use CR-only line endings "
+                        + "(classic Mac OS); save it with LF or CRLF line endings")
+            }
             for (column, scalar) in line.enumerated() {
                 if scalar == " " { continue }
                 if scalar == "\t" {
@@ -98,6 +110,11 @@ struct BlockParser {
     }
 
     func isDocumentMarker(_ r: Int) -> Bool {
+        // Cheap test first: this runs at every node, and a line may be very long.
+        let line = lines[r]
+        guard line.count >= 3, line[0] == "-" || line[0] == ".", line[1] == line[0], line[2] == line[0] else {
+            return false
+        }
         let text = trimmedText(r)
         let withoutComment = text.split(separator: "#", maxSplits: 1).first.map { String($0).trimmingSpaces } ?? ""
         return indent(r) == 0 && (withoutComment == "---" || withoutComment == "...")
@@ -121,7 +138,7 @@ struct BlockParser {
                     location: location(row - 1, 0), message: "the file is empty; expected a scenario mapping")
             }
         }
-        let node = try parseBlockNode(indent: indent(row), column: indent(row))
+        let node = try parseNode(.any, indent: indent(row), column: indent(row))
         skipBlank()
         if row < lines.count {
             if isDocumentMarker(row) {
@@ -140,16 +157,41 @@ struct BlockParser {
         return node
     }
 
-    /// A block node whose first line is `row`, its content starting at `column` (`indent` is the block's indent).
-    mutating func parseBlockNode(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
+    /// What the text at a node's start has already shown it to be.
+    enum NodeForm {
+        /// Not yet known: a sequence, a mapping or an inline value.
+        case any
+        /// A block sequence (the text is `- `).
+        case sequence
+        /// A block mapping (the text is `key:`).
+        case mapping
+        /// A flow collection, a quoted or a plain scalar on this line.
+        case inline
+    }
+
+    /// The one entry to every node of the document: depth is counted here and nowhere else in the block reader, so
+    /// no construct (nested `- - x`, `- key:` chains, a list at its key's indentation) can nest past
+    /// ``YAMLReader/maximumDepth``. The readers below are `private`: they are reached only through this.
+    mutating func parseNode(_ form: NodeForm, indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
         depth += 1
         defer { depth -= 1 }
         if depth > YAMLReader.maximumDepth { throw YAMLReader.tooDeep(location(row, column)) }
+        switch form {
+        case .any: return try parseAnyBlock(indent: n, column: column)
+        case .sequence: return try parseSequence(indent: n, column: column)
+        case .mapping: return try parseMapping(indent: n, column: column)
+        case .inline: return try parseInlineValue(column)
+        }
+    }
+
+    /// A block node whose first line is `row`, its content starting at `column` (`indent` is the block's indent).
+    private mutating func parseAnyBlock(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
         if isDocumentMarker(row) {
             throw YAMLError(
                 location: location(row, 0),
                 message: "more than one document ('---') is not supported; a scenario file holds one document")
         }
+        // Already counted by parseNode: the body readers are called directly here, and only here.
         if isDash(row, column) { return try parseSequence(indent: n, column: column) }
         let line = lines[row]
         if line[column] == "?" && (column + 1 == line.count || line[column + 1] == " ") {
@@ -193,7 +235,7 @@ struct BlockParser {
 
     // MARK: - Block collections
 
-    mutating func parseSequence(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
+    private mutating func parseSequence(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
         let start = location(row, column)
         var items: [YAMLNode] = []
         var col = column
@@ -205,18 +247,18 @@ struct BlockParser {
                 row += 1
                 skipBlank()
                 if row < lines.count && indent(row) > col {
-                    items.append(try parseBlockNode(indent: indent(row), column: indent(row)))
+                    items.append(try parseNode(.any, indent: indent(row), column: indent(row)))
                 } else {
                     items.append(
                         YAMLNode(
                             kind: .scalar(YAMLScalar(text: "", style: .plain)), location: location(dashRow, col + 1)))
                 }
             } else if isDash(row, k) {
-                items.append(try parseSequence(indent: k, column: k))
+                items.append(try parseNode(.sequence, indent: k, column: k))
             } else if lineHasKey(row, k) && lines[row][k] != "[" && lines[row][k] != "{" {
-                items.append(try parseMapping(indent: k, column: k))
+                items.append(try parseNode(.mapping, indent: k, column: k))
             } else {
-                items.append(try parseInlineValue(k))
+                items.append(try parseNode(.inline, indent: k, column: k))
             }
             skipBlank()
             guard row < lines.count else { break }
@@ -237,7 +279,7 @@ struct BlockParser {
         return YAMLNode(kind: .sequence(items), location: start)
     }
 
-    mutating func parseMapping(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
+    private mutating func parseMapping(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
         let start = location(row, column)
         var entries: [YAMLMappingEntry] = []
         var seen: [String: SourceLocation] = [:]
@@ -278,15 +320,15 @@ struct BlockParser {
                 row += 1
                 skipBlank()
                 if row < lines.count && indent(row) > n {
-                    value = try parseBlockNode(indent: indent(row), column: indent(row))
+                    value = try parseNode(.any, indent: indent(row), column: indent(row))
                 } else if row < lines.count && indent(row) == n && isDash(row, n) {
-                    value = try parseSequence(indent: n, column: n)
+                    value = try parseNode(.sequence, indent: n, column: n)
                 } else {
                     value = YAMLNode(
                         kind: .scalar(YAMLScalar(text: "", style: .plain)), location: location(keyRow, afterColon))
                 }
             } else {
-                value = try parseInlineValue(k)
+                value = try parseNode(.inline, indent: n, column: k)
             }
             entries.append(YAMLMappingEntry(key: key, value: value))
             skipBlank()
@@ -356,11 +398,12 @@ struct BlockParser {
     }
 
     /// A value that starts at (row, c): flow collection, quoted or plain scalar. Moves `row` past it.
-    mutating func parseInlineValue(_ c: Int) throws(YAMLError) -> YAMLNode {
+    private mutating func parseInlineValue(_ c: Int) throws(YAMLError) -> YAMLNode {
         let line = lines[row]
         let first = line[c]
         if first == "[" || first == "{" || first == "\"" || first == "'" {
-            var flow = FlowParser(lines: lines, row: row, column: c, depth: depth)
+            // The flow reader counts this value itself (FlowParser.parseValue), so it starts one level up.
+            var flow = FlowParser(lines: lines, row: row, column: c, depth: depth - 1)
             let node = try flow.parseValue()
             try flow.expectLineEnd()
             row = flow.row + 1

@@ -58,7 +58,7 @@ extension SimulatedStore {
     /// renewal), members follow the product:
     /// - to a product that is not family shareable: each member with the share, or waiting for it, loses it; a
     ///   member who had access gets `REVOKE` (revocationReason 0, `FAMILY_REVOKE`) after the purchaser's
-    ///   notification. Apple documents nothing for this case (reference Appendix B-12, whose plausible answer this
+    ///   notification, its renewal info naming the product the member had (`autoRenewProductId`) **[assumed]**. Apple documents nothing for this case (reference Appendix B-12, whose plausible answer this
     ///   is: a loss of sharing, not an expiry of the purchaser's subscription) **[assumed]**;
     /// - from a non-shareable product to a shareable one: shared as a new purchase is, under the purchaser's "Share
     ///   New Subscriptions" switch, after the family delay (reference §4.3, §4.4, Appendix A-5: "upgrades into a
@@ -69,7 +69,11 @@ extension SimulatedStore {
         let shareable = catalog[chain.state.productId]!.familyShareable
         if !shareable {
             chain.sharingOn = false
-            for id in sharesOf(.subscription(chain: key)) { endShare(id, reason: 0) }
+            for id in sharesOf(.subscription(chain: key)) {
+                // The member's renewal info keeps the product they had, not the one they do not get [assumed].
+                if let member = shares[id].memberChain { chains[member.index].state.pendingChange = nil }
+                endShare(id, reason: 0)
+            }
         } else if catalog[previous]?.familyShareable == false {
             chain.sharingOn = shareNewPurchases[chain.customer] ?? true
             if chain.sharingOn { try scheduleShares(of: .subscription(chain: key), purchaser: chain.customer) }

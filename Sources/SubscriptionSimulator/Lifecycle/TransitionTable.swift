@@ -18,6 +18,17 @@ public enum LifecycleInput: Hashable, Sendable, CaseIterable {
     case refunded
     /// The customer buys a product of the group again.
     case purchasedAgain
+
+    // MARK: plan changes
+    /// The customer moves to a higher level of the group, or to a product of the same level and duration: the change
+    /// takes effect at once (`changePlan`; reference §5.10). The context's `purchase` is the new product.
+    case upgradeRequested
+    /// The customer moves to a lower level, or to a product of the same level and another duration: the change takes
+    /// effect at the next renewal (`changePlan`; reference §5.10). The context's `purchase` is the new product.
+    case downgradeRequested
+    /// The customer chooses the product they have now (`changePlan` to the current product): cancels a pending
+    /// downgrade (reference §5.10).
+    case currentProductChosen
 }
 
 /// The facts outside the subscription that a transition needs. No clock reads: `now` is given.
@@ -77,6 +88,11 @@ public enum LifecycleEffect: Hashable, Sendable {
     /// Send a notification carrying `snapshot` (the state the notification reports, which for the first of two
     /// notifications at one instant is not the final state).
     case notify(NotificationType, NotificationSubtype?, snapshot: SubscriptionState)
+
+    // MARK: plan changes
+    /// Mark the current transaction (and each family member's) superseded by an upgrade: `isUpgraded: true`, no
+    /// revocation (reference §5.10, Appendix A-14).
+    case markCurrentTransactionUpgraded
 }
 
 /// `transactionReason`: `PURCHASE` for customer-initiated, `RENEWAL` for system-initiated (reference §2.5, S-TR).
@@ -94,6 +110,11 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
     case purchaseDuringBillingRetry
     case alreadyRefunded
 
+    // MARK: plan changes
+    case planChangeDuringBillingFailure
+    case planChangeNeedsAutoRenew
+    case downgradeAlreadyPending
+
     /// The rule's name, as used in error messages and docs.
     public var rule: String {
         switch self {
@@ -103,6 +124,11 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
         case .changingProductsNotSupported: return "one-subscription-per-group"
         case .purchaseDuringBillingRetry: return "no-purchase-during-billing-retry"
         case .alreadyRefunded: return "already-refunded"
+
+        // MARK: plan changes
+        case .planChangeDuringBillingFailure: return "no-plan-change-during-billing-retry"
+        case .planChangeNeedsAutoRenew: return "plan-change-needs-auto-renew"
+        case .downgradeAlreadyPending: return "downgrade-already-pending"
         }
     }
 
@@ -116,13 +142,22 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
             return "the subscription is \(phase == .revoked ? "revoked" : "expired"); purchase again to resubscribe "
                 + "(rule \(rule))"
         case .changingProductsNotSupported:
-            return "the customer already has an active subscription in this group; changing products within a group "
-                + "is not supported yet (rule \(rule))"
+            return "the customer already subscribes to this product and has no pending downgrade to cancel; one "
+                + "subscription per group: choose another product of the group to change plan (rule \(rule))"
         case .purchaseDuringBillingRetry:
             return "the customer's subscription in this group is failing to renew; use fixBilling to recover it "
                 + "instead of buying again (rule \(rule); Apple advises not to sell to customers in billing retry)"
         case .alreadyRefunded:
             return "the subscription's current transaction is already refunded (rule \(rule))"
+
+        // MARK: plan changes
+        case .planChangeDuringBillingFailure:
+            return "the subscription is failing to renew; fix billing before changing plan (rule \(rule))"
+        case .planChangeNeedsAutoRenew:
+            return "auto-renew is off, so there is no next renewal for the change to take effect at; resume the "
+                + "subscription first (rule \(rule))"
+        case .downgradeAlreadyPending:
+            return "this product is already the subscription's pending product for the next renewal (rule \(rule))"
         }
     }
 }
@@ -236,6 +271,21 @@ public enum SubscriptionLifecycle {
         // MARK: revoked
         case (.revoked, .refunded):
             return .rejected(.alreadyRefunded)
+
+        // MARK: plan changes
+        case (.active, .upgradeRequested):
+            return upgrade(state, context)
+        case (.active, .downgradeRequested):
+            return requestDowngrade(state, context)
+        case (.active, .currentProductChosen):
+            return cancelPendingDowngrade(state)
+        case (.gracePeriod, .upgradeRequested), (.gracePeriod, .downgradeRequested),
+            (.gracePeriod, .currentProductChosen), (.billingRetry, .upgradeRequested),
+            (.billingRetry, .downgradeRequested), (.billingRetry, .currentProductChosen):
+            return .rejected(.planChangeDuringBillingFailure)
+        case (.expired, .upgradeRequested), (.expired, .downgradeRequested), (.expired, .currentProductChosen),
+            (.revoked, .upgradeRequested), (.revoked, .downgradeRequested), (.revoked, .currentProductChosen):
+            return .rejected(.subscriptionNotActive(state.phase))
         }
     }
 
@@ -254,6 +304,7 @@ public enum SubscriptionLifecycle {
     /// The cycle and offer of the period that follows the current one. Offer periods run on the offer's own unit;
     /// when the offer is used up, the regular cycle is anchored at the offer's end (reference A-1, A-2, §5.11).
     static func followingPeriod(_ state: SubscriptionState) -> (BillingCycle, OfferUse?) {
+        if let change = state.pendingChange { return (pendingChangeCycle(change, from: state.expiresDate), nil) }
         if let offer = state.currentOffer, offer.periodsRemaining > 0 {
             var cycle = state.cycle
             cycle.periodsElapsed += 1
@@ -322,6 +373,7 @@ public enum SubscriptionLifecycle {
         next.cycle = cycle
         next.currentOffer = offer
         next.currentPeriodStart = now
+        takePendingChange(&next)
         return .changed(
             next,
             [
@@ -342,9 +394,11 @@ public enum SubscriptionLifecycle {
             next.cycle = cycle
             next.currentOffer = offer
         } else {
-            next.cycle = BillingCycle(anchor: now, unit: state.period.duration, periodsElapsed: 1)
+            next.cycle = BillingCycle(
+                anchor: now, unit: (state.pendingChange?.period ?? state.period).duration, periodsElapsed: 1)
             next.currentOffer = nil
         }
+        takePendingChange(&next)
         next.phase = .active
         next.currentPeriodStart = now
         next.failure = nil

@@ -445,6 +445,7 @@ public struct ScenarioDecoder {
         case "makeFamilyShareable": action = .makeFamilyShareable(product: try productOnly())
         case "removeFromSale": action = .removeFromSale(product: try productOnly())
         case "restoreToSale": action = .restoreToSale(product: try productOnly())
+        case "changePlan": let (c, p) = try customerProduct(); action = .changePlan(customer: c, product: p)
         default:
             throw fail(first.key, "unknown action '\(name)'\(hint(name, ScenarioAction.names))")
         }

@@ -70,6 +70,7 @@ public enum ScenarioRunner {
         case .makeFamilyShareable(let product): try store.makeFamilyShareable(product)
         case .removeFromSale(let product): try store.removeFromSale(product)
         case .restoreToSale(let product): try store.restoreToSale(product)
+        case .changePlan(let customer, let product): try store.changePlan(to: product, by: customer)
         }
     }
 }

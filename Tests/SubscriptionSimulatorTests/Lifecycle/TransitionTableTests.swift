@@ -39,9 +39,50 @@ import Testing
         (.revoked, [.ignored, .ignored, .ignored, .rejected, .rejected, .ignored, .ignored, .rejected, .changed]),
     ]
 
+    /// The inputs of ``table``'s columns; each feature's inputs have their own table below.
+    static let coreInputs: [LifecycleInput] = [
+        .renewalDue, .gracePeriodEnds, .billingRetryEnds, .autoRenewDisabled, .autoRenewEnabled, .billingFixed,
+        .productRestoredToSale, .refunded, .purchasedAgain,
+    ]
+
+    // MARK: plan changes
+    /// Expected kind for each phase and plan-change input (columns: upgradeRequested, downgradeRequested,
+    /// currentProductChosen), from a state without a pending downgrade.
+    static let planChangeInputs: [LifecycleInput] = [.upgradeRequested, .downgradeRequested, .currentProductChosen]
+    static let planChangeTable: [(SubscriptionPhase, [Kind])] = [
+        (.active, [.changed, .changed, .rejected]),
+        (.gracePeriod, [.rejected, .rejected, .rejected]),
+        (.billingRetry, [.rejected, .rejected, .rejected]),
+        (.expired, [.rejected, .rejected, .rejected]),
+        (.revoked, [.rejected, .rejected, .rejected]),
+    ]
+
     @Test func tableCoversEveryPhaseAndInput() {
         #expect(Set(Self.table.map(\.0)) == Set(SubscriptionPhase.allCases))
-        #expect(Self.table.allSatisfy { $0.1.count == LifecycleInput.allCases.count })
+        #expect(Self.table.allSatisfy { $0.1.count == Self.coreInputs.count })
+        #expect(Set(Self.planChangeTable.map(\.0)) == Set(SubscriptionPhase.allCases))
+        #expect(Self.planChangeTable.allSatisfy { $0.1.count == Self.planChangeInputs.count })
+        #expect(Self.coreInputs + Self.planChangeInputs == LifecycleInput.allCases)
+    }
+
+    @Test(arguments: SubscriptionPhase.allCases)
+    func everyPlanChangeInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
+        let expected = Self.planChangeTable.first { $0.0 == phase }!.1
+        let context = LifecycleContext(
+            now: at("P1M20D"), purchase: PurchaseRequest(productId: "q", period: .oneMonth))
+        for (input, kind) in zip(Self.planChangeInputs, expected) {
+            #expect(
+                Self.kind(SubscriptionLifecycle.transition(Self.state(phase), input, context)) == kind,
+                "\(phase) × \(input)")
+        }
+    }
+
+    static func kind(_ result: TransitionResult) -> Kind {
+        switch result {
+        case .changed: return .changed
+        case .ignored: return .ignored
+        case .rejected: return .rejected
+        }
     }
 
     @Test(arguments: SubscriptionPhase.allCases)
@@ -49,7 +90,7 @@ import Testing
         let expected = Self.table.first { $0.0 == phase }!.1
         let context = LifecycleContext(
             now: at("P1M20D"), purchase: PurchaseRequest(productId: "p", period: .oneMonth))
-        for (input, kind) in zip(LifecycleInput.allCases, expected) {
+        for (input, kind) in zip(Self.coreInputs, expected) {
             let result = SubscriptionLifecycle.transition(Self.state(phase), input, context)
             let actual: Kind
             switch result {

@@ -80,3 +80,40 @@ extension SimulatedStore {
         }
     }
 }
+
+// MARK: - Paid days of service
+
+extension SimulatedStore {
+    /// **paid-days-of-service**: whole days of paid service in the customer's current run of subscription purchases
+    /// in `productId`'s group, at `now` — the count behind the proceeds rate rising from 70 % to 85 % after one year
+    /// of paid service (reference §5.16; S-TT-RET, S-F74297):
+    /// - days keep accumulating across upgrades, downgrades and crossgrades; an upgraded period counts only up to the
+    ///   upgrade (its unused part is refunded, §5.10);
+    /// - a resubscribe within 60 days of the end of service resumes the count; after more than 60 days it restarts
+    ///   (the same gap as `recentSubscriptionStartDate`, §5.15); recovery from billing retry continues it;
+    /// - free-trial periods and refunded transactions are not paid **[assumed]** (§5.16 [inferred]);
+    /// - a family member's share produces no proceeds: 0 (S-RC-BLOG).
+    /// Days are whole 24-hour days of the summed paid time.
+    public func paidDaysOfService(for customer: String, inGroupOf productId: String) throws(StoreError) -> Int {
+        let product = try requireProduct(productId)
+        guard let key = chainKey(customer, product) else { return 0 }
+        let chain = chains[key.index]
+        guard chain.ownership == .purchased else { return 0 }
+        let records = transactions.filter { $0.originalTransactionId == chain.originalTransactionId }
+            .sorted { $0.purchaseDate < $1.purchaseDate }
+        var paid: Int64 = 0
+        var serviceEnd: Instant?
+        for (index, record) in records.enumerated() {
+            let start = record.purchaseDate
+            if start >= now { break }
+            if let serviceEnd, serviceEnd.adding(BillingRules.recentStartGapAllowance) < start { paid = 0 }
+            var end = min(record.expiresDate ?? now, now)
+            if record.isUpgraded, index + 1 < records.count { end = min(end, records[index + 1].purchaseDate) }
+            if let revocation = record.revocation { end = min(end, revocation.date) }
+            let isPaid = record.revocation == nil && record.offer?.mode != .freeTrial
+            if isPaid && start < end { paid += start.milliseconds(to: end) }
+            serviceEnd = max(serviceEnd ?? end, end)
+        }
+        return Int(paid / 86_400_000)
+    }
+}

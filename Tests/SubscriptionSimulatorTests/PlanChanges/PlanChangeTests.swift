@@ -330,3 +330,50 @@ func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         #expect(next.pendingChange == nil && effects == [.notify(.didChangeRenewalPref, nil, snapshot: next)])
     }
 }
+
+/// Rule paid-days-of-service (reference §5.16).
+@Suite struct PaidDaysOfServiceTests {
+    @Test func paidDaysOfServiceAccumulateAcrossPlanChanges() throws {
+        var store = makePlanStore()
+        try store.purchase(plusMonthly.id, by: "alice")
+        try store.advance(to: at("10d"))
+        try store.changePlan(to: premiumMonthly.id, by: "alice")
+        try store.advance(to: at("20d"))
+        try store.changePlan(to: basicYearly.id, by: "alice")
+        // 10 days of Plus (cut short by the upgrade), then Premium from day 10.
+        #expect(try store.paidDaysOfService(for: "alice", inGroupOf: basicYearly.id) == 20)
+        try store.advance(to: at("10d").adding(.months(1)).adding(.days(5)))
+        let premiumDays = at("10d").milliseconds(to: at("10d").adding(.months(1))) / 86_400_000
+        #expect(try store.paidDaysOfService(for: "alice", inGroupOf: plusMonthly.id) == 10 + Int(premiumDays) + 5)
+    }
+
+    @Test func paidDaysOfServiceSkipFreeTrialsAndRestartAfterSixtyDays() throws {
+        var store = makePlanStore()
+        try store.purchase(basicMonthly.id, by: "alice")
+        try store.advance(to: at("7d"))
+        #expect(try store.paidDaysOfService(for: "alice", inGroupOf: basicMonthly.id) == 0)
+        try store.advance(to: at("17d"))
+        #expect(try store.paidDaysOfService(for: "alice", inGroupOf: basicMonthly.id) == 10)
+        try store.cancel(basicMonthly.id, by: "alice")
+        // Expires at 7d + 1 month; back within 60 days: the count resumes.
+        try store.advance(to: at("7d").adding(.months(1)).adding(.days(30)))
+        try store.purchase(basicMonthly.id, by: "alice")
+        try store.advance(by: .days(1))
+        let firstPeriod = Int(at("7d").milliseconds(to: at("7d").adding(.months(1))) / 86_400_000)
+        #expect(try store.paidDaysOfService(for: "alice", inGroupOf: basicMonthly.id) == firstPeriod + 1)
+        try store.cancel(basicMonthly.id, by: "alice")
+        // More than 60 days later: it restarts.
+        try store.advance(by: .days(100))
+        try store.purchase(plusMonthly.id, by: "alice")
+        try store.advance(by: .days(3))
+        #expect(try store.paidDaysOfService(for: "alice", inGroupOf: plusMonthly.id) == 3)
+    }
+
+    @Test func paidDaysOfServiceAreNoneForAFamilyMember() throws {
+        var store = makeFamilyPlanStore()
+        try store.purchase(familyMonthly.id, by: "alice")
+        try store.advance(to: at("P2M"))
+        #expect(try store.paidDaysOfService(for: "bob", inGroupOf: familyMonthly.id) == 0)
+        #expect(try store.paidDaysOfService(for: "alice", inGroupOf: familyMonthly.id) > 50)
+    }
+}

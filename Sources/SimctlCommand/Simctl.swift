@@ -223,6 +223,7 @@ public enum CatalogTable {
                 case .freeTrial: offer = "free trial \(o.period)"
                 case .payAsYouGo: offer = "\(o.price) × \(o.periods) × \(o.period)"
                 case .payUpFront: offer = "\(o.price) for \(o.period)"
+                case .oneTime: offer = "\(o.price) once"
                 }
             }
             rows.append([

@@ -35,6 +35,9 @@ public enum EndReason: Hashable, Sendable {
     case billingError
     /// `expirationIntent` 4: the product was not for sale at renewal.
     case productNotForSale
+    /// `expirationIntent` 3: the customer did not consent to a price increase that needed consent (reference §2.7,
+    /// §5.12; S-EI).
+    case priceIncreaseNotConsented
 }
 
 /// A running billing failure: from the failed renewal until recovery, expiry, or the end of the retry window.
@@ -88,6 +91,12 @@ public struct SubscriptionState: Hashable, Sendable {
     /// EXPIRED/BILLING_RETRY, removed on recovery (reference Appendix A-9; S-F728090, S-CHURN), and removed when the
     /// subscription ends before it (rule renewal-info-agrees-with-status).
     public var gracePeriodExpiresDate: Instant?
+    /// An offer the customer redeemed on this active subscription, waiting for the next renewal (rule
+    /// offer-starts-at-next-renewal, `Lifecycle/OffersAndPriceIncreases.swift`).
+    public var pendingOffer: SubscriptionOffer? = nil
+    /// A price increase that applies to the next renewal, and whether the customer has consented (rule
+    /// price-increase-consent); `nil` when none applies.
+    public var priceIncrease: PriceIncreaseConsent? = nil
 
     /// `expiresDate` of the current transaction.
     public var expiresDate: Instant { cycle.currentPeriodEnd }

@@ -46,6 +46,11 @@ public enum ScenarioAction: Hashable, Sendable {
     case makeFamilyShareable(product: String)
     case removeFromSale(product: String)
     case restoreToSale(product: String)
+    // MARK: offers and price increases
+    case redeemOffer(customer: String, product: String, offer: String)
+    /// `storefront`: an ISO 3166-1 alpha-3 code, or `nil` for the product's own currency.
+    case raisePrice(product: String, price: Price, storefront: String?, consentRequired: Bool)
+    case consentToPriceIncrease(customer: String, product: String)
 
     /// The action's key in scenario files.
     public var name: String {
@@ -65,6 +70,10 @@ public enum ScenarioAction: Hashable, Sendable {
         case .makeFamilyShareable: return "makeFamilyShareable"
         case .removeFromSale: return "removeFromSale"
         case .restoreToSale: return "restoreToSale"
+        // MARK: offers and price increases
+        case .redeemOffer: return "redeemOffer"
+        case .raisePrice: return "raisePrice"
+        case .consentToPriceIncrease: return "consentToPriceIncrease"
         }
     }
 
@@ -76,6 +85,11 @@ public enum ScenarioAction: Hashable, Sendable {
             return c
         case .makeFamilyShareable, .removeFromSale, .restoreToSale:
             return nil
+        // MARK: offers and price increases
+        case .redeemOffer(let c, _, _), .consentToPriceIncrease(let c, _):
+            return c
+        case .raisePrice:
+            return nil
         }
     }
 
@@ -84,6 +98,8 @@ public enum ScenarioAction: Hashable, Sendable {
         "purchase", "cancel", "resume", "stopSharing", "startSharing", "refund", "failBilling", "fixBilling",
         "joinFamily", "leaveFamily", "restorePurchases", "shareWithFamily", "makeFamilyShareable", "removeFromSale",
         "restoreToSale",
+        // offers and price increases
+        "redeemOffer", "raisePrice", "consentToPriceIncrease",
     ]
 }
 

@@ -73,6 +73,13 @@ public enum ScenarioRunner {
         case .makeFamilyShareable(let product): try store.makeFamilyShareable(product)
         case .removeFromSale(let product): try store.removeFromSale(product)
         case .restoreToSale(let product): try store.restoreToSale(product)
+        // MARK: offers and price increases
+        case .redeemOffer(let customer, let product, let offer):
+            try store.redeemOffer(offer, for: product, by: customer)
+        case .raisePrice(let product, let price, let storefront, let consent):
+            try store.raisePrice(product, to: price, in: storefront, consentRequired: consent)
+        case .consentToPriceIncrease(let customer, let product):
+            try store.consentToPriceIncrease(product, by: customer)
         }
     }
 }

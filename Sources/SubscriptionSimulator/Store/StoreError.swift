@@ -18,6 +18,10 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case storefrontFixed(customer: String, storefront: String)
     case invalidAppAccountToken(String, String)
 
+    // MARK: offers and price increases
+    case unknownOffer(productId: String, offerId: String, known: [String])
+    case priceIncrease(productId: String, String)
+
     public var description: String {
         switch self {
         case .unknownProduct(let id): return "no product '\(id)' in the catalogue"
@@ -55,6 +59,12 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "before their first purchase (rule storefront-fixed-per-customer)"
         case .invalidAppAccountToken(let token, let problem):
             return "appAccountToken '\(token)': \(problem) (rule app-account-token-is-a-uuid)"
+        // MARK: offers and price increases
+        case .unknownOffer(let productId, let offerId, let known):
+            let list = known.isEmpty ? "it has none" : "its offers are " + known.joined(separator: ", ")
+            return "'\(productId)' has no offer '\(offerId)'; \(list) (rule redeem-a-declared-offer)"
+        case .priceIncrease(let productId, let problem):
+            return "'\(productId)': \(problem) (rule price-increase-raises-price)"
         }
     }
 }

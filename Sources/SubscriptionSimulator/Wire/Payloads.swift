@@ -27,7 +27,8 @@ public enum Payloads {
             o.set("revocationPercentage", revocation.percentage.map(Int64.init))
         }
         if let offer = t.offer {
-            o.set("offerType", WireValues.introductoryOfferType)
+            o.set("offerType", WireValues.offerType(offer.type))
+            o.set("offerIdentifier", offer.identifier)
             o.set("offerDiscountType", WireValues.offerDiscountType(offer.mode))
             o.set("offerPeriod", WireValues.offerPeriod(offer))
         }
@@ -52,16 +53,21 @@ public enum Payloads {
         o.set("isInBillingRetryPeriod", r.isInBillingRetryPeriod)
         o.set("gracePeriodExpiresDate", r.gracePeriodExpiresDate)
         if let offer = r.upcomingOffer {
-            o.set("offerType", WireValues.introductoryOfferType)
+            o.set("offerType", WireValues.offerType(offer.type))
+            o.set("offerIdentifier", offer.identifier)
             o.set("offerDiscountType", WireValues.offerDiscountType(offer.mode))
             o.set("offerPeriod", WireValues.offerPeriod(offer))
         }
+        o.set("priceIncreaseStatus", r.priceIncreaseStatus.map(WireValues.priceIncreaseStatus))
         if let price = r.renewalPrice {
             o.set("renewalPrice", price.milliunits)
             o.set("currency", r.currency)
         }
         o.set("renewalDate", r.renewalDate)
         o.set("recentSubscriptionStartDate", r.recentSubscriptionStartDate)
+        if !r.eligibleWinBackOfferIds.isEmpty {
+            o.set("eligibleWinBackOfferIds", JSONValue.array(r.eligibleWinBackOfferIds.map(JSONValue.string)))
+        }
         o.set("signedDate", signedDate)
         o.set("environment", app.environment.rawValue)
         o.set("appAccountToken", r.appAccountToken)

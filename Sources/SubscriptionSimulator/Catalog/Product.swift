@@ -146,7 +146,8 @@ public struct Product: Hashable, Sendable {
     public init(
         id: String, type: ProductType, referenceName: String? = nil, group: String? = nil, level: Int = 1,
         period: SubscriptionPeriod? = nil, duration: CalendarDuration? = nil, price: Price, currency: String = "USD",
-        familyShareable: Bool = false, introOffer: IntroductoryOffer? = nil, prices: [String: Price] = [:]
+        familyShareable: Bool = false, introOffer: IntroductoryOffer? = nil, prices: [String: Price] = [:],
+        offers: [SubscriptionOffer] = []
     ) {
         self.id = id
         self.type = type
@@ -160,6 +161,7 @@ public struct Product: Hashable, Sendable {
         self.familyShareable = familyShareable
         self.introOffer = introOffer
         self.prices = prices
+        self.offers = offers
     }
 
     public var isSubscription: Bool { type == .autoRenewable }

@@ -11,6 +11,8 @@ public struct DeviceEvent: Hashable, Sendable {
         case renewalState(productId: String, RenewalState)
         /// Original StoreKit: `paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:)`.
         case didRevokeEntitlements(productIds: [String])
+        /// A StoreKit `Message` shown when the customer opens the app (`Message.messages`), for a product.
+        case message(StoreKitMessageReason, productId: String)
     }
 }
 
@@ -21,6 +23,14 @@ public enum TransactionUpdate: String, Hashable, Sendable {
     case restored
     case renewed
     case revoked
+}
+
+/// StoreKit `Message.Reason` values the device view shows (reference §7.1).
+public enum StoreKitMessageReason: String, Hashable, Sendable {
+    /// `priceIncreaseConsent`: the App Store asks the customer to agree to a price increase that needs consent.
+    /// Shown at the PRICE_INCREASE / PENDING instant, as if the app were opened then [assumed]; never to family
+    /// members, who are not asked (reference §5.12).
+    case priceIncreaseConsent
 }
 
 /// StoreKit 2 `Product.SubscriptionInfo.RenewalState` (reference §7.1, S-RS).
@@ -88,8 +98,12 @@ extension SimulatedStore {
                 if record.productType == .autoRenewable || record.productType == .nonConsumable {
                     kinds.append(.didRevokeEntitlements(productIds: [record.productId]))
                 }
+            case .priceIncrease:
+                if notification.subtype == .pending {
+                    kinds.append(.message(.priceIncreaseConsent, productId: record.productId))
+                }
             case .didFailToRenew, .gracePeriodExpired, .expired, .didChangeRenewalStatus, .didChangeRenewalPref,
-                .offerRedeemed, .priceIncrease, .refundDeclined, .refundReversed, .consumptionRequest, .renewalExtended,
+                .offerRedeemed, .refundDeclined, .refundReversed, .consumptionRequest, .renewalExtended,
                 .renewalExtension, .test, .externalPurchaseToken, .rescindConsent, .metadataUpdate, .migration,
                 .priceChange:
                 break  // no transaction update; a renewal-state change, if any, follows
@@ -127,6 +141,8 @@ extension DeviceEvent: CustomStringConvertible {
             return head + "renewalState \(productId) \(state.rawValue)"
         case .didRevokeEntitlements(let ids):
             return head + "paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:) [\(ids.joined(separator: ", "))]"
+        case .message(let reason, let productId):
+            return head + "message \(reason.rawValue) \(productId)"
         }
     }
 }

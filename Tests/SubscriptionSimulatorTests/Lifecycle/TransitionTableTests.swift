@@ -30,14 +30,39 @@ import Testing
 
     /// Expected kind for each phase (rows) and input (columns, in `LifecycleInput.allCases` order:
     /// renewalDue, gracePeriodEnds, billingRetryEnds, autoRenewDisabled, autoRenewEnabled, billingFixed,
-    /// productRestoredToSale, refunded, purchasedAgain).
+    /// productRestoredToSale, refunded, purchasedAgain; then offerRedeemed, priceIncreaseAnnounced,
+    /// priceIncreaseConsented, with a promotional offer and an increase that needs consent in the context).
     static let table: [(SubscriptionPhase, [Kind])] = [
-        (.active, [.changed, .ignored, .ignored, .changed, .rejected, .ignored, .ignored, .changed, .rejected]),
-        (.gracePeriod, [.ignored, .changed, .changed, .changed, .rejected, .changed, .ignored, .changed, .rejected]),
-        (.billingRetry, [.ignored, .ignored, .changed, .changed, .rejected, .changed, .ignored, .changed, .rejected]),
-        (.expired, [.ignored, .ignored, .ignored, .rejected, .rejected, .ignored, .ignored, .changed, .changed]),
-        (.revoked, [.ignored, .ignored, .ignored, .rejected, .rejected, .ignored, .ignored, .rejected, .changed]),
+        (
+            .active,
+            [.changed, .ignored, .ignored, .changed, .rejected, .ignored, .ignored, .changed, .rejected]
+                + [.changed, .changed, .rejected]
+        ),
+        (
+            .gracePeriod,
+            [.ignored, .changed, .changed, .changed, .rejected, .changed, .ignored, .changed, .rejected]
+                + [.rejected, .ignored, .rejected]
+        ),
+        (
+            .billingRetry,
+            [.ignored, .ignored, .changed, .changed, .rejected, .changed, .ignored, .changed, .rejected]
+                + [.rejected, .ignored, .rejected]
+        ),
+        (
+            .expired,
+            [.ignored, .ignored, .ignored, .rejected, .rejected, .ignored, .ignored, .changed, .changed]
+                + [.changed, .ignored, .rejected]
+        ),
+        (
+            .revoked,
+            [.ignored, .ignored, .ignored, .rejected, .rejected, .ignored, .ignored, .rejected, .changed]
+                + [.changed, .ignored, .rejected]
+        ),
     ]
+
+    static let promotional = SubscriptionOffer(
+        id: "promo", type: .promotional, mode: .payAsYouGo, period: .months(1), periods: 2,
+        price: Price(decimal: "4.99")!)
 
     @Test func tableCoversEveryPhaseAndInput() {
         #expect(Set(Self.table.map(\.0)) == Set(SubscriptionPhase.allCases))
@@ -47,8 +72,9 @@ import Testing
     @Test(arguments: SubscriptionPhase.allCases)
     func everyInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
         let expected = Self.table.first { $0.0 == phase }!.1
-        let context = LifecycleContext(
-            now: at("P1M20D"), purchase: PurchaseRequest(productId: "p", period: .oneMonth))
+        var context = LifecycleContext(
+            now: at("P1M20D"), purchase: PurchaseRequest(productId: "p", period: .oneMonth, offer: Self.promotional))
+        context.priceIncreaseNeedsConsent = true
         for (input, kind) in zip(LifecycleInput.allCases, expected) {
             let result = SubscriptionLifecycle.transition(Self.state(phase), input, context)
             let actual: Kind

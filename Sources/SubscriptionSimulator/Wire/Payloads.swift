@@ -147,7 +147,8 @@ public enum FieldPath {
     }
 
     /// Whether `value` equals the expected text. Date fields (names ending in `Date`) are compared as times: the
-    /// expected text is an offset from the scenario's start or an ISO instant.
+    /// expected text is an offset from the scenario's start or an ISO instant. A list of strings is its items joined
+    /// by commas (`a,b`).
     public static func matches(_ value: JSONValue, expected: String, path: String, start: Instant) -> Bool {
         switch value {
         case .integer(let number):
@@ -161,7 +162,11 @@ public enum FieldPath {
         case .string(let text): return text == expected
         case .bool(let flag): return (flag ? "true" : "false") == expected
         case .decimal(let text): return text == expected
-        case .null, .array, .object: return false
+        case .array(let items):
+            // A list of strings (`eligibleWinBackOfferIds`) is written as its items separated by commas.
+            let texts = items.compactMap(\.stringValue)
+            return texts.count == items.count && texts.joined(separator: ",") == expected
+        case .null, .object: return false
         }
     }
 

@@ -11,6 +11,11 @@ public struct DeviceEvent: Hashable, Sendable {
         case renewalState(productId: String, RenewalState)
         /// Original StoreKit: `paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:)`.
         case didRevokeEntitlements(productIds: [String])
+
+        // MARK: plan changes
+        /// StoreKit 2 `Product.SubscriptionInfo.RenewalInfo.autoRenewPreference` changed: after a downgrade (the
+        /// product of the next renewal) or its cancellation (the current product again) (reference §5.10, §7.1).
+        case autoRenewPreference(productId: String, autoRenewProductId: String)
         /// A StoreKit `Message` shown when the customer opens the app (`Message.messages`), for a product.
         case message(StoreKitMessageReason, productId: String)
     }
@@ -98,11 +103,22 @@ extension SimulatedStore {
                 if record.productType == .autoRenewable || record.productType == .nonConsumable {
                     kinds.append(.didRevokeEntitlements(productIds: [record.productId]))
                 }
+            case .didChangeRenewalPref:
+                // An upgrade is a purchase on the device: the new transaction arrives in `Transaction.updates`, and
+                // the superseded one has `isUpgraded` (StoreKit leaves it out of `currentEntitlements`). A downgrade
+                // or its cancellation changes only the renewal preference (reference §5.10, §7.1).
+                if notification.subtype == .upgrade {
+                    kinds.append(.transaction(.purchased, record))
+                } else if let renewal = notification.renewal {
+                    kinds.append(
+                        .autoRenewPreference(
+                            productId: record.productId, autoRenewProductId: renewal.autoRenewProductId))
+                }
             case .priceIncrease:
                 if notification.subtype == .pending {
                     kinds.append(.message(.priceIncreaseConsent, productId: record.productId))
                 }
-            case .didFailToRenew, .gracePeriodExpired, .expired, .didChangeRenewalStatus, .didChangeRenewalPref,
+            case .didFailToRenew, .gracePeriodExpired, .expired, .didChangeRenewalStatus,
                 .offerRedeemed, .refundDeclined, .refundReversed, .consumptionRequest, .renewalExtended,
                 .renewalExtension, .test, .externalPurchaseToken, .rescindConsent, .metadataUpdate, .migration,
                 .priceChange:
@@ -141,6 +157,8 @@ extension DeviceEvent: CustomStringConvertible {
             return head + "renewalState \(productId) \(state.rawValue)"
         case .didRevokeEntitlements(let ids):
             return head + "paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:) [\(ids.joined(separator: ", "))]"
+        case .autoRenewPreference(let productId, let autoRenewProductId):
+            return head + "autoRenewPreference \(productId) -> \(autoRenewProductId)"
         case .message(let reason, let productId):
             return head + "message \(reason.rawValue) \(productId)"
         }

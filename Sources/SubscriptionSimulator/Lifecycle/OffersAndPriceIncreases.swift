@@ -27,7 +27,8 @@ extension SubscriptionLifecycle {
     /// **win-back-eligibility**: win-back offers are for lapsed subscribers (reference §1.1: win-back redemption
     /// follows expiry), so never on an active subscription. **one-offer-at-a-time**: "a customer can only use an
     /// offer one at a time" (forum answer, thread 692798): refused while a redeemed offer waits or an offer still has
-    /// periods to run.
+    /// periods to run. **no-offer-while-plan-change-pending** [assumed]: refused while a downgrade waits for the
+    /// renewal, since the offer's product would not be the one renewing.
     static func redeemOnActiveSubscription(_ state: SubscriptionState, _ context: LifecycleContext)
         -> TransitionResult
     {
@@ -35,6 +36,8 @@ extension SubscriptionLifecycle {
             return .ignored(because: "an offer input needs the offer in its context")
         }
         if offer.type == .winBack { return .rejected(.winBackOnlyAfterExpiry) }
+        // [assumed]: Apple does not say what an offer for the current product does to a pending downgrade.
+        if state.pendingChange != nil { return .rejected(.offerWhilePlanChangePending) }
         if state.pendingOffer != nil || (state.currentOffer?.periodsRemaining ?? 0) > 0 {
             return .rejected(.oneOfferAtATime)
         }

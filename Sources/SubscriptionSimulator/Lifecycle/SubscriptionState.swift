@@ -91,6 +91,9 @@ public struct SubscriptionState: Hashable, Sendable {
     /// EXPIRED/BILLING_RETRY, removed on recovery (reference Appendix A-9; S-F728090, S-CHURN), and removed when the
     /// subscription ends before it (rule renewal-info-agrees-with-status).
     public var gracePeriodExpiresDate: Instant?
+    /// A downgrade, or a crossgrade to another duration, chosen by the customer: the product the subscription
+    /// renews to at its next renewal (reference §5.10; S-NT, S-BILL). `autoRenewProductId` until then.
+    public var pendingChange: PurchaseRequest? = nil
     /// An offer the customer redeemed on this active subscription, waiting for the next renewal (rule
     /// offer-starts-at-next-renewal, `Lifecycle/OffersAndPriceIncreases.swift`).
     public var pendingOffer: SubscriptionOffer? = nil
@@ -98,6 +101,8 @@ public struct SubscriptionState: Hashable, Sendable {
     /// price-increase-consent); `nil` when none applies.
     public var priceIncrease: PriceIncreaseConsent? = nil
 
+    /// `autoRenewProductId`: the product of the next renewal (reference §2.6, §5.10).
+    public var autoRenewProductId: String { pendingChange?.productId ?? productId }
     /// `expiresDate` of the current transaction.
     public var expiresDate: Instant { cycle.currentPeriodEnd }
     public var isEntitled: Bool { phase.isEntitled }

@@ -19,6 +19,16 @@ public enum LifecycleInput: Hashable, Sendable, CaseIterable {
     /// The customer buys a product of the group again.
     case purchasedAgain
 
+    // MARK: plan changes
+    /// The customer moves to a higher level of the group, or to a product of the same level and duration: the change
+    /// takes effect at once (`changePlan`; reference §5.10). The context's `purchase` is the new product.
+    case upgradeRequested
+    /// The customer moves to a lower level, or to a product of the same level and another duration: the change takes
+    /// effect at the next renewal (`changePlan`; reference §5.10). The context's `purchase` is the new product.
+    case downgradeRequested
+    /// The customer chooses the product they have now (`changePlan` to the current product): cancels a pending
+    /// downgrade (reference §5.10).
+    case currentProductChosen
     // MARK: offers and price increases
     /// The customer redeems a promotional offer, offer code or win-back offer for the subscription's product
     /// (`redeemOffer`); the offer is in the context's ``LifecycleContext/purchase``.
@@ -89,6 +99,11 @@ public enum LifecycleEffect: Hashable, Sendable {
     /// Send a notification carrying `snapshot` (the state the notification reports, which for the first of two
     /// notifications at one instant is not the final state).
     case notify(NotificationType, NotificationSubtype?, snapshot: SubscriptionState)
+
+    // MARK: plan changes
+    /// Mark the current transaction (and each family member's) superseded by an upgrade: `isUpgraded: true`, no
+    /// revocation (reference §5.10, Appendix A-14).
+    case markCurrentTransactionUpgraded
 }
 
 /// `transactionReason`: `PURCHASE` for customer-initiated, `RENEWAL` for system-initiated (reference §2.5, S-TR).
@@ -106,12 +121,17 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
     case purchaseDuringBillingRetry
     case alreadyRefunded
 
+    // MARK: plan changes
+    case planChangeDuringBillingFailure
+    case planChangeNeedsAutoRenew
+    case downgradeAlreadyPending
     // MARK: offers and price increases
     case offerDuringBillingRetry
     case winBackOnlyAfterExpiry
     case oneOfferAtATime
     case promotionalOfferNeedsSubscriber
     case noPriceIncreasePending
+    case offerWhilePlanChangePending
 
     /// The rule's name, as used in error messages and docs.
     public var rule: String {
@@ -122,12 +142,18 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
         case .changingProductsNotSupported: return "one-subscription-per-group"
         case .purchaseDuringBillingRetry: return "no-purchase-during-billing-retry"
         case .alreadyRefunded: return "already-refunded"
+
+        // MARK: plan changes
+        case .planChangeDuringBillingFailure: return "no-plan-change-during-billing-retry"
+        case .planChangeNeedsAutoRenew: return "plan-change-needs-auto-renew"
+        case .downgradeAlreadyPending: return "downgrade-already-pending"
         // MARK: offers and price increases
         case .offerDuringBillingRetry: return "no-offer-during-billing-retry"
         case .winBackOnlyAfterExpiry: return "win-back-eligibility"
         case .oneOfferAtATime: return "one-offer-at-a-time"
         case .promotionalOfferNeedsSubscriber: return "promotional-offer-for-subscribers"
         case .noPriceIncreasePending: return "no-price-increase-pending"
+        case .offerWhilePlanChangePending: return "no-offer-while-plan-change-pending"
         }
     }
 
@@ -141,13 +167,22 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
             return "the subscription is \(phase == .revoked ? "revoked" : "expired"); purchase again to resubscribe "
                 + "(rule \(rule))"
         case .changingProductsNotSupported:
-            return "the customer already has an active subscription in this group; changing products within a group "
-                + "is not supported yet (rule \(rule))"
+            return "the customer already subscribes to this product and has no pending downgrade to cancel; one "
+                + "subscription per group: choose another product of the group to change plan (rule \(rule))"
         case .purchaseDuringBillingRetry:
             return "the customer's subscription in this group is failing to renew; use fixBilling to recover it "
                 + "instead of buying again (rule \(rule); Apple advises not to sell to customers in billing retry)"
         case .alreadyRefunded:
             return "the subscription's current transaction is already refunded (rule \(rule))"
+
+        // MARK: plan changes
+        case .planChangeDuringBillingFailure:
+            return "the subscription is failing to renew; fix billing before changing plan (rule \(rule))"
+        case .planChangeNeedsAutoRenew:
+            return "auto-renew is off, so there is no next renewal for the change to take effect at; resume the "
+                + "subscription first (rule \(rule))"
+        case .downgradeAlreadyPending:
+            return "this product is already the subscription's pending product for the next renewal (rule \(rule))"
         // MARK: offers and price increases
         case .offerDuringBillingRetry:
             return "the subscription is failing to renew; an offer cannot be redeemed until billing recovers "
@@ -163,6 +198,9 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
                 + "customer buys the product or redeems an offer code (rule \(rule))"
         case .noPriceIncreasePending:
             return "no price increase is waiting for this customer's consent (rule \(rule))"
+        case .offerWhilePlanChangePending:
+            return "the subscription renews to another product at its next renewal; an offer for the current product "
+                + "would never start (rule \(rule); choose the current product again first)"
         }
     }
 }
@@ -277,6 +315,21 @@ public enum SubscriptionLifecycle {
         case (.revoked, .refunded):
             return .rejected(.alreadyRefunded)
 
+        // MARK: plan changes
+        case (.active, .upgradeRequested):
+            return upgrade(state, context)
+        case (.active, .downgradeRequested):
+            return requestDowngrade(state, context)
+        case (.active, .currentProductChosen):
+            return cancelPendingDowngrade(state)
+        case (.gracePeriod, .upgradeRequested), (.gracePeriod, .downgradeRequested),
+            (.gracePeriod, .currentProductChosen), (.billingRetry, .upgradeRequested),
+            (.billingRetry, .downgradeRequested), (.billingRetry, .currentProductChosen):
+            return .rejected(.planChangeDuringBillingFailure)
+        case (.expired, .upgradeRequested), (.expired, .downgradeRequested), (.expired, .currentProductChosen),
+            (.revoked, .upgradeRequested), (.revoked, .downgradeRequested), (.revoked, .currentProductChosen):
+            return .rejected(.subscriptionNotActive(state.phase))
+
         // MARK: offers and price increases
         case (.active, .offerRedeemed):
             return redeemOnActiveSubscription(state, context)
@@ -323,6 +376,7 @@ public enum SubscriptionLifecycle {
     /// The cycle and offer of the period that follows the current one. Offer periods run on the offer's own unit;
     /// when the offer is used up, the regular cycle is anchored at the offer's end (reference A-1, A-2, §5.11).
     static func followingPeriod(_ state: SubscriptionState) -> (BillingCycle, OfferUse?) {
+        if let change = state.pendingChange { return (pendingChangeCycle(change, from: state.expiresDate), nil) }
         if let offer = state.currentOffer, offer.periodsRemaining > 0 {
             var cycle = state.cycle
             cycle.periodsElapsed += 1
@@ -401,6 +455,7 @@ public enum SubscriptionLifecycle {
         next.cycle = cycle
         next.currentOffer = offer
         next.currentPeriodStart = now
+        takePendingChange(&next)
         if startsPendingOffer(state) { next.pendingOffer = nil }
         next.priceIncrease = nil
         return .changed(
@@ -429,9 +484,11 @@ public enum SubscriptionLifecycle {
             next.currentOffer = OfferUse(offer: pending, periodsRemaining: pending.periods - 1)
             next.pendingOffer = nil
         } else {
-            next.cycle = BillingCycle(anchor: now, unit: state.period.duration, periodsElapsed: 1)
+            next.cycle = BillingCycle(
+                anchor: now, unit: (state.pendingChange?.period ?? state.period).duration, periodsElapsed: 1)
             next.currentOffer = nil
         }
+        takePendingChange(&next)
         next.priceIncrease = nil
         next.phase = .active
         next.currentPeriodStart = now

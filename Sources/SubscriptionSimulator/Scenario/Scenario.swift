@@ -46,6 +46,8 @@ public enum ScenarioAction: Hashable, Sendable {
     case makeFamilyShareable(product: String)
     case removeFromSale(product: String)
     case restoreToSale(product: String)
+    /// The customer moves to another product of the group, or back to the current one (reference §5.10).
+    case changePlan(customer: String, product: String)
     // MARK: offers and price increases
     case redeemOffer(customer: String, product: String, offer: String)
     /// `storefront`: an ISO 3166-1 alpha-3 code, or `nil` for the product's own currency.
@@ -70,6 +72,7 @@ public enum ScenarioAction: Hashable, Sendable {
         case .makeFamilyShareable: return "makeFamilyShareable"
         case .removeFromSale: return "removeFromSale"
         case .restoreToSale: return "restoreToSale"
+        case .changePlan: return "changePlan"
         // MARK: offers and price increases
         case .redeemOffer: return "redeemOffer"
         case .raisePrice: return "raisePrice"
@@ -81,7 +84,8 @@ public enum ScenarioAction: Hashable, Sendable {
         switch self {
         case .purchase(let c, _, _), .cancel(let c, _), .resume(let c, _), .stopSharing(let c, _),
             .startSharing(let c, _), .refund(let c, _, _), .failBilling(let c), .fixBilling(let c),
-            .joinFamily(let c), .leaveFamily(let c), .restorePurchases(let c), .shareWithFamily(let c, _):
+            .joinFamily(let c), .leaveFamily(let c), .restorePurchases(let c), .shareWithFamily(let c, _),
+            .changePlan(let c, _):
             return c
         case .makeFamilyShareable, .removeFromSale, .restoreToSale:
             return nil
@@ -97,7 +101,7 @@ public enum ScenarioAction: Hashable, Sendable {
     public static let names = [
         "purchase", "cancel", "resume", "stopSharing", "startSharing", "refund", "failBilling", "fixBilling",
         "joinFamily", "leaveFamily", "restorePurchases", "shareWithFamily", "makeFamilyShareable", "removeFromSale",
-        "restoreToSale",
+        "restoreToSale", "changePlan",
         // offers and price increases
         "redeemOffer", "raisePrice", "consentToPriceIncrease",
     ]

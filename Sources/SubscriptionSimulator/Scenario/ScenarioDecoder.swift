@@ -475,6 +475,7 @@ public struct ScenarioDecoder {
         case "makeFamilyShareable": action = .makeFamilyShareable(product: try productOnly())
         case "removeFromSale": action = .removeFromSale(product: try productOnly())
         case "restoreToSale": action = .restoreToSale(product: try productOnly())
+        case "changePlan": let (c, p) = try customerProduct(); action = .changePlan(customer: c, product: p)
         // MARK: offers and price increases
         case "redeemOffer":
             let m = try mapping(args, name, keys: ["customer", "product", "offer"])

@@ -73,6 +73,7 @@ public enum ScenarioRunner {
         case .makeFamilyShareable(let product): try store.makeFamilyShareable(product)
         case .removeFromSale(let product): try store.removeFromSale(product)
         case .restoreToSale(let product): try store.restoreToSale(product)
+        case .changePlan(let customer, let product): try store.changePlan(to: product, by: customer)
         // MARK: offers and price increases
         case .redeemOffer(let customer, let product, let offer):
             try store.redeemOffer(offer, for: product, by: customer)

@@ -50,6 +50,8 @@ public struct TransactionRecord: Hashable, Sendable {
     public var storefront: Storefront = .unitedStates
     /// Order of last modification in the store: the history's `revision` token counts these (set by the store).
     public var modificationSequence: Int = 0
+    /// `isUpgraded`: superseded by an upgrade (reference §2.5, §5.10, A-14); sent only when `true`.
+    public var isUpgraded: Bool = false
 }
 
 /// The renewal information a notification reports (`signedRenewalInfo`), as domain values.

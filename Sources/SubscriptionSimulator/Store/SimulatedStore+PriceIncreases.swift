@@ -5,8 +5,9 @@ extension SimulatedStore {
     /// a storefront of that currency also changes the base price, since one price applies per currency,
     /// `Catalog/Prices.swift`).
     ///
-    /// New purchases pay the new price at once. Each purchaser whose subscription to the product is active in an
-    /// affected storefront is told now (rule price-increase-consent): `PRICE_INCREASE` / `PENDING` when
+    /// New purchases pay the new price at once. Each purchaser whose subscription renews to the product
+    /// (`autoRenewProductId`: a pending downgrade counts for the product it renews to) and is active in an affected
+    /// storefront is told now (rule price-increase-consent): `PRICE_INCREASE` / `PENDING` when
     /// `consentRequired`, else `PRICE_INCREASE` / `ACCEPTED`; the new price is charged from the next renewal on
     /// (`renewalPrice` shows it at once). Without consent by then the subscription expires (rule
     /// price-increase-not-consented). Family members get no `PRICE_INCREASE` (rule member-notifications, reference
@@ -54,7 +55,7 @@ extension SimulatedStore {
         }
         do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
         for index in chains.indices
-        where chains[index].ownership == .purchased && chains[index].state.productId == productId {
+        where chains[index].ownership == .purchased && chains[index].state.autoRenewProductId == productId {
             let customerStorefront = self.storefront(of: chains[index].customer).countryCode
             let affected =
                 affectedStorefront.map { $0 == customerStorefront }

@@ -319,15 +319,21 @@ public struct SimulatedStore: Sendable {
         case .rejected(let violation):
             throw .lifecycle(violation, customer: chain.customer, productId: chain.state.productId)
         case .changed(let state, let effects):
+            let productBefore = chain.state.productId
             chain.state = state
             try perform(effects, on: &chain, key: key, refundReason: refundReason)
+            // A plan change (at once, or a downgrade at renewal) may move between shareable and non-shareable
+            // products (Store/SimulatedStore+PlanChanges.swift). A resubscription handles sharing itself.
+            if input != .purchasedAgain, chain.ownership == .purchased, chain.state.productId != productBefore {
+                try shareAfterPlanChange(&chain, key: key, from: productBefore)
+            }
         }
     }
 
     func lifecycleContext(for chain: SubscriptionChain, purchase: PurchaseRequest?) -> LifecycleContext {
         LifecycleContext(
             now: now, paymentSucceeds: !failingPayment.contains(chain.customer),
-            productForSale: !removedFromSale.contains(chain.state.productId), gracePeriod: app.gracePeriod,
+            productForSale: !removedFromSale.contains(chain.state.autoRenewProductId), gracePeriod: app.gracePeriod,
             graceEligibility: app.graceEligibility, purchase: purchase)
     }
 
@@ -337,6 +343,9 @@ public struct SimulatedStore: Sendable {
     ) throws(StoreError) {
         // The product of the subscription after this transition (a resubscribe may change it), looked up once.
         let product = catalog[chain.state.productId]!
+        // Members follow the purchaser only while the product is shareable: a plan change to a non-shareable
+        // product ends their shares instead (rule plan-change-leaves-shareable-product).
+        let fansOut = product.familyShareable
         for effect in effects {
             switch effect {
             case .charge(let purchaseDate, let expiresDate, let offer, let reason):
@@ -355,7 +364,7 @@ public struct SimulatedStore: Sendable {
                 if isFirst { chain.firstTransactionIndex = transactions.count }
                 chain.currentTransactionIndex = transactions.count
                 appendTransaction(record)
-                chargeMembers(sharing: key, like: record)
+                if fansOut { chargeMembers(sharing: key, like: record) }
             case .revokeCurrentTransaction:
                 transactions[chain.currentTransactionIndex].revocation = Revocation(
                     date: now, reason: refundReason, kind: .refundFull)
@@ -374,11 +383,13 @@ public struct SimulatedStore: Sendable {
                 send(
                     type, subtype, to: chain.customer, transaction: transactions[chain.currentTransactionIndex],
                     renewal: renewalSnapshot(of: chain, state: snapshot, product: product), status: snapshot.phase)
-                if chain.ownership == .purchased {
+                if chain.ownership == .purchased && fansOut {
                     notifyMembers(
                         sharing: key, type, subtype, snapshot: snapshot,
                         purchaserRecord: transactions[chain.currentTransactionIndex], refundReason: refundReason)
                 }
+            case .markCurrentTransactionUpgraded:
+                markUpgraded(chain, key: key, membersToo: fansOut)
             }
         }
     }
@@ -396,6 +407,10 @@ public struct SimulatedStore: Sendable {
         let request = PurchaseRequest(productId: product.id, period: product.period!, offer: offer)
         if let key = chainKeyByCustomerGroup[groupKey] {
             let chain = chains[key.index]
+            // Buying another product of the group while subscribed is a plan change (reference §5.10).
+            if chain.state.phase == .active && chain.state.productId != product.id {
+                return try changePlan(key, to: product)
+            }
             // Resubscribe keeps the originalTransactionId; recentSubscriptionStartDate restarts only after a
             // gap of more than 60 days (reference §5.15, S-RSSD).
             let serviceEnded =
@@ -488,15 +503,18 @@ public struct SimulatedStore: Sendable {
         case .active, .revoked: expirationIntent = nil
         case .expired, .billingRetry, .gracePeriod: expirationIntent = state.endReason
         }
+        // After a downgrade the renewal is priced as the pending product (reference §5.10; renewalPrice §2.6).
+        let renewing = state.pendingChange == nil ? product : (catalog[state.autoRenewProductId] ?? product)
         var snapshot = accountFields(
-            of: chain, product: product,
+            of: chain, product: renewing,
             RenewalSnapshot(
                 originalTransactionId: chain.originalTransactionId, productId: state.productId,
-                autoRenewProductId: state.productId, autoRenewOn: state.autoRenew, expirationIntent: expirationIntent,
+                autoRenewProductId: state.autoRenewProductId, autoRenewOn: state.autoRenew,
+                expirationIntent: expirationIntent,
                 isInBillingRetryPeriod: state.isInBillingRetryPeriod,
                 gracePeriodExpiresDate: state.gracePeriodExpiresDate,
                 renewalDate: state.expiresDate, recentSubscriptionStartDate: chain.recentSubscriptionStartDate,
-                renewalPrice: upcoming?.offer.price ?? product.price, currency: product.currency,
+                renewalPrice: upcoming?.offer.price ?? renewing.price, currency: product.currency,
                 upcomingOffer: upcoming?.offer))
         if chain.ownership == .purchased {
             snapshot.priceIncreaseStatus = state.priceIncrease

@@ -26,6 +26,7 @@ public enum Payloads {
             o.set("revocationType", WireValues.revocationType(revocation.kind))
             o.set("revocationPercentage", revocation.percentage.map(Int64.init))
         }
+        o.set("isUpgraded", t.isUpgraded ? true : nil)
         if let offer = t.offer {
             o.set("offerType", WireValues.offerType(offer.type))
             o.set("offerIdentifier", offer.identifier)

@@ -242,5 +242,10 @@ func makeOfferStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
             return
         }
         #expect(next.pendingOffer == promoHalfOff && effects == [.notify(.offerRedeemed, nil, snapshot: next)])
+        var downgrading = active
+        downgrading.pendingChange = PurchaseRequest(productId: "q", period: .oneYear)
+        #expect(
+            SubscriptionLifecycle.transition(downgrading, .offerRedeemed, context(promoHalfOff))
+                == .rejected(.offerWhilePlanChangePending))
     }
 }

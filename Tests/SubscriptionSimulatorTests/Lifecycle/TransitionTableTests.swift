@@ -30,52 +30,100 @@ import Testing
 
     /// Expected kind for each phase (rows) and input (columns, in `LifecycleInput.allCases` order:
     /// renewalDue, gracePeriodEnds, billingRetryEnds, autoRenewDisabled, autoRenewEnabled, billingFixed,
-    /// productRestoredToSale, refunded, purchasedAgain; then offerRedeemed, priceIncreaseAnnounced,
-    /// priceIncreaseConsented, with a promotional offer and an increase that needs consent in the context).
+    /// productRestoredToSale, refunded, purchasedAgain).
     static let table: [(SubscriptionPhase, [Kind])] = [
-        (
-            .active,
-            [.changed, .ignored, .ignored, .changed, .rejected, .ignored, .ignored, .changed, .rejected]
-                + [.changed, .changed, .rejected]
-        ),
-        (
-            .gracePeriod,
-            [.ignored, .changed, .changed, .changed, .rejected, .changed, .ignored, .changed, .rejected]
-                + [.rejected, .ignored, .rejected]
-        ),
-        (
-            .billingRetry,
-            [.ignored, .ignored, .changed, .changed, .rejected, .changed, .ignored, .changed, .rejected]
-                + [.rejected, .ignored, .rejected]
-        ),
-        (
-            .expired,
-            [.ignored, .ignored, .ignored, .rejected, .rejected, .ignored, .ignored, .changed, .changed]
-                + [.changed, .ignored, .rejected]
-        ),
-        (
-            .revoked,
-            [.ignored, .ignored, .ignored, .rejected, .rejected, .ignored, .ignored, .rejected, .changed]
-                + [.changed, .ignored, .rejected]
-        ),
+        (.active, [.changed, .ignored, .ignored, .changed, .rejected, .ignored, .ignored, .changed, .rejected]),
+        (.gracePeriod, [.ignored, .changed, .changed, .changed, .rejected, .changed, .ignored, .changed, .rejected]),
+        (.billingRetry, [.ignored, .ignored, .changed, .changed, .rejected, .changed, .ignored, .changed, .rejected]),
+        (.expired, [.ignored, .ignored, .ignored, .rejected, .rejected, .ignored, .ignored, .changed, .changed]),
+        (.revoked, [.ignored, .ignored, .ignored, .rejected, .rejected, .ignored, .ignored, .rejected, .changed]),
     ]
 
+    /// The inputs of ``table``'s columns; each feature's inputs have their own table below.
+    static let coreInputs: [LifecycleInput] = [
+        .renewalDue, .gracePeriodEnds, .billingRetryEnds, .autoRenewDisabled, .autoRenewEnabled, .billingFixed,
+        .productRestoredToSale, .refunded, .purchasedAgain,
+    ]
+
+    // MARK: plan changes
+    /// Expected kind for each phase and plan-change input (columns: upgradeRequested, downgradeRequested,
+    /// currentProductChosen), from a state without a pending downgrade.
+    static let planChangeInputs: [LifecycleInput] = [.upgradeRequested, .downgradeRequested, .currentProductChosen]
+    static let planChangeTable: [(SubscriptionPhase, [Kind])] = [
+        (.active, [.changed, .changed, .rejected]),
+        (.gracePeriod, [.rejected, .rejected, .rejected]),
+        (.billingRetry, [.rejected, .rejected, .rejected]),
+        (.expired, [.rejected, .rejected, .rejected]),
+        (.revoked, [.rejected, .rejected, .rejected]),
+    ]
+
+    // MARK: offers and price increases
+    /// Expected kind for each phase and offer/price input (columns: offerRedeemed with a promotional offer,
+    /// priceIncreaseAnnounced needing consent, priceIncreaseConsented), from a state with no offer waiting and no
+    /// increase; the cells that depend on those fields are in OfferRulesTests and PriceIncreaseRulesTests.
+    static let offerPriceInputs: [LifecycleInput] = [
+        .offerRedeemed, .priceIncreaseAnnounced, .priceIncreaseConsented,
+    ]
+    static let offerPriceTable: [(SubscriptionPhase, [Kind])] = [
+        (.active, [.changed, .changed, .rejected]),
+        (.gracePeriod, [.rejected, .ignored, .rejected]),
+        (.billingRetry, [.rejected, .ignored, .rejected]),
+        (.expired, [.changed, .ignored, .rejected]),
+        (.revoked, [.changed, .ignored, .rejected]),
+    ]
     static let promotional = SubscriptionOffer(
         id: "promo", type: .promotional, mode: .payAsYouGo, period: .months(1), periods: 2,
         price: Price(decimal: "4.99")!)
 
+    @Test(arguments: SubscriptionPhase.allCases)
+    func everyOfferAndPriceInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
+        let expected = Self.offerPriceTable.first { $0.0 == phase }!.1
+        var context = LifecycleContext(
+            now: at("P1M20D"), purchase: PurchaseRequest(productId: "p", period: .oneMonth, offer: Self.promotional))
+        context.priceIncreaseNeedsConsent = true
+        for (input, kind) in zip(Self.offerPriceInputs, expected) {
+            #expect(
+                Self.kind(SubscriptionLifecycle.transition(Self.state(phase), input, context)) == kind,
+                "\(phase) × \(input)")
+        }
+    }
+
     @Test func tableCoversEveryPhaseAndInput() {
         #expect(Set(Self.table.map(\.0)) == Set(SubscriptionPhase.allCases))
-        #expect(Self.table.allSatisfy { $0.1.count == LifecycleInput.allCases.count })
+        #expect(Self.table.allSatisfy { $0.1.count == Self.coreInputs.count })
+        #expect(Set(Self.planChangeTable.map(\.0)) == Set(SubscriptionPhase.allCases))
+        #expect(Self.planChangeTable.allSatisfy { $0.1.count == Self.planChangeInputs.count })
+        #expect(Set(Self.offerPriceTable.map(\.0)) == Set(SubscriptionPhase.allCases))
+        #expect(Self.offerPriceTable.allSatisfy { $0.1.count == Self.offerPriceInputs.count })
+        #expect(Self.coreInputs + Self.planChangeInputs + Self.offerPriceInputs == LifecycleInput.allCases)
+    }
+
+    @Test(arguments: SubscriptionPhase.allCases)
+    func everyPlanChangeInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
+        let expected = Self.planChangeTable.first { $0.0 == phase }!.1
+        let context = LifecycleContext(
+            now: at("P1M20D"), purchase: PurchaseRequest(productId: "q", period: .oneMonth))
+        for (input, kind) in zip(Self.planChangeInputs, expected) {
+            #expect(
+                Self.kind(SubscriptionLifecycle.transition(Self.state(phase), input, context)) == kind,
+                "\(phase) × \(input)")
+        }
+    }
+
+    static func kind(_ result: TransitionResult) -> Kind {
+        switch result {
+        case .changed: return .changed
+        case .ignored: return .ignored
+        case .rejected: return .rejected
+        }
     }
 
     @Test(arguments: SubscriptionPhase.allCases)
     func everyInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
         let expected = Self.table.first { $0.0 == phase }!.1
-        var context = LifecycleContext(
-            now: at("P1M20D"), purchase: PurchaseRequest(productId: "p", period: .oneMonth, offer: Self.promotional))
-        context.priceIncreaseNeedsConsent = true
-        for (input, kind) in zip(LifecycleInput.allCases, expected) {
+        let context = LifecycleContext(
+            now: at("P1M20D"), purchase: PurchaseRequest(productId: "p", period: .oneMonth))
+        for (input, kind) in zip(Self.coreInputs, expected) {
             let result = SubscriptionLifecycle.transition(Self.state(phase), input, context)
             let actual: Kind
             switch result {

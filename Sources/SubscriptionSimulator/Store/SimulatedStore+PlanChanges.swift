@@ -1,0 +1,78 @@
+/// Plan changes within a subscription group (issue 14 item 1; reference §5.10): upgrades and crossgrades of the
+/// same duration at once, downgrades and crossgrades of another duration at the next renewal, and cancelling a
+/// pending downgrade. The rules themselves are rows of the transition table (`Lifecycle/PlanChanges.swift`).
+extension SimulatedStore {
+    /// The customer moves their subscription in `productId`'s group to `productId` (in the app or in the App Store's
+    /// subscription settings). How it takes effect follows the products' levels (``PlanChangeKind``):
+    /// - a higher level, or the same level and duration: at once, `DID_CHANGE_RENEWAL_PREF` / `UPGRADE`;
+    /// - a lower level, or the same level and another duration: `DID_CHANGE_RENEWAL_PREF` / `DOWNGRADE` now,
+    ///   `DID_RENEW` with the new product at the next renewal;
+    /// - the current product while a downgrade is pending: `DID_CHANGE_RENEWAL_PREF` without subtype.
+    ///
+    /// Family members with the share receive the same notification with their own transactions (reference §1.3). A
+    /// move to a product that is not family shareable ends their shares with `REVOKE` when it takes effect; a move
+    /// from a non-shareable product to a shareable one shares it after the family delay (rule
+    /// plan-change-leaves-shareable-product, ``shareAfterPlanChange(_:key:from:)``).
+    public mutating func changePlan(to productId: String, by customer: String) throws(StoreError) {
+        let product = try requireProduct(productId)
+        addCustomer(customer)
+        guard product.type == .autoRenewable, let group = product.group else {
+            throw .noSubscription(customer: customer, productId: productId)
+        }
+        guard let key = chainKeyByCustomerGroup[Self.customerGroupKey(customer, group)],
+            chains[key.index].ownership == .purchased
+        else {
+            throw .noSubscription(customer: customer, productId: productId)
+        }
+        try changePlan(key, to: product)
+        refreshEntitlements()
+    }
+
+    /// Runs the plan change of `key` to `product`, a product of the chain's group, after the purchase checks.
+    mutating func changePlan(_ key: ChainID, to product: Product) throws(StoreError) {
+        let chain = chains[key.index]
+        let kind = PlanChangeKind.of(from: catalog[chain.state.productId]!, to: product)
+        if kind != .currentProduct {
+            if removedFromSale.contains(product.id) { throw .productNotForSale(product.id) }
+            try requirePrice(of: product, for: chain.customer)
+        }
+        try apply(
+            kind.input, to: key, purchase: PurchaseRequest(productId: product.id, period: product.period!, offer: nil))
+    }
+
+    /// Marks the chain's current transaction, and each member's with the share, `isUpgraded` (reference §5.10,
+    /// A-14): the transaction is re-signed, so it moves to the end of the history's modification order.
+    mutating func markUpgraded(_ chain: SubscriptionChain, key: ChainID, membersToo: Bool) {
+        transactions[chain.currentTransactionIndex].isUpgraded = true
+        markModified(chain.currentTransactionIndex)
+        guard membersToo, !shares.isEmpty else { return }
+        for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
+            guard let memberKey = shares[id].memberChain else { continue }
+            let index = chains[memberKey.index].currentTransactionIndex
+            transactions[index].isUpgraded = true
+            markModified(index)
+        }
+    }
+
+    /// **plan-change-leaves-shareable-product**: when a plan change takes effect (at once, or a downgrade at the
+    /// renewal), members follow the product:
+    /// - to a product that is not family shareable: each member with the share, or waiting for it, loses it; a
+    ///   member who had access gets `REVOKE` (revocationReason 0, `FAMILY_REVOKE`) after the purchaser's
+    ///   notification. Apple documents nothing for this case (reference Appendix B-12, whose plausible answer this
+    ///   is: a loss of sharing, not an expiry of the purchaser's subscription) **[assumed]**;
+    /// - from a non-shareable product to a shareable one: shared as a new purchase is, under the purchaser's "Share
+    ///   New Subscriptions" switch, after the family delay (reference §4.3, §4.4, Appendix A-5: "upgrades into a
+    ///   shareable product").
+    mutating func shareAfterPlanChange(
+        _ chain: inout SubscriptionChain, key: ChainID, from previous: String
+    ) throws(StoreError) {
+        let shareable = catalog[chain.state.productId]!.familyShareable
+        if !shareable {
+            chain.sharingOn = false
+            for id in sharesOf(.subscription(chain: key)) { endShare(id, reason: 0) }
+        } else if catalog[previous]?.familyShareable == false {
+            chain.sharingOn = shareNewPurchases[chain.customer] ?? true
+            if chain.sharingOn { try scheduleShares(of: .subscription(chain: key), purchaser: chain.customer) }
+        }
+    }
+}

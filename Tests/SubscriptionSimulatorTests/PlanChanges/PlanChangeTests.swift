@@ -1,0 +1,334 @@
+import Testing
+@testable import SubscriptionSimulator
+
+// A group of four levels-and-durations for plan changes (reference §5.10).
+let premiumMonthly = Product(
+    id: "com.example.tiers.premium.monthly", type: .autoRenewable, group: "tiers", level: 1, period: .oneMonth,
+    price: Price(decimal: "14.99")!, currency: "USD")
+let basicMonthly = Product(
+    id: "com.example.tiers.basic.monthly", type: .autoRenewable, group: "tiers", level: 2, period: .oneMonth,
+    price: Price(decimal: "4.99")!, currency: "USD", introOffer: IntroductoryOffer(mode: .freeTrial, period: .weeks(1)))
+let plusMonthly = Product(
+    id: "com.example.tiers.plus.monthly", type: .autoRenewable, group: "tiers", level: 2, period: .oneMonth,
+    price: Price(decimal: "5.99")!, currency: "USD")
+let basicYearly = Product(
+    id: "com.example.tiers.basic.yearly", type: .autoRenewable, group: "tiers", level: 2, period: .oneYear,
+    price: Price(decimal: "49.99")!, currency: "USD")
+
+func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
+    let app = AppConfiguration(bundleId: "com.example.app", appAppleId: 1_234_567_890, gracePeriod: grace)
+    let catalog = try! Catalog(products: [premiumMonthly, basicMonthly, plusMonthly, basicYearly, monthly])
+    return SimulatedStore(app: app, catalog: catalog, start: testStart, seed: 14)
+}
+
+/// One rule per test, through the store's public actions (reference §5.10).
+@Suite struct PlanChangeRulesTests {
+    @Test func planChangeKindFollowsLevelsAndDurations() {
+        #expect(PlanChangeKind.of(from: basicMonthly, to: premiumMonthly) == .immediate)
+        #expect(PlanChangeKind.of(from: basicYearly, to: premiumMonthly) == .immediate)
+        #expect(PlanChangeKind.of(from: basicMonthly, to: plusMonthly) == .immediate)
+        #expect(PlanChangeKind.of(from: premiumMonthly, to: basicMonthly) == .atNextRenewal)
+        #expect(PlanChangeKind.of(from: basicMonthly, to: basicYearly) == .atNextRenewal)
+        #expect(PlanChangeKind.of(from: basicMonthly, to: basicMonthly) == .currentProduct)
+    }
+
+    @Test func planChangeUpgradeTakesEffectAtOnce() throws {
+        var store = makePlanStore()
+        try store.purchase(plusMonthly.id, by: "alice")
+        try store.advance(to: at("10d"))
+        try store.changePlan(to: premiumMonthly.id, by: "alice")
+        #expect(
+            lines(store.notifications) == [
+                "\(at("0")) alice SUBSCRIBED/INITIAL_BUY 1",
+                "\(at("10d")) alice DID_CHANGE_RENEWAL_PREF/UPGRADE 1",
+            ])
+        let txs = store.transactions(for: "alice")
+        #expect(txs.count == 2)
+        // A-14: the old transaction is re-signed with isUpgraded and no revocation; only the new one is sent.
+        #expect(txs[0].isUpgraded && txs[0].revocation == nil && txs[0].productId == plusMonthly.id)
+        #expect(!txs[1].isUpgraded && txs[1].productId == premiumMonthly.id && txs[1].reason == .purchase)
+        #expect(txs[1].originalTransactionId == txs[0].originalTransactionId)
+        #expect(txs[1].purchaseDate == at("10d") && txs[1].expiresDate == at("10d").adding(.months(1)))
+        #expect(txs[1].price.milliunits == 14990)
+        #expect(store.notifications.last?.transaction.transactionId == txs[1].transactionId)
+        #expect(store.entitlements(for: "alice") == [premiumMonthly.id])
+        try store.advance(to: at("P1M10D"))
+        #expect(lines(store.notifications).last == "\(at("P1M10D")) alice DID_RENEW 1")
+        #expect(store.transactions(for: "alice").last?.productId == premiumMonthly.id)
+    }
+
+    @Test func planChangeCrossgradeOfTheSameDurationIsAnUpgrade() throws {
+        var store = makePlanStore()
+        try store.purchase(basicMonthly.id, by: "alice")
+        try store.advance(to: at("P1M"))
+        try store.changePlan(to: plusMonthly.id, by: "alice")
+        #expect(lines(store.notifications).last == "\(at("P1M")) alice DID_CHANGE_RENEWAL_PREF/UPGRADE 1")
+        #expect(store.transactions(for: "alice").last?.productId == plusMonthly.id)
+        #expect(store.entitlements(for: "alice") == [plusMonthly.id])
+    }
+
+    @Test func planChangeDowngradeTakesEffectAtTheNextRenewal() throws {
+        var store = makePlanStore()
+        try store.purchase(premiumMonthly.id, by: "alice")
+        try store.advance(to: at("10d"))
+        try store.changePlan(to: basicMonthly.id, by: "alice")
+        let downgrade = store.notifications.last!
+        #expect(downgrade.type == .didChangeRenewalPref && downgrade.subtype == .downgrade)
+        #expect(downgrade.renewal?.productId == premiumMonthly.id)
+        #expect(downgrade.renewal?.autoRenewProductId == basicMonthly.id)
+        // The renewal is priced as the new product; no introductory offer after a plan change (S-INTRO).
+        #expect(downgrade.renewal?.renewalPrice?.milliunits == 4990 && downgrade.renewal?.upcomingOffer == nil)
+        #expect(downgrade.transaction.productId == premiumMonthly.id)
+        #expect(store.transactions(for: "alice").count == 1)
+        #expect(store.entitlements(for: "alice") == [premiumMonthly.id])
+        try store.advance(to: at("P1M"))
+        let renewal = store.notifications.last!
+        #expect(lines([renewal]) == ["\(at("P1M")) alice DID_RENEW 1"])
+        #expect(renewal.transaction.productId == basicMonthly.id && renewal.transaction.reason == .renewal)
+        #expect(renewal.transaction.offer == nil && renewal.transaction.price.milliunits == 4990)
+        #expect(renewal.renewal?.autoRenewProductId == basicMonthly.id)
+        #expect(store.entitlements(for: "alice") == [basicMonthly.id])
+    }
+
+    @Test func planChangeCrossgradeOfAnotherDurationWaitsForTheRenewal() throws {
+        var store = makePlanStore()
+        try store.purchase(plusMonthly.id, by: "alice")
+        try store.changePlan(to: basicYearly.id, by: "alice")
+        #expect(lines(store.notifications).last == "\(at("0")) alice DID_CHANGE_RENEWAL_PREF/DOWNGRADE 1")
+        try store.advance(to: at("P1M"))
+        let renewed = store.transactions(for: "alice").last!
+        #expect(renewed.productId == basicYearly.id && renewed.expiresDate == at("P1M").adding(.years(1)))
+    }
+
+    @Test func planChangeBackToTheCurrentProductCancelsThePendingDowngrade() throws {
+        var store = makePlanStore()
+        try store.purchase(premiumMonthly.id, by: "alice")
+        try store.changePlan(to: basicMonthly.id, by: "alice")
+        try store.advance(to: at("5d"))
+        try store.changePlan(to: premiumMonthly.id, by: "alice")
+        let cancel = store.notifications.last!
+        #expect(lines([cancel]) == ["\(at("5d")) alice DID_CHANGE_RENEWAL_PREF 1"])
+        #expect(cancel.renewal?.autoRenewProductId == premiumMonthly.id)
+        #expect(cancel.renewal?.renewalPrice?.milliunits == 14990)
+        try store.advance(to: at("P1M"))
+        #expect(store.transactions(for: "alice").last?.productId == premiumMonthly.id)
+    }
+
+    @Test func oneSubscriptionPerGroup() throws {
+        var store = makePlanStore()
+        try store.purchase(premiumMonthly.id, by: "alice")
+        #expect(
+            throws: StoreError.lifecycle(.changingProductsNotSupported, customer: "alice", productId: premiumMonthly.id)
+        ) {
+            try store.changePlan(to: premiumMonthly.id, by: "alice")
+        }
+        #expect(
+            throws: StoreError.lifecycle(.changingProductsNotSupported, customer: "alice", productId: premiumMonthly.id)
+        ) {
+            try store.purchase(premiumMonthly.id, by: "alice")
+        }
+    }
+
+    @Test func buyingAnotherProductOfTheGroupIsAPlanChange() throws {
+        var store = makePlanStore()
+        try store.purchase(plusMonthly.id, by: "alice")
+        try store.purchase(premiumMonthly.id, by: "alice")
+        #expect(lines(store.notifications).last == "\(at("0")) alice DID_CHANGE_RENEWAL_PREF/UPGRADE 1")
+    }
+
+    @Test func noPlanChangeDuringBillingRetry() throws {
+        var store = makePlanStore(grace: .sixteenDays)
+        try store.purchase(premiumMonthly.id, by: "alice")
+        store.failBilling(for: "alice")
+        try store.advance(to: at("P1M1D"))
+        #expect(store.notifications.last?.subtype == .gracePeriod)
+        for target in [basicMonthly.id, plusMonthly.id, premiumMonthly.id] {
+            #expect(
+                throws: StoreError.lifecycle(
+                    .planChangeDuringBillingFailure, customer: "alice", productId: premiumMonthly.id)
+            ) {
+                try store.changePlan(to: target, by: "alice")
+            }
+        }
+        try store.advance(to: at("P1M20D"))
+        #expect(
+            throws: StoreError.lifecycle(
+                .planChangeDuringBillingFailure, customer: "alice", productId: premiumMonthly.id)
+        ) {
+            try store.changePlan(to: basicMonthly.id, by: "alice")
+        }
+    }
+
+    @Test func planChangeNeedsAutoRenew() throws {
+        var store = makePlanStore()
+        try store.purchase(premiumMonthly.id, by: "alice")
+        try store.cancel(premiumMonthly.id, by: "alice")
+        #expect(
+            throws: StoreError.lifecycle(.planChangeNeedsAutoRenew, customer: "alice", productId: premiumMonthly.id)
+        ) {
+            try store.changePlan(to: basicMonthly.id, by: "alice")
+        }
+    }
+
+    @Test func upgradeTurnsAutoRenewBackOn() throws {
+        var store = makePlanStore()
+        try store.purchase(plusMonthly.id, by: "alice")
+        try store.cancel(plusMonthly.id, by: "alice")
+        try store.changePlan(to: premiumMonthly.id, by: "alice")
+        #expect(store.notifications.last?.renewal?.autoRenewOn == true)
+    }
+
+    @Test func downgradeAlreadyPending() throws {
+        var store = makePlanStore()
+        try store.purchase(premiumMonthly.id, by: "alice")
+        try store.changePlan(to: basicMonthly.id, by: "alice")
+        #expect(throws: StoreError.lifecycle(.downgradeAlreadyPending, customer: "alice", productId: premiumMonthly.id))
+        {
+            try store.changePlan(to: basicMonthly.id, by: "alice")
+        }
+        // Another lower product replaces the pending one.
+        try store.changePlan(to: basicYearly.id, by: "alice")
+        #expect(store.notifications.last?.renewal?.autoRenewProductId == basicYearly.id)
+    }
+
+    @Test func changePlanNeedsASubscriptionInTheGroup() throws {
+        var store = makePlanStore()
+        try store.purchase(premiumMonthly.id, by: "alice")
+        #expect(throws: StoreError.noSubscription(customer: "alice", productId: monthly.id)) {
+            try store.changePlan(to: monthly.id, by: "alice")
+        }
+        #expect(throws: StoreError.noSubscription(customer: "bob", productId: basicMonthly.id)) {
+            try store.changePlan(to: basicMonthly.id, by: "bob")
+        }
+    }
+
+    @Test func planChangeNeedsTheNewProductOnSale() throws {
+        var store = makePlanStore()
+        try store.purchase(plusMonthly.id, by: "alice")
+        try store.removeFromSale(premiumMonthly.id)
+        #expect(throws: StoreError.productNotForSale(premiumMonthly.id)) {
+            try store.changePlan(to: premiumMonthly.id, by: "alice")
+        }
+    }
+
+    @Test func introOfferOncePerGroupNotAfterAPlanChange() throws {
+        var store = makePlanStore()
+        try store.purchase(premiumMonthly.id, by: "alice")
+        try store.changePlan(to: basicMonthly.id, by: "alice")
+        try store.advance(to: at("P1M"))
+        #expect(store.transactions(for: "alice").last?.offer == nil)
+        #expect(store.transactions(for: "alice").last?.expiresDate == at("P2M"))
+    }
+
+    @Test func upgradeDuringAFreeTrialEndsTheTrial() throws {
+        var store = makePlanStore()
+        try store.purchase(basicMonthly.id, by: "alice")
+        #expect(store.transactions(for: "alice")[0].offer?.mode == .freeTrial)
+        try store.advance(to: at("3d"))
+        try store.changePlan(to: premiumMonthly.id, by: "alice")
+        let upgraded = store.transactions(for: "alice").last!
+        #expect(upgraded.offer == nil && upgraded.price.milliunits == 14990)
+        #expect(upgraded.expiresDate == at("3d").adding(.months(1)))
+    }
+
+    @Test func downgradeDuringAFreeTrialTakesEffectWhenTheTrialEnds() throws {
+        var store = makePlanStore()
+        try store.purchase(basicMonthly.id, by: "alice")
+        try store.changePlan(to: basicYearly.id, by: "alice")
+        try store.advance(to: at("7d"))
+        let renewed = store.transactions(for: "alice").last!
+        #expect(renewed.productId == basicYearly.id && renewed.purchaseDate == at("7d"))
+        #expect(renewed.expiresDate == at("7d").adding(.years(1)) && renewed.price.milliunits == 49990)
+    }
+
+    @Test func pendingDowngradeTakesEffectAtTheRecovery() throws {
+        var store = makePlanStore()
+        try store.purchase(premiumMonthly.id, by: "alice")
+        try store.changePlan(to: basicYearly.id, by: "alice")
+        store.failBilling(for: "alice")
+        try store.advance(to: at("P1M"))
+        #expect(store.notifications.last?.renewal?.autoRenewProductId == basicYearly.id)
+        try store.advance(to: at("P1M5D"))
+        try store.fixBilling(for: "alice")
+        let recovered = store.notifications.last!
+        #expect(recovered.subtype == .billingRecovery && recovered.transaction.productId == basicYearly.id)
+        #expect(recovered.transaction.expiresDate == at("P1M5D").adding(.years(1)))
+    }
+
+    @Test func recentSubscriptionStartDateSurvivesPlanChanges() throws {
+        var store = makePlanStore()
+        try store.purchase(plusMonthly.id, by: "alice")
+        try store.advance(to: at("10d"))
+        try store.changePlan(to: premiumMonthly.id, by: "alice")
+        try store.changePlan(to: basicYearly.id, by: "alice")
+        try store.advance(to: at("P2M"))
+        #expect(store.notifications.allSatisfy { $0.renewal?.recentSubscriptionStartDate == at("0") })
+    }
+}
+
+/// The pending-downgrade state (active, `autoRenewProductId` another product) across every input: each a
+/// transition, an explicit "ignored" or a named rule violation.
+@Suite struct PendingDowngradeTableTests {
+    static func pending() -> SubscriptionState {
+        var state = TransitionTableTests.state(.active)
+        state.pendingChange = PurchaseRequest(productId: "q", period: .oneYear)
+        return state
+    }
+
+    static let expected: [LifecycleInput: TransitionTableTests.Kind] = [
+        .renewalDue: .changed, .gracePeriodEnds: .ignored, .billingRetryEnds: .ignored, .autoRenewDisabled: .changed,
+        .autoRenewEnabled: .rejected, .billingFixed: .ignored, .productRestoredToSale: .ignored, .refunded: .changed,
+        .purchasedAgain: .rejected, .upgradeRequested: .changed, .downgradeRequested: .changed,
+        .currentProductChosen: .changed,
+        // offers and price increases (no offer in the context: ignored; the rejection is in OfferRulesTests)
+        .offerRedeemed: .ignored, .priceIncreaseAnnounced: .changed, .priceIncreaseConsented: .rejected,
+    ]
+
+    @Test func everyInputHasItsExpectedOutcome() {
+        #expect(Set(Self.expected.keys) == Set(LifecycleInput.allCases))
+        let context = LifecycleContext(now: at("P1M"), purchase: PurchaseRequest(productId: "r", period: .oneMonth))
+        for input in LifecycleInput.allCases {
+            let result = SubscriptionLifecycle.transition(Self.pending(), input, context)
+            #expect(TransitionTableTests.kind(result) == Self.expected[input], "pending downgrade × \(input)")
+        }
+    }
+
+    @Test func renewalSwitchesToThePendingProduct() {
+        let result = SubscriptionLifecycle.transition(Self.pending(), .renewalDue, LifecycleContext(now: at("P1M")))
+        guard case .changed(let next, let effects) = result else { Issue.record("expected a change"); return }
+        #expect(next.productId == "q" && next.period == .oneYear && next.pendingChange == nil)
+        #expect(next.expiresDate == at("P1M").adding(.years(1)))
+        #expect(effects.contains(.notify(.didRenew, nil, snapshot: next)))
+    }
+
+    @Test func failedRenewalKeepsThePendingProduct() {
+        let result = SubscriptionLifecycle.transition(
+            Self.pending(), .renewalDue, LifecycleContext(now: at("P1M"), paymentSucceeds: false))
+        guard case .changed(let next, _) = result else { Issue.record("expected a change"); return }
+        #expect(next.phase == .billingRetry && next.productId == "p" && next.autoRenewProductId == "q")
+    }
+
+    @Test func cancelAndRefundKeepThePendingProduct() {
+        for input in [LifecycleInput.autoRenewDisabled, .refunded] {
+            let result = SubscriptionLifecycle.transition(Self.pending(), input, LifecycleContext(now: at("10d")))
+            guard case .changed(let next, _) = result else { Issue.record("expected a change"); return }
+            #expect(next.autoRenewProductId == "q", "\(input)")
+        }
+    }
+
+    @Test func upgradeDropsThePendingDowngrade() {
+        let result = SubscriptionLifecycle.transition(
+            Self.pending(), .upgradeRequested,
+            LifecycleContext(now: at("10d"), purchase: PurchaseRequest(productId: "r", period: .oneMonth)))
+        guard case .changed(let next, let effects) = result else { Issue.record("expected a change"); return }
+        #expect(next.productId == "r" && next.pendingChange == nil && next.expiresDate == at("10d").adding(.months(1)))
+        #expect(effects.first == .cancelAllTimers && effects[1] == .markCurrentTransactionUpgraded)
+    }
+
+    @Test func choosingTheCurrentProductCancelsIt() {
+        let result = SubscriptionLifecycle.transition(
+            Self.pending(), .currentProductChosen, LifecycleContext(now: at("10d")))
+        guard case .changed(let next, let effects) = result else { Issue.record("expected a change"); return }
+        #expect(next.pendingChange == nil && effects == [.notify(.didChangeRenewalPref, nil, snapshot: next)])
+    }
+}

@@ -96,7 +96,13 @@ public struct SubscriptionState: Hashable, Sendable {
     public var pendingChange: PurchaseRequest? = nil
     /// An offer the customer redeemed on this active subscription, waiting for the next renewal (rule
     /// offer-starts-at-next-renewal, `Lifecycle/OffersAndPriceIncreases.swift`).
-    public var pendingOffer: SubscriptionOffer? = nil
+    public var pendingOffer: SubscriptionOffer? {
+        get { pendingOfferStorage.first }
+        set { pendingOfferStorage = newValue.map { [$0] } ?? [] }
+    }
+    /// ``pendingOffer`` kept out of line (one pointer): states are copied on every transition, and an inline offer
+    /// made the one-year simbench lifecycle measurably slower.
+    var pendingOfferStorage: [SubscriptionOffer] = []
     /// A price increase that applies to the next renewal, and whether the customer has consented (rule
     /// price-increase-consent); `nil` when none applies.
     public var priceIncrease: PriceIncreaseConsent? = nil

@@ -248,6 +248,7 @@ public enum CatalogTable {
                 case .freeTrial: offer = "free trial \(o.period)"
                 case .payAsYouGo: offer = "\(o.price) × \(o.periods) × \(o.period)"
                 case .payUpFront: offer = "\(o.price) for \(o.period)"
+                case .oneTime: offer = "\(o.price) once"
                 }
             }
             rows.append([
@@ -257,12 +258,31 @@ public enum CatalogTable {
         }
         var widths = [Int](repeating: 0, count: rows[0].count)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-        return rows.map { row in
+        let table = rows.map { row in
             var line = ""
             for (i, cell) in row.enumerated() {
                 line += i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count + 2)
             }
             return line + "\n"
         }.joined()
+        return table + offerLines(catalog)
+    }
+
+    /// One line per redeemable offer (promotional, offer code, win-back), under the table.
+    static func offerLines(_ catalog: Catalog) -> String {
+        var text = ""
+        for p in catalog.products {
+            for o in p.offers {
+                let terms: String
+                switch o.mode {
+                case .freeTrial: terms = "free trial \(o.period)"
+                case .payAsYouGo: terms = "\(o.price) × \(o.periods) × \(o.period)"
+                case .payUpFront: terms = "\(o.price) for \(o.period)"
+                case .oneTime: terms = "\(o.price) once"
+                }
+                text += "offer \(p.id) \(o.identifier ?? "-"): \(o.type.rawValue), \(terms)\n"
+            }
+        }
+        return text.isEmpty ? "" : "\n" + text
     }
 }

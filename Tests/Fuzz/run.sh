@@ -35,6 +35,7 @@ for target in "${targets[@]}"; do
     *) echo "unknown fuzz target '$target'" >&2; exit 64 ;;
   esac
   binary=".build/fuzz/$target"
+  export SIMCTL_FUZZ_TARGET="$target"
   [ -x "$binary" ] || { echo "$binary is missing: run Tests/Fuzz/build.sh first" >&2; exit 66; }
   corpus=".build/fuzz/corpus/$target"
   mkdir -p "$corpus"

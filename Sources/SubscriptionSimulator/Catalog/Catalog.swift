@@ -46,6 +46,12 @@ public struct Catalog: Hashable, Sendable {
         if product.id.isEmpty { throw .invalid(product.id, "a product id must not be empty") }
         if product.price.milliunits < 0 { throw .invalid(product.id, "a price must not be negative") }
         try StorefrontPricing.validate(product)
+        if product.introOffer?.mode == .oneTime {
+            throw .invalid(product.id, "an introductory offer is freeTrial, payAsYouGo or payUpFront, not oneTime")
+        }
+        for offer in product.offers {
+            if let problem = OfferRules.problem(with: offer, of: product) { throw .invalid(product.id, problem) }
+        }
         switch product.type {
         case .autoRenewable:
             if product.group == nil { throw .invalid(product.id, "an auto-renewable subscription needs a group") }

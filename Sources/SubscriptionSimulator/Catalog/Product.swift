@@ -79,11 +79,14 @@ public struct Price: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 }
 
-/// How an introductory offer is paid. Wire values (`FREE_TRIAL`, ...) live in `Wire/`.
+/// How an offer is paid. Wire values (`FREE_TRIAL`, ...) live in `Wire/`.
 public enum IntroductoryOfferMode: String, Hashable, Sendable, CaseIterable {
     case freeTrial
     case payAsYouGo
     case payUpFront
+    /// `ONE_TIME`: an offer code's discounted price for a one-time product (consumable or non-consumable; reference
+    /// §2.7, §5.11). Never an auto-renewable subscription's offer.
+    case oneTime
 }
 
 /// An introductory offer, which the App Store applies automatically to a customer's first purchase in a
@@ -97,6 +100,10 @@ public struct IntroductoryOffer: Hashable, Sendable {
     public var periods: Int
     /// The offer price per `period`; zero for a free trial.
     public var price: Price
+    /// `offerType`: introductory (1) unless the offer is one the customer redeems (`Catalog/Offers.swift`).
+    public var type: OfferType = .introductory
+    /// `offerIdentifier`: the offer's id; `nil` for an introductory offer (reference §5.11, S-OT).
+    public var identifier: String? = nil
 
     public init(mode: IntroductoryOfferMode, period: CalendarDuration, periods: Int = 1, price: Price = .free) {
         self.mode = mode
@@ -132,11 +139,15 @@ public struct Product: Hashable, Sendable {
     /// Prices in other storefronts, by ISO 3166-1 alpha-3 code, each in that storefront's currency
     /// (`Catalog/Prices.swift`). `price` and `currency` apply in every storefront whose currency is `currency`.
     public var prices: [String: Price]
+    /// Offers customers redeem: promotional offers, offer codes and win-back offers (`Catalog/Offers.swift`), in the
+    /// order declared.
+    public var offers: [SubscriptionOffer] = []
 
     public init(
         id: String, type: ProductType, referenceName: String? = nil, group: String? = nil, level: Int = 1,
         period: SubscriptionPeriod? = nil, duration: CalendarDuration? = nil, price: Price, currency: String = "USD",
-        familyShareable: Bool = false, introOffer: IntroductoryOffer? = nil, prices: [String: Price] = [:]
+        familyShareable: Bool = false, introOffer: IntroductoryOffer? = nil, prices: [String: Price] = [:],
+        offers: [SubscriptionOffer] = []
     ) {
         self.id = id
         self.type = type
@@ -150,6 +161,7 @@ public struct Product: Hashable, Sendable {
         self.familyShareable = familyShareable
         self.introOffer = introOffer
         self.prices = prices
+        self.offers = offers
     }
 
     public var isSubscription: Bool { type == .autoRenewable }

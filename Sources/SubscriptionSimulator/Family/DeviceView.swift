@@ -16,6 +16,8 @@ public struct DeviceEvent: Hashable, Sendable {
         /// StoreKit 2 `Product.SubscriptionInfo.RenewalInfo.autoRenewPreference` changed: after a downgrade (the
         /// product of the next renewal) or its cancellation (the current product again) (reference §5.10, §7.1).
         case autoRenewPreference(productId: String, autoRenewProductId: String)
+        /// A StoreKit `Message` shown when the customer opens the app (`Message.messages`), for a product.
+        case message(StoreKitMessageReason, productId: String)
     }
 }
 
@@ -26,6 +28,14 @@ public enum TransactionUpdate: String, Hashable, Sendable {
     case restored
     case renewed
     case revoked
+}
+
+/// StoreKit `Message.Reason` values the device view shows (reference §7.1).
+public enum StoreKitMessageReason: String, Hashable, Sendable {
+    /// `priceIncreaseConsent`: the App Store asks the customer to agree to a price increase that needs consent.
+    /// Shown at the PRICE_INCREASE / PENDING instant, as if the app were opened then [assumed]; never to family
+    /// members, who are not asked (reference §5.12).
+    case priceIncreaseConsent
 }
 
 /// StoreKit 2 `Product.SubscriptionInfo.RenewalState` (reference §7.1, S-RS).
@@ -104,8 +114,12 @@ extension SimulatedStore {
                         .autoRenewPreference(
                             productId: record.productId, autoRenewProductId: renewal.autoRenewProductId))
                 }
+            case .priceIncrease:
+                if notification.subtype == .pending {
+                    kinds.append(.message(.priceIncreaseConsent, productId: record.productId))
+                }
             case .didFailToRenew, .gracePeriodExpired, .expired, .didChangeRenewalStatus,
-                .offerRedeemed, .priceIncrease, .refundDeclined, .refundReversed, .consumptionRequest, .renewalExtended,
+                .offerRedeemed, .refundDeclined, .refundReversed, .consumptionRequest, .renewalExtended,
                 .renewalExtension, .test, .externalPurchaseToken, .rescindConsent, .metadataUpdate, .migration,
                 .priceChange:
                 break  // no transaction update; a renewal-state change, if any, follows
@@ -145,6 +159,8 @@ extension DeviceEvent: CustomStringConvertible {
             return head + "paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:) [\(ids.joined(separator: ", "))]"
         case .autoRenewPreference(let productId, let autoRenewProductId):
             return head + "autoRenewPreference \(productId) -> \(autoRenewProductId)"
+        case .message(let reason, let productId):
+            return head + "message \(reason.rawValue) \(productId)"
         }
     }
 }

@@ -35,6 +35,9 @@ public enum EndReason: Hashable, Sendable {
     case billingError
     /// `expirationIntent` 4: the product was not for sale at renewal.
     case productNotForSale
+    /// `expirationIntent` 3: the customer did not consent to a price increase that needed consent (reference §2.7,
+    /// §5.12; S-EI).
+    case priceIncreaseNotConsented
 }
 
 /// A running billing failure: from the failed renewal until recovery, expiry, or the end of the retry window.
@@ -91,6 +94,18 @@ public struct SubscriptionState: Hashable, Sendable {
     /// A downgrade, or a crossgrade to another duration, chosen by the customer: the product the subscription
     /// renews to at its next renewal (reference §5.10; S-NT, S-BILL). `autoRenewProductId` until then.
     public var pendingChange: PurchaseRequest? = nil
+    /// An offer the customer redeemed on this active subscription, waiting for the next renewal (rule
+    /// offer-starts-at-next-renewal, `Lifecycle/OffersAndPriceIncreases.swift`).
+    public var pendingOffer: SubscriptionOffer? {
+        get { pendingOfferStorage.first }
+        set { pendingOfferStorage = newValue.map { [$0] } ?? [] }
+    }
+    /// ``pendingOffer`` kept out of line (one pointer): states are copied on every transition, and an inline offer
+    /// made the one-year simbench lifecycle measurably slower.
+    var pendingOfferStorage: [SubscriptionOffer] = []
+    /// A price increase that applies to the next renewal, and whether the customer has consented (rule
+    /// price-increase-consent); `nil` when none applies.
+    public var priceIncrease: PriceIncreaseConsent? = nil
 
     /// `autoRenewProductId`: the product of the next renewal (reference §2.6, §5.10).
     public var autoRenewProductId: String { pendingChange?.productId ?? productId }

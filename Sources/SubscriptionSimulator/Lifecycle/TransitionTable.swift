@@ -29,6 +29,15 @@ public enum LifecycleInput: Hashable, Sendable, CaseIterable {
     /// The customer chooses the product they have now (`changePlan` to the current product): cancels a pending
     /// downgrade (reference §5.10).
     case currentProductChosen
+    // MARK: offers and price increases
+    /// The customer redeems a promotional offer, offer code or win-back offer for the subscription's product
+    /// (`redeemOffer`); the offer is in the context's ``LifecycleContext/purchase``.
+    case offerRedeemed
+    /// The developer raises the product's price in the customer's storefront (`raisePrice`); whether consent is
+    /// needed is ``LifecycleContext/priceIncreaseNeedsConsent``.
+    case priceIncreaseAnnounced
+    /// The customer agrees to a price increase that needs consent (`consentToPriceIncrease`).
+    case priceIncreaseConsented
 }
 
 /// The facts outside the subscription that a transition needs. No clock reads: `now` is given.
@@ -42,6 +51,8 @@ public struct LifecycleContext: Hashable, Sendable {
     public var graceEligibility: GraceEligibility
     /// For ``LifecycleInput/purchasedAgain``: the product bought and the offer it gets, if any.
     public var purchase: PurchaseRequest?
+    /// For ``LifecycleInput/priceIncreaseAnnounced``: whether the increase needs the customer's consent.
+    public var priceIncreaseNeedsConsent = false
 
     public init(
         now: Instant, paymentSucceeds: Bool = true, productForSale: Bool = true, gracePeriod: GracePeriodSetting = .off,
@@ -114,6 +125,13 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
     case planChangeDuringBillingFailure
     case planChangeNeedsAutoRenew
     case downgradeAlreadyPending
+    // MARK: offers and price increases
+    case offerDuringBillingRetry
+    case winBackOnlyAfterExpiry
+    case oneOfferAtATime
+    case promotionalOfferNeedsSubscriber
+    case noPriceIncreasePending
+    case offerWhilePlanChangePending
 
     /// The rule's name, as used in error messages and docs.
     public var rule: String {
@@ -129,6 +147,13 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
         case .planChangeDuringBillingFailure: return "no-plan-change-during-billing-retry"
         case .planChangeNeedsAutoRenew: return "plan-change-needs-auto-renew"
         case .downgradeAlreadyPending: return "downgrade-already-pending"
+        // MARK: offers and price increases
+        case .offerDuringBillingRetry: return "no-offer-during-billing-retry"
+        case .winBackOnlyAfterExpiry: return "win-back-eligibility"
+        case .oneOfferAtATime: return "one-offer-at-a-time"
+        case .promotionalOfferNeedsSubscriber: return "promotional-offer-for-subscribers"
+        case .noPriceIncreasePending: return "no-price-increase-pending"
+        case .offerWhilePlanChangePending: return "no-offer-while-plan-change-pending"
         }
     }
 
@@ -158,6 +183,24 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
                 + "subscription first (rule \(rule))"
         case .downgradeAlreadyPending:
             return "this product is already the subscription's pending product for the next renewal (rule \(rule))"
+        // MARK: offers and price increases
+        case .offerDuringBillingRetry:
+            return "the subscription is failing to renew; an offer cannot be redeemed until billing recovers "
+                + "(rule \(rule); use fixBilling first)"
+        case .winBackOnlyAfterExpiry:
+            return "win-back offers are for customers whose subscription has expired (status 2), not for active, "
+                + "retrying or refunded ones (rule \(rule))"
+        case .oneOfferAtATime:
+            return "an offer is already in force or waiting for the next renewal; a customer uses one offer at a "
+                + "time (rule \(rule))"
+        case .promotionalOfferNeedsSubscriber:
+            return "promotional and win-back offers are for existing or former subscribers of the group; a new "
+                + "customer buys the product or redeems an offer code (rule \(rule))"
+        case .noPriceIncreasePending:
+            return "no price increase is waiting for this customer's consent (rule \(rule))"
+        case .offerWhilePlanChangePending:
+            return "the subscription renews to another product at its next renewal; an offer for the current product "
+                + "would never start (rule \(rule); choose the current product again first)"
         }
     }
 }
@@ -286,6 +329,35 @@ public enum SubscriptionLifecycle {
         case (.expired, .upgradeRequested), (.expired, .downgradeRequested), (.expired, .currentProductChosen),
             (.revoked, .upgradeRequested), (.revoked, .downgradeRequested), (.revoked, .currentProductChosen):
             return .rejected(.subscriptionNotActive(state.phase))
+
+        // MARK: offers and price increases
+        case (.active, .offerRedeemed):
+            return redeemOnActiveSubscription(state, context)
+        case (.gracePeriod, .offerRedeemed), (.billingRetry, .offerRedeemed):
+            return .rejected(.offerDuringBillingRetry)
+        case (.expired, .offerRedeemed):
+            return resubscribe(state, context)
+        case (.revoked, .offerRedeemed):
+            if context.purchase?.offer?.type == .winBack { return .rejected(.winBackOnlyAfterExpiry) }
+            return resubscribe(state, context)
+        case (.active, .priceIncreaseAnnounced):
+            return announcePriceIncrease(state, context)
+        case (.gracePeriod, .priceIncreaseAnnounced), (.billingRetry, .priceIncreaseAnnounced):
+            return .ignored(
+                because: "consent is asked only of subscribers in good standing [assumed]; a recovery "
+                    + "charges the price then in force")
+        case (.expired, .priceIncreaseAnnounced), (.revoked, .priceIncreaseAnnounced):
+            return .ignored(because: "the subscription has ended; a resubscription pays the price then in force")
+        case (.active, .priceIncreaseConsented):
+            guard state.priceIncrease == .pending else { return .rejected(.noPriceIncreasePending) }
+            // PRICE_INCREASE / ACCEPTED, priceIncreaseStatus 1 (reference §1.1, §5.12; S-NT, S-ST).
+            var next = state
+            next.priceIncrease = .accepted
+            return .changed(next, [.notify(.priceIncrease, .accepted, snapshot: next)])
+        case (.gracePeriod, .priceIncreaseConsented), (.billingRetry, .priceIncreaseConsented):
+            return .rejected(.noPriceIncreasePending)
+        case (.expired, .priceIncreaseConsented), (.revoked, .priceIncreaseConsented):
+            return .rejected(.subscriptionNotActive(state.phase))
         }
     }
 
@@ -310,6 +382,13 @@ public enum SubscriptionLifecycle {
             cycle.periodsElapsed += 1
             return (cycle, OfferUse(offer: offer.offer, periodsRemaining: offer.periodsRemaining - 1))
         }
+        if let pending = state.pendingOffer {
+            // Rule offer-starts-at-next-renewal: a redeemed offer's periods run on their own unit from the renewal.
+            return (
+                BillingCycle(anchor: state.expiresDate, unit: pending.period, periodsElapsed: 1),
+                OfferUse(offer: pending, periodsRemaining: pending.periods - 1)
+            )
+        }
         if state.currentOffer != nil {
             return (BillingCycle(anchor: state.expiresDate, unit: state.period.duration, periodsElapsed: 1), nil)
         }
@@ -327,6 +406,9 @@ public enum SubscriptionLifecycle {
             next.phase = .expired
             next.endReason = .customerCancelled
             return .changed(next, [.notify(.expired, .voluntary, snapshot: next)])
+        }
+        if state.priceIncrease == .pending {
+            return expireForUnconsentedPriceIncrease(state)
         }
         if !context.productForSale {
             // Product removed from sale: DID_FAIL_TO_RENEW without subtype, no grace, expirationIntent 4, retry runs
@@ -374,6 +456,8 @@ public enum SubscriptionLifecycle {
         next.currentOffer = offer
         next.currentPeriodStart = now
         takePendingChange(&next)
+        if startsPendingOffer(state) { next.pendingOffer = nil }
+        next.priceIncrease = nil
         return .changed(
             next,
             [
@@ -393,12 +477,19 @@ public enum SubscriptionLifecycle {
             let (cycle, offer) = followingPeriod(state)
             next.cycle = cycle
             next.currentOffer = offer
+            if startsPendingOffer(state) { next.pendingOffer = nil }
+        } else if let pending = state.pendingOffer {
+            // A redeemed offer still waiting starts with the new billing date [assumed].
+            next.cycle = BillingCycle(anchor: now, unit: pending.period, periodsElapsed: 1)
+            next.currentOffer = OfferUse(offer: pending, periodsRemaining: pending.periods - 1)
+            next.pendingOffer = nil
         } else {
             next.cycle = BillingCycle(
                 anchor: now, unit: (state.pendingChange?.period ?? state.period).duration, periodsElapsed: 1)
             next.currentOffer = nil
         }
         takePendingChange(&next)
+        next.priceIncrease = nil
         next.phase = .active
         next.currentPeriodStart = now
         next.failure = nil

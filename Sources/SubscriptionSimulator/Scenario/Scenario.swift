@@ -53,6 +53,11 @@ public enum ScenarioAction: Hashable, Sendable {
     case restoreToSale(product: String)
     /// The customer moves to another product of the group, or back to the current one (reference §5.10).
     case changePlan(customer: String, product: String)
+    // MARK: offers and price increases
+    case redeemOffer(customer: String, product: String, offer: String)
+    /// `storefront`: an ISO 3166-1 alpha-3 code, or `nil` for the product's own currency.
+    case raisePrice(product: String, price: Price, storefront: String?, consentRequired: Bool)
+    case consentToPriceIncrease(customer: String, product: String)
 
     /// The action's key in scenario files.
     public var name: String {
@@ -73,6 +78,10 @@ public enum ScenarioAction: Hashable, Sendable {
         case .removeFromSale: return "removeFromSale"
         case .restoreToSale: return "restoreToSale"
         case .changePlan: return "changePlan"
+        // MARK: offers and price increases
+        case .redeemOffer: return "redeemOffer"
+        case .raisePrice: return "raisePrice"
+        case .consentToPriceIncrease: return "consentToPriceIncrease"
         }
     }
 
@@ -85,6 +94,11 @@ public enum ScenarioAction: Hashable, Sendable {
             return c
         case .makeFamilyShareable, .removeFromSale, .restoreToSale:
             return nil
+        // MARK: offers and price increases
+        case .redeemOffer(let c, _, _), .consentToPriceIncrease(let c, _):
+            return c
+        case .raisePrice:
+            return nil
         }
     }
 
@@ -93,6 +107,8 @@ public enum ScenarioAction: Hashable, Sendable {
         "purchase", "cancel", "resume", "stopSharing", "startSharing", "refund", "failBilling", "fixBilling",
         "joinFamily", "leaveFamily", "restorePurchases", "shareWithFamily", "makeFamilyShareable", "removeFromSale",
         "restoreToSale", "changePlan",
+        // offers and price increases
+        "redeemOffer", "raisePrice", "consentToPriceIncrease",
     ]
 }
 

@@ -200,7 +200,7 @@ public struct ScenarioDecoder {
     ]
     static let productKeys = [
         "id", "type", "referenceName", "group", "level", "period", "duration", "price", "currency", "prices",
-        "familyShareable", "introOffer",
+        "familyShareable", "introOffer", "offers",
     ]
     static let offerKeys = ["mode", "period", "periods", "price"]
 
@@ -312,6 +312,16 @@ public struct ScenarioDecoder {
             product.familyShareable = shareable
         }
         if let node = map.optional("introOffer") { product.introOffer = try decodeOffer(node) }
+        if let node = map.optional("offers") {
+            product.offers = []
+            for item in try list(node, "offers") {
+                let offer = try decodeRedeemableOffer(item)
+                if product.offer(withId: offer.identifier ?? "") != nil {
+                    throw fail(item, "offer '\(offer.identifier ?? "")' is listed twice; give each offer its own id")
+                }
+                product.offers.append(offer)
+            }
+        }
         if product.type == .nonRenewing, product.period != nil {
             throw fail(map.optional("period")!, "a nonRenewing product has a `duration`, not a `period`")
         }
@@ -326,10 +336,10 @@ public struct ScenarioDecoder {
         let map = try mapping(node, "introOffer", keys: Self.offerKeys)
         let modeNode = try map.required("mode")
         let value = try text(modeNode, "mode")
-        guard let mode = IntroductoryOfferMode(rawValue: value) else {
+        guard let mode = IntroductoryOfferMode(rawValue: value), mode != .oneTime else {
             throw fail(
                 modeNode,
-                "expected introOffer mode freeTrial, payAsYouGo or payUpFront, found '\(value)'\(hint(value, IntroductoryOfferMode.allCases.map(\.rawValue)))"
+                "expected introOffer mode freeTrial, payAsYouGo or payUpFront, found '\(value)'\(hint(value, ["freeTrial", "payAsYouGo", "payUpFront"]))"
             )
         }
         let period = try duration(try map.required("period"), "period")
@@ -347,6 +357,59 @@ public struct ScenarioDecoder {
             throw fail(node, "a \(mode.rawValue) offer needs a `price`")
         }
         return IntroductoryOffer(mode: mode, period: period, periods: periods, price: offerPrice)
+    }
+
+    // MARK: offers and price increases
+
+    static let redeemableOfferKeys = ["id", "type", "mode", "period", "periods", "price"]
+    static let redeemableOfferTypes: [String: OfferType] = [
+        "promotional": .promotional, "offerCode": .offerCode, "winBack": .winBack,
+    ]
+
+    /// One item of a product's `offers:`: `id`, `type` (promotional, offerCode, winBack), `mode` (freeTrial,
+    /// payAsYouGo, payUpFront; oneTime for a one-time product's offer code), `period` (not for oneTime), `periods`
+    /// (payAsYouGo) and `price` (all but freeTrial).
+    func decodeRedeemableOffer(_ node: YAMLNode) throws(ScenarioError) -> SubscriptionOffer {
+        let map = try mapping(node, "an offer", keys: Self.redeemableOfferKeys)
+        let id = try text(map.required("id"), "id")
+        let typeNode = try map.required("type")
+        let typeText = try text(typeNode, "type")
+        guard let type = Self.redeemableOfferTypes[typeText] else {
+            throw fail(
+                typeNode,
+                "expected offer type promotional, offerCode or winBack, found '\(typeText)'"
+                    + (typeText == "introductory"
+                        ? ": an introductory offer is the product's `introOffer`"
+                        : hint(typeText, Self.redeemableOfferTypes.keys.sorted())))
+        }
+        let modeNode = try map.required("mode")
+        let modeText = try text(modeNode, "mode")
+        guard let mode = IntroductoryOfferMode(rawValue: modeText) else {
+            throw fail(
+                modeNode,
+                "expected offer mode freeTrial, payAsYouGo, payUpFront or oneTime, found '\(modeText)'\(hint(modeText, IntroductoryOfferMode.allCases.map(\.rawValue)))"
+            )
+        }
+        var period = CalendarDuration.days(0)
+        if mode == .oneTime {
+            if let node = map.optional("period") { throw fail(node, "a oneTime offer has no `period`") }
+        } else {
+            period = try duration(try map.required("period"), "period")
+        }
+        var periods = 1
+        if let node = map.optional("periods") {
+            guard mode == .payAsYouGo else { throw fail(node, "`periods` applies only to mode payAsYouGo") }
+            periods = try whole(node, "periods")
+            if periods < 1 { throw fail(node, "expected `periods` of 1 or more, found \(periods)") }
+        }
+        var offerPrice = Price.free
+        if let node = map.optional("price") {
+            guard mode != .freeTrial else { throw fail(node, "a freeTrial offer has no `price`") }
+            offerPrice = try price(node, "price")
+        } else if mode != .freeTrial {
+            throw fail(node, "a \(mode.rawValue) offer needs a `price`")
+        }
+        return SubscriptionOffer(id: id, type: type, mode: mode, period: period, periods: periods, price: offerPrice)
     }
 
     func decodeFamily(_ node: YAMLNode) throws(ScenarioError) -> FamilySpec {
@@ -446,6 +509,31 @@ public struct ScenarioDecoder {
         case "removeFromSale": action = .removeFromSale(product: try productOnly())
         case "restoreToSale": action = .restoreToSale(product: try productOnly())
         case "changePlan": let (c, p) = try customerProduct(); action = .changePlan(customer: c, product: p)
+        // MARK: offers and price increases
+        case "redeemOffer":
+            let m = try mapping(args, name, keys: ["customer", "product", "offer"])
+            let product = try productId(m.required("product"), catalog)
+            let offerNode = try m.required("offer")
+            let offer = try text(offerNode, "offer")
+            let known = catalog[product]?.offers.compactMap(\.identifier) ?? []
+            guard known.contains(offer) else {
+                throw fail(
+                    offerNode,
+                    "unknown offer '\(offer)' of '\(product)'"
+                        + (known.isEmpty ? ": the product has no `offers`" : hint(offer, known)))
+            }
+            action = .redeemOffer(
+                customer: try text(m.required("customer"), "customer"), product: product, offer: offer)
+        case "raisePrice":
+            let m = try mapping(args, name, keys: ["product", "price", "storefront", "consentRequired"])
+            var code: String?
+            if let node = m.optional("storefront") { code = try storefront(node).countryCode }
+            action = .raisePrice(
+                product: try productId(m.required("product"), catalog), price: try price(m.required("price"), "price"),
+                storefront: code, consentRequired: try bool(m.required("consentRequired"), "consentRequired"))
+        case "consentToPriceIncrease":
+            let (c, p) = try customerProduct()
+            action = .consentToPriceIncrease(customer: c, product: p)
         default:
             throw fail(first.key, "unknown action '\(name)'\(hint(name, ScenarioAction.names))")
         }

@@ -71,6 +71,13 @@ public enum ScenarioRunner {
         case .removeFromSale(let product): try store.removeFromSale(product)
         case .restoreToSale(let product): try store.restoreToSale(product)
         case .changePlan(let customer, let product): try store.changePlan(to: product, by: customer)
+        // MARK: offers and price increases
+        case .redeemOffer(let customer, let product, let offer):
+            try store.redeemOffer(offer, for: product, by: customer)
+        case .raisePrice(let product, let price, let storefront, let consent):
+            try store.raisePrice(product, to: price, in: storefront, consentRequired: consent)
+        case .consentToPriceIncrease(let customer, let product):
+            try store.consentToPriceIncrease(product, by: customer)
         }
     }
 }

@@ -74,6 +74,12 @@ public struct RenewalSnapshot: Hashable, Sendable {
     public var appTransactionId: String = ""
     /// `appAccountToken` that applies to the upcoming renewal: the purchaser's current token; never a member's.
     public var appAccountToken: String? = nil
+    /// `priceIncreaseStatus`: present while a price increase applies to the purchaser's next renewal; never on a
+    /// family member's renewal info (members are not asked, reference §5.12) [assumed].
+    public var priceIncreaseStatus: PriceIncreaseConsent? = nil
+    /// `eligibleWinBackOfferIds`: the win-back offers the customer may redeem now; empty means the field is absent
+    /// (rule win-back-eligibility, `Store/SimulatedStore+Offers.swift`).
+    public var eligibleWinBackOfferIds: [String] = []
 }
 
 /// A notification the store sent: who got it, when, and what it says.

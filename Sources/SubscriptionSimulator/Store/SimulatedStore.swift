@@ -312,13 +312,14 @@ public struct SimulatedStore: Sendable {
     /// Runs one transition of a chain's lifecycle and carries out its effects.
     mutating func apply(
         _ input: LifecycleInput, to key: ChainID, refundReason: Int32 = 0, purchase: PurchaseRequest? = nil,
-        firedTimer: LifecycleTimer? = nil
+        firedTimer: LifecycleTimer? = nil, priceIncreaseNeedsConsent: Bool = false
     ) throws(StoreError) {
         // The chain is copied out once and put back at the end: a transition touches it many times.
         var chain = chains[key.index]
         defer { chains[key.index] = chain }
         if let firedTimer { chain.timers[firedTimer] = nil }
-        let context = lifecycleContext(for: chain, purchase: purchase)
+        var context = lifecycleContext(for: chain, purchase: purchase)
+        context.priceIncreaseNeedsConsent = priceIncreaseNeedsConsent
         switch SubscriptionLifecycle.transition(chain.state, input, context) {
         case .ignored:
             return
@@ -402,10 +403,14 @@ public struct SimulatedStore: Sendable {
 
     // MARK: - Purchases
 
-    mutating func purchaseSubscription(_ product: Product, by customer: String) throws(StoreError) {
+    /// `redeemed`: an offer the customer redeems with this purchase (`Store/SimulatedStore+Offers.swift`); it takes
+    /// the place of the introductory offer.
+    mutating func purchaseSubscription(
+        _ product: Product, by customer: String, redeemed: SubscriptionOffer? = nil
+    ) throws(StoreError) {
         let group = product.group!
         let groupKey = Self.customerGroupKey(customer, group)
-        let offer = introOfferUsed.contains(groupKey) ? nil : product.introOffer
+        let offer = redeemed ?? (introOfferUsed.contains(groupKey) ? nil : product.introOffer)
         let request = PurchaseRequest(productId: product.id, period: product.period!, offer: offer)
         if let key = chainKeyByCustomerGroup[groupKey] {
             let chain = chains[key.index]
@@ -425,7 +430,7 @@ public struct SimulatedStore: Sendable {
             }
             // Members reach a resubscription only after the family delay, like any new purchase (§4.4, A-5).
             suspendShares(of: key)
-            try apply(.purchasedAgain, to: key, purchase: request)
+            try apply(redeemed == nil ? .purchasedAgain : .offerRedeemed, to: key, purchase: request)
             try startSharingNewPurchase(chain: key, product: product)
         } else {
             let originalId = ids.nextTransactionId()
@@ -441,10 +446,12 @@ public struct SimulatedStore: Sendable {
             chainKeyByCustomerGroup[groupKey] = key
             try startSharingNewPurchase(chain: key, product: product)
         }
-        if offer != nil { introOfferUsed.insert(groupKey) }
+        if offer != nil && redeemed == nil { introOfferUsed.insert(groupKey) }
     }
 
-    mutating func purchaseOneTime(_ product: Product, by customer: String) throws(StoreError) {
+    mutating func purchaseOneTime(
+        _ product: Product, by customer: String, offer: SubscriptionOffer? = nil
+    ) throws(StoreError) {
         var term: Instant?
         switch product.type {
         case .nonConsumable:
@@ -461,8 +468,8 @@ public struct SimulatedStore: Sendable {
         let record = TransactionRecord(
             transactionId: id, originalTransactionId: id, webOrderLineItemId: nil, customer: customer,
             productId: product.id, productType: product.type, subscriptionGroupIdentifier: nil, purchaseDate: now,
-            originalPurchaseDate: now, expiresDate: nil, ownership: .purchased, reason: .purchase, offer: nil,
-            price: product.price, currency: product.currency, revocation: nil, lastModified: now)
+            originalPurchaseDate: now, expiresDate: nil, ownership: .purchased, reason: .purchase, offer: offer,
+            price: offer?.price ?? product.price, currency: product.currency, revocation: nil, lastModified: now)
         if let term {
             nonRenewingTerms[transactions.count] = term
             do throws(SchedulingError) {
@@ -505,7 +512,7 @@ public struct SimulatedStore: Sendable {
         }
         // After a downgrade the renewal is priced as the pending product (reference §5.10; renewalPrice §2.6).
         let renewing = state.pendingChange == nil ? product : (catalog[state.autoRenewProductId] ?? product)
-        return accountFields(
+        var snapshot = accountFields(
             of: chain, product: renewing,
             RenewalSnapshot(
                 originalTransactionId: chain.originalTransactionId, productId: state.productId,
@@ -516,6 +523,13 @@ public struct SimulatedStore: Sendable {
                 renewalDate: state.expiresDate, recentSubscriptionStartDate: chain.recentSubscriptionStartDate,
                 renewalPrice: upcoming?.offer.price ?? renewing.price, currency: product.currency,
                 upcomingOffer: upcoming?.offer))
+        if chain.ownership == .purchased {
+            snapshot.priceIncreaseStatus = state.priceIncrease
+            if state.phase == .expired, !product.offers.isEmpty {
+                snapshot.eligibleWinBackOfferIds = eligibleWinBackOfferIds(product, state: state)
+            }
+        }
+        return snapshot
     }
 
     // MARK: - Entitlements

@@ -20,6 +20,10 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The run reached a limit of ``RunLimits``.
     case runLimit(RunLimitExceeded)
 
+    // MARK: offers and price increases
+    case unknownOffer(productId: String, offerId: String, known: [String])
+    case priceIncrease(productId: String, String)
+
     public var description: String {
         switch self {
         case .unknownProduct(let id): return "no product '\(id)' in the catalogue"
@@ -58,6 +62,12 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidAppAccountToken(let token, let problem):
             return "appAccountToken '\(token)': \(problem) (rule app-account-token-is-a-uuid)"
         case .runLimit(let error): return "\(error)"
+        // MARK: offers and price increases
+        case .unknownOffer(let productId, let offerId, let known):
+            let list = known.isEmpty ? "it has none" : "its offers are " + known.joined(separator: ", ")
+            return "'\(productId)' has no offer '\(offerId)'; \(list) (rule redeem-a-declared-offer)"
+        case .priceIncrease(let productId, let problem):
+            return "'\(productId)': \(problem) (rule price-increase-raises-price)"
         }
     }
 }

@@ -359,15 +359,7 @@ public enum StoreKitImporter {
             if let offerValue, offerValue != .null {
                 intro = try offer(offerValue, offerPath, productId: id)
             }
-            let counts = [
-                "adHocOffers": "promotional offers", "codeOffers": "offer codes", "winbackOffers": "win-back offers",
-            ]
-            for key in counts.keys.sorted() {
-                let items = try array(members, key, path)
-                if !items.isEmpty {
-                    notes.append("\(id): \(items.count) \(counts[key]!) not imported (not simulated yet)")
-                }
-            }
+            let redeemable = try redeemableOffers(members, path, productId: id)
             let plans = try array(members, "billingPlans", path).filter {
                 $0.value(at: "billingPlanType")?.stringValue != "BILLED_UPFRONT"
             }
@@ -378,14 +370,57 @@ public enum StoreKitImporter {
                 id: id, type: .autoRenewable, referenceName: try optionalString(members, "referenceName", path),
                 group: groupId,
                 level: Int(level), period: period, price: try price(members, path), currency: currency,
-                familyShareable: try bool(members, "familyShareable", path) ?? false, introOffer: intro)
+                familyShareable: try bool(members, "familyShareable", path) ?? false, introOffer: intro,
+                offers: redeemable)
+        }
+
+        /// §6.2–§6.4: promotional offers (`adHocOffers`, id `offerID`), offer codes (`codeOffers`, which carry no
+        /// offer id: the `referenceName` is used, else `internalID` [assumed]) and win-back offers (`winbackOffers`,
+        /// read leniently: `offerID`, else `referenceName`, else `internalID`), with the common offer fields of §6.0.
+        /// An offer without a usable id, with a mode the importer does not know, or whose id repeats one of the
+        /// product's offers, is dropped with a note.
+        mutating func redeemableOffers(_ members: [String: JSONValue], _ path: String, productId: String)
+            throws(StoreKitImportError) -> [SubscriptionOffer]
+        {
+            var result: [SubscriptionOffer] = []
+            let kinds: [(key: String, type: OfferType, idKeys: [String], noun: String)] = [
+                ("adHocOffers", .promotional, ["offerID", "referenceName", "internalID"], "promotional offer"),
+                ("codeOffers", .offerCode, ["referenceName", "internalID"], "offer code"),
+                ("winbackOffers", .winBack, ["offerID", "referenceName", "internalID"], "win-back offer"),
+            ]
+            for kind in kinds {
+                for (index, item) in try array(members, kind.key, path).enumerated() {
+                    let itemPath = path + ".\(kind.key)[\(index)]"
+                    let fields = try object(item, itemPath)
+                    var offerId: String?
+                    for key in kind.idKeys {
+                        if let text = try optionalString(fields, key, itemPath), !text.isEmpty {
+                            offerId = text
+                            break
+                        }
+                    }
+                    guard let offerId else {
+                        notes.append("\(productId): \(kind.noun) without an offerID or referenceName not imported")
+                        continue
+                    }
+                    guard var terms = try offer(item, itemPath, productId: productId, noun: kind.noun) else { continue }
+                    if result.contains(where: { $0.identifier == offerId }) {
+                        notes.append("\(productId): a second offer with id '\(offerId)' not imported")
+                        continue
+                    }
+                    terms.type = kind.type
+                    terms.identifier = offerId
+                    result.append(terms)
+                }
+            }
+            return result
         }
 
         /// §6.0, §10.3 rules 5 and 6: `none` is no offer; an unknown mode or a paid offer without a price drops the
         /// offer with a note and keeps the product.
-        mutating func offer(_ value: JSONValue, _ path: String, productId: String) throws(StoreKitImportError)
-            -> IntroductoryOffer?
-        {
+        mutating func offer(
+            _ value: JSONValue, _ path: String, productId: String, noun: String = "introductory offer"
+        ) throws(StoreKitImportError) -> IntroductoryOffer? {
             let members = try object(value, path)
             let mode = try string(members, "paymentMode", path)
             let parsedMode: IntroductoryOfferMode
@@ -395,7 +430,7 @@ public enum StoreKitImporter {
             case "payAsYouGo": parsedMode = .payAsYouGo
             case "payUpFront": parsedMode = .payUpFront
             default:
-                notes.append("\(productId): introductory offer with unknown paymentMode '\(mode)' not imported")
+                notes.append("\(productId): \(noun) with unknown paymentMode '\(mode)' not imported")
                 return nil
             }
             let periodText = try string(members, "subscriptionPeriod", path)
@@ -409,7 +444,7 @@ public enum StoreKitImporter {
             var offerPrice = Price.free
             if parsedMode != .freeTrial {
                 guard members["displayPrice"] != nil else {
-                    notes.append("\(productId): \(mode) introductory offer without a displayPrice not imported")
+                    notes.append("\(productId): \(mode) \(noun) without a displayPrice not imported")
                     return nil
                 }
                 offerPrice = try price(members, path)

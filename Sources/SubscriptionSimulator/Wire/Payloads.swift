@@ -28,7 +28,8 @@ public enum Payloads {
         }
         o.set("isUpgraded", t.isUpgraded ? true : nil)
         if let offer = t.offer {
-            o.set("offerType", WireValues.introductoryOfferType)
+            o.set("offerType", WireValues.offerType(offer.type))
+            o.set("offerIdentifier", offer.identifier)
             o.set("offerDiscountType", WireValues.offerDiscountType(offer.mode))
             o.set("offerPeriod", WireValues.offerPeriod(offer))
         }
@@ -53,16 +54,21 @@ public enum Payloads {
         o.set("isInBillingRetryPeriod", r.isInBillingRetryPeriod)
         o.set("gracePeriodExpiresDate", r.gracePeriodExpiresDate)
         if let offer = r.upcomingOffer {
-            o.set("offerType", WireValues.introductoryOfferType)
+            o.set("offerType", WireValues.offerType(offer.type))
+            o.set("offerIdentifier", offer.identifier)
             o.set("offerDiscountType", WireValues.offerDiscountType(offer.mode))
             o.set("offerPeriod", WireValues.offerPeriod(offer))
         }
+        o.set("priceIncreaseStatus", r.priceIncreaseStatus.map(WireValues.priceIncreaseStatus))
         if let price = r.renewalPrice {
             o.set("renewalPrice", price.milliunits)
             o.set("currency", r.currency)
         }
         o.set("renewalDate", r.renewalDate)
         o.set("recentSubscriptionStartDate", r.recentSubscriptionStartDate)
+        if !r.eligibleWinBackOfferIds.isEmpty {
+            o.set("eligibleWinBackOfferIds", JSONValue.array(r.eligibleWinBackOfferIds.map(JSONValue.string)))
+        }
         o.set("signedDate", signedDate)
         o.set("environment", app.environment.rawValue)
         o.set("appAccountToken", r.appAccountToken)
@@ -151,7 +157,8 @@ public enum FieldPath {
     }
 
     /// Whether `value` equals the expected text. Date fields (names ending in `Date`) are compared as times: the
-    /// expected text is an offset from the scenario's start or an ISO instant.
+    /// expected text is an offset from the scenario's start or an ISO instant. A list of strings is its items joined
+    /// by commas (`a,b`).
     public static func matches(_ value: JSONValue, expected: String, path: String, start: Instant) -> Bool {
         switch value {
         case .integer(let number):
@@ -165,7 +172,11 @@ public enum FieldPath {
         case .string(let text): return text == expected
         case .bool(let flag): return (flag ? "true" : "false") == expected
         case .decimal(let text): return text == expected
-        case .null, .array, .object: return false
+        case .array(let items):
+            // A list of strings (`eligibleWinBackOfferIds`) is written as its items separated by commas.
+            let texts = items.compactMap(\.stringValue)
+            return texts.count == items.count && texts.joined(separator: ",") == expected
+        case .null, .object: return false
         }
     }
 

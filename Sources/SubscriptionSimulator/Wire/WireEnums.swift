@@ -35,32 +35,56 @@ public enum WireValues {
         }
     }
 
-    /// `expirationIntent`: 1 customer cancelled, 2 billing error, 4 product not available (S-EI).
+    /// `expirationIntent`: 1 customer cancelled, 2 billing error, 3 no consent to a price increase, 4 product not
+    /// available (S-EI).
     public static func expirationIntent(_ reason: EndReason) -> Int64 {
         switch reason {
         case .customerCancelled: return 1
         case .billingError: return 2
         case .productNotForSale: return 4
+        case .priceIncreaseNotConsented: return 3
         }
     }
 
     /// `offerType` 1: introductory offer (S-OT).
     public static let introductoryOfferType: Int64 = 1
 
-    /// `offerDiscountType`: `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT` (library `OfferDiscountType`).
+    /// `offerType`: 1 introductory, 2 promotional, 3 offer code, 4 win-back (reference §2.7, S-OT; library
+    /// `OfferType`).
+    public static func offerType(_ type: OfferType) -> Int64 {
+        switch type {
+        case .introductory: return introductoryOfferType
+        case .promotional: return 2
+        case .offerCode: return 3
+        case .winBack: return 4
+        }
+    }
+
+    /// `priceIncreaseStatus`: 0 the customer has not responded to an increase that needs consent, 1 consented or
+    /// notified of one that needs none (reference §2.7, §5.12; library `PriceIncreaseStatus`).
+    public static func priceIncreaseStatus(_ consent: PriceIncreaseConsent) -> Int64 {
+        switch consent {
+        case .pending: return 0
+        case .accepted: return 1
+        }
+    }
+
+    /// `offerDiscountType`: `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT`, `ONE_TIME` (library `OfferDiscountType`).
     public static func offerDiscountType(_ mode: IntroductoryOfferMode) -> String {
         switch mode {
         case .freeTrial: return "FREE_TRIAL"
         case .payAsYouGo: return "PAY_AS_YOU_GO"
         case .payUpFront: return "PAY_UP_FRONT"
+        case .oneTime: return "ONE_TIME"
         }
     }
 
     /// `offerPeriod`: the whole duration of the offer in ISO 8601, one period's length times the number of periods
     /// (one month for two periods is `P2M`; Apple's App Store Server API documentation, `offerPeriod`). Free trials
     /// and pay-up-front offers have one period.
-    public static func offerPeriod(_ offer: IntroductoryOffer) -> String {
-        offer.totalDuration.description
+    public static func offerPeriod(_ offer: IntroductoryOffer) -> String? {
+        // A one-time product's offer code has no period [assumed: Apple defines offerPeriod for subscriptions].
+        offer.mode == .oneTime ? nil : offer.totalDuration.description
     }
 
     /// `autoRenewStatus`: 0 off, 1 on.

@@ -13,8 +13,8 @@ let scenarioBase: String = {
     return "Scenarios"
 }()
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzScenarioPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+/// One of the entries ``fuzzTestOneInput`` dispatches to (Entry.swift).
+func fuzzScenarioPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard let text = String(validating: bytes, as: UTF8.self) else { return 0 }
     let scenario: Scenario

@@ -1,7 +1,7 @@
 // libFuzzer target: the Xcode .storekit importer (bytes -> configuration), then the catalogue it builds.
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzStoreKitImporter(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+/// One of the entries ``fuzzTestOneInput`` dispatches to (Entry.swift).
+func fuzzStoreKitImporter(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     do throws(StoreKitImportError) {
         let configuration = try StoreKitImporter.importData(bytes, fileName: "fuzz.storekit")

@@ -57,12 +57,45 @@ import Testing
         (.revoked, [.rejected, .rejected, .rejected]),
     ]
 
+    // MARK: offers and price increases
+    /// Expected kind for each phase and offer/price input (columns: offerRedeemed with a promotional offer,
+    /// priceIncreaseAnnounced needing consent, priceIncreaseConsented), from a state with no offer waiting and no
+    /// increase; the cells that depend on those fields are in OfferRulesTests and PriceIncreaseRulesTests.
+    static let offerPriceInputs: [LifecycleInput] = [
+        .offerRedeemed, .priceIncreaseAnnounced, .priceIncreaseConsented,
+    ]
+    static let offerPriceTable: [(SubscriptionPhase, [Kind])] = [
+        (.active, [.changed, .changed, .rejected]),
+        (.gracePeriod, [.rejected, .ignored, .rejected]),
+        (.billingRetry, [.rejected, .ignored, .rejected]),
+        (.expired, [.changed, .ignored, .rejected]),
+        (.revoked, [.changed, .ignored, .rejected]),
+    ]
+    static let promotional = SubscriptionOffer(
+        id: "promo", type: .promotional, mode: .payAsYouGo, period: .months(1), periods: 2,
+        price: Price(decimal: "4.99")!)
+
+    @Test(arguments: SubscriptionPhase.allCases)
+    func everyOfferAndPriceInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
+        let expected = Self.offerPriceTable.first { $0.0 == phase }!.1
+        var context = LifecycleContext(
+            now: at("P1M20D"), purchase: PurchaseRequest(productId: "p", period: .oneMonth, offer: Self.promotional))
+        context.priceIncreaseNeedsConsent = true
+        for (input, kind) in zip(Self.offerPriceInputs, expected) {
+            #expect(
+                Self.kind(SubscriptionLifecycle.transition(Self.state(phase), input, context)) == kind,
+                "\(phase) × \(input)")
+        }
+    }
+
     @Test func tableCoversEveryPhaseAndInput() {
         #expect(Set(Self.table.map(\.0)) == Set(SubscriptionPhase.allCases))
         #expect(Self.table.allSatisfy { $0.1.count == Self.coreInputs.count })
         #expect(Set(Self.planChangeTable.map(\.0)) == Set(SubscriptionPhase.allCases))
         #expect(Self.planChangeTable.allSatisfy { $0.1.count == Self.planChangeInputs.count })
-        #expect(Self.coreInputs + Self.planChangeInputs == LifecycleInput.allCases)
+        #expect(Set(Self.offerPriceTable.map(\.0)) == Set(SubscriptionPhase.allCases))
+        #expect(Self.offerPriceTable.allSatisfy { $0.1.count == Self.offerPriceInputs.count })
+        #expect(Self.coreInputs + Self.planChangeInputs + Self.offerPriceInputs == LifecycleInput.allCases)
     }
 
     @Test(arguments: SubscriptionPhase.allCases)

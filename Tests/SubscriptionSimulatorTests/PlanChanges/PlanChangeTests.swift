@@ -280,6 +280,8 @@ func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         .autoRenewEnabled: .rejected, .billingFixed: .ignored, .productRestoredToSale: .ignored, .refunded: .changed,
         .purchasedAgain: .rejected, .upgradeRequested: .changed, .downgradeRequested: .changed,
         .currentProductChosen: .changed,
+        // offers and price increases (no offer in the context: ignored; the rejection is in OfferRulesTests)
+        .offerRedeemed: .ignored, .priceIncreaseAnnounced: .changed, .priceIncreaseConsented: .rejected,
     ]
 
     @Test func everyInputHasItsExpectedOutcome() {

@@ -90,7 +90,32 @@ struct StoreKitRealFilesTests {
                 == IntroductoryOffer(mode: .payUpFront, period: .months(3), price: Price(decimal: "8.99")!))
         #expect(yearly.group == "20947887", "a synchronised file keeps Apple's numeric group id")
         #expect(c.billingGracePeriodEnabled == false)
-        #expect(c.notes.contains { $0.contains("offer codes") })
+        #expect(!c.notes.contains { $0.contains("offer code") }, "offer codes are imported")
+        #expect(
+            monthly.offers == [
+                SubscriptionOffer(id: "Free month", type: .offerCode, mode: .freeTrial, period: .months(1))
+            ])
+        #expect(
+            yearly.offers == [
+                SubscriptionOffer(
+                    id: "Half off first year", type: .offerCode, mode: .payUpFront, period: .years(1),
+                    price: Price(decimal: "29.99")!)
+            ])
+    }
+
+    @Test func promotionalOffersAndOfferCodesAreImportedWithTheirIds() throws {
+        let c = try StoreKitImporter.importFile(
+            at: SharedData.file("RevenueCat__purchases-ios__RevenueCat_SwiftUIConfiguration.storekit"))
+        let annual = c.products.first { $0.id == "com.revenuecat.annual_39.99.2_week_intro" }!
+        #expect(
+            annual.offers == [
+                SubscriptionOffer(
+                    id: "$4 for month", type: .promotional, mode: .payUpFront, period: .months(1),
+                    price: Price(decimal: "4.00")!),
+                SubscriptionOffer(id: "Free two weeks", type: .promotional, mode: .freeTrial, period: .weeks(2)),
+                SubscriptionOffer(id: "TestOffer", type: .offerCode, mode: .freeTrial, period: .weeks(1)),
+            ])
+        #expect(!c.notes.contains { $0.contains("promotional") })
     }
 
     @Test func colombianStorefrontSetsCurrencyAndWholeNumberPrices() throws {

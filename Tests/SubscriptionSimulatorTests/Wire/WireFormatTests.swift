@@ -145,8 +145,11 @@ import Testing
                 && WireValues.revocationType(.familyRevoke) == "FAMILY_REVOKE")
         #expect(
             IntroductoryOfferMode.allCases.map(WireValues.offerDiscountType) == [
-                "FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT",
+                "FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT", "ONE_TIME",
             ])
+        #expect(OfferType.allCases.map(WireValues.offerType) == [1, 2, 3, 4])
+        #expect(WireValues.priceIncreaseStatus(.pending) == 0 && WireValues.priceIncreaseStatus(.accepted) == 1)
+        #expect(WireValues.expirationIntent(.priceIncreaseNotConsented) == 3)
     }
 
     func containsNull(_ value: JSONValue) -> Bool {

@@ -1,0 +1,84 @@
+/// Offers customers redeem: promotional offers, offer codes and win-back offers (reference §5.11, §1.1).
+extension SimulatedStore {
+    /// The customer redeems one of the product's offers (`Product.offers`).
+    ///
+    /// Rule **offer-notification-choice** (reference §1.1, §5.11; S-NT, S-CL 23 Jan 2024):
+    /// - no subscription in the group yet: an offer code starts it, `SUBSCRIBED` / `INITIAL_BUY` with the offer as the
+    ///   first period(s); promotional and win-back offers are refused (rule promotional-offer-for-subscribers:
+    ///   promotional offers are for "existing or former subscribers", App Store Connect `SubscriptionPromotionalOffer`).
+    /// - expired or refunded: `SUBSCRIBED` / `RESUBSCRIBE`, a new transaction with the offer, now.
+    /// - active: `OFFER_REDEEMED` without subtype; the offer starts at the next renewal (rule
+    ///   offer-starts-at-next-renewal in `Lifecycle/OffersAndPriceIncreases.swift`).
+    /// - grace or billing retry: refused (rule no-offer-during-billing-retry) [assumed, as for purchases].
+    ///
+    /// A one-time product's offer code (mode `ONE_TIME`) is a purchase at the offer's price: `ONE_TIME_CHARGE` with
+    /// `offerType` 3, `offerIdentifier` and `offerDiscountType` `ONE_TIME` (reference §2.7).
+    ///
+    /// An offer never makes the customer use up their introductory offer eligibility: Apple grants the introductory
+    /// offer to customers who have not received one in the group (StoreKit, "Implementing introductory offers").
+    public mutating func redeemOffer(_ offerId: String, for productId: String, by customer: String)
+        throws(StoreError)
+    {
+        let product = try requireProduct(productId)
+        guard let offer = product.offer(withId: offerId) else {
+            throw .unknownOffer(productId: productId, offerId: offerId, known: product.offers.compactMap(\.identifier))
+        }
+        addCustomer(customer)
+        if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
+        let storefront = storefront(of: customer)
+        guard StorefrontPricing.price(of: product, in: storefront) != nil,
+            StorefrontPricing.price(of: product, offer: offer, in: storefront) != nil
+        else {
+            throw .noPriceInStorefront(productId: productId, storefront: storefront.countryCode)
+        }
+        switch product.type {
+        case .autoRenewable:
+            try redeemSubscriptionOffer(offer, product, by: customer)
+        case .consumable, .nonConsumable:
+            try purchaseOneTime(product, by: customer, offer: offer)
+        case .nonRenewing:
+            // The catalogue refuses offers on non-renewing subscriptions (rule offer-fits-product).
+            throw .unknownOffer(productId: productId, offerId: offerId, known: [])
+        }
+        refreshEntitlements()
+    }
+
+    mutating func redeemSubscriptionOffer(_ offer: SubscriptionOffer, _ product: Product, by customer: String)
+        throws(StoreError)
+    {
+        guard let key = chainKey(customer, product) else {
+            guard offer.type == .offerCode else {
+                throw .lifecycle(.promotionalOfferNeedsSubscriber, customer: customer, productId: product.id)
+            }
+            return try purchaseSubscription(product, by: customer, redeemed: offer)
+        }
+        let state = chains[key.index].state
+        switch state.phase {
+        case .expired, .revoked:
+            // Checked before anything changes (the resubscription path updates the chain before the table runs).
+            if offer.type == .winBack && state.phase != .expired {
+                throw .lifecycle(.winBackOnlyAfterExpiry, customer: customer, productId: product.id)
+            }
+            try purchaseSubscription(product, by: customer, redeemed: offer)
+        case .active, .gracePeriod, .billingRetry:
+            guard state.productId == product.id else {
+                // An offer for another product of the group is a plan change (issue 14 item 1).
+                throw .lifecycle(.changingProductsNotSupported, customer: customer, productId: product.id)
+            }
+            try apply(
+                .offerRedeemed, to: key,
+                purchase: PurchaseRequest(productId: product.id, period: product.period!, offer: offer))
+        }
+    }
+
+    /// Rule **win-back-eligibility**: `eligibleWinBackOfferIds` lists the product's win-back offers while the
+    /// customer's subscription has expired (status 2), and is absent otherwise: never while it is active, in grace,
+    /// in billing retry (Apple: win-back offers are for lapsed subscribers and the field appears "when eligible",
+    /// reference §2.6; during retry the subscription has not lapsed) or revoked [assumed], and never on a family
+    /// member's renewal info [assumed: members cannot buy the purchaser's subscription]. Apple's per-offer conditions
+    /// (paid duration, time since the last subscription, wait between offers) are not modelled [assumed: every
+    /// declared win-back offer is eligible].
+    func eligibleWinBackOfferIds(_ product: Product, state: SubscriptionState) -> [String] {
+        state.phase == .expired ? product.winBackOfferIds : []
+    }
+}

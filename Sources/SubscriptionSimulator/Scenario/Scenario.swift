@@ -46,6 +46,16 @@ public enum ScenarioAction: Hashable, Sendable {
     case makeFamilyShareable(product: String)
     case removeFromSale(product: String)
     case restoreToSale(product: String)
+    // MARK: extensions-refunds
+    /// `transaction`: the customer's n-th transaction of the product, from 1 in purchase order; `nil` the latest.
+    case extendRenewalDate(customer: String, product: String, days: Int, reason: ExtendReasonCode)
+    case refundTransaction(customer: String, product: String, transaction: Int?, amount: RefundAmount, reason: Int32)
+    case requestRefund(customer: String, product: String, transaction: Int?, reason: ConsumptionRequestReason)
+    case sendConsumptionInformation(
+        customer: String, product: String, transaction: Int?, customerConsented: Bool,
+        refundPreference: RefundPreference?)
+    case decideRefund(customer: String, product: String, transaction: Int?, decision: RefundDecision, reason: Int32)
+    case reverseRefund(customer: String, product: String, transaction: Int?)
 
     /// The action's key in scenario files.
     public var name: String {
@@ -65,6 +75,13 @@ public enum ScenarioAction: Hashable, Sendable {
         case .makeFamilyShareable: return "makeFamilyShareable"
         case .removeFromSale: return "removeFromSale"
         case .restoreToSale: return "restoreToSale"
+        // MARK: extensions-refunds
+        case .extendRenewalDate: return "extendRenewalDate"
+        case .refundTransaction: return "refund"
+        case .requestRefund: return "requestRefund"
+        case .sendConsumptionInformation: return "sendConsumptionInformation"
+        case .decideRefund: return "decideRefund"
+        case .reverseRefund: return "reverseRefund"
         }
     }
 
@@ -76,6 +93,11 @@ public enum ScenarioAction: Hashable, Sendable {
             return c
         case .makeFamilyShareable, .removeFromSale, .restoreToSale:
             return nil
+        // MARK: extensions-refunds
+        case .extendRenewalDate(let c, _, _, _), .refundTransaction(let c, _, _, _, _), .requestRefund(let c, _, _, _),
+            .sendConsumptionInformation(let c, _, _, _, _), .decideRefund(let c, _, _, _, _),
+            .reverseRefund(let c, _, _):
+            return c
         }
     }
 
@@ -84,6 +106,8 @@ public enum ScenarioAction: Hashable, Sendable {
         "purchase", "cancel", "resume", "stopSharing", "startSharing", "refund", "failBilling", "fixBilling",
         "joinFamily", "leaveFamily", "restorePurchases", "shareWithFamily", "makeFamilyShareable", "removeFromSale",
         "restoreToSale",
+        // MARK: extensions-refunds
+        "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund",
     ]
 }
 

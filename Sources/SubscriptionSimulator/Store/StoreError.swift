@@ -17,6 +17,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case noPriceInStorefront(productId: String, storefront: String)
     case storefrontFixed(customer: String, storefront: String)
     case invalidAppAccountToken(String, String)
+    // MARK: extensions-refunds
+    case refunds(RefundRuleViolation)
 
     public var description: String {
         switch self {
@@ -55,6 +57,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "before their first purchase (rule storefront-fixed-per-customer)"
         case .invalidAppAccountToken(let token, let problem):
             return "appAccountToken '\(token)': \(problem) (rule app-account-token-is-a-uuid)"
+        // MARK: extensions-refunds
+        case .refunds(let violation): return "\(violation)"
         }
     }
 }

@@ -1,0 +1,58 @@
+/// What the store remembers about renewal-date extensions and refund requests (issue 14, items 4 and 5).
+struct ExtensionAndRefundRecords: Hashable, Sendable {
+    /// Instants of each chain's extensions (by chain index), for rule two-extensions-per-365-days.
+    var extensionDates: [Int: [Instant]] = [:]
+    /// Every refund request, in the order made.
+    var refundRequests: [RefundRequestRecord] = []
+}
+
+/// Renewal-date extensions: Extend a Subscription Renewal Date (one subscription) and Extend Subscription Renewal
+/// Dates for All Active Subscribers (every purchaser of a product). Rules: reference §5.13, S-EXT, S-EXT-INELIG,
+/// S-EXT-FS; the table rows are in `Lifecycle/TransitionTable.swift` (`// MARK: extensions-refunds`).
+extension SimulatedStore {
+    /// The developer extends the renewal date of the customer's subscription to `productId` by `days` (1 to 90):
+    /// `RENEWAL_EXTENDED` to the purchaser and to each family member who has the share (reference §1.3, A-17). The
+    /// current transaction is re-signed with the later `expiresDate`; no new transaction is created.
+    ///
+    /// Errors name the rule and Apple's error code: a member's share (4030007), an ineligible state (4030004), a
+    /// third extension in 365 days (4030005), `days` outside 1...90 (4000009).
+    public mutating func extendRenewalDate(
+        _ productId: String, for customer: String, days: Int, reason: ExtendReasonCode = .undeclared
+    ) throws(StoreError) {
+        let product = try requireProduct(productId)
+        if let memberChain = chainKeys(of: customer).first(where: {
+            chains[$0.index].ownership == .familyShared && chains[$0.index].state.productId == product.id
+        }), chainKey(customer, product) == nil {
+            throw .lifecycle(.familySharedExtension, customer: customer, productId: chains[memberChain.index].state.productId)
+        }
+        let key = try requireChain(productId, customer)
+        try extend(key, days: days)
+        refreshEntitlements()
+    }
+
+    /// One extension of a purchaser's chain through the table; records its instant when it succeeds.
+    mutating func extend(_ key: ChainID, days: Int) throws(StoreError) {
+        let past = extensionsAndRefunds.extensionDates[key.index, default: []].filter {
+            now < $0.adding(BillingRules.extensionLimitWindow)
+        }
+        try apply(
+            .renewalDateExtended, to: key,
+            renewalExtension: RenewalExtensionRequest(days: days, extensionsInPastYear: past.count))
+        extensionsAndRefunds.extensionDates[key.index, default: []].append(now)
+    }
+
+    /// Moves `expiresDate` of the purchaser's current transaction and of each sharing member's current transaction
+    /// (members are extended with their purchaser, S-EXT-FS). The purchaser's chain is held by the caller.
+    mutating func extendTransactions(of key: ChainID, current: Int, to expiresDate: Instant) {
+        transactions[current].expiresDate = expiresDate
+        markModified(current)
+        guard !shares.isEmpty else { return }
+        for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
+            guard let memberKey = shares[id].memberChain else { continue }
+            let index = chains[memberKey.index].currentTransactionIndex
+            guard index >= 0 else { continue }
+            transactions[index].expiresDate = expiresDate
+            markModified(index)
+        }
+    }
+}

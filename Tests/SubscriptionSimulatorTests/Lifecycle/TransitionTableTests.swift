@@ -39,9 +39,40 @@ import Testing
         (.revoked, [.ignored, .ignored, .ignored, .rejected, .rejected, .ignored, .ignored, .rejected, .changed]),
     ]
 
+    // MARK: extensions-refunds
+    /// Columns: renewalDateExtended (a 10-day request, none before), refundRequested, refundReversed.
+    static let extensionsRefundsInputs: [LifecycleInput] = [.renewalDateExtended, .refundRequested, .refundReversed]
+    static let extensionsRefundsTable: [(SubscriptionPhase, [Kind])] = [
+        (.active, [.changed, .changed, .rejected]),
+        (.gracePeriod, [.rejected, .changed, .rejected]),
+        (.billingRetry, [.rejected, .changed, .rejected]),
+        (.expired, [.rejected, .ignored, .rejected]),
+        (.revoked, [.rejected, .ignored, .changed]),
+    ]
+
+    @Test(arguments: SubscriptionPhase.allCases)
+    func everyExtensionAndRefundInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
+        let expected = Self.extensionsRefundsTable.first { $0.0 == phase }!.1
+        var context = LifecycleContext(now: at("P1M20D"))
+        context.renewalExtension = RenewalExtensionRequest(days: 10, extensionsInPastYear: 0)
+        for (input, kind) in zip(Self.extensionsRefundsInputs, expected) {
+            let actual: Kind
+            switch SubscriptionLifecycle.transition(Self.state(phase), input, context) {
+            case .changed: actual = .changed
+            case .ignored: actual = .ignored
+            case .rejected: actual = .rejected
+            }
+            #expect(actual == kind, "\(phase) × \(input)")
+        }
+    }
+
     @Test func tableCoversEveryPhaseAndInput() {
         #expect(Set(Self.table.map(\.0)) == Set(SubscriptionPhase.allCases))
-        #expect(Self.table.allSatisfy { $0.1.count == LifecycleInput.allCases.count })
+        #expect(Set(Self.extensionsRefundsTable.map(\.0)) == Set(SubscriptionPhase.allCases))
+        let columns = Array(LifecycleInput.allCases.prefix(Self.table[0].1.count)) + Self.extensionsRefundsInputs
+        #expect(Set(columns) == Set(LifecycleInput.allCases) && columns.count == LifecycleInput.allCases.count)
+        #expect(Self.table.allSatisfy { $0.1.count == Self.table[0].1.count })
+        #expect(Self.extensionsRefundsTable.allSatisfy { $0.1.count == Self.extensionsRefundsInputs.count })
     }
 
     @Test(arguments: SubscriptionPhase.allCases)

@@ -11,6 +11,10 @@ public struct DeviceEvent: Hashable, Sendable {
         case renewalState(productId: String, RenewalState)
         /// Original StoreKit: `paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:)`.
         case didRevokeEntitlements(productIds: [String])
+        // MARK: extensions-refunds
+        /// A StoreKit `Message` (`Message.messages`) with `reason` `.billingIssue` for the subscription to
+        /// `productId`, shown when the app opens (``SimulatedStore/openApp(for:)``).
+        case message(reason: StoreKitMessageReason, productId: String)
     }
 }
 
@@ -71,8 +75,21 @@ extension SimulatedStore {
                 pendingRestores = pendingRestores.dropFirst()
             }
         }
+        var pendingOpens = extensionsAndRefunds.appOpens.filter { $0.customer == customer }[...]
+        func flushOpens(upTo position: Int) {
+            while let open = pendingOpens.first, open.position <= position {
+                for productId in open.billingIssues {
+                    events.append(
+                        DeviceEvent(
+                            instant: open.instant, customer: customer,
+                            kind: .message(reason: .billingIssue, productId: productId)))
+                }
+                pendingOpens = pendingOpens.dropFirst()
+            }
+        }
         for (index, notification) in notifications.enumerated() {
             flushRestores(upTo: index)
+            flushOpens(upTo: index)
             guard notification.recipient == customer else { continue }
             let record = notification.transaction
             var kinds: [DeviceEvent.Kind] = []
@@ -106,6 +123,7 @@ extension SimulatedStore {
             }
         }
         flushRestores(upTo: notifications.count)
+        flushOpens(upTo: notifications.count)
         return events
     }
 }
@@ -127,6 +145,8 @@ extension DeviceEvent: CustomStringConvertible {
             return head + "renewalState \(productId) \(state.rawValue)"
         case .didRevokeEntitlements(let ids):
             return head + "paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:) [\(ids.joined(separator: ", "))]"
+        case .message(let reason, let productId):
+            return head + "StoreKit Message \(reason.rawValue) \(productId)"
         }
     }
 }

@@ -56,6 +56,7 @@ public enum ScenarioAction: Hashable, Sendable {
         refundPreference: RefundPreference?)
     case decideRefund(customer: String, product: String, transaction: Int?, decision: RefundDecision, reason: Int32)
     case reverseRefund(customer: String, product: String, transaction: Int?)
+    case openApp(customer: String)
 
     /// The action's key in scenario files.
     public var name: String {
@@ -82,6 +83,7 @@ public enum ScenarioAction: Hashable, Sendable {
         case .sendConsumptionInformation: return "sendConsumptionInformation"
         case .decideRefund: return "decideRefund"
         case .reverseRefund: return "reverseRefund"
+        case .openApp: return "openApp"
         }
     }
 
@@ -96,7 +98,7 @@ public enum ScenarioAction: Hashable, Sendable {
         // MARK: extensions-refunds
         case .extendRenewalDate(let c, _, _, _), .refundTransaction(let c, _, _, _, _), .requestRefund(let c, _, _, _),
             .sendConsumptionInformation(let c, _, _, _, _), .decideRefund(let c, _, _, _, _),
-            .reverseRefund(let c, _, _):
+            .reverseRefund(let c, _, _), .openApp(let c):
             return c
         }
     }
@@ -107,7 +109,7 @@ public enum ScenarioAction: Hashable, Sendable {
         "joinFamily", "leaveFamily", "restorePurchases", "shareWithFamily", "makeFamilyShareable", "removeFromSale",
         "restoreToSale",
         // MARK: extensions-refunds
-        "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund",
+        "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund", "openApp",
     ]
 }
 

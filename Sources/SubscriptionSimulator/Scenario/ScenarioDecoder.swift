@@ -424,6 +424,7 @@ public struct ScenarioDecoder {
         // MARK: extensions-refunds
         case "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund":
             action = try decodeExtensionOrRefund(name, args, catalog: catalog)
+        case "openApp": action = .openApp(customer: try customerOnly())
         default:
             throw fail(first.key, "unknown action '\(name)'\(hint(name, ScenarioAction.names))")
         }
@@ -819,7 +820,8 @@ extension ScenarioDecoder {
                 let names = RefundPreference.allCases.map(\.rawValue)
                 guard let value = RefundPreference(rawValue: raw) else {
                     throw fail(
-                        node, "expected refundPreference \(names.joined(separator: ", ")), found '\(raw)'" + hint(raw, names))
+                        node,
+                        "expected refundPreference \(names.joined(separator: ", ")), found '\(raw)'" + hint(raw, names))
                 }
                 preference = value
             }
@@ -830,7 +832,8 @@ extension ScenarioDecoder {
                 customerConsented: try bool(m.required("customerConsented"), "customerConsented"),
                 refundPreference: preference)
         case "decideRefund":
-            let m = try mapping(args, name, keys: ["customer", "product", "transaction", "decision", "percentage", "reason"])
+            let m = try mapping(
+                args, name, keys: ["customer", "product", "transaction", "decision", "percentage", "reason"])
             let node = try m.required("decision")
             let raw = try text(node, "decision")
             let decision: RefundDecision
@@ -842,7 +845,10 @@ extension ScenarioDecoder {
                 }
                 decision = .decline
             default:
-                throw fail(node, "expected decision REFUND or REFUND_DECLINED, found '\(raw)'" + hint(raw, ["REFUND", "REFUND_DECLINED"]))
+                throw fail(
+                    node,
+                    "expected decision REFUND or REFUND_DECLINED, found '\(raw)'"
+                        + hint(raw, ["REFUND", "REFUND_DECLINED"]))
             }
             var reason: Int32 = 0
             if let node = m.optional("reason") {

@@ -88,6 +88,7 @@ public enum ScenarioRunner {
             try store.decideRefund(product, of: customer, transaction: transaction, decision, reason: reason)
         case .reverseRefund(let customer, let product, let transaction):
             try store.reverseRefund(product, of: customer, transaction: transaction)
+        case .openApp(let customer): store.openApp(for: customer)
         }
     }
 }

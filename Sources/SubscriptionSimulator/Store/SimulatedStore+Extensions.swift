@@ -4,6 +4,45 @@ struct ExtensionAndRefundRecords: Hashable, Sendable {
     var extensionDates: [Int: [Instant]] = [:]
     /// Every refund request, in the order made.
     var refundRequests: [RefundRequestRecord] = []
+    /// Every time a customer opened the app, for the device view's billing-issue messages.
+    var appOpens: [AppOpenRecord] = []
+}
+
+/// StoreKit `Message.Reason` (reference §7; StoreKit `Message.Reason`: `.billingIssue`, `.priceIncreaseConsent`,
+/// `.generic`, `.winBackOffer`); the simulator shows the billing-issue message.
+public enum StoreKitMessageReason: String, Hashable, Sendable {
+    case billingIssue
+}
+
+/// A customer opening the app: where it falls among the notifications, and the subscriptions with a billing issue
+/// then.
+struct AppOpenRecord: Hashable, Sendable {
+    /// The number of notifications sent before it.
+    var position: Int
+    var instant: Instant
+    var customer: String
+    var billingIssues: [String]
+}
+
+extension SimulatedStore {
+    /// The customer opens the app on their device. For each of their own subscriptions whose renewal is failing
+    /// (billing retry, grace included: Apple retries and messages the customer throughout the 60 days, reference
+    /// §5.3, S-TT-RET), StoreKit delivers a `Message` with reason `.billingIssue` (the in-app billing problem sheet,
+    /// iOS 16.4+), seen in ``deviceEvents(for:)``. A renewal failing because the product is not for sale is no
+    /// billing issue; a family member's share gets no message (only the purchaser can fix the payment method); each
+    /// opening shows it again [assumed: Apple does not say how often StoreKit repeats it]. Sends no notification.
+    public mutating func openApp(for customer: String) {
+        addCustomer(customer)
+        let issues = chainKeys(of: customer).compactMap { key -> String? in
+            let chain = chains[key.index]
+            guard chain.ownership == .purchased, chain.state.failure?.cause == .billingError,
+                chain.state.phase == .billingRetry || chain.state.phase == .gracePeriod
+            else { return nil }
+            return chain.state.productId
+        }
+        extensionsAndRefunds.appOpens.append(
+            AppOpenRecord(position: notifications.count, instant: now, customer: customer, billingIssues: issues))
+    }
 }
 
 /// Renewal-date extensions: Extend a Subscription Renewal Date (one subscription) and Extend Subscription Renewal
@@ -23,7 +62,8 @@ extension SimulatedStore {
         if let memberChain = chainKeys(of: customer).first(where: {
             chains[$0.index].ownership == .familyShared && chains[$0.index].state.productId == product.id
         }), chainKey(customer, product) == nil {
-            throw .lifecycle(.familySharedExtension, customer: customer, productId: chains[memberChain.index].state.productId)
+            throw .lifecycle(
+                .familySharedExtension, customer: customer, productId: chains[memberChain.index].state.productId)
         }
         let key = try requireChain(productId, customer)
         try extend(key, days: days)

@@ -40,8 +40,10 @@ import Testing
     @Test func extendBy1To90Days() throws {
         var store = makeStore()
         try store.purchase(monthly.id, by: "alice")
-        #expect(violation { try store.extendRenewalDate(monthly.id, for: "alice", days: 91) } == "extend-by-1-to-90-days")
-        #expect(violation { try store.extendRenewalDate(monthly.id, for: "alice", days: 0) } == "extend-by-1-to-90-days")
+        #expect(
+            violation { try store.extendRenewalDate(monthly.id, for: "alice", days: 91) } == "extend-by-1-to-90-days")
+        #expect(
+            violation { try store.extendRenewalDate(monthly.id, for: "alice", days: 0) } == "extend-by-1-to-90-days")
         #expect(violation { try store.extendRenewalDate(monthly.id, for: "alice", days: 90) } == nil)
     }
 
@@ -86,9 +88,10 @@ import Testing
             violation { try store.extendRenewalDate(familyMonthly.id, for: "bob", days: 5) }
                 == "members-extended-with-their-purchaser")
         try store.extendRenewalDate(familyMonthly.id, for: "alice", days: 5)
-        #expect(lines(store.notifications).suffix(3).map { $0.split(separator: " ")[1...2].joined(separator: " ") } == [
-            "alice RENEWAL_EXTENDED", "bob RENEWAL_EXTENDED", "carol RENEWAL_EXTENDED",
-        ])
+        #expect(
+            lines(store.notifications).suffix(3).map { $0.split(separator: " ")[1...2].joined(separator: " ") } == [
+                "alice RENEWAL_EXTENDED", "bob RENEWAL_EXTENDED", "carol RENEWAL_EXTENDED",
+            ])
         for member in ["bob", "carol"] {
             let n = store.notifications(for: member).last!
             #expect(n.transaction.ownership == .familyShared && n.transaction.expiresDate == at("P1M5D"))
@@ -151,7 +154,8 @@ import Testing
         #expect(
             violation { try store.sendConsumptionInformation(coins.id, of: "alice", customerConsented: false) }
                 == "consumption-information-needs-consent")
-        #expect(violation { try store.sendConsumptionInformation(coins.id, of: "alice", customerConsented: true) } == nil)
+        #expect(
+            violation { try store.sendConsumptionInformation(coins.id, of: "alice", customerConsented: true) } == nil)
         try store.advance(to: at("PT12H1S"))
         #expect(
             violation { try store.sendConsumptionInformation(coins.id, of: "alice", customerConsented: true) }
@@ -171,7 +175,9 @@ import Testing
     @Test func decisionNeedsARefundRequest() throws {
         var store = makeStore()
         try store.purchase(monthly.id, by: "alice")
-        #expect(violation { try store.decideRefund(monthly.id, of: "alice", .decline) } == "decision-needs-a-refund-request")
+        #expect(
+            violation { try store.decideRefund(monthly.id, of: "alice", .decline) } == "decision-needs-a-refund-request"
+        )
     }
 
     @Test func declinedRefundKeepsAutoRenewOff() throws {
@@ -209,5 +215,38 @@ import Testing
         try store.reverseRefund(lifetime.id, of: "alice")
         #expect(store.entitlements(for: "alice") == [lifetime.id])
         #expect(store.notifications.map(\.type) == [.oneTimeCharge, .refund, .refundReversed])
+    }
+
+    // MARK: Device view
+
+    @Test func billingIssueMessageWhenOpeningTheAppInBillingRetry() throws {
+        var store = makeFamilyStore(grace: .threeDays)
+        try store.purchase(familyMonthly.id, by: "alice")
+        store.openApp(for: "alice")
+        store.failBilling(for: "alice")
+        try store.advance(to: at("P1M1D"))
+        store.openApp(for: "alice")
+        store.openApp(for: "bob")
+        try store.advance(to: at("P1M10D"))
+        store.openApp(for: "alice")
+        try store.fixBilling(for: "alice")
+        store.openApp(for: "alice")
+        let messages = { (customer: String) in
+            store.deviceEvents(for: customer).filter {
+                if case .message = $0.kind { return true }
+                return false
+            }.map(\.description)
+        }
+        #expect(
+            messages("alice") == [
+                "\(at("P1M1D")) alice StoreKit Message billingIssue \(familyMonthly.id)",
+                "\(at("P1M10D")) alice StoreKit Message billingIssue \(familyMonthly.id)",
+            ])
+        #expect(messages("bob").isEmpty)
+        // The message comes after the DID_FAIL_TO_RENEW's renewal-state change on the device.
+        let alice = store.deviceEvents(for: "alice").map(\.description)
+        let failed = alice.firstIndex { $0.contains("renewalState \(familyMonthly.id) inGracePeriod") }!
+        let message = alice.firstIndex { $0.contains("StoreKit Message") }!
+        #expect(failed < message)
     }
 }

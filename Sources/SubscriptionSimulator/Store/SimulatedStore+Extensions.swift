@@ -96,3 +96,61 @@ extension SimulatedStore {
         }
     }
 }
+
+/// The values of a mass extension's `summary` object (reference §2.4): what Apple reports in
+/// `RENEWAL_EXTENSION` / `SUMMARY` when Extend Subscription Renewal Dates for All Active Subscribers completes.
+public struct RenewalExtensionSummary: Hashable, Sendable {
+    public var requestIdentifier: String
+    public var productId: String
+    /// `storefrontCountryCodes`: the storefronts the request was limited to (ISO 3166-1 alpha-3), empty for all.
+    public var storefrontCountryCodes: [String]
+    public var succeededCount: Int64
+    public var failedCount: Int64
+}
+
+extension SimulatedStore {
+    /// Extend Subscription Renewal Dates for All Active Subscribers: every purchaser whose subscription to
+    /// `productId` has not ended (active, grace or billing retry), optionally only in the given storefronts, is
+    /// extended as by ``extendRenewalDate(_:for:days:reason:)`` (`RENEWAL_EXTENDED` to them and their family
+    /// members) or, when the rules refuse it, receives `RENEWAL_EXTENSION` / `FAILURE` about their subscription
+    /// (reference §1.1, §5.13; S-NT, S-EXT). Expired and refunded subscriptions are not attempted [assumed: "active
+    /// subscribers"]; members are never attempted directly (S-EXT-FS). Returns the `summary` values; the
+    /// `RENEWAL_EXTENSION` / `SUMMARY` notification itself, addressed to no customer, is not emitted yet.
+    /// `days` outside 1...90 refuses the whole request (4000009).
+    public mutating func extendRenewalDatesForAllActiveSubscribers(
+        _ productId: String, days: Int, reason: ExtendReasonCode = .undeclared, requestIdentifier: String,
+        storefrontCountryCodes: [String] = []
+    ) throws(StoreError) -> RenewalExtensionSummary {
+        _ = try requireProduct(productId)
+        guard (1...BillingRules.maximumExtensionDays).contains(days) else {
+            throw .lifecycle(.invalidExtendByDays(days), customer: "every subscriber", productId: productId)
+        }
+        var succeeded: Int64 = 0
+        var failed: Int64 = 0
+        for index in chains.indices {
+            let chain = chains[index]
+            guard chain.ownership == .purchased, chain.state.productId == productId,
+                chain.state.phase != .expired && chain.state.phase != .revoked,
+                storefrontCountryCodes.isEmpty
+                    || storefrontCountryCodes.contains(storefront(of: chain.customer).countryCode)
+            else { continue }
+            let key = ChainID(index: index)
+            do throws(StoreError) {
+                try extend(key, days: days)
+                succeeded += 1
+            } catch {
+                guard case .lifecycle = error else { throw error }
+                failed += 1
+                let current = chains[index]
+                send(
+                    .renewalExtension, .failure, to: current.customer,
+                    transaction: transactions[current.currentTransactionIndex],
+                    renewal: renewalSnapshot(of: current, state: current.state), status: current.state.phase)
+            }
+        }
+        refreshEntitlements()
+        return RenewalExtensionSummary(
+            requestIdentifier: requestIdentifier, productId: productId, storefrontCountryCodes: storefrontCountryCodes,
+            succeededCount: succeeded, failedCount: failed)
+    }
+}

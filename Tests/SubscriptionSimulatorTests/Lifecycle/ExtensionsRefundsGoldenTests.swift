@@ -44,6 +44,18 @@ import Testing
                 try s.advance(to: at("P4M"))
             }
         ),
+        (
+            "mass-extension-with-failure",
+            { s in
+                try s.purchase(familyMonthly.id, by: "alice")
+                try s.purchase(familyMonthly.id, by: "dave")
+                s.failBilling(for: "dave")
+                try s.advance(to: at("P1M10D"))
+                _ = try s.extendRenewalDatesForAllActiveSubscribers(
+                    familyMonthly.id, days: 5, requestIdentifier: "3e1c5a52-0b1f-4c1e-9a54-1f2d0c9e7b11")
+                try s.advance(to: at("P2M"))
+            }
+        ),
     ]
 
     @Test(arguments: cases.map(\.0))

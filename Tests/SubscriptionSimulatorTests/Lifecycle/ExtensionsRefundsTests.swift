@@ -250,3 +250,24 @@ import Testing
         #expect(failed < message)
     }
 }
+
+extension ExtensionsRefundsTests {
+    @Test func massExtensionExtendsEligibleAndSendsFailureToTheOthers() throws {
+        var store = makeFamilyStore(grace: .threeDays)
+        try store.purchase(familyMonthly.id, by: "alice")
+        try store.purchase(familyMonthly.id, by: "dave")
+        store.failBilling(for: "dave")
+        try store.purchase(familyMonthly.id, by: "erin")
+        try store.cancel(familyMonthly.id, by: "erin")
+        try store.advance(to: at("P1M10D"))
+        let before = store.notifications.count
+        let summary = try store.extendRenewalDatesForAllActiveSubscribers(
+            familyMonthly.id, days: 5, reason: .serviceIssueOrOutage, requestIdentifier: "r-1")
+        #expect(summary.succeededCount == 1 && summary.failedCount == 1)
+        #expect(
+            lines(Array(store.notifications[before...])) == [
+                "\(at("P1M10D")) alice RENEWAL_EXTENDED 1", "\(at("P1M10D")) bob RENEWAL_EXTENDED 1",
+                "\(at("P1M10D")) carol RENEWAL_EXTENDED 1", "\(at("P1M10D")) dave RENEWAL_EXTENSION/FAILURE 3",
+            ])
+    }
+}

@@ -11,7 +11,9 @@ for which Apple's library skips signature verification), then its signedTransact
 It fails on any exception, on any enum value the library does not know (a raw* field set while its typed field is
 None), and on breaches of the simulator's contract checked on the raw JSON: no null anywhere, dates are integers,
 identifiers are decimal-digit strings, notificationUUID and appAccountToken are lowercase UUIDs, and the
-always-present fields (appTransactionId included).
+always-present fields (appTransactionId included); refund fields agree (revocationType with its
+revocationPercentage, consumptionRequestReason exactly in CONSUMPTION_REQUEST); a RENEWAL_EXTENSION / SUMMARY
+carries a complete `summary` and no `data`; TEST carries no signedTransactionInfo.
 Prints one line per failure and ends with "conformance: N passed, M failed".
 """
 import base64
@@ -33,6 +35,9 @@ REQUIRED_TRANSACTION = ["transactionId", "originalTransactionId", "bundleId", "p
 REQUIRED_RENEWAL = ["originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "renewalDate",
                     "recentSubscriptionStartDate", "signedDate", "environment", "appTransactionId"]
 ENVIRONMENTS = {"LocalTesting": Environment.LOCAL_TESTING, "Xcode": Environment.XCODE}
+# extensions-refunds: Apple's `summary` object (reference §2.4) and the revocation fields (§2.5, §5.14).
+SUMMARY_FIELDS = {"requestIdentifier": str, "environment": str, "appAppleId": int, "bundleId": str, "productId": str,
+                  "storefrontCountryCodes": list, "succeededCount": int, "failedCount": int}
 
 
 def jws_payload(jws):
@@ -84,6 +89,8 @@ def check_notification(body_text):
     raw = jws_payload(body["signedPayload"])
     check_raw(raw, "payload", problems)
     data = raw.get("data") or {}
+    if "summary" in raw:
+        return raw, problems + check_summary(raw, body["signedPayload"])
     environment = ENVIRONMENTS.get(data.get("environment"))
     if environment is None:
         return raw, problems + [f"data.environment must be LocalTesting or Xcode, found {data.get('environment')!r}"]
@@ -95,9 +102,17 @@ def check_notification(body_text):
         problems.append(f"version must be \"2.0\", found {raw.get('version')!r}")
     if not UUID_RE.match(str(raw.get("notificationUUID", ""))):
         problems.append(f"notificationUUID must be a lowercase UUID, found {raw.get('notificationUUID')!r}")
+    if raw.get("notificationType") == "TEST":
+        # TEST: data carries bundleId, environment (and appAppleId in production) only (reference §1.2, §6.3).
+        for key in ["signedTransactionInfo", "signedRenewalInfo", "status"]:
+            if key in data:
+                problems.append(f"data.{key} must be absent from TEST")
+        return raw, problems
     for key in ["bundleId", "bundleVersion", "environment", "signedTransactionInfo"]:
         if key not in data:
             problems.append(f"data.{key} is missing")
+    if (raw.get("notificationType") == "CONSUMPTION_REQUEST") != ("consumptionRequestReason" in data):
+        problems.append("data.consumptionRequestReason must be present in CONSUMPTION_REQUEST and only there")
     transaction_raw = jws_payload(data["signedTransactionInfo"])
     check_raw(transaction_raw, "transaction", problems)
     transaction = verifier.verify_and_decode_signed_transaction(data["signedTransactionInfo"])
@@ -105,6 +120,7 @@ def check_notification(body_text):
     for key in REQUIRED_TRANSACTION:
         if key not in transaction_raw:
             problems.append(f"transaction.{key} is missing")
+    check_revocation(raw.get("notificationType"), transaction_raw, problems)
     if transaction_raw.get("type") == "Auto-Renewable Subscription":
         for key in ["status", "signedRenewalInfo"]:
             if key not in data:
@@ -121,6 +137,52 @@ def check_notification(body_text):
             if key not in renewal_raw:
                 problems.append(f"renewal.{key} is missing")
     return raw, problems
+
+
+def check_revocation(kind, transaction, problems):
+    """revocationDate, revocationReason and revocationType come together; revocationPercentage is 100000 for
+    REFUND_FULL, 1..99999 for REFUND_PRORATED, absent for FAMILY_REVOKE; REFUND_REVERSED has none of them."""
+    fields = ["revocationDate", "revocationReason", "revocationType"]
+    present = [key in transaction for key in fields]
+    if any(present) and not all(present):
+        problems.append(f"transaction: {', '.join(fields)} must come together, found {present}")
+    revocation_type = transaction.get("revocationType")
+    percentage = transaction.get("revocationPercentage")
+    if revocation_type == "REFUND_FULL" and percentage != 100000:
+        problems.append(f"transaction.revocationPercentage must be 100000 for REFUND_FULL, found {percentage!r}")
+    if revocation_type == "REFUND_PRORATED" and not (isinstance(percentage, int) and 0 < percentage < 100000):
+        problems.append(f"transaction.revocationPercentage must be 1..99999 for REFUND_PRORATED, found {percentage!r}")
+    if revocation_type in (None, "FAMILY_REVOKE") and percentage is not None:
+        problems.append(f"transaction.revocationPercentage must be absent for {revocation_type}, found {percentage!r}")
+    if kind in ("REFUND", "REVOKE") and revocation_type is None:
+        problems.append(f"transaction of a {kind} must carry the revocation fields")
+    if kind == "REFUND_REVERSED" and revocation_type is not None:
+        problems.append("transaction of a REFUND_REVERSED must carry no revocation fields")
+
+
+def check_summary(raw, signed_payload):
+    """RENEWAL_EXTENSION / SUMMARY: a complete `summary` object, no `data`, decoded by Apple's library."""
+    problems = []
+    summary = raw["summary"]
+    if raw.get("notificationType") != "RENEWAL_EXTENSION" or raw.get("subtype") != "SUMMARY":
+        problems.append("a summary object belongs to RENEWAL_EXTENSION / SUMMARY only")
+    if "data" in raw:
+        problems.append("a RENEWAL_EXTENSION / SUMMARY carries summary, not data")
+    for key, kind in SUMMARY_FIELDS.items():
+        value = summary.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            problems.append(f"summary.{key} must be a {kind.__name__}, found {value!r}")
+    for code in summary.get("storefrontCountryCodes") or []:
+        if not (isinstance(code, str) and re.match(r"^[A-Z]{3}$", code)):
+            problems.append(f"summary.storefrontCountryCodes holds {code!r}, not an ISO 3166-1 alpha-3 code")
+    environment = ENVIRONMENTS.get(summary.get("environment"))
+    if environment is None:
+        return problems + [f"summary.environment must be LocalTesting or Xcode, found {summary.get('environment')!r}"]
+    verifier = SignedDataVerifier([], False, environment, summary.get("bundleId"), summary.get("appAppleId"))
+    notification = verifier.verify_and_decode_notification(signed_payload)
+    unknown_enums(notification, "payload", problems)
+    unknown_enums(notification.summary, "payload.summary", problems)
+    return problems
 
 
 def inputs(arguments):

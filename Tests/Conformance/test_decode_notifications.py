@@ -37,6 +37,46 @@ def body(notification_type="SUBSCRIBED", transaction=None, renewal=None, **extra
                  "signedRenewalInfo": jws(renewal or RENEWAL)},
     }
     payload.update(extra)
+    if payload.get("subtype") is None:
+        payload.pop("subtype")  # subtype=None: a notification type without subtype
+    return json.dumps({"signedPayload": jws(payload)})
+
+
+def consumption(reason):
+    data = {"bundleId": "com.example", "bundleVersion": "1.0", "environment": "LocalTesting", "status": 1,
+            "signedTransactionInfo": jws(TRANSACTION), "signedRenewalInfo": jws(RENEWAL)}
+    if reason is not None:
+        data["consumptionRequestReason"] = reason
+    return body("CONSUMPTION_REQUEST", subtype=None, data=data)
+
+
+def refund(revocation_type, percentage, kind="REFUND"):
+    transaction = dict(TRANSACTION, revocationDate=2, revocationReason=0, revocationType=revocation_type)
+    if percentage is not None:
+        transaction["revocationPercentage"] = percentage
+    return body(kind, transaction=transaction, subtype=None)
+
+
+SUMMARY = {
+    "requestIdentifier": "5bd3a7a8-6a4f-4c3e-9f41-2d1a0f0d8c11", "environment": "LocalTesting",
+    "appAppleId": 1234567890, "bundleId": "com.example", "productId": "p", "storefrontCountryCodes": ["USA", "FRA"],
+    "succeededCount": 2, "failedCount": 1,
+}
+
+
+def summary(content):
+    payload = {"notificationType": "RENEWAL_EXTENSION", "subtype": "SUMMARY",
+               "notificationUUID": "00000000-0000-4000-8000-000000000002", "version": "2.0", "signedDate": 1,
+               "summary": content}
+    return json.dumps({"signedPayload": jws(payload)})
+
+
+def test_notification(with_transaction):
+    data = {"bundleId": "com.example", "environment": "LocalTesting"}
+    if with_transaction:
+        data["signedTransactionInfo"] = jws(TRANSACTION)
+    payload = {"notificationType": "TEST", "notificationUUID": "00000000-0000-4000-8000-000000000003",
+               "version": "2.0", "signedDate": 1, "data": data}
     return json.dumps({"signedPayload": jws(payload)})
 
 
@@ -66,6 +106,21 @@ def main():
          body(transaction=dict(TRANSACTION, appAccountToken="7e3fb20b-4cdb-47cc-936d-99d65f608138")), False),
         ("uppercase appAccountToken is caught",
          body(transaction=dict(TRANSACTION, appAccountToken="7E3FB20B-4CDB-47CC-936D-99D65F608138")), True),
+        # extensions-refunds
+        ("CONSUMPTION_REQUEST with its reason passes", consumption("UNINTENDED_PURCHASE"), False),
+        ("unknown consumptionRequestReason is caught", consumption("NOT_A_REASON"), True),
+        ("CONSUMPTION_REQUEST without a reason is caught", consumption(None), True),
+        ("prorated refund with its percentage passes", refund("REFUND_PRORATED", 50000), False),
+        ("full refund with a partial percentage is caught", refund("REFUND_FULL", 50000), True),
+        ("prorated refund without a percentage is caught", refund("REFUND_PRORATED", None), True),
+        ("family revoke with a percentage is caught", refund("FAMILY_REVOKE", 100000, kind="REVOKE"), True),
+        ("REFUND_REVERSED with revocation fields is caught", refund("REFUND_FULL", 100000, kind="REFUND_REVERSED"), True),
+        ("unknown revocationType is caught", refund("REFUND_SOMETIMES", None), True),
+        ("complete summary passes", summary(SUMMARY), False),
+        ("summary without failedCount is caught", summary({k: v for k, v in SUMMARY.items() if k != "failedCount"}), True),
+        ("summary with a two-letter storefront is caught", summary(dict(SUMMARY, storefrontCountryCodes=["US"])), True),
+        ("TEST without transaction passes", test_notification(False), False),
+        ("TEST with a transaction is caught", test_notification(True), True),
     ]
     for name, text, should_fail in cases:
         found = problems(text)

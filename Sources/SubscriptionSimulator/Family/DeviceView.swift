@@ -36,6 +36,9 @@ public enum StoreKitMessageReason: String, Hashable, Sendable {
     /// Shown at the PRICE_INCREASE / PENDING instant, as if the app were opened then [assumed]; never to family
     /// members, who are not asked (reference §5.12).
     case priceIncreaseConsent
+    /// `billingIssue`: the customer's own subscription is in billing retry or grace for a billing problem; shown
+    /// each time the app opens (``SimulatedStore/openApp(for:)``; reference §7).
+    case billingIssue
 }
 
 /// StoreKit 2 `Product.SubscriptionInfo.RenewalState` (reference §7.1, S-RS).
@@ -86,8 +89,21 @@ extension SimulatedStore {
                 pendingRestores = pendingRestores.dropFirst()
             }
         }
+        var pendingOpens = extensionsAndRefunds.appOpens.filter { $0.customer == customer }[...]
+        func flushOpens(upTo position: Int) {
+            while let open = pendingOpens.first, open.position <= position {
+                for productId in open.billingIssues {
+                    events.append(
+                        DeviceEvent(
+                            instant: open.instant, customer: customer,
+                            kind: .message(.billingIssue, productId: productId)))
+                }
+                pendingOpens = pendingOpens.dropFirst()
+            }
+        }
         for (index, notification) in notifications.enumerated() {
             flushRestores(upTo: index)
+            flushOpens(upTo: index)
             guard notification.recipient == customer else { continue }
             let record = notification.transaction
             var kinds: [DeviceEvent.Kind] = []
@@ -136,6 +152,7 @@ extension SimulatedStore {
             }
         }
         flushRestores(upTo: notifications.count)
+        flushOpens(upTo: notifications.count)
         return events
     }
 }

@@ -38,6 +38,30 @@ public enum LifecycleInput: Hashable, Sendable, CaseIterable {
     case priceIncreaseAnnounced
     /// The customer agrees to a price increase that needs consent (`consentToPriceIncrease`).
     case priceIncreaseConsented
+    // MARK: extensions-refunds
+    /// The developer extends the renewal date of this subscription (Extend a Subscription Renewal Date, or one
+    /// subscription of a mass extension); the request is ``LifecycleContext/renewalExtension``.
+    case renewalDateExtended
+    /// The customer asks for a refund (refund-request API or reportaproblem.apple.com): the App Store turns auto-renew
+    /// off (reference §1.1, §5.14).
+    case refundRequested
+    /// A refund of the current transaction is reversed after a dispute (`REFUND_REVERSED`, reference §5.14).
+    case refundReversed
+}
+
+// MARK: extensions-refunds
+
+/// A renewal-date extension request as the table needs it (Extend a Subscription Renewal Date, S-EXT).
+public struct RenewalExtensionRequest: Hashable, Sendable {
+    /// `extendByDays`: 1 to 90.
+    public var days: Int
+    /// Extensions this subscription received in the 365 days before now.
+    public var extensionsInPastYear: Int
+
+    public init(days: Int, extensionsInPastYear: Int) {
+        self.days = days
+        self.extensionsInPastYear = extensionsInPastYear
+    }
 }
 
 /// The facts outside the subscription that a transition needs. No clock reads: `now` is given.
@@ -53,6 +77,8 @@ public struct LifecycleContext: Hashable, Sendable {
     public var purchase: PurchaseRequest?
     /// For ``LifecycleInput/priceIncreaseAnnounced``: whether the increase needs the customer's consent.
     public var priceIncreaseNeedsConsent = false
+    /// For ``LifecycleInput/renewalDateExtended``: the request (extensions-refunds).
+    public var renewalExtension: RenewalExtensionRequest? = nil
 
     public init(
         now: Instant, paymentSucceeds: Bool = true, productForSale: Bool = true, gracePeriod: GracePeriodSetting = .off,
@@ -104,6 +130,11 @@ public enum LifecycleEffect: Hashable, Sendable {
     /// Mark the current transaction (and each family member's) superseded by an upgrade: `isUpgraded: true`, no
     /// revocation (reference §5.10, Appendix A-14).
     case markCurrentTransactionUpgraded
+    // MARK: extensions-refunds
+    /// Re-sign the current transaction (and each sharing member's) with `expiresDate` moved (reference A-17).
+    case extendCurrentTransaction(expiresDate: Instant)
+    /// Remove the current transaction's revocation fields (`REFUND_REVERSED`, reference §5.14).
+    case restoreCurrentTransaction
 }
 
 /// `transactionReason`: `PURCHASE` for customer-initiated, `RENEWAL` for system-initiated (reference §2.5, S-TR).
@@ -120,6 +151,18 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
     case changingProductsNotSupported
     case purchaseDuringBillingRetry
     case alreadyRefunded
+    // MARK: extensions-refunds
+    /// `InvalidExtendByDaysError` (4000009): `extendByDays` is 1 to 90.
+    case invalidExtendByDays(Int)
+    /// `SubscriptionExtensionIneligibleError` (4030004), with the state that makes it ineligible.
+    case extensionIneligible(String)
+    /// `SubscriptionMaxExtensionError` (4030005): two extensions in the past 365 days already.
+    case maximumExtensionsReached
+    /// `FamilySharedSubscriptionExtensionIneligibleError` (4030007): a member's share is extended with its
+    /// purchaser's subscription, never directly.
+    case familySharedExtension
+    /// `REFUND_REVERSED` needs a refunded transaction.
+    case notRefunded
 
     // MARK: plan changes
     case planChangeDuringBillingFailure
@@ -154,6 +197,12 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
         case .promotionalOfferNeedsSubscriber: return "promotional-offer-for-subscribers"
         case .noPriceIncreasePending: return "no-price-increase-pending"
         case .offerWhilePlanChangePending: return "no-offer-while-plan-change-pending"
+        // MARK: extensions-refunds
+        case .invalidExtendByDays: return "extend-by-1-to-90-days"
+        case .extensionIneligible: return "extension-needs-a-paid-active-subscription"
+        case .maximumExtensionsReached: return "two-extensions-per-365-days"
+        case .familySharedExtension: return "members-extended-with-their-purchaser"
+        case .notRefunded: return "reversal-needs-a-refund"
         }
     }
 
@@ -201,6 +250,20 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
         case .offerWhilePlanChangePending:
             return "the subscription renews to another product at its next renewal; an offer for the current product "
                 + "would never start (rule \(rule); choose the current product again first)"
+        // MARK: extensions-refunds
+        case .invalidExtendByDays(let days):
+            return "extendByDays must be 1 to 90, found \(days) (rule \(rule); InvalidExtendByDaysError 4000009)"
+        case .extensionIneligible(let why):
+            return "the subscription cannot be extended: \(why) (rule \(rule); SubscriptionExtensionIneligibleError "
+                + "4030004)"
+        case .maximumExtensionsReached:
+            return "the subscription was already extended twice in the past 365 days (rule \(rule); "
+                + "SubscriptionMaxExtensionError 4030005)"
+        case .familySharedExtension:
+            return "this subscription is the customer's through Family Sharing; extend the purchaser's subscription "
+                + "and the member's follows (rule \(rule); FamilySharedSubscriptionExtensionIneligibleError 4030007)"
+        case .notRefunded:
+            return "the transaction is not refunded, so there is no refund to reverse (rule \(rule))"
         }
     }
 }
@@ -358,6 +421,36 @@ public enum SubscriptionLifecycle {
             return .rejected(.noPriceIncreasePending)
         case (.expired, .priceIncreaseConsented), (.revoked, .priceIncreaseConsented):
             return .rejected(.subscriptionNotActive(state.phase))
+        // MARK: extensions-refunds
+        case (.active, .renewalDateExtended):
+            return extendRenewalDate(state, context)
+        case (.gracePeriod, .renewalDateExtended):
+            // In grace the expiry (the failed renewal) is always in the past here (S-EXT-INELIG).
+            return .rejected(.extensionIneligible("it is in a billing grace period whose expiration date has passed"))
+        case (.billingRetry, .renewalDateExtended):
+            return .rejected(.extensionIneligible("it is inactive, in billing retry"))
+        case (.expired, .renewalDateExtended):
+            return .rejected(.extensionIneligible("it has expired"))
+        case (.revoked, .renewalDateExtended):
+            // [assumed] Apple lists expired subscriptions; a refunded one is no more active than an expired one.
+            return .rejected(.extensionIneligible("it was refunded"))
+        case (.active, .refundRequested):
+            // The App Store turns auto-renew off on a refund request: DID_CHANGE_RENEWAL_STATUS /
+            // AUTO_RENEW_DISABLED (reference §1.1, §5.14, A-13; S-NT, S-ST).
+            guard state.autoRenew else { return .ignored(because: "auto-renew is already off") }
+            var next = state
+            next.autoRenew = false
+            return .changed(next, [.notify(.didChangeRenewalStatus, .autoRenewDisabled, snapshot: next)])
+        case (.gracePeriod, .refundRequested), (.billingRetry, .refundRequested):
+            // [assumed] Auto-renew turned off during a billing failure ends the retry, as a cancel does.
+            return cancelDuringBillingFailure(state, at: context.now)
+        case (.expired, .refundRequested), (.revoked, .refundRequested):
+            return .ignored(because: "auto-renew is already off: the subscription has ended")
+        case (.revoked, .refundReversed):
+            return reverseRefund(state, at: context.now)
+        case (.active, .refundReversed), (.gracePeriod, .refundReversed), (.billingRetry, .refundReversed),
+            (.expired, .refundReversed):
+            return .rejected(.notRefunded)
         }
     }
 
@@ -549,6 +642,59 @@ public enum SubscriptionLifecycle {
         next.phase = .revoked
         next.autoRenew = false
         return .changed(next, [.cancelAllTimers, .revokeCurrentTransaction, .notify(.refund, nil, snapshot: next)])
+    }
+
+    // MARK: extensions-refunds
+
+    /// **extension-needs-a-paid-active-subscription**, **extend-by-1-to-90-days**, **two-extensions-per-365-days**:
+    /// Apple extends a paid, active subscription by 1 to 90 days, at most twice in 365 days; never one in a free
+    /// offer period (S-EXT, S-EXT-INELIG; reference §5.13). `RENEWAL_EXTENDED`, status 1; the current transaction is
+    /// re-signed with the later `expiresDate` and `renewalDate` moves with it (A-17, §5.13 [inferred]); the next
+    /// period runs from the new date. An active subscription with auto-renew off is extended too [assumed: Apple's
+    /// list of ineligible states does not name it].
+    static func extendRenewalDate(_ state: SubscriptionState, _ context: LifecycleContext) -> TransitionResult {
+        guard let request = context.renewalExtension else {
+            return .ignored(because: "an extension input needs the request in its context")
+        }
+        guard (1...BillingRules.maximumExtensionDays).contains(request.days) else {
+            return .rejected(.invalidExtendByDays(request.days))
+        }
+        if state.currentOffer?.offer.mode == .freeTrial {
+            return .rejected(.extensionIneligible("it is in a free offer period"))
+        }
+        guard request.extensionsInPastYear < BillingRules.maximumExtensionsPerYear else {
+            return .rejected(.maximumExtensionsReached)
+        }
+        var next = state
+        let newExpiry = state.expiresDate.adding(CalendarDuration(days: request.days))
+        next.cycle = BillingCycle(anchor: newExpiry, unit: state.cycle.unit, periodsElapsed: 0)
+        return .changed(
+            next,
+            [
+                .cancelAllTimers, .extendCurrentTransaction(expiresDate: newExpiry),
+                .schedule(.renewal, at: newExpiry), .notify(.renewalExtended, nil, snapshot: next),
+            ])
+    }
+
+    /// **refund-reversal-restores-access**: `REFUND_REVERSED` removes the revocation fields and reinstates the
+    /// content; the renewal date does not change (reference §1.1, §5.14; S-NT, S-F757986). Auto-renew, which the
+    /// refund turned off, stays off [assumed]: the subscription is active until its `expiresDate` and then expires
+    /// (`EXPIRED` / `VOLUNTARY`), or is expired at once if that date has passed (no `EXPIRED` is sent for it
+    /// [assumed]).
+    static func reverseRefund(_ state: SubscriptionState, at now: Instant) -> TransitionResult {
+        var next = state
+        next.autoRenew = false
+        var effects: [LifecycleEffect] = [.cancelAllTimers, .restoreCurrentTransaction]
+        if state.expiresDate > now {
+            next.phase = .active
+            next.endReason = nil
+            effects.append(.schedule(.renewal, at: state.expiresDate))
+        } else {
+            next.phase = .expired
+            next.endReason = .customerCancelled
+        }
+        effects.append(.notify(.refundReversed, nil, snapshot: next))
+        return .changed(next, effects)
     }
 
     /// **renewal-info-agrees-with-status**: the renewal fields of a subscription that ends now (EXPIRED of any

@@ -58,6 +58,17 @@ public enum ScenarioAction: Hashable, Sendable {
     /// `storefront`: an ISO 3166-1 alpha-3 code, or `nil` for the product's own currency.
     case raisePrice(product: String, price: Price, storefront: String?, consentRequired: Bool)
     case consentToPriceIncrease(customer: String, product: String)
+    // MARK: extensions-refunds
+    /// `transaction`: the customer's n-th transaction of the product, from 1 in purchase order; `nil` the latest.
+    case extendRenewalDate(customer: String, product: String, days: Int, reason: ExtendReasonCode)
+    case refundTransaction(customer: String, product: String, transaction: Int?, amount: RefundAmount, reason: Int32)
+    case requestRefund(customer: String, product: String, transaction: Int?, reason: ConsumptionRequestReason)
+    case sendConsumptionInformation(
+        customer: String, product: String, transaction: Int?, customerConsented: Bool,
+        refundPreference: RefundPreference?)
+    case decideRefund(customer: String, product: String, transaction: Int?, decision: RefundDecision, reason: Int32)
+    case reverseRefund(customer: String, product: String, transaction: Int?)
+    case openApp(customer: String)
 
     /// The action's key in scenario files.
     public var name: String {
@@ -82,6 +93,14 @@ public enum ScenarioAction: Hashable, Sendable {
         case .redeemOffer: return "redeemOffer"
         case .raisePrice: return "raisePrice"
         case .consentToPriceIncrease: return "consentToPriceIncrease"
+        // MARK: extensions-refunds
+        case .extendRenewalDate: return "extendRenewalDate"
+        case .refundTransaction: return "refund"
+        case .requestRefund: return "requestRefund"
+        case .sendConsumptionInformation: return "sendConsumptionInformation"
+        case .decideRefund: return "decideRefund"
+        case .reverseRefund: return "reverseRefund"
+        case .openApp: return "openApp"
         }
     }
 
@@ -99,6 +118,11 @@ public enum ScenarioAction: Hashable, Sendable {
             return c
         case .raisePrice:
             return nil
+        // MARK: extensions-refunds
+        case .extendRenewalDate(let c, _, _, _), .refundTransaction(let c, _, _, _, _), .requestRefund(let c, _, _, _),
+            .sendConsumptionInformation(let c, _, _, _, _), .decideRefund(let c, _, _, _, _),
+            .reverseRefund(let c, _, _), .openApp(let c):
+            return c
         }
     }
 
@@ -109,6 +133,8 @@ public enum ScenarioAction: Hashable, Sendable {
         "restoreToSale", "changePlan",
         // offers and price increases
         "redeemOffer", "raisePrice", "consentToPriceIncrease",
+        // MARK: extensions-refunds
+        "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund", "openApp",
     ]
 }
 

@@ -482,7 +482,7 @@ public struct ScenarioDecoder {
         case "stopSharing": let (c, p) = try customerProduct(); action = .stopSharing(customer: c, product: p)
         case "startSharing": let (c, p) = try customerProduct(); action = .startSharing(customer: c, product: p)
         case "refund":
-            let m = try mapping(args, name, keys: ["customer", "product", "reason"])
+            let m = try mapping(args, name, keys: ["customer", "product", "reason", "transaction", "percentage"])
             var reason: Int32 = 0
             if let node = m.optional("reason") {
                 let value = try unsigned(node, "reason")
@@ -490,6 +490,15 @@ public struct ScenarioDecoder {
                     throw fail(node, "expected refund reason 0 (other) or 1 (an issue in the app), found \(value)")
                 }
                 reason = Int32(value)
+            }
+            // extensions-refunds: any past transaction, prorated refunds.
+            if m.optional("transaction") != nil || m.optional("percentage") != nil {
+                action = .refundTransaction(
+                    customer: try text(m.required("customer"), "customer"),
+                    product: try productId(m.required("product"), catalog),
+                    transaction: try transactionPosition(m.optional("transaction")),
+                    amount: try refundAmount(m.optional("percentage")), reason: reason)
+                break
             }
             action = .refund(
                 customer: try text(m.required("customer"), "customer"),
@@ -534,6 +543,10 @@ public struct ScenarioDecoder {
         case "consentToPriceIncrease":
             let (c, p) = try customerProduct()
             action = .consentToPriceIncrease(customer: c, product: p)
+        // MARK: extensions-refunds
+        case "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund":
+            action = try decodeExtensionOrRefund(name, args, catalog: catalog)
+        case "openApp": action = .openApp(customer: try customerOnly())
         default:
             throw fail(first.key, "unknown action '\(name)'\(hint(name, ScenarioAction.names))")
         }
@@ -916,5 +929,130 @@ public struct ScenarioDecoder {
             }
             return value
         }
+    }
+}
+
+// MARK: extensions-refunds
+
+extension ScenarioDecoder {
+    /// The renewal-date extension and refund-request actions (docs/scenario-format.md, "Renewal-date extensions" and
+    /// "Refund requests").
+    func decodeExtensionOrRefund(_ name: String, _ args: YAMLNode, catalog: Catalog) throws(ScenarioError)
+        -> ScenarioAction
+    {
+        switch name {
+        case "extendRenewalDate":
+            let m = try mapping(args, name, keys: ["customer", "product", "days", "reason"])
+            var reason = ExtendReasonCode.undeclared
+            if let node = m.optional("reason") {
+                let value = try unsigned(node, "reason")
+                guard let code = Int32(exactly: value).flatMap(ExtendReasonCode.init(rawValue:)) else {
+                    throw fail(
+                        node,
+                        "expected extendReasonCode 0 (undeclared), 1 (customer satisfaction), 2 (other) or 3 "
+                            + "(service issue or outage), found \(value)")
+                }
+                reason = code
+            }
+            return .extendRenewalDate(
+                customer: try text(m.required("customer"), "customer"),
+                product: try productId(m.required("product"), catalog), days: try whole(m.required("days"), "days"),
+                reason: reason)
+        case "requestRefund":
+            let m = try mapping(args, name, keys: ["customer", "product", "transaction", "reason"])
+            let node = try m.required("reason")
+            let raw = try text(node, "reason")
+            guard let reason = ConsumptionRequestReason(rawValue: raw) else {
+                let names = ConsumptionRequestReason.allCases.map(\.rawValue)
+                throw fail(
+                    node,
+                    "expected consumptionRequestReason \(names.joined(separator: ", ")), found '\(raw)'"
+                        + hint(raw, names))
+            }
+            return .requestRefund(
+                customer: try text(m.required("customer"), "customer"),
+                product: try productId(m.required("product"), catalog),
+                transaction: try transactionPosition(m.optional("transaction")), reason: reason)
+        case "sendConsumptionInformation":
+            let m = try mapping(
+                args, name, keys: ["customer", "product", "transaction", "customerConsented", "refundPreference"])
+            var preference: RefundPreference?
+            if let node = m.optional("refundPreference") {
+                let raw = try text(node, "refundPreference")
+                let names = RefundPreference.allCases.map(\.rawValue)
+                guard let value = RefundPreference(rawValue: raw) else {
+                    throw fail(
+                        node,
+                        "expected refundPreference \(names.joined(separator: ", ")), found '\(raw)'" + hint(raw, names))
+                }
+                preference = value
+            }
+            return .sendConsumptionInformation(
+                customer: try text(m.required("customer"), "customer"),
+                product: try productId(m.required("product"), catalog),
+                transaction: try transactionPosition(m.optional("transaction")),
+                customerConsented: try bool(m.required("customerConsented"), "customerConsented"),
+                refundPreference: preference)
+        case "decideRefund":
+            let m = try mapping(
+                args, name, keys: ["customer", "product", "transaction", "decision", "percentage", "reason"])
+            let node = try m.required("decision")
+            let raw = try text(node, "decision")
+            let decision: RefundDecision
+            switch raw {
+            case "REFUND": decision = .grant(try refundAmount(m.optional("percentage")))
+            case "REFUND_DECLINED":
+                if let extra = m.optional("percentage") {
+                    throw fail(extra, "`percentage` applies only to decision REFUND")
+                }
+                decision = .decline
+            default:
+                throw fail(
+                    node,
+                    "expected decision REFUND or REFUND_DECLINED, found '\(raw)'"
+                        + hint(raw, ["REFUND", "REFUND_DECLINED"]))
+            }
+            var reason: Int32 = 0
+            if let node = m.optional("reason") {
+                let value = try unsigned(node, "reason")
+                guard value <= 1 else {
+                    throw fail(node, "expected refund reason 0 (other) or 1 (an issue in the app), found \(value)")
+                }
+                reason = Int32(value)
+            }
+            return .decideRefund(
+                customer: try text(m.required("customer"), "customer"),
+                product: try productId(m.required("product"), catalog),
+                transaction: try transactionPosition(m.optional("transaction")), decision: decision, reason: reason)
+        default:  // "reverseRefund"
+            let m = try mapping(args, name, keys: ["customer", "product", "transaction"])
+            return .reverseRefund(
+                customer: try text(m.required("customer"), "customer"),
+                product: try productId(m.required("product"), catalog),
+                transaction: try transactionPosition(m.optional("transaction")))
+        }
+    }
+
+    /// `transaction: n`: the customer's n-th transaction of the product, counted from 1 in purchase order.
+    func transactionPosition(_ node: YAMLNode?) throws(ScenarioError) -> Int? {
+        guard let node else { return nil }
+        let value = try whole(node, "transaction")
+        guard value >= 1 else {
+            throw fail(node, "expected `transaction` as 1 or more (the n-th purchase, counted from 1), found \(value)")
+        }
+        return value
+    }
+
+    /// `percentage`: a prorated refund's share in milliunits (Apple's `revocationPercentage`); absent: a full refund.
+    func refundAmount(_ node: YAMLNode?) throws(ScenarioError) -> RefundAmount {
+        guard let node else { return .full }
+        let value = try whole(node, "percentage")
+        guard (1...99_999).contains(value) else {
+            throw fail(
+                node,
+                "expected `percentage` in milliunits, 1 to 99999 (50000 is 50 %), found \(value); leave it out for a "
+                    + "full refund (rule prorated-percentage-in-milliunits)")
+        }
+        return .prorated(milliPercent: Int32(value))
     }
 }

@@ -78,6 +78,22 @@ public enum ScenarioRunner {
             try store.raisePrice(product, to: price, in: storefront, consentRequired: consent)
         case .consentToPriceIncrease(let customer, let product):
             try store.consentToPriceIncrease(product, by: customer)
+        // MARK: extensions-refunds
+        case .extendRenewalDate(let customer, let product, let days, let reason):
+            try store.extendRenewalDate(product, for: customer, days: days, reason: reason)
+        case .refundTransaction(let customer, let product, let transaction, let amount, let reason):
+            try store.refund(product, of: customer, transaction: transaction, amount: amount, reason: reason)
+        case .requestRefund(let customer, let product, let transaction, let reason):
+            try store.requestRefund(product, by: customer, transaction: transaction, reason: reason)
+        case .sendConsumptionInformation(let customer, let product, let transaction, let consented, let preference):
+            try store.sendConsumptionInformation(
+                product, of: customer, transaction: transaction, customerConsented: consented,
+                refundPreference: preference)
+        case .decideRefund(let customer, let product, let transaction, let decision, let reason):
+            try store.decideRefund(product, of: customer, transaction: transaction, decision, reason: reason)
+        case .reverseRefund(let customer, let product, let transaction):
+            try store.reverseRefund(product, of: customer, transaction: transaction)
+        case .openApp(let customer): store.openApp(for: customer)
         }
     }
 }

@@ -8,6 +8,9 @@ public enum Ownership: Hashable, Sendable {
 public enum RevocationKind: Hashable, Sendable {
     case refundFull
     case familyRevoke
+    // MARK: extensions-refunds
+    /// `REFUND_PRORATED`: part of the price refunded; `revocationPercentage` says how much (reference §5.14, S-RT).
+    case refundProrated
 }
 
 /// A refund or a Family Sharing revocation applied to a transaction.
@@ -16,8 +19,19 @@ public struct Revocation: Hashable, Sendable {
     /// `revocationReason`: 0 other, 1 an issue in the app (reference §2.7, S-RR).
     public var reason: Int32
     public var kind: RevocationKind
-    /// `revocationPercentage` in milliunits: 100000 for a full refund; absent for family revocations (§5.14, S-RP).
-    public var percentage: Int32? { kind == .refundFull ? 100_000 : nil }
+    /// For ``RevocationKind/refundProrated``: the refunded share in milliunits (1 to 99999).
+    public var proratedPercentage: Int32? = nil
+    /// `revocationPercentage` in milliunits: 100000 for a full refund, the refunded share for a prorated one; absent
+    /// for family revocations (§5.14, S-RP).
+    public var percentage: Int32? {
+        switch kind {
+        case .refundFull: return 100_000
+        case .refundProrated: return proratedPercentage
+        case .familyRevoke: return nil
+        }
+    }
+    /// Whether the App Store refunded money (a refund, full or prorated), as opposed to a Family Sharing revocation.
+    public var isRefund: Bool { kind != .familyRevoke }
 }
 
 /// One transaction, as the App Store records it. Turned into `signedTransactionInfo` by `Wire/`.
@@ -96,6 +110,8 @@ public struct SentNotification: Hashable, Sendable {
     public var renewal: RenewalSnapshot?
     /// `data.status`, present for auto-renewable subscriptions.
     public var status: SubscriptionPhase?
+    /// `data.consumptionRequestReason`, in `CONSUMPTION_REQUEST` only (reference §2.4).
+    public var consumptionRequestReason: ConsumptionRequestReason? = nil
 
     /// The lowercase UUID text Apple sends as `notificationUUID`.
     public var notificationUUID: String { uuid.description }

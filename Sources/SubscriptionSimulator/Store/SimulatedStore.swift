@@ -136,6 +136,9 @@ public struct SimulatedStore: Sendable {
     var customerRecords: [CustomerRecord] = []
     /// Positions of customers whose entitlements may have changed since the last refresh (repeats allowed).
     var customersToRefresh: [Int] = []
+    // MARK: extensions-refunds
+    /// Renewal-date extensions and refund requests so far (`Store/SimulatedStore+Extensions.swift`, `+Refunds.swift`).
+    var extensionsAndRefunds = ExtensionAndRefundRecords()
 
     public init(app: AppConfiguration, catalog: Catalog, start: Instant, seed: UInt64 = 0) {
         self.app = app
@@ -312,7 +315,8 @@ public struct SimulatedStore: Sendable {
     /// Runs one transition of a chain's lifecycle and carries out its effects.
     mutating func apply(
         _ input: LifecycleInput, to key: ChainID, refundReason: Int32 = 0, purchase: PurchaseRequest? = nil,
-        firedTimer: LifecycleTimer? = nil, priceIncreaseNeedsConsent: Bool = false
+        firedTimer: LifecycleTimer? = nil, priceIncreaseNeedsConsent: Bool = false, refundAmount: RefundAmount = .full,
+        renewalExtension: RenewalExtensionRequest? = nil
     ) throws(StoreError) {
         // The chain is copied out once and put back at the end: a transition touches it many times.
         var chain = chains[key.index]
@@ -320,6 +324,7 @@ public struct SimulatedStore: Sendable {
         if let firedTimer { chain.timers[firedTimer] = nil }
         var context = lifecycleContext(for: chain, purchase: purchase)
         context.priceIncreaseNeedsConsent = priceIncreaseNeedsConsent
+        context.renewalExtension = renewalExtension
         switch SubscriptionLifecycle.transition(chain.state, input, context) {
         case .ignored:
             return
@@ -328,7 +333,7 @@ public struct SimulatedStore: Sendable {
         case .changed(let state, let effects):
             let productBefore = chain.state.productId
             chain.state = state
-            try perform(effects, on: &chain, key: key, refundReason: refundReason)
+            try perform(effects, on: &chain, key: key, refundReason: refundReason, refundAmount: refundAmount)
             // A plan change (at once, or a downgrade at renewal) may move between shareable and non-shareable
             // products (Store/SimulatedStore+PlanChanges.swift). A resubscription handles sharing itself.
             if input != .purchasedAgain, chain.ownership == .purchased, chain.state.productId != productBefore {
@@ -346,7 +351,8 @@ public struct SimulatedStore: Sendable {
 
     /// Carries out a transition's effects on a chain the caller holds (it is not in `chains` meanwhile).
     mutating func perform(
-        _ effects: [LifecycleEffect], on chain: inout SubscriptionChain, key: ChainID, refundReason: Int32
+        _ effects: [LifecycleEffect], on chain: inout SubscriptionChain, key: ChainID, refundReason: Int32,
+        refundAmount: RefundAmount = .full
     ) throws(StoreError) {
         // The product of the subscription after this transition (a resubscribe may change it), looked up once.
         let product = catalog[chain.state.productId]!
@@ -373,8 +379,8 @@ public struct SimulatedStore: Sendable {
                 appendTransaction(record)
                 if fansOut { chargeMembers(sharing: key, like: record) }
             case .revokeCurrentTransaction:
-                transactions[chain.currentTransactionIndex].revocation = Revocation(
-                    date: now, reason: refundReason, kind: .refundFull)
+                transactions[chain.currentTransactionIndex].revocation = Revocation.refund(
+                    refundAmount, at: now, reason: refundReason)
                 markModified(chain.currentTransactionIndex)
             case .schedule(let timer, let instant):
                 do throws(SchedulingError) {
@@ -397,6 +403,12 @@ public struct SimulatedStore: Sendable {
                 }
             case .markCurrentTransactionUpgraded:
                 markUpgraded(chain, key: key, membersToo: fansOut)
+            // MARK: extensions-refunds
+            case .extendCurrentTransaction(let expiresDate):
+                extendTransactions(of: key, current: chain.currentTransactionIndex, to: expiresDate)
+            case .restoreCurrentTransaction:
+                transactions[chain.currentTransactionIndex].revocation = nil
+                markModified(chain.currentTransactionIndex)
             }
         }
     }

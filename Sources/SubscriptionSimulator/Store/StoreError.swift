@@ -23,6 +23,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     // MARK: offers and price increases
     case unknownOffer(productId: String, offerId: String, known: [String])
     case priceIncrease(productId: String, String)
+    // MARK: extensions-refunds
+    case refunds(RefundRuleViolation)
 
     public var description: String {
         switch self {
@@ -68,6 +70,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             return "'\(productId)' has no offer '\(offerId)'; \(list) (rule redeem-a-declared-offer)"
         case .priceIncrease(let productId, let problem):
             return "'\(productId)': \(problem) (rule price-increase-raises-price)"
+        // MARK: extensions-refunds
+        case .refunds(let violation): return "\(violation)"
         }
     }
 }

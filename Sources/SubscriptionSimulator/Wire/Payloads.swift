@@ -115,6 +115,7 @@ public struct NotificationEncoder: Sendable {
             data.set("signedTransactionInfo", transactionValue)
             data.set("signedRenewalInfo", renewalValue)
             data.set("status", n.status.map { Int64($0.statusCode) })
+            data.set("consumptionRequestReason", n.consumptionRequestReason?.rawValue)
             var o = JSONObjectBuilder()
             o.set("notificationType", n.type.rawValue)
             o.set("subtype", n.subtype?.rawValue)

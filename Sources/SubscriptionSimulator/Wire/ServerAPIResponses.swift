@@ -125,7 +125,7 @@ extension SimulatedStore {
             }
             after = parsed
         }
-        let refunded = transactions(for: customer).filter { $0.revocation?.kind == .refundFull }
+        let refunded = transactions(for: customer).filter { $0.revocation?.isRefund == true }
         let (page, revision, hasMore) = Self.page(
             refunded, order: .ascending, after: after,
             key: { ($0.revocation?.date ?? $0.lastModified, $0.modificationSequence) })

@@ -32,6 +32,7 @@ public enum WireValues {
         switch kind {
         case .refundFull: return "REFUND_FULL"
         case .familyRevoke: return "FAMILY_REVOKE"
+        case .refundProrated: return "REFUND_PRORATED"
         }
     }
 

@@ -88,6 +88,33 @@ import Testing
         }
     }
 
+    // MARK: extensions-refunds
+    /// Columns: renewalDateExtended (a 10-day request, none before), refundRequested, refundReversed.
+    static let extensionsRefundsInputs: [LifecycleInput] = [.renewalDateExtended, .refundRequested, .refundReversed]
+    static let extensionsRefundsTable: [(SubscriptionPhase, [Kind])] = [
+        (.active, [.changed, .changed, .rejected]),
+        (.gracePeriod, [.rejected, .changed, .rejected]),
+        (.billingRetry, [.rejected, .changed, .rejected]),
+        (.expired, [.rejected, .ignored, .rejected]),
+        (.revoked, [.rejected, .ignored, .changed]),
+    ]
+
+    @Test(arguments: SubscriptionPhase.allCases)
+    func everyExtensionAndRefundInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
+        let expected = Self.extensionsRefundsTable.first { $0.0 == phase }!.1
+        var context = LifecycleContext(now: at("P1M20D"))
+        context.renewalExtension = RenewalExtensionRequest(days: 10, extensionsInPastYear: 0)
+        for (input, kind) in zip(Self.extensionsRefundsInputs, expected) {
+            let actual: Kind
+            switch SubscriptionLifecycle.transition(Self.state(phase), input, context) {
+            case .changed: actual = .changed
+            case .ignored: actual = .ignored
+            case .rejected: actual = .rejected
+            }
+            #expect(actual == kind, "\(phase) × \(input)")
+        }
+    }
+
     @Test func tableCoversEveryPhaseAndInput() {
         #expect(Set(Self.table.map(\.0)) == Set(SubscriptionPhase.allCases))
         #expect(Self.table.allSatisfy { $0.1.count == Self.coreInputs.count })
@@ -95,7 +122,11 @@ import Testing
         #expect(Self.planChangeTable.allSatisfy { $0.1.count == Self.planChangeInputs.count })
         #expect(Set(Self.offerPriceTable.map(\.0)) == Set(SubscriptionPhase.allCases))
         #expect(Self.offerPriceTable.allSatisfy { $0.1.count == Self.offerPriceInputs.count })
-        #expect(Self.coreInputs + Self.planChangeInputs + Self.offerPriceInputs == LifecycleInput.allCases)
+        #expect(Set(Self.extensionsRefundsTable.map(\.0)) == Set(SubscriptionPhase.allCases))
+        #expect(Self.extensionsRefundsTable.allSatisfy { $0.1.count == Self.extensionsRefundsInputs.count })
+        #expect(
+            Self.coreInputs + Self.planChangeInputs + Self.offerPriceInputs + Self.extensionsRefundsInputs
+                == LifecycleInput.allCases)
     }
 
     @Test(arguments: SubscriptionPhase.allCases)

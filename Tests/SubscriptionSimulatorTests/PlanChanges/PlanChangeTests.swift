@@ -282,6 +282,8 @@ func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         .currentProductChosen: .changed,
         // offers and price increases (no offer in the context: ignored; the rejection is in OfferRulesTests)
         .offerRedeemed: .ignored, .priceIncreaseAnnounced: .changed, .priceIncreaseConsented: .rejected,
+        // extensions and refunds (no extension request in the context: ignored; with one, ExtensionsRefundsTests)
+        .renewalDateExtended: .ignored, .refundRequested: .changed, .refundReversed: .rejected,
     ]
 
     @Test func everyInputHasItsExpectedOutcome() {

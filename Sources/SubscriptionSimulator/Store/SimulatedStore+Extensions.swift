@@ -1,0 +1,150 @@
+/// What the store remembers about renewal-date extensions and refund requests (issue 14, items 4 and 5).
+struct ExtensionAndRefundRecords: Hashable, Sendable {
+    /// Instants of each chain's extensions (by chain index), for rule two-extensions-per-365-days.
+    var extensionDates: [Int: [Instant]] = [:]
+    /// Every refund request, in the order made.
+    var refundRequests: [RefundRequestRecord] = []
+    /// Every time a customer opened the app, for the device view's billing-issue messages.
+    var appOpens: [AppOpenRecord] = []
+}
+
+/// A customer opening the app: where it falls among the notifications, and the subscriptions with a billing issue
+/// then.
+struct AppOpenRecord: Hashable, Sendable {
+    /// The number of notifications sent before it.
+    var position: Int
+    var instant: Instant
+    var customer: String
+    var billingIssues: [String]
+}
+
+extension SimulatedStore {
+    /// The customer opens the app on their device. For each of their own subscriptions whose renewal is failing
+    /// (billing retry, grace included: Apple retries and messages the customer throughout the 60 days, reference
+    /// §5.3, S-TT-RET), StoreKit delivers a `Message` with reason `.billingIssue` (the in-app billing problem sheet,
+    /// iOS 16.4+), seen in ``deviceEvents(for:)``. A renewal failing because the product is not for sale is no
+    /// billing issue; a family member's share gets no message (only the purchaser can fix the payment method); each
+    /// opening shows it again [assumed: Apple does not say how often StoreKit repeats it]. Sends no notification.
+    public mutating func openApp(for customer: String) {
+        addCustomer(customer)
+        let issues = chainKeys(of: customer).compactMap { key -> String? in
+            let chain = chains[key.index]
+            guard chain.ownership == .purchased, chain.state.failure?.cause == .billingError,
+                chain.state.phase == .billingRetry || chain.state.phase == .gracePeriod
+            else { return nil }
+            return chain.state.productId
+        }
+        extensionsAndRefunds.appOpens.append(
+            AppOpenRecord(position: notifications.count, instant: now, customer: customer, billingIssues: issues))
+    }
+}
+
+/// Renewal-date extensions: Extend a Subscription Renewal Date (one subscription) and Extend Subscription Renewal
+/// Dates for All Active Subscribers (every purchaser of a product). Rules: reference §5.13, S-EXT, S-EXT-INELIG,
+/// S-EXT-FS; the table rows are in `Lifecycle/TransitionTable.swift` (`// MARK: extensions-refunds`).
+extension SimulatedStore {
+    /// The developer extends the renewal date of the customer's subscription to `productId` by `days` (1 to 90):
+    /// `RENEWAL_EXTENDED` to the purchaser and to each family member who has the share (reference §1.3, A-17). The
+    /// current transaction is re-signed with the later `expiresDate`; no new transaction is created.
+    ///
+    /// Errors name the rule and Apple's error code: a member's share (4030007), an ineligible state (4030004), a
+    /// third extension in 365 days (4030005), `days` outside 1...90 (4000009).
+    public mutating func extendRenewalDate(
+        _ productId: String, for customer: String, days: Int, reason: ExtendReasonCode = .undeclared
+    ) throws(StoreError) {
+        let product = try requireProduct(productId)
+        if let memberChain = chainKeys(of: customer).first(where: {
+            chains[$0.index].ownership == .familyShared && chains[$0.index].state.productId == product.id
+        }), chainKey(customer, product) == nil {
+            throw .lifecycle(
+                .familySharedExtension, customer: customer, productId: chains[memberChain.index].state.productId)
+        }
+        let key = try requireChain(productId, customer)
+        try extend(key, days: days)
+        refreshEntitlements()
+    }
+
+    /// One extension of a purchaser's chain through the table; records its instant when it succeeds.
+    mutating func extend(_ key: ChainID, days: Int) throws(StoreError) {
+        let past = extensionsAndRefunds.extensionDates[key.index, default: []].filter {
+            now < $0.adding(BillingRules.extensionLimitWindow)
+        }
+        try apply(
+            .renewalDateExtended, to: key,
+            renewalExtension: RenewalExtensionRequest(days: days, extensionsInPastYear: past.count))
+        extensionsAndRefunds.extensionDates[key.index, default: []].append(now)
+    }
+
+    /// Moves `expiresDate` of the purchaser's current transaction and of each sharing member's current transaction
+    /// (members are extended with their purchaser, S-EXT-FS). The purchaser's chain is held by the caller.
+    mutating func extendTransactions(of key: ChainID, current: Int, to expiresDate: Instant) {
+        transactions[current].expiresDate = expiresDate
+        markModified(current)
+        guard !shares.isEmpty else { return }
+        for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
+            guard let memberKey = shares[id].memberChain else { continue }
+            let index = chains[memberKey.index].currentTransactionIndex
+            guard index >= 0 else { continue }
+            transactions[index].expiresDate = expiresDate
+            markModified(index)
+        }
+    }
+}
+
+/// The values of a mass extension's `summary` object (reference §2.4): what Apple reports in
+/// `RENEWAL_EXTENSION` / `SUMMARY` when Extend Subscription Renewal Dates for All Active Subscribers completes.
+public struct RenewalExtensionSummary: Hashable, Sendable {
+    public var requestIdentifier: String
+    public var productId: String
+    /// `storefrontCountryCodes`: the storefronts the request was limited to (ISO 3166-1 alpha-3), empty for all.
+    public var storefrontCountryCodes: [String]
+    public var succeededCount: Int64
+    public var failedCount: Int64
+}
+
+extension SimulatedStore {
+    /// Extend Subscription Renewal Dates for All Active Subscribers: every purchaser whose subscription to
+    /// `productId` has not ended (active, grace or billing retry), optionally only in the given storefronts, is
+    /// extended as by ``extendRenewalDate(_:for:days:reason:)`` (`RENEWAL_EXTENDED` to them and their family
+    /// members) or, when the rules refuse it, receives `RENEWAL_EXTENSION` / `FAILURE` about their subscription
+    /// (reference §1.1, §5.13; S-NT, S-EXT). Expired and refunded subscriptions are not attempted [assumed: "active
+    /// subscribers"]; members are never attempted directly (S-EXT-FS). Returns the `summary` values; the
+    /// `RENEWAL_EXTENSION` / `SUMMARY` notification itself, addressed to no customer, is not emitted yet.
+    /// `days` outside 1...90 refuses the whole request (4000009).
+    public mutating func extendRenewalDatesForAllActiveSubscribers(
+        _ productId: String, days: Int, reason: ExtendReasonCode = .undeclared, requestIdentifier: String,
+        storefrontCountryCodes: [String] = []
+    ) throws(StoreError) -> RenewalExtensionSummary {
+        _ = try requireProduct(productId)
+        guard (1...BillingRules.maximumExtensionDays).contains(days) else {
+            throw .lifecycle(.invalidExtendByDays(days), customer: "every subscriber", productId: productId)
+        }
+        var succeeded: Int64 = 0
+        var failed: Int64 = 0
+        for index in chains.indices {
+            let chain = chains[index]
+            guard chain.ownership == .purchased, chain.state.productId == productId,
+                chain.state.phase != .expired && chain.state.phase != .revoked,
+                storefrontCountryCodes.isEmpty
+                    || storefrontCountryCodes.contains(storefront(of: chain.customer).countryCode)
+            else { continue }
+            let key = ChainID(index: index)
+            do throws(StoreError) {
+                try extend(key, days: days)
+                succeeded += 1
+            } catch {
+                guard case .lifecycle = error else { throw error }
+                failed += 1
+                let current = chains[index]
+                send(
+                    .renewalExtension, .failure, to: current.customer,
+                    transaction: transactions[current.currentTransactionIndex],
+                    renewal: renewalSnapshot(of: current, state: current.state), status: current.state.phase)
+            }
+        }
+        refreshEntitlements()
+        return RenewalExtensionSummary(
+            requestIdentifier: requestIdentifier, productId: productId, storefrontCountryCodes: storefrontCountryCodes,
+            succeededCount: succeeded, failedCount: failed)
+    }
+}

@@ -343,20 +343,27 @@ public struct ScenarioDecoder {
             )
         }
         let period = try duration(try map.required("period"), "period")
+        let (periods, offerPrice) = try offerTerms(map, mode: mode, node: node)
+        return IntroductoryOffer(mode: mode, period: period, periods: periods, price: offerPrice)
+    }
+
+    /// An offer's `periods` (payAsYouGo only, 1 or more; 1 otherwise) and `price` (every mode but freeTrial, which
+    /// is free): one rule for the introductory offer and the offers of `offers:`.
+    func offerTerms(
+        _ map: CheckedMapping, mode: IntroductoryOfferMode, node: YAMLNode
+    ) throws(ScenarioError) -> (periods: Int, price: Price) {
         var periods = 1
         if let node = map.optional("periods") {
             guard mode == .payAsYouGo else { throw fail(node, "`periods` applies only to mode payAsYouGo") }
             periods = try whole(node, "periods")
             if periods < 1 { throw fail(node, "expected `periods` of 1 or more, found \(periods)") }
         }
-        var offerPrice = Price.free
         if let node = map.optional("price") {
             guard mode != .freeTrial else { throw fail(node, "a freeTrial offer has no `price`") }
-            offerPrice = try price(node, "price")
-        } else if mode != .freeTrial {
-            throw fail(node, "a \(mode.rawValue) offer needs a `price`")
+            return (periods, try price(node, "price"))
         }
-        return IntroductoryOffer(mode: mode, period: period, periods: periods, price: offerPrice)
+        if mode != .freeTrial { throw fail(node, "a \(mode.rawValue) offer needs a `price`") }
+        return (periods, .free)
     }
 
     // MARK: offers and price increases
@@ -396,19 +403,7 @@ public struct ScenarioDecoder {
         } else {
             period = try duration(try map.required("period"), "period")
         }
-        var periods = 1
-        if let node = map.optional("periods") {
-            guard mode == .payAsYouGo else { throw fail(node, "`periods` applies only to mode payAsYouGo") }
-            periods = try whole(node, "periods")
-            if periods < 1 { throw fail(node, "expected `periods` of 1 or more, found \(periods)") }
-        }
-        var offerPrice = Price.free
-        if let node = map.optional("price") {
-            guard mode != .freeTrial else { throw fail(node, "a freeTrial offer has no `price`") }
-            offerPrice = try price(node, "price")
-        } else if mode != .freeTrial {
-            throw fail(node, "a \(mode.rawValue) offer needs a `price`")
-        }
+        let (periods, offerPrice) = try offerTerms(map, mode: mode, node: node)
         return SubscriptionOffer(id: id, type: type, mode: mode, period: period, periods: periods, price: offerPrice)
     }
 

@@ -62,6 +62,22 @@ import Testing
         #expect(scalar.style == .doubleQuoted)
     }
 
+    /// A quoted key may open a block mapping, at the top or nested, not only follow another key.
+    @Test func aQuotedKeyMayBeTheFirstKeyOfAMapping() throws {
+        let root = try parse("\"name\": x\nb: 1\nc:\n  'd e': [1]\n  f: \"g\"\n")
+        #expect(root.value(forKey: "name")?.scalarText == "x")
+        #expect(root.value(forKey: "b")?.scalarText == "1")
+        #expect(root.value(forKey: "c")?.value(forKey: "d e")?.sequenceItems?.first?.scalarText == "1")
+        #expect(root.value(forKey: "c")?.value(forKey: "f")?.scalarText == "g")
+        #expect(root.value(forKey: "c")?.value(forKey: "d e")?.location.line == 4)
+    }
+
+    /// A quoted scalar with no colon after it is still a lone value.
+    @Test func aQuotedValueOnItsOwnLineIsAValue() throws {
+        let root = try parse("a:\n  \"x: y\"\n")
+        #expect(root.value(forKey: "a")?.scalarText == "x: y")
+    }
+
     @Test func commentsEverywhere() throws {
         let root = try parse("# head\n\na: 1 # tail\n# between\nb:   # after key\n  - x # item\n  # inside\n  - y\n")
         #expect(root.value(forKey: "a")?.scalarText == "1")

@@ -197,9 +197,8 @@ struct BlockParser {
         if line[column] == "?" && (column + 1 == line.count || line[column + 1] == " ") {
             throw YAMLError(location: location(row, column), message: "complex keys ('? ') are not supported")
         }
-        if line[column] == "[" || line[column] == "{" || line[column] == "\"" || line[column] == "'"
-            || !lineHasKey(row, column)
-        {
+        // A quoted scalar is a key when a colon follows its closing quote (`"name": x`); lineHasKey reads past it.
+        if line[column] == "[" || line[column] == "{" || !lineHasKey(row, column) {
             // A lone value on its own line(s): only valid as a nested value.
             return try parseInlineValue(column)
         }

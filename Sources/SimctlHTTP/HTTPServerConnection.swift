@@ -48,9 +48,9 @@ struct ConnectionSession {
 
     mutating func run() -> ConnectionEnd {
         while true {
-            if parser.startLineLength(exceeds: limits.maximumRequestLineBytes) {
-                return reject(
-                    status: 414, reason: "request line longer than \(limits.maximumRequestLineBytes) bytes", head: nil)
+            if parser.skipEmptyLineBeforeRequest() { continue }
+            if let problem = parser.startLineProblem(limit: limits.maximumRequestLineBytes) {
+                return reject(status: problem.status, reason: problem.reason, head: nil)
             }
             let message: HTTPMessage?
             do throws(HTTPParseError) {
@@ -332,16 +332,74 @@ extension HTTPMessageParser {
         return current
     }
 
-    /// True while a head is arriving and its first line is (or, unterminated, already is) longer than `limit`
-    /// bytes.
-    func startLineLength(exceeds limit: Int) -> Bool {
-        guard case .head = state else { return false }
-        let end = min(buffer.count, start + limit + 1)
+    /// Drops one CRLF received where a request line should start (RFC 9112 §2.2: a server SHOULD ignore at least
+    /// one, which some clients send after a body); true when it did.
+    mutating func skipEmptyLineBeforeRequest() -> Bool {
+        guard case .head = state, buffer.count - start >= 2, buffer[start] == 13, buffer[start + 1] == 10 else {
+            return false
+        }
+        start += 2
+        scanned = max(scanned, start)
+        return true
+    }
+
+    /// What is wrong with the request line arriving, as soon as the bytes show it (so a client sending garbage is
+    /// answered at once, not after the read timeout): 414 when it is longer than `limit` bytes, 400 for a byte a
+    /// request line cannot have at its position, 505 for a version `HTTP/x.y` other than 1.0 and 1.1. Nil while it is
+    /// well-formed so far, and once the head has been parsed.
+    func startLineProblem(limit: Int) -> (status: Int, reason: String)? {
+        guard case .head = state else { return nil }
+        // 0: method, 1: target, 2: version.
+        var part = 0
+        var partStart = start
         var index = start
+        let end = min(buffer.count, start + limit + 1)
         while index < end {
-            if buffer[index] == 13 || buffer[index] == 10 { return false }
+            let byte = buffer[index]
+            if byte == 13 || byte == 10 {
+                guard part == 2 else { return (400, "the request line does not have a method, a target and a version") }
+                if byte == 10 { return (400, "the request line ends in LF without CR") }
+                if index + 1 < buffer.count && buffer[index + 1] != 10 { return (400, "a CR not followed by LF") }
+                let version = String(decoding: buffer[partStart..<index], as: UTF8.self)
+                if Self.version(version) != nil { return nil }
+                let digits = version.utf8.dropFirst(5)
+                if version.hasPrefix("HTTP/") && !digits.isEmpty
+                    && digits.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") })
+                {
+                    return (505, "HTTP version '\(version)' is not supported (HTTP/1.0 and HTTP/1.1 are)")
+                }
+                return (400, "malformed HTTP version '\(HTTPExchangeLogEntry.printable(version, limit: 40))'")
+            }
+            if byte == 0x20 {
+                guard part < 2, index > partStart else {
+                    return (400, "the request line has an empty part or more than two spaces")
+                }
+                part += 1
+                partStart = index + 1
+            } else {
+                switch part {
+                case 0:
+                    guard Self.isTokenCharacter(Unicode.Scalar(byte)) else {
+                        return (400, "the byte 0x\(hexByte(byte)) in the method (only token characters)")
+                    }
+                case 1:
+                    guard byte > 0x20 && byte < 0x7F else {
+                        return (400, "the byte 0x\(hexByte(byte)) in the request-target (only visible ASCII)")
+                    }
+                default:
+                    let prefix = Array("HTTP/".utf8)
+                    let offset = index - partStart
+                    let fits =
+                        offset < prefix.count
+                        ? byte == prefix[offset] : (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: ".")
+                    guard fits, offset < 16 else {
+                        return (400, "the byte 0x\(hexByte(byte)) in the HTTP version")
+                    }
+                }
+            }
             index += 1
         }
-        return buffer.count - start > limit
+        if buffer.count - start > limit { return (414, "request line longer than \(limit) bytes") }
+        return nil
     }
 }

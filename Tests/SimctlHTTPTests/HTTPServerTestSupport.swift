@@ -123,6 +123,12 @@ struct TestServer {
 
     func connect() throws -> RawConnection { try RawConnection(port: port) }
 
+    /// The log entries, once there are at least `count` (a log entry is written after its answer is sent).
+    func entries(atLeast count: Int) -> [HTTPExchangeLogEntry] {
+        for _ in 0..<500 where log.count < count { usleep(10_000) }
+        return log.all
+    }
+
     /// The log entries with a reason (rejections and drops), once `count` of them are there (the log line of a
     /// rejection is written after the answer is sent, so a test that has read the answer may need to wait a moment).
     func reasons(atLeast count: Int) -> [String] {

@@ -212,7 +212,7 @@ public final class HTTPServer: @unchecked Sendable {
             threadsDone.broadcast()
             threadsDone.unlock()
         }
-        thread.stackSize = 512 * 1024
+        thread.stackSize = max(256 * 1024, configuration.threadStackBytes)
         thread.start()
     }
 

@@ -15,7 +15,7 @@ extension SimulatorServer {
         if let unknown = members.keys.sorted().first(where: { $0 != "by" && $0 != "to" }) {
             return .problem(400, "unknown key '\(unknown)' in the advance request; expected one of: by, to")
         }
-        return withState { state in
+        return locked {
             let now = state.store.now
             let target: Instant
             switch (members["by"], members["to"]) {
@@ -68,7 +68,7 @@ extension SimulatorServer {
         case .failure(let response): return response
         case .success(let object): body = .object(object)
         }
-        return withState { state in
+        return locked {
             let entry: TimelineEntry
             do throws(ScenarioError) {
                 entry = try ScenarioDecoder(file: "request").decodeAction(
@@ -122,7 +122,7 @@ extension SimulatorServer {
     /// `POST /simctl/v1/reset`: back to the scenario's start (the store, its timeline, the deliveries and their
     /// log, test notifications). Notifications already delivered stay delivered.
     func reset() -> ServerResponse {
-        withState { state in
+        locked {
             state = initial
             var summary = AdvanceSummary()
             let error = advanceLocked(to: configuration.scenario.start, summary: &summary)

@@ -81,7 +81,7 @@ extension SimulatorServer {
     /// the server runs without `--deliver`.
     func requestTestNotification() -> ServerResponse {
         guard transport != nil else { return .apiError(.serverNotificationURLNotFound) }
-        return withState { state in
+        return locked {
             let number = state.testTokens.count
             let made = TestNotificationWire.make(
                 app: state.store.app, at: state.store.now, seed: configuration.scenario.seed, number: number,

@@ -82,7 +82,7 @@ extension SimulatorServer {
         case .subscriptionStatuses, .transactionHistory, .transactionInfo, .refundHistory, .testNotificationStatus:
             let key = request.method + " " + request.path + "?" + request.query.map { $0.name + "=" + $0.value }
                 .joined(separator: "&")
-            return withState { state in
+            return locked {
                 if let cached = cache[key] { return cached }
                 let response: ServerResponse
                 do throws(ServerAPIError) {
@@ -93,17 +93,17 @@ extension SimulatorServer {
                 return response
             }
         case .notificationHistory:
-            return withState { state in
+            return locked {
                 do throws(ServerAPIError) {
                     return .json(200, try notificationHistory(request, state))
                 } catch { return .apiError(error) }
             }
         case .requestTestNotification: return requestTestNotification()
-        case .state: return withState { .json(200, stateJSON($0, customer: request.query.last { $0.name == "customer" }?.value)) }
+        case .state: return locked { .json(200, stateJSON(state, customer: request.query.last { $0.name == "customer" }?.value)) }
         case .advance: return advance(request)
         case .actions: return perform(request)
         case .reset: return reset()
-        case .deliveries: return withState { .json(200, deliveriesJSON($0)) }
+        case .deliveries: return locked { .json(200, deliveriesJSON(state)) }
         }
     }
 

@@ -137,10 +137,11 @@ public final class SimulatorServer: @unchecked Sendable {
 
     // MARK: state under the lock
 
-    func withState<T>(_ body: (inout ServerState) -> T) -> T {
+    /// Runs `body` under the lock (requests run one at a time).
+    func locked<T>(_ body: () -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
-        return body(&state)
+        return body()
     }
 
     var signer: any PayloadSigner { configuration.signer ?? configuration.scenario.app.environment.defaultSigner }

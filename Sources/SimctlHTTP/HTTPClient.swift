@@ -91,11 +91,18 @@ public struct HTTPEndpointError: Error, Hashable, Sendable, CustomStringConverti
     public var description: String { "invalid delivery URL '\(url)': \(message)" }
 }
 
-/// A complete answer.
+/// A complete answer: what ``HTTPClient`` reads, and what an ``HTTPServer`` handler returns (see
+/// HTTPServerMessages.swift for how the server frames it).
 public struct HTTPResponse: Hashable, Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
+
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
 }
 
 /// Why a request got no usable answer.

@@ -63,6 +63,11 @@ public enum HTTPStartLine: Hashable, Sendable {
 public struct HTTPVersion: Hashable, Sendable {
     public var major: Int
     public var minor: Int
+
+    public init(major: Int, minor: Int) {
+        self.major = major
+        self.minor = minor
+    }
 }
 
 /// One complete message.

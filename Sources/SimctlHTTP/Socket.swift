@@ -165,7 +165,7 @@ struct Deadline {
     }
 }
 
-private func systemClose(_ fd: Int32) -> Int32 {
+func systemClose(_ fd: Int32) -> Int32 {
     #if canImport(Darwin)
         return Darwin.close(fd)
     #elseif canImport(Musl)

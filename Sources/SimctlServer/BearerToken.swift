@@ -1,3 +1,4 @@
+import Foundation
 import SubscriptionSimulator
 
 /// Rule server-api-bearer-token: every App Store Server API request carries `Authorization: Bearer <JWT>`, a
@@ -93,5 +94,36 @@ extension String {
         while text.first == " " || text.first == "\t" { text.removeFirst() }
         while text.last == " " || text.last == "\t" { text.removeLast() }
         return String(text)
+    }
+}
+
+extension BearerTokenPolicy {
+    /// The `exp` of an `Authorization: Bearer` token, read without checking anything else.
+    static func expiry(of authorization: String) -> Int64? {
+        guard let token = authorization.split(separator: " ", maxSplits: 1).last,
+            let payload = token.split(separator: ".", omittingEmptySubsequences: false).dropFirst().first,
+            let bytes = Base64URL.decode(String(payload)),
+            case .object(let members)? = try? CanonicalJSON.parse(String(decoding: bytes, as: UTF8.self))
+        else { return nil }
+        return members["exp"]?.integerValue
+    }
+}
+
+/// Tokens already accepted, with their `exp`: at most 1,024, forgotten all at once when full [assumed].
+final class AcceptedTokens: @unchecked Sendable {
+    let lock = NSLock()
+    var tokens: [String: Int64] = [:]
+
+    func accepted(_ authorization: String) -> Int64? {
+        lock.lock()
+        defer { lock.unlock() }
+        return tokens[authorization]
+    }
+
+    func remember(_ authorization: String, exp: Int64) {
+        lock.lock()
+        defer { lock.unlock() }
+        if tokens.count >= 1_024 { tokens.removeAll() }
+        tokens[authorization] = exp
     }
 }

@@ -27,10 +27,13 @@ enum Route: String, CaseIterable, Sendable {
 
     var isAppleAPI: Bool { pattern.path.hasPrefix("/inApps/") }
 
-    /// The `*` segment when `path` matches the pattern ("" when the pattern has none); nil otherwise.
-    func match(_ path: String) -> String? {
-        let want = pattern.path.split(separator: "/", omittingEmptySubsequences: false)
-        let have = path.split(separator: "/", omittingEmptySubsequences: false)
+    /// The pattern's segments, split once.
+    static let segments: [Route: [Substring]] = Dictionary(
+        uniqueKeysWithValues: allCases.map { ($0, $0.pattern.path.split(separator: "/", omittingEmptySubsequences: false)) })
+
+    /// The `*` segment when the path's segments match the pattern ("" when the pattern has none); nil otherwise.
+    func match(_ have: [Substring]) -> String? {
+        let want = Self.segments[self]!
         guard want.count == have.count else { return nil }
         var captured = ""
         for (w, h) in zip(want, have) {
@@ -46,15 +49,14 @@ extension SimulatorServer {
 
     func route(_ request: ServerRequest) -> ServerResponse {
         var allowed: [String] = []
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false)
         for route in Route.allCases {
-            guard let captured = route.match(request.path) else { continue }
+            guard let captured = route.match(segments) else { continue }
             guard route.pattern.method == request.method else {
                 allowed.append(route.pattern.method)
                 continue
             }
-            if route.isAppleAPI,
-                let problem = configuration.token.problem(authorization: request.header("Authorization"))
-            {
+            if route.isAppleAPI, let problem = tokenProblem(request.header("Authorization")) {
                 return .unauthorized(problem)
             }
             return answer(route, captured, request)
@@ -65,9 +67,7 @@ extension SimulatorServer {
             response.headers.append(ServerHeader(name: "Allow", value: allowed.joined(separator: ", ")))
             return response
         }
-        if request.path.hasPrefix("/inApps/"),
-            let problem = configuration.token.problem(authorization: request.header("Authorization"))
-        {
+        if request.path.hasPrefix("/inApps/"), let problem = tokenProblem(request.header("Authorization")) {
             return .unauthorized(problem)
         }
         return .problem(
@@ -75,6 +75,20 @@ extension SimulatorServer {
             "no route for \(request.method) \(SourceText.escapingControlCharacters(String(request.path.prefix(200))))"
                 + "; simctl serve answers the App Store Server API under /inApps/ and its control API under "
                 + "/simctl/v1/ (docs/server.md)")
+    }
+
+    /// The bearer token check, remembering tokens already accepted (a client sends the same token for minutes):
+    /// a remembered token is checked again only for its expiry.
+    func tokenProblem(_ authorization: String?) -> String? {
+        if let authorization, let exp = tokens.accepted(authorization) {
+            if let now = configuration.token.clock?(), exp <= now { return "the token has expired" }
+            return nil
+        }
+        if let problem = configuration.token.problem(authorization: authorization) { return problem }
+        if let authorization, let exp = BearerTokenPolicy.expiry(of: authorization) {
+            tokens.remember(authorization, exp: exp)
+        }
+        return nil
     }
 
     func answer(_ route: Route, _ captured: String, _ request: ServerRequest) -> ServerResponse {

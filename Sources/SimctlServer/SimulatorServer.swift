@@ -79,11 +79,12 @@ struct ServerState: Sendable {
 public final class SimulatorServer: @unchecked Sendable {
     public let configuration: ServerConfiguration
     let transport: DeliveryTransport?
-    let log: @Sendable (String) -> Void
+    let logFunction: (@Sendable (String) -> Void)?
     let lock = NSLock()
     let initial: ServerState
     var state: ServerState
     var cache: [String: ServerResponse] = [:]
+    let tokens = AcceptedTokens()
     /// Largest number of cached answers; the cache is emptied when it is full [assumed].
     static let cacheLimit = 20_000
 
@@ -91,11 +92,11 @@ public final class SimulatorServer: @unchecked Sendable {
     /// due at the start. Throws the scenario error that stops it (a family that cannot be created, ...).
     public init(
         configuration: ServerConfiguration, transport: DeliveryTransport? = nil,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: (@Sendable (String) -> Void)? = nil
     ) throws(ServerSetupError) {
         self.configuration = configuration
         self.transport = transport
-        self.log = log
+        self.logFunction = log
         var empty = configuration.scenario
         empty.timeline = []
         empty.expectations = []
@@ -123,8 +124,16 @@ public final class SimulatorServer: @unchecked Sendable {
     /// Answers one request. Never throws, never traps on input: every request gets a status.
     public func handle(_ request: ServerRequest) -> ServerResponse {
         let response = route(request)
-        log("\(request.summary) -> \(response.status)\(response.status >= 400 ? " " + Self.reason(response) : "")")
+        if let logFunction {
+            logFunction(
+                "\(request.summary) -> \(response.status)\(response.status >= 400 ? " " + Self.reason(response) : "")")
+        }
         return response
+    }
+
+    /// Writes one line to the log, if there is one (the text is built only then).
+    func log(_ line: @autoclosure () -> String) {
+        if let logFunction { logFunction(line()) }
     }
 
     static func reason(_ response: ServerResponse) -> String {

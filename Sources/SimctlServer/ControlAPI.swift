@@ -108,9 +108,9 @@ extension SimulatorServer {
             o["notifications"] = .array(
                 copy.notifications[before...].map { n in
                     var item: [String: JSONValue] = [
-                        "recipient": .string(n.recipient), "notificationType": .string(n.type.rawValue),
-                        "notificationUUID": .string(n.notificationUUID),
+                        "notificationType": .string(n.type.rawValue), "notificationUUID": .string(n.notificationUUID),
                     ]
+                    if let recipient = n.recipient { item["recipient"] = .string(recipient) }
                     if let subtype = n.subtype { item["subtype"] = .string(subtype.rawValue) }
                     return .object(item)
                 })

@@ -82,21 +82,12 @@ extension SimulatorServer {
     func requestTestNotification() -> ServerResponse {
         guard transport != nil else { return .apiError(.serverNotificationURLNotFound) }
         return locked {
-            let number = state.testTokens.count
-            let made = TestNotificationWire.make(
-                app: state.store.app, at: state.store.now, seed: configuration.scenario.seed, number: number,
-                signer: signer)
-            let token = "\(made.item.notificationUUID)_\(state.store.now.millisecondsSince1970)"
-            state.testTokens[token] = state.records.count
-            state.records.append(
-                SentRecord(
-                    item: made.item, signedPayload: made.signedPayload, type: .test, subtype: nil, testToken: token))
-            state.delivery?.append([made.item])
+            let before = state.store.notifications.count
+            let request = state.store.requestTestNotification()
             state.version += 1
             var summary = AdvanceSummary()
-            pump(&state, until: state.store.now, summary: &summary)
-            cache.removeAll(keepingCapacity: true)
-            return .json(200, .object(["testNotificationToken": .string(token)]))
+            finish(&state, until: state.store.now, before: before, summary: &summary)
+            return .json(200, .object(["testNotificationToken": .string(request.testNotificationToken)]))
         }
     }
 

@@ -48,14 +48,14 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// One notification the server has sent (a store notification, or a TEST one): its POST body, its
-/// `signedPayload`, and its position in the delivery.
+/// One notification the server has sent: its POST body, its `signedPayload`, and its position in the delivery
+/// (the same as in ``ServerState/records``).
 struct SentRecord: Sendable {
     var item: DeliveryItem
     var signedPayload: String
     var type: NotificationType
     var subtype: NotificationSubtype?
-    /// The Request a Test Notification token; nil for store notifications.
+    /// The `testNotificationToken` of a `TEST` notification; nil for the others.
     var testToken: String?
 }
 
@@ -167,10 +167,15 @@ public final class SimulatorServer: @unchecked Sendable {
                 notificationUUID: n.notificationUUID, recipient: n.recipient, instant: n.instant,
                 notificationType: n.type.rawValue, subtype: n.subtype?.rawValue, body: encoded.postBody)
             items.append(item)
+            var token: String?
+            if n.type == .test {
+                token = SimulatedStore.testNotificationToken(of: n)
+                state.testTokens[token!] = state.records.count
+            }
             state.records.append(
                 SentRecord(
                     item: item, signedPayload: Self.signedPayload(of: encoded.postBody), type: n.type,
-                    subtype: n.subtype, testToken: nil))
+                    subtype: n.subtype, testToken: token))
         }
         state.encoded = notifications.count
         state.delivery?.append(items)
@@ -196,7 +201,7 @@ public final class SimulatorServer: @unchecked Sendable {
                 summary.deliveryAttempts += 1
                 log(
                     "deliver \(request.item.notificationUUID) \(request.item.notificationType)"
-                        + (request.item.subtype.map { "/" + $0 } ?? "") + " to \(request.item.recipient) attempt "
+                        + (request.item.subtype.map { "/" + $0 } ?? "") + " to \(request.item.recipient ?? "the app") attempt "
                         + "\(request.attempt) at \(request.instant): \(outcome.sendAttemptResult.rawValue)"
                         + (outcome.httpStatus.map { " \($0)" } ?? "") + (request.isDuplicate ? " (duplicate)" : ""))
             }

@@ -103,7 +103,9 @@ enum ServeCommand {
             }
             switch name {
             case "--host":
-                guard !text.isEmpty else { throw UsageError(message: "option '--host' needs an address", topic: "serve") }
+                guard !text.isEmpty else {
+                    throw UsageError(message: "option '--host' needs an address", topic: "serve")
+                }
                 options.host = text
             case "--port":
                 guard text.count <= 5, text.allSatisfy({ $0.isASCII && $0.isNumber }), let port = UInt16(text) else {
@@ -127,10 +129,14 @@ enum ServeCommand {
             case "--environment": options.environment = try SigningOptions.environment(text, topic: "serve")
             case "--ca-seed", "--signing-chain": try options.signing.set(name, text, topic: "serve")
             case "--api-key-pem":
-                guard !text.isEmpty else { throw UsageError(message: "option '--api-key-pem' needs a file", topic: "serve") }
+                guard !text.isEmpty else {
+                    throw UsageError(message: "option '--api-key-pem' needs a file", topic: "serve")
+                }
                 options.apiKeyPEM = text
             case "--log":
-                guard !text.isEmpty else { throw UsageError(message: "option '--log' needs a file path", topic: "serve") }
+                guard !text.isEmpty else {
+                    throw UsageError(message: "option '--log' needs a file path", topic: "serve")
+                }
                 options.logFile = text
             default:
                 do throws(UsageError) { try delivery.set(name, text) } catch {
@@ -156,7 +162,8 @@ enum ServeCommand {
         if let key = try? ECKeyEncoding.privateKey(pem: text) { return .success(key.publicKey) }
         return .failure(
             CommandOutput(
-                stdout: "", stderr: "\(file): error: expected a P-256 public key (PEM 'PUBLIC KEY') or private key "
+                stdout: "",
+                stderr: "\(file): error: expected a P-256 public key (PEM 'PUBLIC KEY') or private key "
                     + "(PEM 'PRIVATE KEY' or 'EC PRIVATE KEY')\n", exitCode: ExitCode.dataError))
     }
 
@@ -180,7 +187,8 @@ enum ServeCommand {
         }
         let scenario: Scenario
         switch Simctl.decode(
-            options.file, overrides: ScenarioOverrides(seed: options.seed, start: start, environment: options.environment))
+            options.file,
+            overrides: ScenarioOverrides(seed: options.seed, start: start, environment: options.environment))
         {
         case .failure(let output): return output
         case .success(let decoded): scenario = decoded
@@ -243,7 +251,8 @@ enum ServeCommand {
         log.write(
             "serving '\(scenario.name)' (\(scenario.app.bundleId), \(scenario.app.environment.rawValue)) at \(http.url); "
                 + "clock at \(scenario.start); "
-                + (transport.map { "delivering to \($0.destination)" } ?? "no --deliver URL: notifications are kept, not sent"))
+                + (transport.map { "delivering to \($0.destination)" }
+                    ?? "no --deliver URL: notifications are kept, not sent"))
         let signal = ShutdownSignals.wait()
         log.write("\(signal == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
         http.stop(graceSeconds: 5)

@@ -58,7 +58,9 @@ public struct BearerTokenPolicy: Sendable {
         guard let kid = header["kid"]?.stringValue, !kid.isEmpty else { return "the token has no kid" }
         if let typ = header["typ"], typ != .string("JWT") { return "the token's typ is not JWT" }
         guard let iss = payload["iss"]?.stringValue, !iss.isEmpty else { return "the token has no iss" }
-        guard payload["aud"] == .string("appstoreconnect-v1") else { return "the token's aud is not appstoreconnect-v1" }
+        guard payload["aud"] == .string("appstoreconnect-v1") else {
+            return "the token's aud is not appstoreconnect-v1"
+        }
         guard let bid = payload["bid"]?.stringValue else { return "the token has no bid" }
         guard bid == bundleId else { return "the token's bid '\(bid)' is not the app's bundle id '\(bundleId)'" }
         guard let exp = payload["exp"]?.integerValue else { return "the token has no exp (seconds since 1970)" }

@@ -32,7 +32,9 @@ extension SimulatorServer {
             case (nil, let to?):
                 guard let text = to.stringValue, let instant = CalendarDurationSyntax.parseInstant(text) else {
                     return .problem(
-                        400, "expected `to` as an ISO 8601 UTC instant such as 2026-04-01T00:00:00Z, found \(Self.shown(to))")
+                        400,
+                        "expected `to` as an ISO 8601 UTC instant such as 2026-04-01T00:00:00Z, found \(Self.shown(to))"
+                    )
                 }
                 guard instant.isSupported else {
                     return .problem(400, "`to` (\(text)) is outside the supported range \(InstantRangeError.rangeText)")
@@ -181,7 +183,9 @@ extension SimulatorServer {
         o["timelineEntriesLeft"] = .integer(Int64(configuration.scenario.timeline.count - state.nextEntry))
         if state.nextEntry < configuration.scenario.timeline.count {
             let entry = configuration.scenario.timeline[state.nextEntry]
-            o["nextTimelineEntry"] = .object(["at": .string(entry.at.description), "action": .string(entry.action.name)])
+            o["nextTimelineEntry"] = .object([
+                "at": .string(entry.at.description), "action": .string(entry.action.name),
+            ])
         }
         var digestInput = CanonicalJSON.string(.object(o))
         if only != nil {

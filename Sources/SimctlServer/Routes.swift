@@ -29,7 +29,9 @@ enum Route: String, CaseIterable, Sendable {
 
     /// The pattern's segments, split once.
     static let segments: [Route: [Substring]] = Dictionary(
-        uniqueKeysWithValues: allCases.map { ($0, $0.pattern.path.split(separator: "/", omittingEmptySubsequences: false)) })
+        uniqueKeysWithValues: allCases.map {
+            ($0, $0.pattern.path.split(separator: "/", omittingEmptySubsequences: false))
+        })
 
     /// The `*` segment when the path's segments match the pattern ("" when the pattern has none); nil otherwise.
     func match(_ have: [Substring]) -> String? {
@@ -63,7 +65,8 @@ extension SimulatorServer {
         }
         if !allowed.isEmpty {
             var response = ServerResponse.problem(
-                405, "method \(request.method) is not allowed on \(request.path); use \(allowed.joined(separator: ", "))")
+                405,
+                "method \(request.method) is not allowed on \(request.path); use \(allowed.joined(separator: ", "))")
             response.headers.append(ServerHeader(name: "Allow", value: allowed.joined(separator: ", ")))
             return response
         }
@@ -94,7 +97,9 @@ extension SimulatorServer {
     func answer(_ route: Route, _ captured: String, _ request: ServerRequest) -> ServerResponse {
         switch route {
         case .subscriptionStatuses, .transactionHistory, .transactionInfo, .refundHistory, .testNotificationStatus:
-            let key = request.method + " " + request.path + "?" + request.query.map { $0.name + "=" + $0.value }
+            let key =
+                request.method + " " + request.path + "?"
+                + request.query.map { $0.name + "=" + $0.value }
                 .joined(separator: "&")
             return locked {
                 if let cached = cache[key] { return cached }
@@ -113,7 +118,10 @@ extension SimulatorServer {
                 } catch { return .apiError(error) }
             }
         case .requestTestNotification: return requestTestNotification()
-        case .state: return locked { .json(200, stateJSON(state, customer: request.query.last { $0.name == "customer" }?.value)) }
+        case .state:
+            return locked {
+                .json(200, stateJSON(state, customer: request.query.last { $0.name == "customer" }?.value))
+            }
         case .advance: return advance(request)
         case .actions: return perform(request)
         case .reset: return reset()

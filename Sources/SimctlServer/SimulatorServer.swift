@@ -201,7 +201,8 @@ public final class SimulatorServer: @unchecked Sendable {
                 summary.deliveryAttempts += 1
                 log(
                     "deliver \(request.item.notificationUUID) \(request.item.notificationType)"
-                        + (request.item.subtype.map { "/" + $0 } ?? "") + " to \(request.item.recipient ?? "the app") attempt "
+                        + (request.item.subtype.map { "/" + $0 } ?? "")
+                        + " to \(request.item.recipient ?? "the app") attempt "
                         + "\(request.attempt) at \(request.instant): \(outcome.sendAttemptResult.rawValue)"
                         + (outcome.httpStatus.map { " \($0)" } ?? "") + (request.isDuplicate ? " (duplicate)" : ""))
             }

@@ -41,7 +41,8 @@ import Testing
     @Test func withAClockExpiredAndFarFutureTokensAre401() {
         let clocked = BearerTokenPolicy(bundleId: "com.example.nightsky", clock: { 1_900_000_000 - 300 })
         #expect(clocked.problem(authorization: "Bearer \(key.token())") == nil)
-        #expect(clocked.problem(authorization: "Bearer \(key.token(exp: 1_900_000_000 - 301))") == "the token has expired")
+        #expect(
+            clocked.problem(authorization: "Bearer \(key.token(exp: 1_900_000_000 - 301))") == "the token has expired")
         #expect(clocked.problem(authorization: "Bearer \(key.token(exp: 1_900_000_000 + 3600))") != nil)
     }
 

@@ -16,20 +16,36 @@ import Testing
     @Test func badActionsGetTheScenarioDecodersMessages() throws {
         let server = try makeServer()
         let cases: [(json: String, yaml: String)] = [
-            (#"{"purchse": {"customer": "alice", "product": "\#(familyProduct)"}}"#,
-             "{ at: 0, purchse: { customer: alice, product: \(familyProduct) } }"),
-            (#"{"purchase": {"customer": "alice", "product": "nope"}}"#, "{ at: 0, purchase: { customer: alice, product: nope } }"),
+            (
+                #"{"purchse": {"customer": "alice", "product": "\#(familyProduct)"}}"#,
+                "{ at: 0, purchse: { customer: alice, product: \(familyProduct) } }"
+            ),
+            (
+                #"{"purchase": {"customer": "alice", "product": "nope"}}"#,
+                "{ at: 0, purchase: { customer: alice, product: nope } }"
+            ),
             (#"{"purchase": {"customer": "alice"}}"#, "{ at: 0, purchase: { customer: alice } }"),
-            (#"{"cancel": {"customer": "alice", "product": "\#(familyProduct)", "extra": 1}}"#,
-             "{ at: 0, cancel: { customer: alice, product: \(familyProduct), extra: 1 } }"),
+            (
+                #"{"cancel": {"customer": "alice", "product": "\#(familyProduct)", "extra": 1}}"#,
+                "{ at: 0, cancel: { customer: alice, product: \(familyProduct), extra: 1 } }"
+            ),
             (#"{"failBilling": "alice"}"#, "{ at: 0, failBilling: alice }"),
-            (#"{"refund": {"customer": "alice", "product": "\#(familyProduct)", "reason": 7}}"#,
-             "{ at: 0, refund: { customer: alice, product: \(familyProduct), reason: 7 } }"),
-            (#"{"shareWithFamily": {"customer": "alice", "enabled": "maybe"}}"#,
-             "{ at: 0, shareWithFamily: { customer: alice, enabled: maybe } }"),
-            (#"{"at": "yesterday", "fixBilling": {"customer": "alice"}}"#, "{ at: yesterday, fixBilling: { customer: alice } }"),
-            (#"{"failBilling": {"customer": "alice"}, "fixBilling": {"customer": "alice"}}"#,
-             "{ at: 0, failBilling: { customer: alice }, fixBilling: { customer: alice } }"),
+            (
+                #"{"refund": {"customer": "alice", "product": "\#(familyProduct)", "reason": 7}}"#,
+                "{ at: 0, refund: { customer: alice, product: \(familyProduct), reason: 7 } }"
+            ),
+            (
+                #"{"shareWithFamily": {"customer": "alice", "enabled": "maybe"}}"#,
+                "{ at: 0, shareWithFamily: { customer: alice, enabled: maybe } }"
+            ),
+            (
+                #"{"at": "yesterday", "fixBilling": {"customer": "alice"}}"#,
+                "{ at: yesterday, fixBilling: { customer: alice } }"
+            ),
+            (
+                #"{"failBilling": {"customer": "alice"}, "fixBilling": {"customer": "alice"}}"#,
+                "{ at: 0, failBilling: { customer: alice }, fixBilling: { customer: alice } }"
+            ),
             (#"{}"#, "{ at: 0 }"),
         ]
         for (json, yaml) in cases {
@@ -46,14 +62,18 @@ import Testing
         let response = server.control(
             "/simctl/v1/actions", #"{"cancel": {"customer": "alice", "product": "\#(familyProduct)"}}"#)
         #expect(response.status == 409)
-        #expect(response.json.value(at: "error")?.stringValue?.hasPrefix("cancel at 2026-03-01T09:00:00Z cannot happen:") == true)
+        #expect(
+            response.json.value(at: "error")?.stringValue?.hasPrefix("cancel at 2026-03-01T09:00:00Z cannot happen:")
+                == true)
         #expect(server.stateJSON() == before)
     }
 
     @Test func advanceByADurationOrToAnInstantRunsTheTimeline() throws {
         let scenario = familyServeScenario.replacingOccurrences(
             of: "timeline: []",
-            with: "timeline:\n  - at: 0\n    purchase: { customer: alice, product: \(familyProduct) }\n  - at: 20d\n    failBilling: { customer: alice }")
+            with:
+                "timeline:\n  - at: 0\n    purchase: { customer: alice, product: \(familyProduct) }\n  - at: 20d\n    failBilling: { customer: alice }"
+        )
         let server = try makeServer(scenario: scenario)
         #expect(server.stateJSON().value(at: "notificationsSent") == .integer(1))
         #expect(server.stateJSON().value(at: "nextTimelineEntry.action") == .string("failBilling"))
@@ -66,9 +86,10 @@ import Testing
         #expect(by.json.value(at: "deliveryAttempts") == .integer(3))
         let to = server.control("/simctl/v1/advance", #"{"to": "2026-05-01T00:00:00Z"}"#)
         #expect(to.json.value(at: "at") == .string("2026-05-01T00:00:00Z"))
-        for bad in [#"{"by": "soon"}"#, #"{"to": "2026-01-01T00:00:00Z"}"#, #"{"by": "1d", "to": "2027-01-01T00:00:00Z"}"#,
-                    #"{"when": "1d"}"#, "[1]", "{", #"{"by": 5}"#, #"{"by": "P9999Y"}"#]
-        {
+        for bad in [
+            #"{"by": "soon"}"#, #"{"to": "2026-01-01T00:00:00Z"}"#, #"{"by": "1d", "to": "2027-01-01T00:00:00Z"}"#,
+            #"{"when": "1d"}"#, "[1]", "{", #"{"by": 5}"#, #"{"by": "P9999Y"}"#,
+        ] {
             #expect(server.control("/simctl/v1/advance", bad).status == 400, "\(bad)")
         }
     }
@@ -76,7 +97,8 @@ import Testing
     @Test func resetGoesBackToTheStart() throws {
         let server = try makeServer()
         let start = server.stateJSON()
-        _ = server.control("/simctl/v1/actions", #"{"purchase": {"customer": "carol", "product": "\#(familyProduct)"}}"#)
+        _ = server.control(
+            "/simctl/v1/actions", #"{"purchase": {"customer": "carol", "product": "\#(familyProduct)"}}"#)
         _ = server.control("/simctl/v1/advance", #"{"by": "P3M"}"#)
         #expect(server.stateJSON() != start)
         #expect(server.control("/simctl/v1/reset").status == 200)
@@ -102,7 +124,9 @@ import Testing
         for entry in paths {
             let path = try #require(entry.key.scalarText)
             for method in entry.value.mappingEntries ?? [] {
-                guard let name = method.key.scalarText, ["get", "post", "put", "delete"].contains(name) else { continue }
+                guard let name = method.key.scalarText, ["get", "post", "put", "delete"].contains(name) else {
+                    continue
+                }
                 #expect(method.value.value(forKey: "responses") != nil, "\(name) \(path) has responses")
                 documented.insert(name.uppercased() + " " + path)
             }

@@ -45,7 +45,10 @@ import Testing
             "/inApps/v2/refund/lookup/": badRevisions + [[("revision", "D1.1")]],
         ]
         var requests: [ServerRequest] = []
-        func add(_ method: String, _ path: String, _ query: [(name: String, value: String)] = [], token: String?, _ body: String = "") {
+        func add(
+            _ method: String, _ path: String, _ query: [(name: String, value: String)] = [], token: String?,
+            _ body: String = ""
+        ) {
             requests.append(
                 ServerRequest(
                     method: method, path: path, query: query,
@@ -64,7 +67,9 @@ import Testing
         let history = "/inApps/v1/notifications/history"
         for body in Self.garbage { add("POST", history, token: good, body) }
         let window = #"{"startDate": 1772000000000, "endDate": 1772500000000}"#
-        for pagination in ["", "x", "1", "1.", ".1", "99999999999.0000000000000000", "1.zzzzzzzzzzzzzzzz", "-1.0000000000000000"] {
+        for pagination in [
+            "", "x", "1", "1.", ".1", "99999999999.0000000000000000", "1.zzzzzzzzzzzzzzzz", "-1.0000000000000000",
+        ] {
             add("POST", history, [("paginationToken", pagination)], token: good, window)
         }
         for extra in [
@@ -85,9 +90,13 @@ import Testing
         }
         for name in ScenarioAction.names + ["purchse", "buy", "delete", "reset", "advance", "at", "AT", "Purchase"] {
             add("POST", "/simctl/v1/actions", token: nil, #"{"\#(name)": {"customer": [7]}}"#)
-            add("POST", "/simctl/v1/actions", token: nil, #"{"\#(name)": {"customer": "alice", "product": "unknown.product"}}"#)
+            add(
+                "POST", "/simctl/v1/actions", token: nil,
+                #"{"\#(name)": {"customer": "alice", "product": "unknown.product"}}"#)
             add("POST", "/simctl/v1/actions", token: nil, #"{"at": "-1d", "\#(name)": {"customer": "alice"}}"#)
-            add("POST", "/simctl/v1/actions", token: nil, #"{"\#(name)": {"customer": "mallory", "product": "\#(familyProduct)", "extra": true}}"#)
+            add(
+                "POST", "/simctl/v1/actions", token: nil,
+                #"{"\#(name)": {"customer": "mallory", "product": "\#(familyProduct)", "extra": true}}"#)
         }
         for forbidden in [
             #"{"cancel": {"customer": "nobody", "product": "\#(familyProduct)"}}"#,
@@ -131,7 +140,8 @@ import Testing
     @Test func everyHostileRequestGetsA4xxAndChangesNothing() throws {
         let transport = RecordingTransport()
         let server = try makeServer(transport: transport)
-        _ = server.control("/simctl/v1/actions", #"{"purchase": {"customer": "alice", "product": "\#(familyProduct)"}}"#)
+        _ = server.control(
+            "/simctl/v1/actions", #"{"purchase": {"customer": "alice", "product": "\#(familyProduct)"}}"#)
         _ = server.control("/simctl/v1/advance", #"{"by": "1d"}"#)
         let before = server.stateJSON()
         let deliveredBefore = transport.requests.count

@@ -34,7 +34,9 @@ final class TestConnection {
     func request(_ method: String, _ target: String, headers: [String] = [], body: String = "") -> HTTPMessage? {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for header in headers { head += header + "\r\n" }
-        if !body.isEmpty || method == "POST" { head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+        if !body.isEmpty || method == "POST" {
+            head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+        }
         return exchange(head + "\r\n" + body)
     }
 
@@ -118,7 +120,9 @@ final class ServeProcess {
         func checkReadViews() throws {
             let state = try #require(connection.request("GET", "/simctl/v1/state")).json
             #expect(state.value(at: "now") == .integer(reference.store.now.millisecondsSince1970))
-            guard let id = state.value(at: "customers.0.subscriptions.0.originalTransactionId")?.stringValue else { return }
+            guard let id = state.value(at: "customers.0.subscriptions.0.originalTransactionId")?.stringValue else {
+                return
+            }
             for (path, expected) in [
                 ("/inApps/v1/subscriptions/\(id)", reference.store.allSubscriptionStatuses(for: "alice")),
                 ("/inApps/v2/history/\(id)", reference.store.transactionHistory(for: "alice")),

@@ -45,7 +45,10 @@ import Testing
         let start = reference.store.now
         func at(_ text: String) -> Instant { start.adding(CalendarDurationSyntax.parse(text)!) }
 
-        #expect(server.control("/simctl/v1/actions", #"{"purchase": {"customer": "alice", "product": "\#(familyProduct)"}}"#).status == 200)
+        #expect(
+            server.control(
+                "/simctl/v1/actions", #"{"purchase": {"customer": "alice", "product": "\#(familyProduct)"}}"#
+            ).status == 200)
         try reference.perform(.purchase(customer: "alice", product: familyProduct))
         expectReadViewsMatch(server, reference)
 
@@ -75,7 +78,8 @@ import Testing
 
     @Test func statusFilterAndApplesErrors() throws {
         let server = try makeServer()
-        _ = server.control("/simctl/v1/actions", #"{"purchase": {"customer": "alice", "product": "\#(familyProduct)"}}"#)
+        _ = server.control(
+            "/simctl/v1/actions", #"{"purchase": {"customer": "alice", "product": "\#(familyProduct)"}}"#)
         let id = try #require(originalTransactionId(server, "alice"))
         let active = server.get("/inApps/v1/subscriptions/\(id)", query: [("status", "1")])
         #expect(active.json.value(at: "data.0.lastTransactions.0.status") == .integer(1))
@@ -104,7 +108,8 @@ import Testing
 
     @Test func historyPagesWithItsRevision() throws {
         let server = try makeServer()
-        _ = server.control("/simctl/v1/actions", #"{"purchase": {"customer": "alice", "product": "\#(familyProduct)"}}"#)
+        _ = server.control(
+            "/simctl/v1/actions", #"{"purchase": {"customer": "alice", "product": "\#(familyProduct)"}}"#)
         _ = server.control("/simctl/v1/advance", #"{"by": "P2Y"}"#)
         let id = try #require(originalTransactionId(server, "alice"))
         let first = server.get("/inApps/v2/history/\(id)")
@@ -137,7 +142,10 @@ import Testing
         #expect(items.count == 20)  // alice, bob (family), carol and dave: five renewals each
         #expect(first.json.value(at: "hasMore") == .bool(false))
         let attempts = try #require(items[0].value(at: "sendAttempts")?.arrayItems)
-        #expect(attempts.map { $0.value(at: "sendAttemptResult") } == [.string("UNSUCCESSFUL_HTTP_RESPONSE_CODE"), .string("SUCCESS")])
+        #expect(
+            attempts.map { $0.value(at: "sendAttemptResult") } == [
+                .string("UNSUCCESSFUL_HTTP_RESPONSE_CODE"), .string("SUCCESS"),
+            ])
         let payload = try JWS.decodePayload(try #require(items[0].value(at: "signedPayload")?.stringValue))
         #expect(payload.value(at: "notificationType") == .string("DID_RENEW"))
 
@@ -174,7 +182,10 @@ import Testing
             (#"{"startDate": \#(now), "endDate": \#(now - 1)}"#, 4_000_013),
             (#"{"startDate": \#(start), "endDate": \#(now), "notificationType": "NOPE"}"#, 4_000_018),
             (#"{"startDate": \#(start), "endDate": \#(now), "notificationSubtype": "INITIAL_BUY"}"#, 4_000_018),
-            (#"{"startDate": \#(start), "endDate": \#(now), "notificationType": "DID_RENEW", "transactionId": "1"}"#, 4_000_019),
+            (
+                #"{"startDate": \#(start), "endDate": \#(now), "notificationType": "DID_RENEW", "transactionId": "1"}"#,
+                4_000_019
+            ),
             (#"{"startDate": \#(start), "endDate": \#(now), "transactionId": "x"}"#, 4_000_006),
         ]
         for (bad, code) in errors {

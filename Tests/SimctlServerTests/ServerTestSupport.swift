@@ -44,11 +44,13 @@ struct TestAPIKey {
         bundleId: String = "com.example.nightsky", header: [String: JSONValue]? = nil,
         payload: [String: JSONValue]? = nil, exp: Int64 = 1_900_000_000, iat: Int64? = nil
     ) -> String {
-        let h: JSONValue = .object(header ?? ["alg": .string("ES256"), "kid": .string("ABC123DEFG"), "typ": .string("JWT")])
-        var p: [String: JSONValue] = payload ?? [
-            "iss": .string("57246542-96fe-1a63-e053-0824d011072a"), "aud": .string("appstoreconnect-v1"),
-            "bid": .string(bundleId), "exp": .integer(exp),
-        ]
+        let h: JSONValue = .object(
+            header ?? ["alg": .string("ES256"), "kid": .string("ABC123DEFG"), "typ": .string("JWT")])
+        var p: [String: JSONValue] =
+            payload ?? [
+                "iss": .string("57246542-96fe-1a63-e053-0824d011072a"), "aud": .string("appstoreconnect-v1"),
+                "bid": .string(bundleId), "exp": .integer(exp),
+            ]
         if let iat { p["iat"] = .integer(iat) }
         let input =
             Base64URL.encode(Array(CanonicalJSON.string(h).utf8)) + "."
@@ -115,5 +117,6 @@ final class RecordingTransport: DeliveryTransport, @unchecked Sendable {
 func makeServer(transport: DeliveryTransport? = RecordingTransport(), scenario: String = familyServeScenario)
     throws -> SimulatorServer
 {
-    try SimulatorServer(configuration: ServerConfiguration(scenario: try decodeScenario(scenario)), transport: transport)
+    try SimulatorServer(
+        configuration: ServerConfiguration(scenario: try decodeScenario(scenario)), transport: transport)
 }

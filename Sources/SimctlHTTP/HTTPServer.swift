@@ -42,8 +42,22 @@ import Foundation
 /// **Log**: one ``HTTPExchangeLogEntry`` per answered request and per connection closed without an answer while a
 /// request was arriving (or before any request), with the reason of every rejection.
 ///
-/// **Threads**: the handler runs on the connection's thread and may be called concurrently for different
-/// connections; it must be thread-safe. A slow client holds only its own thread.
+/// **Threads and memory**: the handler runs on the connection's thread and may be called concurrently for different
+/// connections; it must be thread-safe, and must not call ``stop(graceSeconds:)`` (stop waits for the handler's
+/// thread). A slow client holds only its own thread. Each connection buffers at most one request head
+/// (``HTTPServerLimits/maximumHeadBytes``) and body (``HTTPServerLimits/maximumBodyBytes``) plus a 16 KiB read
+/// buffer, so memory is bounded by ``HTTPServerConfiguration/maximumConnections`` times that.
+///
+/// ```swift
+/// ShutdownSignals.block()  // before any thread starts
+/// let server = try HTTPServer(log: { print($0.line) }) { request in
+///     request.path == "/hello" ? .text(status: 200, "hello") : .json(status: 404, "{}")
+/// }
+/// server.start()
+/// print(server.url)
+/// _ = ShutdownSignals.wait()
+/// server.stop()
+/// ```
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
@@ -198,7 +212,7 @@ public final class HTTPServer: @unchecked Sendable {
             threadsDone.broadcast()
             threadsDone.unlock()
         }
-        thread.stackSize = 512 * 1024
+        thread.stackSize = max(256 * 1024, configuration.threadStackBytes)
         thread.start()
     }
 

@@ -205,16 +205,23 @@ public struct HTTPServerConfiguration: Sendable {
     /// Seconds a response may take to be written (a client that stops reading is disconnected). Default 10.
     public var writeTimeout: Double = 10
     /// Open connections served at once; each has its own thread. A connection beyond this is answered **503 Service
-    /// Unavailable** with `Connection: close` at once, without reading its request. Default 256.
+    /// Unavailable** with `Connection: close` at once, without reading its request. Default 256. (A client holding
+    /// connections open with requests that never complete holds its slots until the read timeout: this is a server
+    /// for tests on one machine, not one facing the internet.)
     public var maximumConnections: Int = 256
     /// Seconds the server keeps reading and discarding what a client still sends after an error answer before it
     /// closes (so the client reads the answer instead of a connection reset). Default 2.
     public var lingerSeconds: Double = 2
+    /// The stack size of each connection's thread, where the handler runs. Default 4 MiB (reserved address space;
+    /// pages are used as the stack grows).
+    public var threadStackBytes: Int = 4 << 20
 
     public init(
         host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = HTTPServerLimits(),
-        readTimeout: Double = 10, writeTimeout: Double = 10, maximumConnections: Int = 256, lingerSeconds: Double = 2
+        readTimeout: Double = 10, writeTimeout: Double = 10, maximumConnections: Int = 256, lingerSeconds: Double = 2,
+        threadStackBytes: Int = 4 << 20
     ) {
+        self.threadStackBytes = threadStackBytes
         self.host = host
         self.port = port
         self.limits = limits

@@ -52,7 +52,7 @@ let sections = CommandLine.arguments.dropFirst()
 func wanted(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 let knownSections = [
     "queue", "lifecycle", "scale", "encode", "delivery", "population", "signing", "callgrind",
-    "callgrind-baseline", "serve",
+    "callgrind-baseline", "http-server", "serve",
 ]
 if let unknown = sections.first(where: { !knownSections.contains($0) }) {
     print("simbench: unknown section '\(unknown)'; sections: \(knownSections.joined(separator: ", "))")
@@ -469,6 +469,8 @@ if wanted("delivery") {
     }
     receiver.stop()
 }
+
+if wanted("http-server") { runHTTPServerSection() }
 
 // MARK: - Targets
 

@@ -195,3 +195,47 @@ import Testing
         #expect(received.all == [SIGINT])
     }
 }
+
+/// Many clients at once.
+@Suite struct HTTPServerConcurrencyTests {
+    @Test func manyConcurrentKeepAliveClientsAreAllAnswered() throws {
+        let test = try TestServer { request in .text(status: 200, request.path) }
+        defer { test.server.stop() }
+        let clients = 64
+        let answers = Collected<String>()
+        let group = DispatchGroup()
+        for client in 0..<clients {
+            group.enter()
+            let port = test.port
+            Thread {
+                defer { group.leave() }
+                guard let connection = try? RawConnection(port: port) else { return }
+                for n in 0..<10 {
+                    connection.send(get("/\(client)/\(n)"))
+                    if let answer = text(connection.response()) { answers.add(answer) }
+                }
+                connection.close()
+            }.start()
+        }
+        group.wait()
+        let expected = (0..<clients).flatMap { client in (0..<10).map { "/\(client)/\($0)" } }
+        #expect(answers.all.sorted() == expected.sorted())
+        #expect(test.requests.count == clients * 10)
+    }
+
+    @Test func anIPv6LoopbackServerAnswers() throws {
+        guard
+            let server = try? HTTPServer(
+                configuration: HTTPServerConfiguration(host: "::1"), handler: { _ in .text(status: 200, "v6") })
+        else { return }  // no IPv6 on this machine
+        defer { server.stop() }
+        server.start()
+        #expect(server.url == "http://[::1]:\(server.port)")
+        let client = HTTPClient(endpoint: HTTPEndpoint(host: "::1", port: server.port, target: "/"))
+        guard case .success(let response) = client.post([]) else {
+            Issue.record("no answer over IPv6")
+            return
+        }
+        #expect(String(decoding: response.body, as: UTF8.self) == "v6")
+    }
+}

@@ -20,13 +20,16 @@ let package = Package(
         // failures to Swift Testing or XCTest, whichever runs the test. The only target that imports them.
         .target(name: "SubscriptionSimulatorTesting", dependencies: ["SubscriptionSimulator"]),
         // The command line as a library (argument parsing, commands, output, exit codes), so tests can call it.
-        .target(name: "SimctlCommand", dependencies: ["SubscriptionSimulator", "SimctlHTTP"]),
+        .target(name: "SimctlCommand", dependencies: ["SubscriptionSimulator", "SimctlHTTP", "SimctlServer"]),
         // HTTP/1.1 over sockets, no dependencies: message parser, client, a loopback receiver, delivery over HTTP.
         .target(name: "SimctlHTTP", dependencies: ["SubscriptionSimulator"]),
+        // `simctl serve`: one simulated store behind the App Store Server API (Apple's paths, shapes, errors and JWT
+        // bearer checks), a control API (clock, actions, state, reset) and the delivery pump (docs/server.md).
+        .target(name: "SimctlServer", dependencies: ["SubscriptionSimulator", "SimctlHTTP"]),
         // Thin executable: argv in, exit code out.
         .executableTarget(name: "simctl", dependencies: ["SimctlCommand"]),
         // Release-mode benchmark: `swift run -c release simbench`.
-        .executableTarget(name: "simbench", dependencies: ["SubscriptionSimulator", "SimctlHTTP"]),
+        .executableTarget(name: "simbench", dependencies: ["SubscriptionSimulator", "SimctlHTTP", "SimctlServer"]),
         // Golden files live beside the tests that read them (by path, not as resources).
         .testTarget(
             name: "SubscriptionSimulatorTests",
@@ -36,6 +39,10 @@ let package = Package(
         // HTTP parser and client, and delivery end to end (the binary against a receiver on loopback).
         .testTarget(
             name: "SimctlHTTPTests", dependencies: ["SimctlHTTP", "SimctlCommand", "SubscriptionSimulator", "simctl"]),
+        // The server's routes as pure request -> response calls, hostile requests, and `simctl serve` end to end.
+        .testTarget(
+            name: "SimctlServerTests",
+            dependencies: ["SimctlServer", "SimctlHTTP", "SimctlCommand", "SubscriptionSimulator", "simctl"]),
         .testTarget(name: "SimctlTests", dependencies: ["SimctlCommand", "SubscriptionSimulator", "simctl"]),
     ],
     swiftLanguageModes: [.v6]

@@ -10,6 +10,7 @@ public enum HelpText {
           validate FILE   Check a scenario and run it without printing; report what run would refuse
           catalog FILE    Print the products of a scenario or an Xcode .storekit file
           population      Run the cohort model of a subscriber population (churn, billing failures, grace)
+          serve FILE      Serve a scenario's store: a local App Store Server API and a control API
           certs           Export the signing chain; write negative fixtures for verifiers
           help [COMMAND]  Show help for simctl or one command
 
@@ -118,6 +119,7 @@ public enum HelpText {
         case "validate": return validate
         case "catalog": return catalog
         case "certs": return certs
+        case "serve": return ServeCommand.help
         default: return overview
         }
     }
@@ -127,6 +129,9 @@ public enum HelpText {
         case "run":
             return
                 "usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...]"
+        case "serve":
+            return
+                "usage: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--api-key-pem FILE] [--log FILE]"
         case "validate": return "usage: simctl validate FILE"
         case "catalog": return "usage: simctl catalog FILE"
         case "certs":

@@ -29,6 +29,8 @@ public enum Simctl {
     public static func main(_ arguments: [String], clock: @Sendable () -> Instant = wallClock) -> CommandOutput {
         if arguments.first == "population" { return PopulationCommand.main(Array(arguments.dropFirst())) }
         if arguments == ["help", "population"] { return PopulationCommand.main(["--help"]) }
+        if arguments.first == "serve" { return ServeCommand.main(Array(arguments.dropFirst()), clock: clock) }
+        if arguments == ["help", "serve"] { return ServeCommand.main(["--help"], clock: clock) }
         let invocation: SimctlInvocation
         do throws(UsageError) { invocation = try ArgumentParser.parse(arguments) } catch {
             let text =

@@ -52,7 +52,7 @@ let sections = CommandLine.arguments.dropFirst()
 func wanted(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 let knownSections = [
     "queue", "lifecycle", "scale", "encode", "delivery", "population", "signing", "callgrind",
-    "callgrind-baseline", "http-server",
+    "callgrind-baseline", "http-server", "serve",
 ]
 if let unknown = sections.first(where: { !knownSections.contains($0) }) {
     print("simbench: unknown section '\(unknown)'; sections: \(knownSections.joined(separator: ", "))")
@@ -483,3 +483,5 @@ if !verdicts.isEmpty {
     for verdict in verdicts { print("  \(verdict)") }
 }
 if sink == 42 { print("") }  // keeps the work observable
+
+if wanted("serve") { runServeSection() }

@@ -1,7 +1,8 @@
 /// One notification to deliver: its POST body and what the delivery log says about it.
 public struct DeliveryItem: Hashable, Sendable {
     public var notificationUUID: String
-    public var recipient: String
+    /// The customer it is about; `nil` for a notification about the app (TEST, RENEWAL_EXTENSION/SUMMARY).
+    public var recipient: String?
     /// When the store sent it (its `signedDate`): the instant of its first attempt.
     public var instant: Instant
     public var notificationType: String
@@ -10,7 +11,7 @@ public struct DeliveryItem: Hashable, Sendable {
     public var body: String
 
     public init(
-        notificationUUID: String, recipient: String, instant: Instant, notificationType: String, subtype: String?,
+        notificationUUID: String, recipient: String?, instant: Instant, notificationType: String, subtype: String?,
         body: String
     ) {
         self.notificationUUID = notificationUUID
@@ -32,6 +33,12 @@ public struct DeliveryItem: Hashable, Sendable {
                 notificationType: n.type.rawValue, subtype: n.subtype?.rawValue, body: encoder.encode(n).postBody)
         }
     }
+}
+
+/// Delivery options that cannot work (a chaos rate outside 0–1, ...).
+public struct DeliveryConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }
 
 /// One attempt the handler is asked to make.
@@ -85,7 +92,7 @@ public struct SendAttempt: Hashable, Sendable {
 /// One line of the delivery log.
 public struct DeliveryLogEntry: Hashable, Sendable {
     public var notificationUUID: String
-    public var recipient: String
+    public var recipient: String?
     public var notificationType: String
     public var subtype: String?
     public var attempt: Int
@@ -167,7 +174,8 @@ public struct NotificationDelivery: Sendable {
         var duplicate: Bool
     }
 
-    public let items: [DeliveryItem]
+    /// Every notification given so far (at creation and by ``append(_:)``), in the order given.
+    public private(set) var items: [DeliveryItem]
     public let schedule: RetrySchedule
     public let chaos: DeliveryChaos
     var scheduler: EventScheduler<Step>
@@ -181,30 +189,70 @@ public struct NotificationDelivery: Sendable {
     /// The shortest wait before an attempt can schedule another: requests handed out together all fall before it,
     /// so recording their outcomes in any order schedules nothing in the past.
     let batchWindow: Int64
+    /// Chaos draws, one plan per item in the order given, so items appended later draw what they would have drawn
+    /// had they been given at creation.
+    var random: RandomSource
+    /// Each recipient's latest first attempt: a chaos delay never reorders one recipient's notifications.
+    var lastOfRecipient: [String: Instant] = [:]
 
     /// `seed` drives the chaos draws (the scenario's seed, mixed with a constant so delivery draws differ from the
     /// store's). Notifications must be in virtual-time order, as a store emits them.
     public init(items: [DeliveryItem], schedule: RetrySchedule, chaos: DeliveryChaos = .none, seed: UInt64) {
         precondition(chaos.problem == nil, chaos.problem ?? "")
-        self.items = items
+        self.init(
+            unchecked: items.map(\.instant).min() ?? Instant(millisecondsSince1970: 0), schedule: schedule,
+            chaos: chaos, seed: seed)
+        append(items)
+    }
+
+    /// An empty delivery whose clock starts at `start`, for notifications given later with ``append(_:)`` as a
+    /// store sends them (`simctl serve`). Throws the chaos options' problem instead of stopping the process.
+    public init(start: Instant, schedule: RetrySchedule, chaos: DeliveryChaos = .none, seed: UInt64)
+        throws(DeliveryConfigurationError)
+    {
+        if let problem = chaos.problem { throw DeliveryConfigurationError(message: problem) }
+        self.init(unchecked: start, schedule: schedule, chaos: chaos, seed: seed)
+    }
+
+    init(unchecked start: Instant, schedule: RetrySchedule, chaos: DeliveryChaos, seed: UInt64) {
+        self.items = []
         self.schedule = schedule
         self.chaos = chaos
-        var random = RandomSource(seed: seed ^ 0x6465_6C69_7665_7279)  // "delivery"
-        plans = chaos.plans(count: items.count, random: &random)
-        attempts = Array(repeating: [], count: items.count)
-        delivered = Array(repeating: false, count: items.count)
+        random = RandomSource(seed: seed ^ 0x6465_6C69_7665_7279)  // "delivery"
+        plans = []
+        attempts = []
+        delivered = []
         batchWindow = (schedule.delays + [chaos.duplicateDelayMilliseconds]).min()!
-        let start = items.map(\.instant).min() ?? Instant(millisecondsSince1970: 0)
         scheduler = EventScheduler(start: start)
-        var lastOfRecipient: [String: Instant] = [:]
-        for (index, item) in items.enumerated() {
-            var first = item.instant.adding(milliseconds: plans[index].delayMilliseconds)
-            if let previous = lastOfRecipient[item.recipient], first < previous { first = previous }
-            lastOfRecipient[item.recipient] = first
-            // Cannot throw: every instant is at or after the start.
+    }
+
+    /// Adds notifications the store sent since the last call (in virtual-time order, none before the delivery's
+    /// clock, ``now``): each is first tried at its instant plus any chaos delay, never before an earlier
+    /// notification to the same recipient, and never before ``now``.
+    public mutating func append(_ newItems: [DeliveryItem]) {
+        let newPlans = chaos.plans(count: newItems.count, random: &random)
+        for (offset, item) in newItems.enumerated() {
+            let index = items.count
+            items.append(item)
+            plans.append(newPlans[offset])
+            attempts.append([])
+            delivered.append(false)
+            var first = item.instant.adding(milliseconds: newPlans[offset].delayMilliseconds)
+            if let recipient = item.recipient, let previous = lastOfRecipient[recipient], first < previous {
+                first = previous
+            }
+            if first < scheduler.now { first = scheduler.now }
+            if let recipient = item.recipient { lastOfRecipient[recipient] = first }
+            // Cannot throw: the instant is at or after the clock.
             _ = try? scheduler.schedule(Step(index: Int32(index), attempt: 1, duplicate: false), at: first)
         }
     }
+
+    /// Attempts scheduled and not yet handed out (first attempts, retries and chaos duplicates).
+    public var pendingAttempts: Int { scheduler.pendingCount }
+
+    /// The virtual instant of the next attempt due, if any.
+    public var nextAttemptInstant: Instant? { scheduler.nextEventInstant() }
 
     /// The virtual clock.
     public var now: Instant { scheduler.now }
@@ -214,11 +262,13 @@ public struct NotificationDelivery: Sendable {
     /// Takes the next attempts due, in order: at most `limit`, all before the first of them plus the shortest retry
     /// delay (so none depends on another's outcome). Chaos failures are recorded here and never handed out. Empty
     /// when nothing is due; record every outcome before asking again when the returned list was empty.
-    public mutating func nextRequests(limit: Int = 1) -> [DeliveryRequest] {
+    /// `notAfter`: only attempts due at or before this instant (`simctl serve` delivers up to the store's clock).
+    public mutating func nextRequests(limit: Int = 1, notAfter: Instant? = nil) -> [DeliveryRequest] {
         var requests: [DeliveryRequest] = []
         var windowEnd: Instant?
         while requests.count < max(1, limit) {
-            let limitInstant = windowEnd ?? Instant(millisecondsSince1970: EventQueue<Step>.instantRange.upperBound)
+            var limitInstant = windowEnd ?? Instant(millisecondsSince1970: EventQueue<Step>.instantRange.upperBound)
+            if let notAfter, notAfter < limitInstant { limitInstant = notAfter }
             guard let event = scheduler.nextDueEvent(notAfter: limitInstant) else { break }
             if windowEnd == nil { windowEnd = event.instant.adding(milliseconds: batchWindow - 1) }
             let step = event.payload
@@ -275,6 +325,12 @@ public struct NotificationDelivery: Sendable {
                 at: instant.adding(milliseconds: delay))
         }
     }
+
+    /// The attempts made so far for the notification at `index` (in the order given), chaos ones included.
+    public func sendAttempts(at index: Int) -> [SendAttempt] { attempts[index] }
+
+    /// Whether an attempt for the notification at `index` succeeded.
+    public func isDelivered(at index: Int) -> Bool { delivered[index] }
 
     /// Where every notification stands.
     public var report: DeliveryReport {

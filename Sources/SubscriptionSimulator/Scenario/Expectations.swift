@@ -32,8 +32,10 @@ public enum ExpectationChecker {
                 }
             }
             return failures
-        case .notifications(let customer, let mode, let items, let location):
-            let actual = store.notifications(for: customer)
+        case .notifications(let subject, let mode, let items, let location):
+            let actual =
+                subject.map { store.notifications(for: $0) } ?? store.notifications.filter(\.isAboutTheApp)
+            let customer = subject ?? "the app"
             switch mode {
             case .exactly:
                 var failures: [ExpectationFailure] = []
@@ -145,6 +147,11 @@ public enum ExpectedFieldPaths {
         "revocationPercentage", "isUpgraded", "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod",
         "environment", "storefront", "storefrontId", "transactionReason", "price", "currency", "appTransactionId",
     ]
+    /// `summary`, in `RENEWAL_EXTENSION` / `SUMMARY` (library model `Summary`).
+    static let summary = [
+        "requestIdentifier", "environment", "appAppleId", "bundleId", "productId", "storefrontCountryCodes",
+        "failedCount", "succeededCount",
+    ]
     static let renewal = [
         "originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "expirationIntent",
         "isInBillingRetryPeriod", "gracePeriodExpiresDate", "priceIncreaseStatus", "offerType", "offerIdentifier",
@@ -156,6 +163,7 @@ public enum ExpectedFieldPaths {
     /// (`data.signedTransactionInfo.X` and `data.signedRenewalInfo.X`, the long forms, are accepted too.)
     public static let all: [String] =
         topLevel + data.map { "data." + $0 } + transaction.map { "transaction." + $0 } + renewal.map { "renewal." + $0 }
+        + summary.map { "summary." + $0 }
 
     static let known: Set<String> = Set(
         all + transaction.map { "data.signedTransactionInfo." + $0 } + renewal.map { "data.signedRenewalInfo." + $0 })
@@ -170,11 +178,13 @@ public enum ExpectedFieldPaths {
             ("transaction.", "the decoded signedTransactionInfo (JWSTransactionDecodedPayload)"),
             ("renewal.", "the decoded signedRenewalInfo (JWSRenewalInfoDecodedPayload)"),
             ("data.", "the notification's data"),
+            ("summary.", "the notification's summary"),
         ]
         if let (prefix, owner) = owners.first(where: { path.hasPrefix($0.0) }) {
             return "unknown field path '\(path)': \(owner) has no field '\(path.dropFirst(prefix.count))'\(hint)"
         }
-        return "unknown field path '\(path)': expected data.X, transaction.X, renewal.X or a top-level field ("
+        return
+            "unknown field path '\(path)': expected data.X, transaction.X, renewal.X, summary.X or a top-level field ("
             + topLevel.joined(separator: ", ") + ")\(hint)"
     }
 }

@@ -542,6 +542,10 @@ public struct ScenarioDecoder {
         case "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund":
             action = try decodeExtensionOrRefund(name, args, catalog: catalog)
         case "openApp": action = .openApp(customer: try customerOnly())
+        // MARK: lifecycle-rest
+        case "requestTestNotification":
+            _ = try mapping(args, name, keys: [])
+            action = .requestTestNotification
         default:
             throw fail(first.key, "unknown action '\(name)'\(hint(name, ScenarioAction.names))")
         }
@@ -566,8 +570,20 @@ public struct ScenarioDecoder {
             if let at = map.optional("at") {
                 throw fail(at, "`notifications` expectations give `at` per item, not for the whole list")
             }
-            let m = try mapping(notifications, "notifications", keys: ["customer", "exactly", "includes"])
-            let who = try customer(m.required("customer"))
+            let m = try mapping(notifications, "notifications", keys: ["customer", "app", "exactly", "includes"])
+            // `app: true` instead of `customer`: the notifications about the app (TEST, RENEWAL_EXTENSION/SUMMARY).
+            let who: String?
+            if let appNode = m.optional("app") {
+                if let other = m.optional("customer") {
+                    throw fail(other, "a `notifications` expectation names one `customer` or `app: true`, not both")
+                }
+                guard try bool(appNode, "app") else {
+                    throw fail(appNode, "expected `app: true` (the notifications about the app) or a `customer`")
+                }
+                who = nil
+            } else {
+                who = try customer(m.required("customer"))
+            }
             let exactly = m.optional("exactly")
             let includes = m.optional("includes")
             guard (exactly == nil) != (includes == nil) else {
@@ -1049,5 +1065,56 @@ extension ScenarioDecoder {
                     + "full refund (rule prorated-percentage-in-milliunits)")
         }
         return .prorated(milliPercent: Int32(value))
+    }
+}
+
+// MARK: one action (simctl serve)
+
+extension ScenarioDecoder {
+    /// One timeline action outside a scenario file, for `simctl serve`'s control API: `node` is a mapping like a
+    /// timeline entry (one action key and its arguments) whose `at` is optional (default: `now`). Times count from
+    /// `now`, and an `at` before `now` is refused. The vocabulary, checks and error messages are a timeline entry's.
+    public func decodeAction(_ node: YAMLNode, now: Instant, catalog: Catalog) throws(ScenarioError) -> TimelineEntry {
+        var entry = node
+        if case .mapping(let entries) = node.kind, !entries.contains(where: { $0.key.scalarText == "at" }) {
+            let at = YAMLNode(kind: .scalar(YAMLScalar(text: "0", style: .plain)), location: node.location)
+            entry = YAMLNode(
+                kind: .mapping([YAMLMappingEntry(key: at.withText("at"), value: at)] + entries), location: node.location
+            )
+        }
+        return try decodeEntry(entry, start: now, catalog: catalog)
+    }
+
+    /// ``decodeAction(_:now:catalog:)`` for a JSON request body: objects are mappings (keys sorted, `at` first),
+    /// arrays lists, and numbers, `true`, `false` and strings scalars as written; `null` is an empty scalar.
+    /// Locations are 1:1 (a JSON body has no lines worth naming).
+    public func decodeAction(json: JSONValue, now: Instant, catalog: Catalog) throws(ScenarioError) -> TimelineEntry {
+        try decodeAction(Self.node(json), now: now, catalog: catalog)
+    }
+
+    static func node(_ json: JSONValue) -> YAMLNode {
+        let here = SourceLocation(line: 1, column: 1)
+        func scalar(_ text: String, _ style: YAMLScalar.Style = .plain) -> YAMLNode {
+            YAMLNode(kind: .scalar(YAMLScalar(text: text, style: style)), location: here)
+        }
+        switch json {
+        case .null: return scalar("")
+        case .bool(let value): return scalar(value ? "true" : "false")
+        case .integer(let value): return scalar(String(value))
+        case .decimal(let text): return scalar(text)
+        case .string(let text): return scalar(text, .doubleQuoted)
+        case .array(let items): return YAMLNode(kind: .sequence(items.map(node)), location: here)
+        case .object(let members):
+            let keys = members.keys.sorted { ($0 == "at" ? 0 : 1, $0) < ($1 == "at" ? 0 : 1, $1) }
+            return YAMLNode(
+                kind: .mapping(keys.map { YAMLMappingEntry(key: scalar($0), value: node(members[$0]!)) }),
+                location: here)
+        }
+    }
+}
+
+extension YAMLNode {
+    fileprivate func withText(_ text: String) -> YAMLNode {
+        YAMLNode(kind: .scalar(YAMLScalar(text: text, style: .plain)), location: location)
     }
 }

@@ -30,7 +30,7 @@ extension SimulatedStore {
     public func status(of productId: String, for customer: String, at instant: Instant? = nil) -> SubscriptionPhase? {
         let limit = instant ?? now
         return notifications.last(where: {
-            $0.recipient == customer && $0.transaction.productId == productId && $0.instant <= limit
+            $0.recipient == customer && $0.transaction?.productId == productId && $0.instant <= limit
                 && $0.status != nil
         })?.status
     }

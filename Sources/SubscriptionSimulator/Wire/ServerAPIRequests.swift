@@ -56,6 +56,35 @@ public struct ServerAPIError: Error, Hashable, Sendable, CustomStringConvertible
     public static let transactionIdNotFound = ServerAPIError(
         httpStatus: 404, errorCode: 4_040_010, errorMessage: "Transaction id not found.")
 
+    // Get Notification History, Request a Test Notification and Get Test Notification Status (reference §6.3,
+    // §6.4, Appendix D; library `APIError`). Messages [assumed], in Apple's wording style.
+
+    /// `GeneralBadRequestError`: a body that is not the request object Apple defines.
+    public static let generalBadRequest = bad(4_000_000, "Bad request.")
+    /// `StartDateTooFarInPastError`: Get Notification History's `startDate` is more than 180 days (sandbox: 30)
+    /// before now.
+    public static let startDateTooFarInPast = bad(
+        4_000_012, "Invalid request. The start date is earlier than the allowed start date.")
+    /// `InvalidPaginationTokenError`.
+    public static let invalidPaginationToken = bad(4_000_014, "Invalid request. The pagination token is invalid.")
+    /// `InvalidNotificationTypeError`: an unknown `notificationType` or `notificationSubtype`, or a subtype
+    /// without its type.
+    public static let invalidNotificationType = bad(
+        4_000_018, "Invalid request. The notification type or subtype is invalid.")
+    /// `MultipleFiltersSuppliedError`: `transactionId` and `notificationType` together.
+    public static let multipleFiltersSupplied = bad(
+        4_000_019, "Invalid request. Provide either a transaction id or a notification type, but not both.")
+    /// `InvalidTestNotificationTokenError`.
+    public static let invalidTestNotificationToken = bad(
+        4_000_020, "Invalid request. The test notification token is invalid.")
+    /// `ServerNotificationURLNotFoundError` (HTTP 404): Request a Test Notification with no notification URL.
+    public static let serverNotificationURLNotFound = ServerAPIError(
+        httpStatus: 404, errorCode: 4_040_007, errorMessage: "No App Store Server Notifications URL is configured.")
+    /// `TestNotificationNotFoundError` (HTTP 404).
+    public static let testNotificationNotFound = ServerAPIError(
+        httpStatus: 404, errorCode: 4_040_008,
+        errorMessage: "The test notification token is expired or the test notification status is not available.")
+
     static func bad(_ code: Int64, _ message: String) -> ServerAPIError {
         ServerAPIError(httpStatus: 400, errorCode: code, errorMessage: message)
     }
@@ -263,5 +292,77 @@ public struct HistoryRevision: Hashable, Sendable, Comparable {
 
     public static func < (lhs: HistoryRevision, rhs: HistoryRevision) -> Bool {
         (lhs.instant, lhs.sequence) < (rhs.instant, rhs.sequence)
+    }
+}
+
+/// Get Notification History's request body (Apple's `NotificationHistoryRequest`): `startDate` and `endDate` in
+/// milliseconds (both required), `notificationType` and `notificationSubtype`, `transactionId` (any transaction of
+/// one customer), `onlyFailures`. Members Apple does not define are ignored [assumed].
+public struct NotificationHistoryQuery: Hashable, Sendable {
+    public var startDate: Instant
+    public var endDate: Instant
+    public var notificationType: NotificationType?
+    public var notificationSubtype: NotificationSubtype?
+    public var transactionId: String?
+    /// Only notifications not delivered yet: out of attempts, or still being retried.
+    public var onlyFailures: Bool
+
+    public init(
+        startDate: Instant, endDate: Instant, notificationType: NotificationType? = nil,
+        notificationSubtype: NotificationSubtype? = nil, transactionId: String? = nil, onlyFailures: Bool = false
+    ) {
+        self.startDate = startDate
+        self.endDate = endDate
+        self.notificationType = notificationType
+        self.notificationSubtype = notificationSubtype
+        self.transactionId = transactionId
+        self.onlyFailures = onlyFailures
+    }
+
+    /// Apple: the history keeps 180 days in production and 30 in the sandbox (reference Appendix D).
+    public static func retentionDays(_ environment: SimulatedEnvironment) -> Int64 {
+        environment == .production ? 180 : 30
+    }
+
+    /// The query from a request body, checked against the store's clock `now` (rule
+    /// notification-history-window: `startDate` not before `now` minus the retention, `endDate` after
+    /// `startDate`; an `endDate` after `now` is read as `now`).
+    public static func parse(_ body: JSONValue, now: Instant, environment: SimulatedEnvironment)
+        throws(ServerAPIError) -> NotificationHistoryQuery
+    {
+        guard case .object(let members) = body else { throw .generalBadRequest }
+        guard let start = members["startDate"]?.integerValue, start >= 0, start <= Instant.latest.millisecondsSince1970
+        else { throw .invalidStartDate }
+        guard let end = members["endDate"]?.integerValue, end >= 0, end <= Instant.latest.millisecondsSince1970
+        else { throw .invalidEndDate }
+        var query = NotificationHistoryQuery(
+            startDate: Instant(millisecondsSince1970: start), endDate: Instant(millisecondsSince1970: end))
+        if let value = members["notificationType"], value != .null {
+            guard let text = value.stringValue, let type = NotificationType(rawValue: text) else {
+                throw .invalidNotificationType
+            }
+            query.notificationType = type
+        }
+        if let value = members["notificationSubtype"], value != .null {
+            guard let text = value.stringValue, let subtype = NotificationSubtype(rawValue: text),
+                query.notificationType != nil
+            else { throw .invalidNotificationType }
+            query.notificationSubtype = subtype
+        }
+        if let value = members["transactionId"], value != .null {
+            guard let text = value.stringValue, !text.isEmpty, text.count <= 40,
+                text.allSatisfy({ $0.isASCII && $0.isNumber })
+            else { throw .invalidTransactionId }
+            query.transactionId = text
+        }
+        if query.transactionId != nil && query.notificationType != nil { throw .multipleFiltersSupplied }
+        if let value = members["onlyFailures"], value != .null {
+            guard case .bool(let flag) = value else { throw .generalBadRequest }
+            query.onlyFailures = flag
+        }
+        if query.endDate <= query.startDate { throw .startDateAfterEndDate }
+        let earliest = now.millisecondsSince1970 - retentionDays(environment) * 86_400_000
+        if start < earliest { throw .startDateTooFarInPast }
+        return query
     }
 }

@@ -1,0 +1,306 @@
+import Foundation
+import SimctlHTTP
+import SimctlServer
+import SubscriptionSimulator
+
+/// `simctl serve FILE`: the scenario's store behind a local App Store Server API and a control API (docs/server.md).
+public struct ServeOptions: Equatable, Sendable {
+    public var file: String
+    public var host = "127.0.0.1"
+    public var port: UInt16 = 0
+    public var seed: UInt64?
+    public var start: String?
+    public var environment: SimulatedEnvironment?
+    public var signing = SigningOptions()
+    public var delivery: DeliveryOptions?
+    /// `--api-key-pem FILE`: bearer tokens must be signed with this key (a public key, or the private key, PEM).
+    public var apiKeyPEM: String?
+    /// `--log FILE`: the readable log (default: standard error).
+    public var logFile: String?
+
+    public init(file: String) { self.file = file }
+}
+
+enum ServeCommand {
+    static let optionNames =
+        [
+            "--host", "--port", "--seed", "--start", "--environment", "--ca-seed", "--signing-chain", "--api-key-pem",
+            "--log",
+        ] + DeliveryOptions.names.filter { $0 != "--delivery-log" }
+
+    static let help = """
+        USAGE: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT]
+                                [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--api-key-pem FILE]
+                                [--log FILE]
+
+        Serves the scenario FILE's store over HTTP until SIGINT or SIGTERM (then exits 0): the App Store Server
+        API on Apple's paths (/inApps/...), and a control API under /simctl/v1/ that advances the virtual clock,
+        performs timeline actions, reads the state and resets (docs/server.md, docs/server-control.openapi.yaml).
+        The store starts at the scenario's `start` with its catalogue, customers and family; the scenario's
+        timeline entries run as the clock passes them (`timeline: []` starts an empty store).
+
+        The first line of standard output is the server's URL, e.g. http://127.0.0.1:49152.
+
+        OPTIONS:
+          --port N            port to listen on (default 0: a free port, see the first line of output)
+          --host ADDR         address to listen on (default 127.0.0.1; give another only on purpose)
+          --deliver URL ...   POST every notification to URL as `simctl run --deliver` does, with Apple's
+                              retries on the virtual clock; Request a Test Notification sends there too
+                              (see 'simctl help run' for --deliver-mode, --deliver-timeout,
+                              --deliver-connections and the --chaos-* options)
+          --seed N, --start now|INSTANT, --environment NAME, --ca-seed TEXT, --signing-chain DIR
+                              as in 'simctl run'
+          --api-key-pem FILE  check each bearer token's ES256 signature against this key (a PEM public key,
+                              or the .p8 private key); without it only the token's form and claims are checked
+          --log FILE          write the log (every request and answer, every delivery attempt) to FILE
+                              instead of standard error
+        """
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> ServeOptions {
+        var file: String?
+        var options = ServeOptions(file: "")
+        var delivery = DeliveryOptions.Builder()
+        var seen: Set<String> = []
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                guard file == nil else {
+                    throw UsageError(
+                        message: "'serve' takes one scenario file; found '\(file!)' and '\(argument)'", topic: "serve")
+                }
+                file = argument
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            var name = argument
+            var value: String?
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                value = String(argument[argument.index(after: equals)...])
+            }
+            guard optionNames.contains(name) else {
+                throw UsageError(
+                    message: "unknown option '\(name)'\(ArgumentParser.hint(name, optionNames))", topic: "serve")
+            }
+            if value == nil {
+                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                    throw UsageError(message: "option '\(name)' needs a value", topic: "serve")
+                }
+                value = arguments[index]
+                index += 1
+            }
+            let text = value!
+            if !DeliveryOptions.names.contains(name) && name != "--ca-seed" && name != "--signing-chain" {
+                guard seen.insert(name).inserted else {
+                    throw UsageError(message: "option '\(name)' is given twice", topic: "serve")
+                }
+            }
+            switch name {
+            case "--host":
+                guard !text.isEmpty else {
+                    throw UsageError(message: "option '--host' needs an address", topic: "serve")
+                }
+                options.host = text
+            case "--port":
+                guard text.count <= 5, text.allSatisfy({ $0.isASCII && $0.isNumber }), let port = UInt16(text) else {
+                    throw UsageError(
+                        message: "option '--port' needs a port number from 0 to 65535 (0: any free port), found "
+                            + "'\(SourceText.escapingControlCharacters(text))'", topic: "serve")
+                }
+                options.port = port
+            case "--seed":
+                guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
+                    throw UsageError(
+                        message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'",
+                        topic: "serve")
+                }
+                options.seed = number
+            case "--start":
+                guard !text.isEmpty else {
+                    throw UsageError(message: "option '--start' needs `now` or an ISO 8601 instant", topic: "serve")
+                }
+                options.start = text
+            case "--environment": options.environment = try SigningOptions.environment(text, topic: "serve")
+            case "--ca-seed", "--signing-chain": try options.signing.set(name, text, topic: "serve")
+            case "--api-key-pem":
+                guard !text.isEmpty else {
+                    throw UsageError(message: "option '--api-key-pem' needs a file", topic: "serve")
+                }
+                options.apiKeyPEM = text
+            case "--log":
+                guard !text.isEmpty else {
+                    throw UsageError(message: "option '--log' needs a file path", topic: "serve")
+                }
+                options.logFile = text
+            default:
+                do throws(UsageError) { try delivery.set(name, text) } catch {
+                    throw UsageError(message: error.message, topic: "serve")
+                }
+            }
+        }
+        guard let file else { throw UsageError(message: "'serve' needs a scenario file", topic: "serve") }
+        options.file = file
+        do throws(UsageError) { options.delivery = try delivery.build() } catch {
+            throw UsageError(message: error.message, topic: "serve")
+        }
+        return options
+    }
+
+    /// The public key `--api-key-pem` names: a `PUBLIC KEY` PEM, or a private key PEM (App Store Connect's `.p8`).
+    static func apiKey(_ text: String, file: String) -> Result<P256.PublicKey, CommandOutput> {
+        if let block = try? PEM.decodeSingle(text, labels: ["PUBLIC KEY"]),
+            let key = try? ECKeyEncoding.publicKey(subjectPublicKeyInfoDER: block.derBytes)
+        {
+            return .success(key)
+        }
+        if let key = try? ECKeyEncoding.privateKey(pem: text) { return .success(key.publicKey) }
+        return .failure(
+            CommandOutput(
+                stdout: "",
+                stderr: "\(file): error: expected a P-256 public key (PEM 'PUBLIC KEY') or private key "
+                    + "(PEM 'PRIVATE KEY' or 'EC PRIVATE KEY')\n", exitCode: ExitCode.dataError))
+    }
+
+    /// Runs until SIGINT or SIGTERM. Writes the URL as the first line of standard output as soon as the server
+    /// listens; returns the exit code and what is left to print.
+    static func main(_ arguments: [String], clock: @Sendable () -> Instant) -> CommandOutput {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            return CommandOutput(stdout: help + "\n", stderr: "", exitCode: 0)
+        }
+        let options: ServeOptions
+        do throws(UsageError) { options = try parse(arguments) } catch {
+            let text = "error: \(error.message)\n\(HelpText.usageLine(for: "serve"))\nsee 'simctl help serve'\n"
+            return CommandOutput(stdout: "", stderr: text, exitCode: ExitCode.usage)
+        }
+        var start: Instant?
+        if let text = options.start {
+            switch Simctl.startInstant(text, clock: clock) {
+            case .failure(let output): return output
+            case .success(let instant): start = instant
+            }
+        }
+        let scenario: Scenario
+        switch Simctl.decode(
+            options.file,
+            overrides: ScenarioOverrides(seed: options.seed, start: start, environment: options.environment))
+        {
+        case .failure(let output): return output
+        case .success(let decoded): scenario = decoded
+        }
+        let signer: (any PayloadSigner)?
+        switch options.signing.signer() {
+        case .failure(let output): return output
+        case .success(let value): signer = value
+        }
+        var publicKey: P256.PublicKey?
+        if let path = options.apiKeyPEM {
+            switch Simctl.read(path) {
+            case .failure(let output): return output
+            case .success(let text):
+                switch apiKey(text, file: path) {
+                case .failure(let output): return output
+                case .success(let key): publicKey = key
+                }
+            }
+        }
+        let log: ServeLog
+        do { log = try ServeLog(path: options.logFile) } catch {
+            return CommandOutput(
+                stdout: "", stderr: "error: cannot write the log '\(options.logFile ?? "")'\n",
+                exitCode: ExitCode.cannotCreate)
+        }
+        // Before any thread starts, so every thread leaves SIGINT and SIGTERM to the waiting one.
+        ShutdownSignals.block()
+        var transport: HTTPDeliveryTransport?
+        if let delivery = options.delivery, let endpoint = try? HTTPEndpoint(url: delivery.url) {
+            transport = HTTPDeliveryTransport(
+                endpoint: endpoint, timeoutMilliseconds: delivery.timeoutMilliseconds,
+                connections: delivery.connections)
+        }
+        defer { transport?.close() }
+        let configuration = ServerConfiguration(
+            scenario: scenario, signer: signer, deliveryMode: options.delivery?.mode ?? .production,
+            chaos: options.delivery?.chaos ?? .none,
+            token: BearerTokenPolicy(
+                bundleId: scenario.app.bundleId, publicKey: publicKey,
+                clock: { Int64(Date().timeIntervalSince1970) }))
+        let simulator: SimulatorServer
+        do throws(ServerSetupError) {
+            simulator = try SimulatorServer(
+                configuration: configuration, transport: transport, log: { log.write($0) })
+        } catch {
+            return CommandOutput(stdout: "", stderr: "\(error)\n", exitCode: ExitCode.dataError)
+        }
+        let http: HTTPServer
+        do {
+            http = try HTTPServer(
+                configuration: HTTPServerConfiguration(host: options.host, port: options.port),
+                log: { entry in if entry.status == nil || entry.reason != nil { log.write("http: " + entry.line) } },
+                handler: { simulator.handle(http: $0) })
+        } catch {
+            return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.unavailable)
+        }
+        http.start()
+        FileHandle.standardOutput.write(Data((http.url + "\n").utf8))
+        log.write(
+            "serving '\(scenario.name)' (\(scenario.app.bundleId), \(scenario.app.environment.rawValue)) at \(http.url); "
+                + "clock at \(scenario.start); "
+                + (transport.map { "delivering to \($0.destination)" }
+                    ?? "no --deliver URL: notifications are kept, not sent"))
+        let signal = ShutdownSignals.wait()
+        log.write("\(signal == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
+        http.stop(graceSeconds: 5)
+        log.write("stopped")
+        log.close()
+        return CommandOutput(stdout: "", stderr: "", exitCode: ExitCode.success)
+    }
+}
+
+extension ExitCode {
+    /// `simctl serve`: the address cannot be listened on (in use, not this machine's).
+    public static let unavailable: Int32 = 69
+}
+
+/// The readable log: one line per request and answer, per delivery attempt, per start and stop, each prefixed with
+/// the wall-clock time (log lines may carry wall time; answers never do).
+final class ServeLog: @unchecked Sendable {
+    let handle: FileHandle
+    let owned: Bool
+    let lock = NSLock()
+    let formatter: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+
+    init(path: String?) throws {
+        guard let path else {
+            handle = FileHandle.standardError
+            owned = false
+            return
+        }
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else { throw CocoaError(.fileWriteUnknown) }
+        self.handle = handle
+        owned = true
+    }
+
+    func write(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        handle.write(Data((formatter.string(from: Date()) + " " + line + "\n").utf8))
+    }
+
+    func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        if owned { try? handle.close() }
+    }
+}

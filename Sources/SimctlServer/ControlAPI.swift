@@ -1,0 +1,233 @@
+import SubscriptionSimulator
+
+/// The control API (docs/server-control.openapi.yaml): synchronous and deterministic, in the spirit of Stripe's test
+/// clocks. Every call returns when every store event due has run and every delivery attempt due has been made.
+/// A rejected request (400, 409) changes nothing.
+extension SimulatorServer {
+    /// `POST /simctl/v1/advance` with `{"by": "P1M"}` (the scenario time syntax: 90s, 30m, 1h, 16d, 2w, P1M,
+    /// PT1H, ...) or `{"to": "2026-04-01T00:00:00Z"}`.
+    func advance(_ request: ServerRequest) -> ServerResponse {
+        let members: [String: JSONValue]
+        switch Self.jsonObject(request.body) {
+        case .failure(let response): return response
+        case .success(let object): members = object
+        }
+        if let unknown = members.keys.sorted().first(where: { $0 != "by" && $0 != "to" }) {
+            return .problem(400, "unknown key '\(unknown)' in the advance request; expected one of: by, to")
+        }
+        return locked {
+            let now = state.store.now
+            let target: Instant
+            switch (members["by"], members["to"]) {
+            case (let by?, nil):
+                guard let text = by.stringValue, let duration = CalendarDurationSyntax.parse(text) else {
+                    return .problem(
+                        400,
+                        "expected `by` as a duration such as 90s, 30m, 1h, 16d, 2w, P1M or PT1H, found \(Self.shown(by))"
+                    )
+                }
+                do throws(InstantRangeError) { target = try now.checkedAdding(duration) } catch {
+                    return .problem(400, "`by` (\(text)): \(error)")
+                }
+            case (nil, let to?):
+                guard let text = to.stringValue, let instant = CalendarDurationSyntax.parseInstant(text) else {
+                    return .problem(
+                        400,
+                        "expected `to` as an ISO 8601 UTC instant such as 2026-04-01T00:00:00Z, found \(Self.shown(to))"
+                    )
+                }
+                guard instant.isSupported else {
+                    return .problem(400, "`to` (\(text)) is outside the supported range \(InstantRangeError.rangeText)")
+                }
+                target = instant
+            default:
+                return .problem(400, "expected exactly one of `by` (a duration) or `to` (an instant)")
+            }
+            if target < now {
+                return .problem(400, "`to` (\(target)) is before the store's clock (\(now)); the clock never goes back")
+            }
+            var summary = AdvanceSummary()
+            let error = advanceLocked(to: target, summary: &summary)
+            var o = clockJSON(state)
+            o["notificationsSent"] = .integer(Int64(summary.notificationsSent))
+            o["deliveryAttempts"] = .integer(Int64(summary.deliveryAttempts))
+            o["timelineEntriesApplied"] = .integer(Int64(summary.timelineEntries))
+            if let error {
+                o["error"] = .string(error)
+                return .json(409, .object(o))
+            }
+            return .json(200, .object(o))
+        }
+    }
+
+    /// `POST /simctl/v1/actions` with one timeline action, e.g. `{"purchase": {"customer": "alice", "product":
+    /// "pro.monthly"}}`, and an optional `at` (a time counted from the store's clock, default now): the scenario
+    /// decoder's vocabulary, checks and messages (400, nothing changes); an action the rules forbid is 409 (nothing
+    /// changes, except the advance to a later `at`).
+    func perform(_ request: ServerRequest) -> ServerResponse {
+        let body: JSONValue
+        switch Self.jsonObject(request.body) {
+        case .failure(let response): return response
+        case .success(let object): body = .object(object)
+        }
+        return locked {
+            let entry: TimelineEntry
+            do throws(ScenarioError) {
+                entry = try ScenarioDecoder(file: "request").decodeAction(
+                    json: body, now: state.store.now, catalog: state.store.catalog)
+            } catch { return .problem(400, error.message) }
+            var copy = state.store
+            if let customer = entry.action.customer, !copy.customers.contains(customer) {
+                if copy.customers.count >= RunLimits.standard.maximumCustomers {
+                    return .problem(
+                        409,
+                        "\(RunLimitExceeded.customers(limit: RunLimits.standard.maximumCustomers, found: copy.customers.count + 1))"
+                    )
+                }
+                copy.addCustomer(customer)
+            }
+            var summary = AdvanceSummary()
+            if entry.at > copy.now {
+                // A later `at`: the clock advances first, exactly as `/advance` would (timeline entries and
+                // deliveries due on the way happen even if the action is then refused).
+                if let error = advanceLocked(to: entry.at, summary: &summary) {
+                    var o = clockJSON(state)
+                    o["error"] = .string(error)
+                    return .json(409, .object(o))
+                }
+                copy = state.store
+                if let customer = entry.action.customer { copy.addCustomer(customer) }
+            }
+            let before = copy.notifications.count
+            do throws(StoreError) { try copy.perform(entry.action) } catch {
+                return .problem(409, "\(entry.action.name) at \(entry.at) cannot happen: \(error)")
+            }
+            state.store = copy
+            state.version += 1
+            finish(&state, until: copy.now, before: before, summary: &summary)
+            var o = clockJSON(state)
+            o["action"] = .string(entry.action.name)
+            o["notifications"] = .array(
+                copy.notifications[before...].map { n in
+                    var item: [String: JSONValue] = [
+                        "notificationType": .string(n.type.rawValue), "notificationUUID": .string(n.notificationUUID),
+                    ]
+                    if let recipient = n.recipient { item["recipient"] = .string(recipient) }
+                    if let subtype = n.subtype { item["subtype"] = .string(subtype.rawValue) }
+                    return .object(item)
+                })
+            o["deliveryAttempts"] = .integer(Int64(summary.deliveryAttempts))
+            return .json(200, .object(o))
+        }
+    }
+
+    /// `POST /simctl/v1/reset`: back to the scenario's start (the store, its timeline, the deliveries and their
+    /// log, test notifications). Notifications already delivered stay delivered.
+    func reset() -> ServerResponse {
+        locked {
+            state = initial
+            var summary = AdvanceSummary()
+            let error = advanceLocked(to: configuration.scenario.start, summary: &summary)
+            var o = clockJSON(state)
+            if let error { o["error"] = .string(error) }
+            return .json(200, .object(o))
+        }
+    }
+
+    // MARK: reads
+
+    func clockJSON(_ state: ServerState) -> [String: JSONValue] {
+        [
+            "now": .integer(state.store.now.millisecondsSince1970), "at": .string(state.store.now.description),
+            "pendingDeliveryAttempts": .integer(Int64(state.delivery?.pendingAttempts ?? 0)),
+        ]
+    }
+
+    /// `GET /simctl/v1/state[?customer=NAME]`: the clock, the app, every customer (or one) with entitlements,
+    /// subscriptions and transaction ids, counts, the next timeline entry, and `digest`, a fingerprint of all of it
+    /// (equal digests: nothing observable changed).
+    func stateJSON(_ state: ServerState, customer only: String? = nil) -> JSONValue {
+        let store = state.store
+        var o = clockJSON(state)
+        o["start"] = .string(configuration.scenario.start.description)
+        o["bundleId"] = .string(store.app.bundleId)
+        o["environment"] = .string(store.app.environment.rawValue)
+        o["seed"] = .string(String(configuration.scenario.seed))
+        let names = only.map { name in store.customers.contains(name) ? [name] : [] } ?? store.customers
+        o["customers"] = .array(
+            names.map { name in
+                .object([
+                    "customer": .string(name),
+                    "entitlements": .array(store.entitlements(for: name).map { .string($0) }),
+                    "subscriptions": .array(
+                        store.subscriptions(for: name).map { s in
+                            .object([
+                                "originalTransactionId": .string(s.originalTransactionId),
+                                "subscriptionGroupIdentifier": .string(s.subscriptionGroupIdentifier),
+                                "productId": .string(s.latestTransaction.productId),
+                                "transactionId": .string(s.latestTransaction.transactionId),
+                                "status": .integer(Int64(s.state.phase.statusCode)),
+                            ])
+                        }),
+                    "transactions": .array(
+                        store.transactions(for: name).map { t in
+                            .object(["transactionId": .string(t.transactionId), "productId": .string(t.productId)])
+                        }),
+                ])
+            })
+        o["customerCount"] = .integer(Int64(store.customers.count))
+        o["notificationsSent"] = .integer(Int64(state.records.count))
+        o["transactionCount"] = .integer(Int64(store.transactions.count))
+        o["deliveryAttempts"] = .integer(Int64(state.delivery?.log.count ?? 0))
+        o["testNotifications"] = .integer(Int64(state.testTokens.count))
+        o["timelineEntriesLeft"] = .integer(Int64(configuration.scenario.timeline.count - state.nextEntry))
+        if state.nextEntry < configuration.scenario.timeline.count {
+            let entry = configuration.scenario.timeline[state.nextEntry]
+            o["nextTimelineEntry"] = .object([
+                "at": .string(entry.at.description), "action": .string(entry.action.name),
+            ])
+        }
+        var digestInput = CanonicalJSON.string(.object(o))
+        if only != nil {
+            digestInput += String(state.version)
+        } else {
+            digestInput += String(store.notifications.count) + "/" + String(store.transactions.count)
+        }
+        o["digest"] = .string(String(Self.fingerprint(digestInput), radix: 16))
+        return .object(o)
+    }
+
+    /// `GET /simctl/v1/deliveries`: every attempt made (the delivery log's JSON objects) and the notifications not
+    /// delivered yet.
+    func deliveriesJSON(_ state: ServerState) -> JSONValue {
+        var o = clockJSON(state)
+        o["destination"] = transport.map { .string($0.destination) } ?? .null
+        o["attempts"] = .array(state.delivery?.log.map(\.json) ?? [])
+        o["undelivered"] = .array(
+            state.records.indices.filter { !(state.delivery?.isDelivered(at: $0) ?? false) }.map {
+                .string(state.records[$0].item.notificationUUID)
+            })
+        return .object(o)
+    }
+
+    // MARK: helpers
+
+    /// The body as a JSON object (an empty body is `{}`), or the 400 answer.
+    static func jsonObject(_ body: [UInt8]) -> Result<[String: JSONValue], ServerResponse> {
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return .success([:]) }
+        let text = String(decoding: body, as: UTF8.self)
+        let value: JSONValue
+        do throws(JSONParseError) { value = try CanonicalJSON.parse(text) } catch {
+            return .failure(.problem(400, "the request body is not JSON: \(error)"))
+        }
+        guard case .object(let members) = value else {
+            return .failure(.problem(400, "expected a JSON object as the request body"))
+        }
+        return .success(members)
+    }
+
+    static func shown(_ value: JSONValue) -> String {
+        let text = CanonicalJSON.string(value)
+        return SourceText.escapingControlCharacters(text.count > 80 ? String(text.prefix(80)) + "…" : text)
+    }
+}

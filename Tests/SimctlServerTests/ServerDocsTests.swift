@@ -1,0 +1,60 @@
+import Foundation
+import SimctlServer
+import Testing
+
+@testable import SimctlCommand
+
+/// docs/server.md: its Python example runs against the built binary with Apple's library (the venv made by
+/// Tests/Conformance/setup.sh; CI runs the same block after setting it up), its `simctl serve` command lines parse,
+/// and the endpoints it lists are the ones served.
+@Suite struct ServerDocsTests {
+    static let doc = (try? String(contentsOfFile: repositoryRoot + "/docs/server.md", encoding: .utf8)) ?? ""
+    static let python = repositoryRoot + "/Tests/Conformance/.venv/bin/python"
+
+    static func block(_ language: String) -> String? {
+        doc.components(separatedBy: "```\(language)\n").dropFirst().first?.components(separatedBy: "```").first
+    }
+
+    @Test func theGuideHasItsPythonExample() {
+        #expect(Self.block("python")?.contains("client._base_url = base_url") == true)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: python)))
+    func thePythonExampleRunsWithApplesClient() throws {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("server-md-\(getpid()).py")
+        try #require(Self.block("python")).write(to: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.python)
+        process.arguments = [script.path]
+        process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
+        process.environment = ProcessInfo.processInfo.environment.merging(["SIMCTL": ServeProcess.binary.path]) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(errors.suffix(2000))")
+        #expect(output.contains("server.md example: passed"))
+    }
+
+    @Test func theServeCommandLinesParse() throws {
+        let lines = Self.doc.split(separator: "\n").filter { $0.hasPrefix("$ simctl serve ") }
+        #expect(!lines.isEmpty)
+        for line in lines {
+            let words = line.split(separator: " ").dropFirst(3).map(String.init)
+            let options = try ServeCommand.parse(words)
+            #expect(options.file.hasSuffix(".yaml"))
+        }
+    }
+
+    @Test func theEndpointTablesListWhatIsServed() {
+        for route in SimulatorServer.servedPaths {
+            let shown = route.path.replacingOccurrences(of: "*", with: "")
+            #expect(Self.doc.contains("`\(route.method) \(shown)"), "\(route.method) \(route.path)")
+        }
+    }
+}

@@ -189,6 +189,7 @@ extension SimulatedStore {
     /// restore (reference §4.5, §7.2; S-FSA). **[assumed]** (Appendix B-11): that member's transaction and its
     /// ONE_TIME_CHARGE are created at the restore.
     public mutating func restorePurchases(for customer: String) throws(StoreError) {
+        requireHistory("restorePurchases(for:)")
         addCustomer(customer)
         if let family = family(of: customer) {
             for source in sharedSources(inFamily: family) {

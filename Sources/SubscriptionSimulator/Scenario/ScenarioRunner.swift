@@ -31,7 +31,7 @@ public enum ScenarioRunner {
     /// ``execute(_:)``. The returned run's store holds only what `retention` keeps.
     ///
     /// With ``StoreRetention/liveState``, a scenario whose actions read the store's history (refunds and refund
-    /// requests that name a transaction by number, restores, plan changes: ``needsHistory(_:)``) runs with
+    /// requests that name a transaction by number, restores: ``needsHistory(_:)``) runs with
     /// ``StoreRetention/everything`` instead: the output is the same, only the memory bound does not hold.
     public static func stream<Sink: RunSink>(
         _ scenario: Scenario, retention: StoreRetention = .liveState, into sink: inout Sink
@@ -61,13 +61,12 @@ public enum ScenarioRunner {
 
     /// Whether one of the scenario's actions reads the store's history, which ``StoreRetention/liveState`` does
     /// not keep: a refund, refund request or refund decision naming a transaction by number (counted over all the
-    /// customer's transactions of the product), restoring purchases (re-delivers past purchases), and plan changes
-    /// (paid days of service count every past transaction of the subscription).
+    /// customer's transactions of the product) and restoring purchases (re-delivers past purchases).
     public static func needsHistory(_ scenario: Scenario) -> Bool {
         scenario.timeline.contains { entry in
             switch entry.action {
             case .refundTransaction, .requestRefund, .sendConsumptionInformation, .decideRefund, .reverseRefund,
-                .restorePurchases, .changePlan:
+                .restorePurchases:
                 return true
             default:
                 return false

@@ -108,7 +108,7 @@ public struct TimelineSink: RunSink {
     mutating func spoolPending(nextInstant: Instant?) {
         for row in pendingNotifications + pendingAccess {
             for (i, cell) in row.enumerated() {
-                widths[i] = max(widths[i], cell.count)
+                widths[i] = max(widths[i], Self.characterCount(cell))
                 spool.append(cell)
             }
         }
@@ -128,12 +128,30 @@ public struct TimelineSink: RunSink {
         while let cell = reader.nextString() {
             row.append(cell)
             if row.count == widths.count {
-                out.append(RunOutput.timelineLine(row, widths: widths))
+                Self.appendLine(row, widths: widths, to: &out.buffer)
                 out.flushIfFull()
                 row.removeAll(keepingCapacity: true)
             }
         }
         out.flush()
+    }
+
+    /// `cell.count` (the table pads by characters), without the grapheme breaking when the text is ASCII.
+    static func characterCount(_ cell: String) -> Int {
+        cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count
+    }
+
+    /// ``RunOutput/timelineLine(_:widths:)`` appended as bytes.
+    static func appendLine(_ row: [String], widths: [Int], to out: inout [UInt8]) {
+        let lineStart = out.count
+        for (i, cell) in row.enumerated() {
+            out.append(contentsOf: cell.utf8)
+            if i < row.count - 1 {
+                out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: widths[i] - characterCount(cell) + 2))
+            }
+        }
+        while out.count > lineStart, out.last == UInt8(ascii: " ") { out.removeLast() }
+        out.append(UInt8(ascii: "\n"))
     }
 }
 
@@ -247,7 +265,7 @@ final class Spool {
 extension NotificationEncoder {
     /// Appends the notification's POST body (`{"signedPayload":"..."}`, as ``EncodedNotification/postBody``).
     func appendPostBody(of n: SentNotification, to out: inout [UInt8]) {
-        out.append(contentsOf: encode(n).postBody.utf8)
+        out.append(contentsOf: encode(n).postBody.utf8)  // see JWS.appendCompact for the byte-level path
     }
 }
 

@@ -43,9 +43,9 @@ extension SimulatedStore {
         restoredNotifications.removeAll()
         // A transaction is live while a chain names it as its current one, it is a one-time purchase (those grow
         // with the scenario's actions, not with time), or a refund request names it (a chain's first transaction
-        // is needed only as an index). The rest are superseded renewals: dropped once they are half as many as the
-        // live ones, so each live one is moved a bounded number of times per renewal.
-        guard transactions.windowCount > max(4096, transactions.pinnedCount / 2) else { return }
+        // is needed only as an index). The rest are superseded renewals: dropped once they are as many as the live
+        // ones, so on average each new transaction moves one live one.
+        guard transactions.windowCount > max(4096, transactions.pinnedCount) else { return }
         var live: [Int] = []
         live.reserveCapacity(chains.count + extensionsAndRefunds.refundRequests.count)
         for chain in chains where chain.currentTransactionIndex >= 0 { live.append(chain.currentTransactionIndex) }
@@ -96,6 +96,8 @@ public struct TransactionLog: RandomAccessCollection, MutableCollection, Sendabl
     mutating func reserveCapacity(_ n: Int) { window.reserveCapacity(n) }
 
     var windowCount: Int { window.count }
+    /// Transactions held: the window and the live ones before it.
+    var retainedCount: Int { window.count + pinnedIndices.count }
     var pinnedCount: Int { pinnedIndices.count }
 
     func pinnedSlot(_ position: Int) -> Int {

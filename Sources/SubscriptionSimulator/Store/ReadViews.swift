@@ -19,13 +19,13 @@ extension SimulatedStore {
     /// Notifications sent to one customer, in order.
     public func notifications(for customer: String) -> [SentNotification] {
         requireHistory("notifications(for:)")
-        notifications.filter { $0.recipient == customer }
+        return notifications.filter { $0.recipient == customer }
     }
 
     /// The customer's transactions, in creation order, each in its latest state (refunds and revocations applied).
     public func transactions(for customer: String) -> [TransactionRecord] {
         requireHistory("transactions(for:)")
-        transactions.filter { $0.customer == customer }
+        return transactions.filter { $0.customer == customer }
     }
 
     /// The subscription status of a product for a customer at `instant` (default: now): the status the last

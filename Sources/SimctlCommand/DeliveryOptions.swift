@@ -191,7 +191,7 @@ public struct DeliveryOptions: Equatable, Sendable {
             let attempts = record.sendAttempts.map { "\($0.attemptDate) \($0.sendAttemptResult.rawValue)" }
             text +=
                 "undelivered: \(record.item.notificationUUID) \(record.item.notificationType) to "
-                + "\(record.item.recipient) after \(record.sendAttempts.count) attempts: "
+                + "\(record.item.recipient ?? "the app") after \(record.sendAttempts.count) attempts: "
                 + attempts.joined(separator: ", ") + "\n"
         }
         return (text, report.allDelivered ? nil : ExitCode.undelivered)

@@ -43,7 +43,7 @@ public struct ReceivedNotification: Hashable, Sendable, CustomStringConvertible 
     static func describe(_ n: SentNotification) -> String {
         let subtype = n.subtype.map { " / \($0.rawValue)" } ?? ""
         let status = n.status.map { " (status \($0.statusCode))" } ?? ""
-        return "\(n.type.rawValue)\(subtype) to \(n.recipient) at \(n.instant)\(status)"
+        return "\(n.type.rawValue)\(subtype) to \(n.recipient ?? "the app") at \(n.instant)\(status)"
     }
 }
 

@@ -1,7 +1,8 @@
 /// One notification to deliver: its POST body and what the delivery log says about it.
 public struct DeliveryItem: Hashable, Sendable {
     public var notificationUUID: String
-    public var recipient: String
+    /// The customer it is about; `nil` for a notification about the app (TEST, RENEWAL_EXTENSION/SUMMARY).
+    public var recipient: String?
     /// When the store sent it (its `signedDate`): the instant of its first attempt.
     public var instant: Instant
     public var notificationType: String
@@ -10,7 +11,7 @@ public struct DeliveryItem: Hashable, Sendable {
     public var body: String
 
     public init(
-        notificationUUID: String, recipient: String, instant: Instant, notificationType: String, subtype: String?,
+        notificationUUID: String, recipient: String?, instant: Instant, notificationType: String, subtype: String?,
         body: String
     ) {
         self.notificationUUID = notificationUUID
@@ -85,7 +86,7 @@ public struct SendAttempt: Hashable, Sendable {
 /// One line of the delivery log.
 public struct DeliveryLogEntry: Hashable, Sendable {
     public var notificationUUID: String
-    public var recipient: String
+    public var recipient: String?
     public var notificationType: String
     public var subtype: String?
     public var attempt: Int
@@ -199,8 +200,10 @@ public struct NotificationDelivery: Sendable {
         var lastOfRecipient: [String: Instant] = [:]
         for (index, item) in items.enumerated() {
             var first = item.instant.adding(milliseconds: plans[index].delayMilliseconds)
-            if let previous = lastOfRecipient[item.recipient], first < previous { first = previous }
-            lastOfRecipient[item.recipient] = first
+            if let recipient = item.recipient {
+                if let previous = lastOfRecipient[recipient], first < previous { first = previous }
+                lastOfRecipient[recipient] = first
+            }
             // Cannot throw: every instant is at or after the start.
             _ = try? scheduler.schedule(Step(index: Int32(index), attempt: 1, duplicate: false), at: first)
         }

@@ -105,8 +105,7 @@ extension SimulatedStore {
         for (index, notification) in notifications.enumerated() {
             flushRestores(upTo: index)
             flushOpens(upTo: index)
-            guard notification.recipient == customer else { continue }
-            let record = notification.transaction
+            guard notification.recipient == customer, let record = notification.transaction else { continue }
             var kinds: [DeviceEvent.Kind] = []
             switch notification.type {
             case .subscribed:

@@ -32,8 +32,10 @@ public enum ExpectationChecker {
                 }
             }
             return failures
-        case .notifications(let customer, let mode, let items, let location):
-            let actual = store.notifications(for: customer)
+        case .notifications(let subject, let mode, let items, let location):
+            let actual =
+                subject.map { store.notifications(for: $0) } ?? store.notifications.filter(\.isAboutTheApp)
+            let customer = subject ?? "the app"
             switch mode {
             case .exactly:
                 var failures: [ExpectationFailure] = []
@@ -145,6 +147,11 @@ public enum ExpectedFieldPaths {
         "revocationPercentage", "isUpgraded", "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod",
         "environment", "storefront", "storefrontId", "transactionReason", "price", "currency", "appTransactionId",
     ]
+    /// `summary`, in `RENEWAL_EXTENSION` / `SUMMARY` (library model `Summary`).
+    static let summary = [
+        "requestIdentifier", "environment", "appAppleId", "bundleId", "productId", "storefrontCountryCodes",
+        "failedCount", "succeededCount",
+    ]
     static let renewal = [
         "originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "expirationIntent",
         "isInBillingRetryPeriod", "gracePeriodExpiresDate", "priceIncreaseStatus", "offerType", "offerIdentifier",
@@ -156,6 +163,7 @@ public enum ExpectedFieldPaths {
     /// (`data.signedTransactionInfo.X` and `data.signedRenewalInfo.X`, the long forms, are accepted too.)
     public static let all: [String] =
         topLevel + data.map { "data." + $0 } + transaction.map { "transaction." + $0 } + renewal.map { "renewal." + $0 }
+        + summary.map { "summary." + $0 }
 
     static let known: Set<String> = Set(
         all + transaction.map { "data.signedTransactionInfo." + $0 } + renewal.map { "data.signedRenewalInfo." + $0 })
@@ -170,11 +178,13 @@ public enum ExpectedFieldPaths {
             ("transaction.", "the decoded signedTransactionInfo (JWSTransactionDecodedPayload)"),
             ("renewal.", "the decoded signedRenewalInfo (JWSRenewalInfoDecodedPayload)"),
             ("data.", "the notification's data"),
+            ("summary.", "the notification's summary"),
         ]
         if let (prefix, owner) = owners.first(where: { path.hasPrefix($0.0) }) {
             return "unknown field path '\(path)': \(owner) has no field '\(path.dropFirst(prefix.count))'\(hint)"
         }
-        return "unknown field path '\(path)': expected data.X, transaction.X, renewal.X or a top-level field ("
+        return
+            "unknown field path '\(path)': expected data.X, transaction.X, renewal.X, summary.X or a top-level field ("
             + topLevel.joined(separator: ", ") + ")\(hint)"
     }
 }
@@ -213,8 +223,9 @@ public struct ExpectationTracker {
     /// Last status code sent per customer and product that `status` names.
     var statuses: [String: [String: Int]] = [:]
     var progress: [Int: NotificationProgress] = [:]
-    /// Expectation indices by customer, for `notifications`.
+    /// Expectation indices by customer, for `notifications`; `watchingApp` for those about the app.
     var watching: [String: [Int]] = [:]
+    var watchingApp: [Int] = []
 
     struct NotificationProgress {
         var received = 0
@@ -241,8 +252,8 @@ public struct ExpectationTracker {
                 for customer in products.keys { entitlements[customer] = [] }
             case .status(let at, _, _):
                 timed.append((at, index))
-            case .notifications(let customer, _, _, _):
-                watching[customer, default: []].append(index)
+            case .notifications(let subject, _, _, _):
+                if let subject { watching[subject, default: []].append(index) } else { watchingApp.append(index) }
                 progress[index] = NotificationProgress()
             }
         }
@@ -287,11 +298,11 @@ public struct ExpectationTracker {
         var copy = self
         copy.judge(before: nil)
         for (index, expectation) in expectations.enumerated() {
-            guard case .notifications(let customer, let mode, let items, let location) = expectation,
+            guard case .notifications(let subject, let mode, let items, let location) = expectation,
                 let state = copy.progress[index]
             else { continue }
             copy.failuresByExpectation[index] = Self.notificationFailures(
-                customer, mode, items, location, state, file: file)
+                subject ?? "the app", mode, items, location, state, file: file)
         }
         return copy.failuresByExpectation.flatMap { $0 }
     }
@@ -339,12 +350,18 @@ public struct ExpectationTracker {
     }
 
     mutating func see(_ n: SentNotification) {
-        if !watchedStatusProducts.isEmpty, let status = n.status,
-            watchedStatusProducts.contains(n.recipient + "\u{0}" + n.transaction.productId)
+        if !watchedStatusProducts.isEmpty, let status = n.status, let recipient = n.recipient,
+            let productId = n.transaction?.productId, watchedStatusProducts.contains(recipient + "\u{0}" + productId)
         {
-            statuses[n.recipient, default: [:]][n.transaction.productId] = status.statusCode
+            statuses[recipient, default: [:]][productId] = status.statusCode
         }
-        guard !watching.isEmpty, let indices = watching[n.recipient] else { return }
+        let indices: [Int]
+        if let recipient = n.recipient {
+            guard !watching.isEmpty, let found = watching[recipient] else { return }
+            indices = found
+        } else {
+            indices = watchingApp
+        }
         for index in indices {
             guard case .notifications(_, let mode, let items, _) = expectations[index] else { continue }
             var state = progress[index]!

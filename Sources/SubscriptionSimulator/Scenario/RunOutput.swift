@@ -13,13 +13,12 @@ public enum RunOutput {
         // Only the decoded payload is printed, so nothing needs a real signature.
         let encoder = NotificationEncoder(app: run.store.app, signer: UnsignedTestSigner())
         return run.store.notifications.map { n in
-            let line: JSONValue = .object([
-                "recipient": .string(n.recipient),
-                "instant": .integer(n.instant.millisecondsSince1970),
-                "at": .string(n.instant.description),
-                "payload": encoder.encode(n).decodedPayload,
-            ])
-            return CanonicalJSON.string(line) + "\n"
+            var line = JSONObjectBuilder()
+            line.set("recipient", n.recipient)  // absent for a notification about the app
+            line.set("instant", n.instant.millisecondsSince1970)
+            line.set("at", n.instant.description)
+            line.set("payload", encoder.encode(n).decodedPayload)
+            return CanonicalJSON.string(line.value) + "\n"
         }.joined()
     }
 
@@ -65,19 +64,19 @@ public enum RunOutput {
 
     /// A notification's row.
     static func timelineRow(_ n: SentNotification, start: Instant) -> [String] {
-        var details: [String] = ["tx \(n.transaction.transactionId)"]
-        if n.transaction.ownership == .familyShared { details.append("family shared") }
-        if let expires = n.transaction.expiresDate { details.append("expires \(expires)") }
+        var details: [String] = n.transaction.map { ["tx \($0.transactionId)"] } ?? []
+        if n.transaction?.ownership == .familyShared { details.append("family shared") }
+        if let expires = n.transaction?.expiresDate { details.append("expires \(expires)") }
         if let grace = n.renewal?.gracePeriodExpiresDate, n.status == .gracePeriod {
             details.append("grace until \(grace)")
         }
-        if let revocation = n.transaction.revocation { details.append("revoked (reason \(revocation.reason))") }
+        if let revocation = n.transaction?.revocation { details.append("revoked (reason \(revocation.reason))") }
         if let renewal = n.renewal, !renewal.autoRenewOn, n.type != .refund, n.type != .revoke {
             details.append("auto-renew off")
         }
         let type = n.type.rawValue + (n.subtype.map { " " + $0.rawValue } ?? "")
         return [
-            n.instant.description, offset(from: start, to: n.instant), n.recipient, type,
+            n.instant.description, offset(from: start, to: n.instant), n.recipient ?? "(app)", type,
             n.status.map { String($0.statusCode) } ?? "-", details.joined(separator: ", "),
         ]
     }

@@ -69,6 +69,9 @@ public enum ScenarioAction: Hashable, Sendable {
     case decideRefund(customer: String, product: String, transaction: Int?, decision: RefundDecision, reason: Int32)
     case reverseRefund(customer: String, product: String, transaction: Int?)
     case openApp(customer: String)
+    // MARK: lifecycle-rest (app notifications, offers for another product)
+    /// Request a Test Notification: a `TEST` notification about the app (reference §6.3).
+    case requestTestNotification
 
     /// The action's key in scenario files.
     public var name: String {
@@ -101,6 +104,8 @@ public enum ScenarioAction: Hashable, Sendable {
         case .decideRefund: return "decideRefund"
         case .reverseRefund: return "reverseRefund"
         case .openApp: return "openApp"
+        // MARK: lifecycle-rest
+        case .requestTestNotification: return "requestTestNotification"
         }
     }
 
@@ -123,6 +128,9 @@ public enum ScenarioAction: Hashable, Sendable {
             .sendConsumptionInformation(let c, _, _, _, _), .decideRefund(let c, _, _, _, _),
             .reverseRefund(let c, _, _), .openApp(let c):
             return c
+        // MARK: lifecycle-rest
+        case .requestTestNotification:
+            return nil
         }
     }
 
@@ -135,6 +143,8 @@ public enum ScenarioAction: Hashable, Sendable {
         "redeemOffer", "raisePrice", "consentToPriceIncrease",
         // MARK: extensions-refunds
         "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund", "openApp",
+        // MARK: lifecycle-rest
+        "requestTestNotification",
     ]
 }
 
@@ -145,9 +155,9 @@ public enum Expectation: Hashable, Sendable {
     /// Subscription status codes (1–5) per customer and product at an instant.
     case status(at: Instant, codes: [String: [String: Int]], location: SourceLocation)
     /// The notifications one customer receives: all of them in order (`exactly`), or an ordered subsequence
-    /// (`includes`).
+    /// (`includes`). `customer` nil: the notifications about the app (`TEST`, `RENEWAL_EXTENSION` / `SUMMARY`).
     case notifications(
-        customer: String, mode: NotificationMatchMode, items: [ExpectedNotification], location: SourceLocation)
+        customer: String?, mode: NotificationMatchMode, items: [ExpectedNotification], location: SourceLocation)
 }
 
 public enum NotificationMatchMode: String, Hashable, Sendable {

@@ -542,6 +542,10 @@ public struct ScenarioDecoder {
         case "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund":
             action = try decodeExtensionOrRefund(name, args, catalog: catalog)
         case "openApp": action = .openApp(customer: try customerOnly())
+        // MARK: lifecycle-rest
+        case "requestTestNotification":
+            _ = try mapping(args, name, keys: [])
+            action = .requestTestNotification
         default:
             throw fail(first.key, "unknown action '\(name)'\(hint(name, ScenarioAction.names))")
         }
@@ -566,8 +570,20 @@ public struct ScenarioDecoder {
             if let at = map.optional("at") {
                 throw fail(at, "`notifications` expectations give `at` per item, not for the whole list")
             }
-            let m = try mapping(notifications, "notifications", keys: ["customer", "exactly", "includes"])
-            let who = try customer(m.required("customer"))
+            let m = try mapping(notifications, "notifications", keys: ["customer", "app", "exactly", "includes"])
+            // `app: true` instead of `customer`: the notifications about the app (TEST, RENEWAL_EXTENSION/SUMMARY).
+            let who: String?
+            if let appNode = m.optional("app") {
+                if let other = m.optional("customer") {
+                    throw fail(other, "a `notifications` expectation names one `customer` or `app: true`, not both")
+                }
+                guard try bool(appNode, "app") else {
+                    throw fail(appNode, "expected `app: true` (the notifications about the app) or a `customer`")
+                }
+                who = nil
+            } else {
+                who = try customer(m.required("customer"))
+            }
             let exactly = m.optional("exactly")
             let includes = m.optional("includes")
             guard (exactly == nil) != (includes == nil) else {

@@ -163,6 +163,7 @@ public enum ScenarioRunner {
         case .reverseRefund(let customer, let product, let transaction):
             try store.reverseRefund(product, of: customer, transaction: transaction)
         case .openApp(let customer): store.openApp(for: customer)
+        case .requestTestNotification: store.requestTestNotification()
         }
     }
 }

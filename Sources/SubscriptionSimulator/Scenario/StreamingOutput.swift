@@ -47,13 +47,12 @@ public struct DecodedSink: RunSink {
         _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
     ) {
         for n in notifications {
-            let line: JSONValue = .object([
-                "recipient": .string(n.recipient),
-                "instant": .integer(n.instant.millisecondsSince1970),
-                "at": .string(n.instant.description),
-                "payload": encoder.encode(n).decodedPayload,
-            ])
-            CanonicalJSON.write(line, into: &out.buffer, indent: nil, depth: 0)
+            var line = JSONObjectBuilder()
+            line.set("recipient", n.recipient)  // absent for a notification about the app
+            line.set("instant", n.instant.millisecondsSince1970)
+            line.set("at", n.instant.description)
+            line.set("payload", encoder.encode(n).decodedPayload)
+            CanonicalJSON.write(line.value, into: &out.buffer, indent: nil, depth: 0)
             out.buffer.append(UInt8(ascii: "\n"))
             out.flushIfFull()
         }
@@ -317,7 +316,8 @@ public struct FixtureSink: RunSink {
                 self.error = error
                 return
             }
-            manifest.append(n.recipient)
+            // "\u{0}" marks a notification about the app (no recipient): no customer name is that.
+            manifest.append(n.recipient ?? "\u{0}")
             manifest.append(String(n.instant.millisecondsSince1970))
             manifest.append(n.type.rawValue)
             manifest.append(n.subtype?.rawValue ?? "")
@@ -341,7 +341,7 @@ public struct FixtureSink: RunSink {
             let instant = Instant(millisecondsSince1970: Int64(ms)!)
             var entry = JSONObjectBuilder()
             entry.set("file", Self.name(number, width: width))
-            entry.set("recipient", recipient)
+            entry.set("recipient", recipient == "\u{0}" ? nil : recipient)
             entry.set("instant", instant)
             entry.set("at", instant.description)
             entry.set("notificationType", type)

@@ -34,7 +34,7 @@ extension SimulatedStore {
         requireHistory("status(of:for:at:)")
         let limit = instant ?? now
         return notifications.last(where: {
-            $0.recipient == customer && $0.transaction.productId == productId && $0.instant <= limit
+            $0.recipient == customer && $0.transaction?.productId == productId && $0.instant <= limit
                 && $0.status != nil
         })?.status
     }

@@ -96,25 +96,39 @@ public struct RenewalSnapshot: Hashable, Sendable {
     public var eligibleWinBackOfferIds: [String] = []
 }
 
-/// A notification the store sent: who got it, when, and what it says.
+/// A notification the store sent: whom it is about, when, and what it says.
+///
+/// Most notifications are about one customer's purchase: they carry ``recipient`` and ``transaction`` (and, for
+/// auto-renewable subscriptions, ``renewal`` and ``status``) in `data`. Two are about the app itself and carry
+/// neither (reference §2.3-§2.4, rule ``isAboutTheApp``): `TEST` (`data` with only the app's fields) and
+/// `RENEWAL_EXTENSION` / `SUMMARY` (a `summary` object instead of `data`).
 public struct SentNotification: Hashable, Sendable {
-    public var recipient: String
+    /// The customer the notification is about; `nil` for a notification about the app (``isAboutTheApp``).
+    public var recipient: String?
     /// The virtual instant; also the payload's `signedDate` (reference A-19).
     public var instant: Instant
     public var type: NotificationType
     public var subtype: NotificationSubtype?
     /// `notificationUUID`, as bits; ``notificationUUID`` is its text.
     public var uuid: NotificationUUID
-    public var transaction: TransactionRecord
+    /// `data.signedTransactionInfo`; present exactly when ``recipient`` is.
+    public var transaction: TransactionRecord?
     /// Present for auto-renewable subscriptions.
     public var renewal: RenewalSnapshot?
     /// `data.status`, present for auto-renewable subscriptions.
     public var status: SubscriptionPhase?
     /// `data.consumptionRequestReason`, in `CONSUMPTION_REQUEST` only (reference §2.4).
     public var consumptionRequestReason: ConsumptionRequestReason? = nil
+    /// The `summary` object, in `RENEWAL_EXTENSION` / `SUMMARY` only, which has no `data` (reference §2.4).
+    public var summary: RenewalExtensionSummary? = nil
 
     /// The lowercase UUID text Apple sends as `notificationUUID`.
     public var notificationUUID: String { uuid.description }
+
+    /// **notification-about-the-app**: `TEST` and `RENEWAL_EXTENSION` / `SUMMARY` concern the app, not a customer:
+    /// no `signedTransactionInfo`, `signedRenewalInfo` or `status` (reference §2.3 table, §2.4, §6.3; S-DATA;
+    /// Apple's library test data `testNotification` and `signedSummaryNotification.json`).
+    public var isAboutTheApp: Bool { transaction == nil }
 }
 
 /// A change in what one customer is entitled to.

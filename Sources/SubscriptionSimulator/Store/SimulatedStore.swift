@@ -514,6 +514,19 @@ public struct SimulatedStore: Sendable {
         notifications.append(notification)
     }
 
+    /// Sends a notification about the app itself (rule ``SentNotification/isAboutTheApp``): no customer, no
+    /// transaction; `summary` for `RENEWAL_EXTENSION` / `SUMMARY`.
+    @discardableResult
+    mutating func sendAboutTheApp(
+        _ type: NotificationType, _ subtype: NotificationSubtype?, summary: RenewalExtensionSummary? = nil
+    ) -> SentNotification {
+        let notification = SentNotification(
+            recipient: nil, instant: now, type: type, subtype: subtype, uuid: ids.nextNotificationUUID(),
+            transaction: nil, renewal: nil, status: nil, summary: summary)
+        notifications.append(notification)
+        return notification
+    }
+
     func renewalSnapshot(of chain: SubscriptionChain, state: SubscriptionState, product known: Product? = nil)
         -> RenewalSnapshot
     {

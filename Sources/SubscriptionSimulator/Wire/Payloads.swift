@@ -77,6 +77,26 @@ public enum Payloads {
     }
 }
 
+extension Payloads {
+    /// The `summary` object of `RENEWAL_EXTENSION` / `SUMMARY` (reference §2.4; library model `Summary`):
+    /// `requestIdentifier`, `environment`, `appAppleId`, `bundleId`, `productId`, `storefrontCountryCodes`,
+    /// `failedCount`, `succeededCount`. `appAppleId` follows `data`'s rule, absent in `Sandbox` [assumed: Apple
+    /// documents the sandbox omission for `data` only]; `storefrontCountryCodes` lists the storefronts the request
+    /// was limited to, empty when it covered all [assumed: Apple's example lists the codes the request gave].
+    public static func summary(_ s: RenewalExtensionSummary, app: AppConfiguration) -> JSONValue {
+        var o = JSONObjectBuilder()
+        o.set("requestIdentifier", s.requestIdentifier)
+        o.set("environment", app.environment.rawValue)
+        o.set("appAppleId", NotificationEncoder.dataAppAppleId(app))
+        o.set("bundleId", app.bundleId)
+        o.set("productId", s.productId)
+        o.set("storefrontCountryCodes", JSONValue.array(s.storefrontCountryCodes.map(JSONValue.string)))
+        o.set("failedCount", s.failedCount)
+        o.set("succeededCount", s.succeededCount)
+        return o.value
+    }
+}
+
 /// One notification in its three forms: the App Store's POST body, and the decoded payload for people and checks.
 public struct EncodedNotification: Sendable {
     public var notification: SentNotification
@@ -102,30 +122,35 @@ public struct NotificationEncoder: Sendable {
     }
 
     public func encode(_ n: SentNotification) -> EncodedNotification {
-        let transaction = Payloads.transaction(n.transaction, app: app, signedDate: n.instant)
+        let transaction = n.transaction.map { Payloads.transaction($0, app: app, signedDate: n.instant) }
         let renewal = n.renewal.map { Payloads.renewalInfo($0, app: app, signedDate: n.instant) }
-        let signedTransaction = JWS.compact(payload: transaction, signer: signer)
+        let signedTransaction = transaction.map { JWS.compact(payload: $0, signer: signer) }
         let signedRenewal = renewal.map { JWS.compact(payload: $0, signer: signer) }
-        func payload(_ transactionValue: JSONValue, _ renewalValue: JSONValue?) -> JSONValue {
-            var data = JSONObjectBuilder()
-            data.set("appAppleId", Self.dataAppAppleId(app))
-            data.set("bundleId", app.bundleId)
-            data.set("bundleVersion", app.bundleVersion)
-            data.set("environment", app.environment.rawValue)
-            data.set("signedTransactionInfo", transactionValue)
-            data.set("signedRenewalInfo", renewalValue)
-            data.set("status", n.status.map { Int64($0.statusCode) })
-            data.set("consumptionRequestReason", n.consumptionRequestReason?.rawValue)
+        func payload(_ transactionValue: JSONValue?, _ renewalValue: JSONValue?) -> JSONValue {
             var o = JSONObjectBuilder()
             o.set("notificationType", n.type.rawValue)
             o.set("subtype", n.subtype?.rawValue)
             o.set("notificationUUID", n.notificationUUID)
-            o.set("data", data.value)
+            if let summary = n.summary {
+                o.set("summary", Payloads.summary(summary, app: app))
+            } else {
+                var data = JSONObjectBuilder()
+                data.set("appAppleId", Self.dataAppAppleId(app))
+                data.set("bundleId", app.bundleId)
+                // A TEST notification's data holds only the app's id, bundle id and environment (reference §6.3).
+                data.set("bundleVersion", n.isAboutTheApp ? nil : app.bundleVersion)
+                data.set("environment", app.environment.rawValue)
+                data.set("signedTransactionInfo", transactionValue)
+                data.set("signedRenewalInfo", renewalValue)
+                data.set("status", n.status.map { Int64($0.statusCode) })
+                data.set("consumptionRequestReason", n.consumptionRequestReason?.rawValue)
+                o.set("data", data.value)
+            }
             o.set("version", WireValues.notificationVersion)
             o.set("signedDate", n.instant)
             return o.value
         }
-        let signedPayload = payload(.string(signedTransaction), signedRenewal.map(JSONValue.string))
+        let signedPayload = payload(signedTransaction.map(JSONValue.string), signedRenewal.map(JSONValue.string))
         let decoded = payload(transaction, renewal)
         let body = CanonicalJSON.string(
             .object(["signedPayload": .string(JWS.compact(payload: signedPayload, signer: signer))]))

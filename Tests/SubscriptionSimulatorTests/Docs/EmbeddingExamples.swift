@@ -24,7 +24,7 @@ import XCTest
     #expect(store.entitlements(for: "bob") == [monthly.id])
     let received = store.notifications(for: "bob")
     #expect(received.map(\.type) == [.subscribed] && received[0].subtype == .initialBuy)
-    #expect(received[0].transaction.ownership == .familyShared)
+    #expect(received[0].transaction?.ownership == .familyShared)
 }
 // docs:end
 

@@ -162,11 +162,11 @@ import Testing
             })
         for member in ["bob", "carol"] {
             for n in store.notifications(for: member) {
-                #expect(n.transaction.ownership == .familyShared)
+                #expect(n.transaction?.ownership == .familyShared)
                 #expect(
                     purchaser.isDisjoint(with: [
-                        n.transaction.transactionId, n.transaction.originalTransactionId,
-                        n.transaction.webOrderLineItemId!,
+                        n.transaction!.transactionId, n.transaction!.originalTransactionId,
+                        n.transaction!.webOrderLineItemId!,
                     ]))
             }
         }

@@ -75,8 +75,8 @@ func makeFamilyStore(grace: GracePeriodSetting = .off, members: [String] = ["bob
         try store.stopSharing(familyMonthly.id, by: "alice")
         let revoke = store.notifications(for: "bob").last!
         #expect(revoke.type == .revoke && revoke.status == .revoked && revoke.instant == at("40d"))
-        #expect(revoke.transaction.revocation == Revocation(date: at("40d"), reason: 0, kind: .familyRevoke))
-        #expect(revoke.transaction.revocation?.percentage == nil)
+        #expect(revoke.transaction?.revocation == Revocation(date: at("40d"), reason: 0, kind: .familyRevoke))
+        #expect(revoke.transaction?.revocation?.percentage == nil)
         #expect(revoke.renewal?.autoRenewOn == false)
         #expect(store.notifications(for: "alice").map(\.type) == [.subscribed, .didRenew], "purchaser gets nothing")
         try store.advance(to: at("P3M"))
@@ -164,7 +164,7 @@ func makeFamilyStore(grace: GracePeriodSetting = .off, members: [String] = ["bob
                 "\(at("5d")) alice REFUND 5", "\(at("5d")) bob REVOKE 5", "\(at("5d")) carol REVOKE 5",
             ])
         #expect(
-            store.notifications.last?.transaction.revocation
+            store.notifications.last?.transaction?.revocation
                 == Revocation(date: at("5d"), reason: 1, kind: .familyRevoke))
     }
 
@@ -242,7 +242,7 @@ func makeFamilyStore(grace: GracePeriodSetting = .off, members: [String] = ["bob
         try store.purchase(familyLifetime.id, by: "alice")
         try store.advance(to: at("1h"))
         let n = store.notifications(for: "bob")
-        #expect(n.map(\.type) == [.oneTimeCharge] && n[0].transaction.ownership == .familyShared)
+        #expect(n.map(\.type) == [.oneTimeCharge] && n[0].transaction?.ownership == .familyShared)
         guard case .transaction(.purchased, _) = store.deviceEvents(for: "bob").first?.kind else {
             Issue.record("expected a purchased transaction on bob's device"); return
         }

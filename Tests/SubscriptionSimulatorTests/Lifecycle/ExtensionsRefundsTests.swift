@@ -94,7 +94,7 @@ import Testing
             ])
         for member in ["bob", "carol"] {
             let n = store.notifications(for: member).last!
-            #expect(n.transaction.ownership == .familyShared && n.transaction.expiresDate == at("P1M5D"))
+            #expect(n.transaction?.ownership == .familyShared && n.transaction?.expiresDate == at("P1M5D"))
             #expect(n.renewal?.renewalDate == at("P1M5D"))
         }
     }
@@ -108,8 +108,8 @@ import Testing
         try store.refund(monthly.id, of: "alice", transaction: 1, amount: .full)
         let n = store.notifications.last!
         #expect(n.type == .refund && n.status == .active)
-        #expect(n.transaction.transactionId == store.transactions[0].transactionId)
-        #expect(n.transaction.revocation?.percentage == 100_000)
+        #expect(n.transaction?.transactionId == store.transactions[0].transactionId)
+        #expect(n.transaction?.revocation?.percentage == 100_000)
         #expect(store.entitlements(for: "alice") == [monthly.id])
         #expect(store.transactions[1].revocation == nil)
     }
@@ -201,7 +201,7 @@ import Testing
         try store.advance(to: at("9d"))
         try store.reverseRefund(monthly.id, of: "alice")
         #expect(lines(store.notifications).last == "\(at("9d")) alice REFUND_REVERSED 1")
-        #expect(store.notifications.last?.transaction.revocation == nil)
+        #expect(store.notifications.last?.transaction?.revocation == nil)
         #expect(store.transactions[0].revocation == nil && store.transactions[0].expiresDate == at("P1M"))
         #expect(store.entitlements(for: "alice") == [monthly.id])
         #expect(violation { try store.reverseRefund(monthly.id, of: "alice") } == "reversal-needs-a-refund")

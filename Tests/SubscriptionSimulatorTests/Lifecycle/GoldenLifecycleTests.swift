@@ -12,11 +12,12 @@ import Testing
         let encoder = NotificationEncoder(app: store.app)
         let encoded = store.notifications.map(encoder.encode)
         let decoded = encoded.map {
-            CanonicalJSON.pretty(
-                .object([
-                    "recipient": .string($0.notification.recipient), "at": .string($0.notification.instant.description),
-                    "payload": $0.decodedPayload,
-                ])) + "\n"
+            var fields: [String: JSONValue] = [
+                "at": .string($0.notification.instant.description), "payload": $0.decodedPayload,
+            ]
+            // A notification about the app (TEST, RENEWAL_EXTENSION/SUMMARY) has no recipient.
+            if let recipient = $0.notification.recipient { fields["recipient"] = .string(recipient) }
+            return CanonicalJSON.pretty(.object(fields)) + "\n"
         }.joined()
         let bodies = encoded.map { $0.postBody + "\n" }.joined()
         for (suffix, text) in [("decoded.json", decoded), ("jsonl", bodies)] + extra {

@@ -58,7 +58,7 @@ func makeOfferStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         try store.redeemOffer("retain.halfoff", for: monthly.id, by: "alice")
         let last = store.notifications.last!
         #expect(last.type == .offerRedeemed && last.subtype == nil && last.status == .active)
-        #expect(last.transaction.transactionId == store.transactions[0].transactionId, "no new transaction")
+        #expect(last.transaction?.transactionId == store.transactions[0].transactionId, "no new transaction")
         #expect(last.renewal?.upcomingOffer == promoHalfOff && last.renewal?.renewalPrice?.milliunits == 4990)
         let renewal = Payloads.renewalInfo(last.renewal!, app: store.app, signedDate: store.now)
         #expect(renewal.value(at: "offerType")?.integerValue == 2)
@@ -146,7 +146,7 @@ func makeOfferStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         try store.redeemOffer("winback.upfront", for: monthly.id, by: "alice")
         let back = store.notifications.last!
         #expect(back.type == .subscribed && back.subtype == .resubscribe)
-        #expect(back.transaction.offer == winBackUpFront && back.transaction.expiresDate == at("P4M10D"))
+        #expect(back.transaction?.offer == winBackUpFront && back.transaction?.expiresDate == at("P4M10D"))
         #expect(back.renewal?.eligibleWinBackOfferIds.isEmpty == true)
     }
 
@@ -213,7 +213,7 @@ func makeOfferStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
                 "\(at("10d")) alice OFFER_REDEEMED 1", "\(at("10d")) bob OFFER_REDEEMED 1",
                 "\(at("P1M")) alice DID_RENEW 1", "\(at("P1M")) bob DID_RENEW 1",
             ])
-        #expect(store.notifications[3].transaction.ownership == .familyShared)
+        #expect(store.notifications[3].transaction?.ownership == .familyShared)
         #expect(store.notifications[3].renewal?.eligibleWinBackOfferIds.isEmpty == true)
     }
 

@@ -16,7 +16,7 @@ func renewalInfoContradiction(_ renewal: RenewalSnapshot?, status: SubscriptionP
 func renewalInfoContradictions(in store: SimulatedStore) -> [String] {
     var problems = store.notifications.compactMap { n in
         renewalInfoContradiction(n.renewal, status: n.status, at: n.instant).map {
-            "\(n.instant) \(n.recipient) \(n.type.rawValue): \($0)"
+            "\(n.instant) \(n.recipient ?? "(app)") \(n.type.rawValue): \($0)"
         }
     }
     for customer in store.customers {

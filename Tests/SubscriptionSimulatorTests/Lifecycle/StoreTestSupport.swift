@@ -34,7 +34,7 @@ func makeStore(
 /// A compact line per notification: `ISO-instant recipient TYPE/SUBTYPE status`.
 func lines(_ notifications: [SentNotification]) -> [String] {
     notifications.map { n in
-        var text = "\(n.instant) \(n.recipient) \(n.type.rawValue)"
+        var text = "\(n.instant) \(n.recipient ?? "(app)") \(n.type.rawValue)"
         if let subtype = n.subtype { text += "/\(subtype.rawValue)" }
         if let status = n.status { text += " \(status.statusCode)" }
         return text

@@ -76,8 +76,8 @@ import Testing
         try store.purchase(monthly.id, by: "alice")
         let last = store.notifications.last!
         #expect(last.type == .subscribed && last.subtype == .resubscribe)
-        #expect(last.transaction.originalTransactionId == store.transactions[0].originalTransactionId)
-        #expect(last.transaction.transactionId != last.transaction.originalTransactionId)
+        #expect(last.transaction?.originalTransactionId == store.transactions[0].originalTransactionId)
+        #expect(last.transaction?.transactionId != last.transaction?.originalTransactionId)
         // A gap of 10 days (≤ 60) keeps recentSubscriptionStartDate (reference §5.15).
         #expect(last.renewal?.recentSubscriptionStartDate == at("0"))
     }
@@ -110,7 +110,7 @@ import Testing
         #expect(n.renewal?.gracePeriodExpiresDate == nil)
         #expect(n.renewal?.expirationIntent == .billingError)
         #expect(n.renewal?.autoRenewOn == true)
-        #expect(n.transaction.expiresDate == at("P1M"))
+        #expect(n.transaction?.expiresDate == at("P1M"))
         #expect(store.entitlements(for: "alice").isEmpty)
     }
 
@@ -154,8 +154,8 @@ import Testing
         try store.fixBilling(for: "alice")
         let n = store.notifications.last!
         #expect(n.type == .didRenew && n.subtype == .billingRecovery && n.status == .active)
-        #expect(n.transaction.purchaseDate == at("P1M14D"))
-        #expect(n.transaction.expiresDate == at("P2M"))
+        #expect(n.transaction?.purchaseDate == at("P1M14D"))
+        #expect(n.transaction?.expiresDate == at("P2M"))
         #expect(n.renewal?.gracePeriodExpiresDate == nil && n.renewal?.isInBillingRetryPeriod == nil)
         try store.advance(to: at("P2M"))
         #expect(lines([store.notifications.last!]) == ["\(at("P2M")) alice DID_RENEW 1"])
@@ -169,7 +169,7 @@ import Testing
         try store.fixBilling(for: "alice")
         let n = store.notifications.last!
         #expect(n.type == .didRenew && n.subtype == .billingRecovery)
-        #expect(n.transaction.expiresDate == at("P1M10D").adding(.months(1)))
+        #expect(n.transaction?.expiresDate == at("P1M10D").adding(.months(1)))
         #expect(n.renewal?.recentSubscriptionStartDate == at("0"))
     }
 
@@ -184,7 +184,7 @@ import Testing
                 "\(at("0")) alice SUBSCRIBED/INITIAL_BUY 1", "\(at("P1M")) alice DID_FAIL_TO_RENEW/GRACE_PERIOD 4",
                 "\(at("P1M3D")) alice GRACE_PERIOD_EXPIRED 3", "\(at("P1M40D")) alice DID_RENEW/BILLING_RECOVERY 1",
             ])
-        #expect(store.notifications.last?.transaction.expiresDate == at("P1M40D").adding(.months(1)))
+        #expect(store.notifications.last?.transaction?.expiresDate == at("P1M40D").adding(.months(1)))
     }
 
     @Test(arguments: [GracePeriodSetting.off, .sixteenDays])
@@ -233,7 +233,7 @@ import Testing
         try store.restoreToSale(monthly.id)
         let n = store.notifications.last!
         #expect(n.type == .didRenew && n.subtype == .billingRecovery && n.instant == at("P1M20D"))
-        #expect(n.transaction.expiresDate == at("P1M20D").adding(.months(1)))
+        #expect(n.transaction?.expiresDate == at("P1M20D").adding(.months(1)))
     }
 
     @Test func freeTrialTransactionHasOfferFieldsAndZeroPrice() throws {
@@ -291,9 +291,9 @@ import Testing
         try store.refund(monthly.id, of: "alice", reason: 1)
         let n = store.notifications.last!
         #expect(n.type == .refund && n.status == .revoked && n.renewal?.autoRenewOn == false)
-        #expect(n.transaction.revocation == Revocation(date: at("P1M3D"), reason: 1, kind: .refundFull))
-        #expect(n.transaction.revocation?.percentage == 100_000)
-        #expect(n.transaction.transactionId == store.transactions[1].transactionId, "the current transaction")
+        #expect(n.transaction?.revocation == Revocation(date: at("P1M3D"), reason: 1, kind: .refundFull))
+        #expect(n.transaction?.revocation?.percentage == 100_000)
+        #expect(n.transaction?.transactionId == store.transactions[1].transactionId, "the current transaction")
         try store.advance(to: at("P6M"))
         #expect(store.notifications.count == 3, "nothing follows a refund")
         #expect(store.entitlements(for: "alice").isEmpty)
@@ -312,7 +312,7 @@ import Testing
         try store.purchase(product.id, by: "alice")
         let n = store.notifications.last!
         #expect(n.type == .oneTimeCharge && n.subtype == nil && n.status == nil && n.renewal == nil)
-        #expect(n.transaction.productType == product.type && n.transaction.webOrderLineItemId == nil)
+        #expect(n.transaction?.productType == product.type && n.transaction?.webOrderLineItemId == nil)
     }
 
     @Test func entitlementsFollowProductTypes() throws {

@@ -39,7 +39,7 @@ func makeFamilyPlanStore() -> SimulatedStore {
         #expect(after[1].productId == familyMonthly.id && after[1].ownership == .familyShared)
         #expect(after[1].originalTransactionId == before[0].originalTransactionId)
         #expect(after[1].purchaseDate == at("10d") && after[1].expiresDate == at("10d").adding(.months(1)))
-        #expect(store.notifications(for: "bob").last?.transaction.transactionId == after[1].transactionId)
+        #expect(store.notifications(for: "bob").last?.transaction?.transactionId == after[1].transactionId)
         #expect(store.entitlements(for: "bob") == [familyMonthly.id])
     }
 
@@ -52,7 +52,7 @@ func makeFamilyPlanStore() -> SimulatedStore {
         #expect(bobs.last?.subtype == .downgrade && bobs.last?.renewal?.autoRenewProductId == familyBasicYearly.id)
         try store.advance(to: at("P1M"))
         let renewal = store.notifications(for: "bob").last!
-        #expect(renewal.type == .didRenew && renewal.transaction.productId == familyBasicYearly.id)
+        #expect(renewal.type == .didRenew && renewal.transaction?.productId == familyBasicYearly.id)
         #expect(store.entitlements(for: "carol") == [familyBasicYearly.id])
     }
 
@@ -68,8 +68,8 @@ func makeFamilyPlanStore() -> SimulatedStore {
                 "\(at("P1M")) alice DID_RENEW 1", "\(at("P1M")) bob REVOKE 5", "\(at("P1M")) carol REVOKE 5",
             ])
         let revoke = store.notifications(for: "bob").last!
-        #expect(revoke.transaction.revocation == Revocation(date: at("P1M"), reason: 0, kind: .familyRevoke))
-        #expect(revoke.transaction.productId == familyMonthly.id)
+        #expect(revoke.transaction?.revocation == Revocation(date: at("P1M"), reason: 0, kind: .familyRevoke))
+        #expect(revoke.transaction?.productId == familyMonthly.id)
         #expect(store.entitlements(for: "bob").isEmpty && store.entitlements(for: "alice") == [soloMonthly.id])
         try store.advance(to: at("P3M"))
         #expect(store.notifications(for: "bob").count == 3)

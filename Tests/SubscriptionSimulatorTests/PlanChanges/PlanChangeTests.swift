@@ -50,7 +50,7 @@ func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         #expect(txs[1].originalTransactionId == txs[0].originalTransactionId)
         #expect(txs[1].purchaseDate == at("10d") && txs[1].expiresDate == at("10d").adding(.months(1)))
         #expect(txs[1].price.milliunits == 14990)
-        #expect(store.notifications.last?.transaction.transactionId == txs[1].transactionId)
+        #expect(store.notifications.last?.transaction?.transactionId == txs[1].transactionId)
         #expect(store.entitlements(for: "alice") == [premiumMonthly.id])
         try store.advance(to: at("P1M10D"))
         #expect(lines(store.notifications).last == "\(at("P1M10D")) alice DID_RENEW 1")
@@ -78,14 +78,14 @@ func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         #expect(downgrade.renewal?.autoRenewProductId == basicMonthly.id)
         // The renewal is priced as the new product; no introductory offer after a plan change (S-INTRO).
         #expect(downgrade.renewal?.renewalPrice?.milliunits == 4990 && downgrade.renewal?.upcomingOffer == nil)
-        #expect(downgrade.transaction.productId == premiumMonthly.id)
+        #expect(downgrade.transaction?.productId == premiumMonthly.id)
         #expect(store.transactions(for: "alice").count == 1)
         #expect(store.entitlements(for: "alice") == [premiumMonthly.id])
         try store.advance(to: at("P1M"))
         let renewal = store.notifications.last!
         #expect(lines([renewal]) == ["\(at("P1M")) alice DID_RENEW 1"])
-        #expect(renewal.transaction.productId == basicMonthly.id && renewal.transaction.reason == .renewal)
-        #expect(renewal.transaction.offer == nil && renewal.transaction.price.milliunits == 4990)
+        #expect(renewal.transaction?.productId == basicMonthly.id && renewal.transaction?.reason == .renewal)
+        #expect(renewal.transaction?.offer == nil && renewal.transaction?.price.milliunits == 4990)
         #expect(renewal.renewal?.autoRenewProductId == basicMonthly.id)
         #expect(store.entitlements(for: "alice") == [basicMonthly.id])
     }
@@ -251,8 +251,8 @@ func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         try store.advance(to: at("P1M5D"))
         try store.fixBilling(for: "alice")
         let recovered = store.notifications.last!
-        #expect(recovered.subtype == .billingRecovery && recovered.transaction.productId == basicYearly.id)
-        #expect(recovered.transaction.expiresDate == at("P1M5D").adding(.years(1)))
+        #expect(recovered.subtype == .billingRecovery && recovered.transaction?.productId == basicYearly.id)
+        #expect(recovered.transaction?.expiresDate == at("P1M5D").adding(.years(1)))
     }
 
     @Test func recentSubscriptionStartDateSurvivesPlanChanges() throws {

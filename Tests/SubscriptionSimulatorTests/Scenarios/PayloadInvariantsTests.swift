@@ -14,8 +14,11 @@ import Testing
         for t in store.transactions where !t.hasConsistentDates {
             problems.append("transaction \(t.transactionId) of \(t.customer): \(datesText(t))")
         }
-        for n in store.notifications where !n.transaction.hasConsistentDates {
-            problems.append("\(n.instant) \(n.recipient) \(n.type.rawValue): \(datesText(n.transaction))")
+        for n in store.notifications {
+            // Notifications about the app carry no transaction (rule notification-about-the-app).
+            guard let transaction = n.transaction else { continue }
+            guard !transaction.hasConsistentDates else { continue }
+            problems.append("\(n.instant) \(n.recipient ?? "") \(n.type.rawValue): \(datesText(transaction))")
         }
         return problems + renewalInfoContradictions(in: store)
     }

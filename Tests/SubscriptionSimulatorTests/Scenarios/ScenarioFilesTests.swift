@@ -33,7 +33,7 @@ import Testing
         let scenario = try Self.decoder(name).decode(try PackagePaths.read(url))
         let covered = Set(
             scenario.expectations.compactMap { expectation -> String? in
-                if case .notifications(let customer, .exactly, _, _) = expectation { return customer }
+                if case .notifications(let customer?, .exactly, _, _) = expectation { return customer }
                 return nil
             })
         #expect(

@@ -42,8 +42,9 @@ import Testing
         try store.advance(by: .months(2))
         #expect(store.notifications.contains { $0.recipient == "bob" })
         for n in store.notifications {
+            guard let recipient = n.recipient else { continue }
             let view = decoded(n, store)
-            let expected = store.appTransactionId(of: n.recipient)
+            let expected = store.appTransactionId(of: recipient)
             #expect(view.value(at: "data.signedTransactionInfo.appTransactionId")?.stringValue == expected)
             #expect(view.value(at: "data.signedRenewalInfo.appTransactionId")?.stringValue == expected)
         }

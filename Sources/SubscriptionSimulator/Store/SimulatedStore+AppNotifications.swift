@@ -1,0 +1,37 @@
+/// What Request a Test Notification answers: the `TEST` notification the App Store sends, and the
+/// `testNotificationToken` of its `SendTestNotificationResponse` (reference §6.3).
+public struct TestNotificationRequest: Hashable, Sendable {
+    public var notification: SentNotification
+    /// `testNotificationToken`, which Get Test Notification Status takes (see ``SimulatedStore/testNotificationToken(of:)``).
+    public var testNotificationToken: String
+    /// The notification's `notificationUUID`.
+    public var notificationUUID: String { notification.notificationUUID }
+}
+
+/// Notifications about the app rather than a customer (rule ``SentNotification/isAboutTheApp``).
+extension SimulatedStore {
+    /// Request a Test Notification (`POST /inApps/v1/notifications/test`): the App Store sends a `TEST` notification
+    /// now, with no subtype and a `data` holding only `appAppleId` (absent in `Sandbox`), `bundleId` and
+    /// `environment` (reference §2.3 table, §6.3; S-NT; Apple's library test data). It concerns no customer, changes
+    /// no subscription and is always sent in Version 2 format. Returns the notification and the token Apple returns.
+    @discardableResult
+    public mutating func requestTestNotification() -> TestNotificationRequest {
+        let notification = sendAboutTheApp(.test, nil)
+        return TestNotificationRequest(
+            notification: notification, testNotificationToken: Self.testNotificationToken(of: notification))
+    }
+
+    /// **test-notification-token**: `testNotificationToken` is a string Apple documents only as a unique identifier
+    /// of the test (S-API `testNotificationToken`). The simulator writes the notification's `notificationUUID`, an
+    /// underscore and its `signedDate` in milliseconds [assumed: Apple's library test data use a bare UUID; tokens
+    /// seen from the App Store have this UUID-underscore-timestamp form], so the token finds its notification again.
+    public static func testNotificationToken(of notification: SentNotification) -> String {
+        "\(notification.notificationUUID)_\(notification.instant.millisecondsSince1970)"
+    }
+
+    /// The `TEST` notification a `testNotificationToken` names, or nil when no such test was requested (Get Test
+    /// Notification Status then answers 404 `TestNotificationNotFoundError`, reference §6.3).
+    public func testNotification(token: String) -> SentNotification? {
+        notifications.last { $0.type == .test && Self.testNotificationToken(of: $0) == token }
+    }
+}

@@ -213,14 +213,16 @@ public enum Simctl {
         case .success(let scenario):
             // The scenario is run too (nothing printed), so every action the rules refuse is reported here, at its
             // timeline entry, as `run` would report it. Expectations are judged by `run`.
-            let result = ScenarioRunner.execute(scenario)
+            // Streamed like `run`, with the same limits and in bounded memory (docs/streaming.md); only counted.
+            var counter = NotificationCounter()
+            let result = ScenarioRunner.stream(scenario, into: &counter)
             if let stop = result.stoppedBy {
                 return CommandOutput(stdout: "", stderr: "\(stop)\n", exitCode: ExitCode.dataError)
             }
             let summary =
                 "\(file): valid: \(scenario.catalog.products.count) products, \(scenario.customers.count) customers, "
                 + "\(scenario.timeline.count) timeline entries, \(scenario.expectations.count) expectations, "
-                + "until \(scenario.until); runs to the end with \(result.store.notifications.count) notifications\n"
+                + "until \(scenario.until); runs to the end with \(counter.count) notifications\n"
             return CommandOutput(stdout: summary, stderr: "", exitCode: ExitCode.success)
         }
     }
@@ -267,6 +269,14 @@ public enum Simctl {
         case .success(let scenario):
             return CommandOutput(stdout: CatalogTable.render(scenario.catalog), stderr: "", exitCode: ExitCode.success)
         }
+    }
+}
+
+/// Counts a streamed run's notifications (`simctl validate`).
+struct NotificationCounter: RunSink {
+    var count = 0
+    mutating func receive(_ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>) {
+        count += notifications.count
     }
 }
 

@@ -164,6 +164,9 @@ public enum ScenarioRunner {
             try store.reverseRefund(product, of: customer, transaction: transaction)
         case .openApp(let customer): store.openApp(for: customer)
         case .requestTestNotification: store.requestTestNotification()
+        case .extendRenewalDatesForAllActiveSubscribers(let product, let days, let reason, let request, let codes):
+            _ = try store.extendRenewalDatesForAllActiveSubscribers(
+                product, days: days, reason: reason, requestIdentifier: request, storefrontCountryCodes: codes)
         }
     }
 }

@@ -25,8 +25,13 @@ public enum Simctl {
         Instant(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
-    /// `clock` is read once, and only for `--start now`; tests pass a fixed one.
-    public static func main(_ arguments: [String], clock: @Sendable () -> Instant = wallClock) -> CommandOutput {
+    /// `clock` is read once, and only for `--start now`; tests pass a fixed one. With `standardOutput`, `run`
+    /// writes its standard output there as the run goes (the returned `stdout` is then empty); without it, the
+    /// returned `stdout` holds the same bytes.
+    public static func main(
+        _ arguments: [String], clock: @Sendable () -> Instant = wallClock,
+        standardOutput: (([UInt8]) -> Void)? = nil
+    ) -> CommandOutput {
         if arguments.first == "population" { return PopulationCommand.main(Array(arguments.dropFirst())) }
         if arguments == ["help", "population"] { return PopulationCommand.main(["--help"]) }
         if arguments.first == "serve" { return ServeCommand.main(Array(arguments.dropFirst()), clock: clock) }
@@ -41,7 +46,7 @@ public enum Simctl {
         switch invocation {
         case .help(let topic): return CommandOutput(stdout: HelpText.text(for: topic) + "\n", stderr: "", exitCode: 0)
         case .version: return CommandOutput(stdout: "simctl \(simctlVersion)\n", stderr: "", exitCode: 0)
-        case .run(let options): return run(options, clock: clock)
+        case .run(let options): return run(options, clock: clock, standardOutput: standardOutput)
         case .validate(let file): return validate(file)
         case .catalog(let file): return catalog(file)
         case .certs(let invocation): return certs(invocation)
@@ -93,7 +98,9 @@ public enum Simctl {
         return .failure(CommandOutput(stdout: "", stderr: message, exitCode: ExitCode.usage))
     }
 
-    static func run(_ options: RunOptions, clock: () -> Instant) -> CommandOutput {
+    static func run(
+        _ options: RunOptions, clock: () -> Instant, standardOutput: (([UInt8]) -> Void)? = nil
+    ) -> CommandOutput {
         var start: Instant?
         if let text = options.start {
             switch startInstant(text, clock: clock) {
@@ -113,48 +120,78 @@ public enum Simctl {
         case .failure(let output): return output
         case .success(let value): signer = value
         }
-        let result = ScenarioRunner.execute(scenario)
+        // The fixture folder's target is checked before the run, so a run is not wasted on a folder that cannot
+        // be written; files go into its hidden staging folder as the run goes.
+        var staging: FixtureWriter.Staging?
+        if let directory = options.outDirectory {
+            do throws(FixtureWriter.WriteError) {
+                staging = try FixtureWriter.Staging(directory: directory, replacingExisting: options.force)
+            } catch {
+                return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.cannotCreate)
+            }
+        }
+        var collected: [UInt8] = []
+        let write: ([UInt8]) -> Void = standardOutput ?? { collected += $0 }
+        var sink = RunCommandSink()
+        switch options.format {
+        case .timeline: sink.timeline = TimelineSink(scenario: scenario, write: write)
+        case .jsonl: sink.jsonl = JSONLSink(app: scenario.app, signer: signer, write: write)
+        case .decoded: sink.decoded = DecodedSink(app: scenario.app, write: write)
+        }
+        if let staging {
+            sink.fixtures = FixtureSink(scenario: scenario, app: scenario.app, signer: signer, staging: staging)
+        }
+        // Delivery sends the whole run after it (Delivery/), so it needs the store to keep every notification.
+        let result = ScenarioRunner.stream(
+            scenario, retention: options.delivery == nil ? .liveState : .everything, into: &sink)
+        sink.finishStandardOutput()
+        func standardOutputText(_ tail: String = "") -> String {
+            if let standardOutput {
+                if !tail.isEmpty { standardOutput(Array(tail.utf8)) }
+                return ""
+            }
+            return String(decoding: collected, as: UTF8.self) + tail
+        }
         if let stop = result.stoppedBy {
-            // What happened up to the refused action helps to see why it was refused; the streams are not printed,
-            // so a redirected jsonl never looks like a complete one.
-            var stdout = ""
+            // What happened up to the refused action helps to see why it was refused. jsonl and decoded lines
+            // were written as the run went: a stopped run's stream ends early, and the exit code (65) says so.
+            staging?.abandon()
+            var tail = ""
             if options.format == .timeline {
-                stdout =
-                    RunOutput.timeline(result)
-                    + "\nstopped at \(stop.file):\(stop.location.line):\(stop.location.column) (see standard error); "
+                tail =
+                    "\nstopped at \(stop.file):\(stop.location.line):\(stop.location.column) (see standard error); "
                     + "expectations not checked\n"
             }
             var stderr = "\(stop)\n"
             if let directory = options.outDirectory {
                 stderr += "no fixture folder written to '\(directory)': the run stopped before its end\n"
             }
-            return CommandOutput(stdout: stdout, stderr: stderr, exitCode: ExitCode.dataError)
+            return CommandOutput(stdout: standardOutputText(tail), stderr: stderr, exitCode: ExitCode.dataError)
         }
-        var stdout: String
-        switch options.format {
-        case .timeline:
-            stdout = RunOutput.timeline(result)
+        var tail = ""
+        if options.format == .timeline {
             let count = scenario.expectations.count
-            stdout +=
+            tail =
                 result.passed
                 ? "\nexpectations: \(count) checked, all hold\n"
                 : "\nexpectations: \(count) checked, \(result.failures.count) failed (see standard error)\n"
-        case .jsonl: stdout = RunOutput.jsonl(result, signer: signer)
-        case .decoded: stdout = RunOutput.decoded(result)
         }
+        let stdout = standardOutputText(tail)
         var stderr = result.failures.map { "\($0)\n" }.joined()
-        if let directory = options.outDirectory {
+        if let directory = options.outDirectory, let staging, var fixtures = sink.fixtures {
             // Fixtures of a run whose expectations fail are not what the scenario describes: none are written.
             if result.passed {
-                let files = RunOutput.fixtureFiles(result, signer: signer)
+                fixtures.finish()
                 do throws(FixtureWriter.WriteError) {
-                    try Interrupts.deferred { () throws(FixtureWriter.WriteError) in
-                        try FixtureWriter.write(files, to: directory, replacingExisting: options.force)
-                    }
+                    if let error = fixtures.error { throw error }
+                    try Interrupts.deferred { () throws(FixtureWriter.WriteError) in try staging.commit() }
                 } catch {
-                    return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.cannotCreate)
+                    staging.abandon()
+                    return CommandOutput(
+                        stdout: stdout, stderr: stderr + "error: \(error)\n", exitCode: ExitCode.cannotCreate)
                 }
             } else {
+                staging.abandon()
                 stderr += "no fixture folder written to '\(directory)': the scenario's expectations failed\n"
             }
         }
@@ -178,14 +215,16 @@ public enum Simctl {
         case .success(let scenario):
             // The scenario is run too (nothing printed), so every action the rules refuse is reported here, at its
             // timeline entry, as `run` would report it. Expectations are judged by `run`.
-            let result = ScenarioRunner.execute(scenario)
+            // Streamed like `run`, with the same limits and in bounded memory (docs/streaming.md); only counted.
+            var counter = NotificationCounter()
+            let result = ScenarioRunner.stream(scenario, into: &counter)
             if let stop = result.stoppedBy {
                 return CommandOutput(stdout: "", stderr: "\(stop)\n", exitCode: ExitCode.dataError)
             }
             let summary =
                 "\(file): valid: \(scenario.catalog.products.count) products, \(scenario.customers.count) customers, "
                 + "\(scenario.timeline.count) timeline entries, \(scenario.expectations.count) expectations, "
-                + "until \(scenario.until); runs to the end with \(result.store.notifications.count) notifications\n"
+                + "until \(scenario.until); runs to the end with \(counter.count) notifications\n"
             return CommandOutput(stdout: summary, stderr: "", exitCode: ExitCode.success)
         }
     }
@@ -232,6 +271,36 @@ public enum Simctl {
         case .success(let scenario):
             return CommandOutput(stdout: CatalogTable.render(scenario.catalog), stderr: "", exitCode: ExitCode.success)
         }
+    }
+}
+
+/// Counts a streamed run's notifications (`simctl validate`).
+struct NotificationCounter: RunSink {
+    var count = 0
+    mutating func receive(_ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>) {
+        count += notifications.count
+    }
+}
+
+/// What `simctl run` streams to: the chosen format on standard output, and the fixture folder with `--out`.
+struct RunCommandSink: RunSink {
+    var timeline: TimelineSink?
+    var jsonl: JSONLSink?
+    var decoded: DecodedSink?
+    var fixtures: FixtureSink?
+
+    mutating func receive(_ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>) {
+        timeline?.receive(notifications, changes)
+        jsonl?.receive(notifications, changes)
+        decoded?.receive(notifications, changes)
+        fixtures?.receive(notifications, changes)
+    }
+
+    /// Writes what standard output still holds (the whole table, for the timeline).
+    mutating func finishStandardOutput() {
+        timeline?.finish()
+        jsonl?.finish()
+        decoded?.finish()
     }
 }
 

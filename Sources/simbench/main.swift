@@ -52,7 +52,7 @@ let sections = CommandLine.arguments.dropFirst()
 func wanted(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 let knownSections = [
     "queue", "lifecycle", "scale", "encode", "delivery", "population", "signing", "callgrind",
-    "callgrind-baseline", "http-server", "serve",
+    "callgrind-baseline", "http-server", "serve", "streaming", "callgrind-encode", "callgrind-encode-baseline",
 ]
 if let unknown = sections.first(where: { !knownSections.contains($0) }) {
     print("simbench: unknown section '\(unknown)'; sections: \(knownSections.joined(separator: ", "))")
@@ -405,6 +405,12 @@ if wanted("encode") {
         return 100
     }
 }
+
+// MARK: - Streaming (Sources/simbench/StreamingBench.swift)
+
+if wanted("streaming") { runStreamingSection() }
+if sections.contains("callgrind-encode") { runCallgrindEncode(encode: true) }
+if sections.contains("callgrind-encode-baseline") { runCallgrindEncode(encode: false) }
 
 // MARK: - Signing
 

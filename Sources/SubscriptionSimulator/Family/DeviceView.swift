@@ -76,6 +76,7 @@ extension SimulatedStore {
     /// the purchaser's app when refunded for a non-consumable or an auto-renewable subscription, shared or not
     /// (reference §7.2, S-REVOKECB).
     public func deviceEvents(for customer: String) -> [DeviceEvent] {
+        requireHistory("deviceEvents(for:)")
         var events: [DeviceEvent] = []
         var lastState: [String: RenewalState] = [:]
         var pendingRestores = restores.filter { $0.customer == customer }[...]

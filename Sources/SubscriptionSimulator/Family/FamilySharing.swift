@@ -189,6 +189,7 @@ extension SimulatedStore {
     /// restore (reference §4.5, §7.2; S-FSA). **[assumed]** (Appendix B-11): that member's transaction and its
     /// ONE_TIME_CHARGE are created at the restore.
     public mutating func restorePurchases(for customer: String) throws(StoreError) {
+        requireHistory("restorePurchases(for:)")
         addCustomer(customer)
         if let family = family(of: customer) {
             for source in sharedSources(inFamily: family) {
@@ -398,12 +399,12 @@ extension SimulatedStore {
             record.purchaseDate = now
             record.originalPurchaseDate = now
             record.lastModified = now
-            shares[id].memberTransactionIndex = transactions.count
+            shares[id].memberTransactionIndex = transactions.endIndex
             shares[id].phase = .granted
             appendTransaction(record)
             // ONE_TIME_CHARGE: also sent when a customer receives a non-consumable through Family Sharing (§1.1, S-NT).
             send(
-                .oneTimeCharge, nil, to: member, transaction: transactions[transactions.count - 1], renewal: nil,
+                .oneTimeCharge, nil, to: member, transaction: transactions[transactions.endIndex - 1], renewal: nil,
                 status: nil, restored: restored)
         }
     }
@@ -458,8 +459,8 @@ extension SimulatedStore {
         record.offer = nil
         record.revocation = nil
         record.lastModified = now
-        if isFirst { chains[memberKey.index].firstTransactionIndex = transactions.count }
-        chains[memberKey.index].currentTransactionIndex = transactions.count
+        if isFirst { chains[memberKey.index].firstTransactionIndex = transactions.endIndex }
+        chains[memberKey.index].currentTransactionIndex = transactions.endIndex
         appendTransaction(record)
     }
 

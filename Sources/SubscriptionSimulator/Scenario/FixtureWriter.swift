@@ -6,6 +6,9 @@ import Foundation
     import Darwin
 #endif
 
+/// `rename(2)`, under a name that `FixtureWriter.Staging.rename` does not hide.
+private func renameFile(_ from: String, _ to: String) -> Int32 { rename(from, to) }
+
 /// Writes a fixture folder atomically: everything goes to a hidden temporary sibling folder (`.NAME.partial-PID`),
 /// which takes the final name in one rename only when complete. On failure nothing is left behind, and nothing that
 /// exists is replaced or deleted, unless the caller asked to replace the folder (`--force`), and then only once the
@@ -33,54 +36,104 @@ public enum FixtureWriter {
     public static func write(
         bytes files: [(name: String, bytes: [UInt8])], to directory: String, replacingExisting: Bool = false
     ) throws(WriteError) {
-        let manager = FileManager.default
-        let target = URL(fileURLWithPath: directory)
-        var isFolder: ObjCBool = false
-        let isLink = (try? manager.destinationOfSymbolicLink(atPath: target.path)) != nil
-        let exists = manager.fileExists(atPath: target.path, isDirectory: &isFolder) || isLink
-        if exists && !replacingExisting {
-            throw WriteError(
-                path: directory,
-                message: "it already exists; choose a new folder, remove it first, or pass --force to replace it")
-        }
-        if exists && (isLink || !isFolder.boolValue) {
-            throw WriteError(path: directory, message: "it is not a folder; --force replaces only a folder")
-        }
-        let parent = target.deletingLastPathComponent()
-        var parentIsFolder: ObjCBool = false
-        if !manager.fileExists(atPath: parent.path, isDirectory: &parentIsFolder) {
-            do { try manager.createDirectory(at: parent, withIntermediateDirectories: true) } catch {
-                throw WriteError(path: directory, message: "cannot create its parent folder: \(reason(error))")
-            }
-        } else if !parentIsFolder.boolValue {
-            throw WriteError(path: directory, message: "'\(parent.path)' is not a folder")
-        }
-        removeAbandonedFolders(in: parent.path)
-        let pid = ProcessInfo.processInfo.processIdentifier
-        let staging = parent.appendingPathComponent(".\(target.lastPathComponent).partial-\(pid)")
-        do {
-            try? manager.removeItem(at: staging)
-            try manager.createDirectory(at: staging, withIntermediateDirectories: false)
-            for file in files {
-                try Data(file.bytes).write(to: staging.appendingPathComponent(file.name))
-            }
-        } catch {
-            try? manager.removeItem(at: staging)
-            throw WriteError(path: directory, message: reason(error))
-        }
+        let staging = try Staging(directory: directory, replacingExisting: replacingExisting)
         do throws(WriteError) {
-            if exists {
-                try replaceInPlace(
-                    staging.path, target.path,
-                    aside: parent.appendingPathComponent(
-                        ".\(target.lastPathComponent).old-\(pid)"
-                    ).path)
-            } else {
-                try moveIntoPlace(staging.path, target.path)
-            }
+            for file in files { try staging.write(file.name, file.bytes) }
         } catch {
-            try? manager.removeItem(at: staging)
-            throw WriteError(path: directory, message: error.message)
+            staging.abandon()
+            throw error
+        }
+        try staging.commit()
+    }
+
+    /// A fixture folder being written: its files go into the hidden `.NAME.partial-PID` sibling, which
+    /// ``commit()`` gives the final name (replacing an existing folder only when asked to) and ``abandon()``
+    /// removes. A streamed run (`simctl run --out`) writes each file as its notification is sent.
+    public final class Staging {
+        public let directory: String
+        let target: URL
+        let parent: URL
+        let staging: URL
+        let exists: Bool
+        var finished = false
+
+        /// Checks the target as ``FixtureWriter/write(_:to:replacingExisting:)`` does and creates the staging
+        /// folder.
+        public init(directory: String, replacingExisting: Bool) throws(WriteError) {
+            self.directory = directory
+            let manager = FileManager.default
+            target = URL(fileURLWithPath: directory)
+            var isFolder: ObjCBool = false
+            let isLink = (try? manager.destinationOfSymbolicLink(atPath: target.path)) != nil
+            exists = manager.fileExists(atPath: target.path, isDirectory: &isFolder) || isLink
+            if exists && !replacingExisting {
+                throw WriteError(
+                    path: directory,
+                    message: "it already exists; choose a new folder, remove it first, or pass --force to replace it")
+            }
+            if exists && (isLink || !isFolder.boolValue) {
+                throw WriteError(path: directory, message: "it is not a folder; --force replaces only a folder")
+            }
+            parent = target.deletingLastPathComponent()
+            var parentIsFolder: ObjCBool = false
+            if !manager.fileExists(atPath: parent.path, isDirectory: &parentIsFolder) {
+                do { try manager.createDirectory(at: parent, withIntermediateDirectories: true) } catch {
+                    throw WriteError(path: directory, message: "cannot create its parent folder: \(reason(error))")
+                }
+            } else if !parentIsFolder.boolValue {
+                throw WriteError(path: directory, message: "'\(parent.path)' is not a folder")
+            }
+            removeAbandonedFolders(in: parent.path)
+            let pid = ProcessInfo.processInfo.processIdentifier
+            staging = parent.appendingPathComponent(".\(target.lastPathComponent).partial-\(pid)")
+            do {
+                try? manager.removeItem(at: staging)
+                try manager.createDirectory(at: staging, withIntermediateDirectories: false)
+            } catch {
+                throw WriteError(path: directory, message: reason(error))
+            }
+        }
+
+        deinit { if !finished { try? FileManager.default.removeItem(at: staging) } }
+
+        /// Writes one file into the staging folder.
+        public func write(_ name: String, _ bytes: [UInt8]) throws(WriteError) {
+            do { try Data(bytes).write(to: staging.appendingPathComponent(name)) } catch {
+                throw WriteError(path: directory, message: reason(error))
+            }
+        }
+
+        /// Renames a file already written.
+        public func rename(_ name: String, _ newName: String) throws(WriteError) {
+            let from = staging.appendingPathComponent(name).path
+            let to = staging.appendingPathComponent(newName).path
+            guard renameFile(from, to) == 0 else {
+                throw WriteError(path: directory, message: String(cString: strerror(errno)))
+            }
+        }
+
+        /// Gives the complete folder its final name; on failure the staging folder is removed.
+        public func commit() throws(WriteError) {
+            finished = true
+            let pid = ProcessInfo.processInfo.processIdentifier
+            do throws(WriteError) {
+                if exists {
+                    try replaceInPlace(
+                        staging.path, target.path,
+                        aside: parent.appendingPathComponent(".\(target.lastPathComponent).old-\(pid)").path)
+                } else {
+                    try moveIntoPlace(staging.path, target.path)
+                }
+            } catch {
+                try? FileManager.default.removeItem(at: staging)
+                throw WriteError(path: directory, message: error.message)
+            }
+        }
+
+        /// Removes the staging folder: nothing is written.
+        public func abandon() {
+            finished = true
+            try? FileManager.default.removeItem(at: staging)
         }
     }
 

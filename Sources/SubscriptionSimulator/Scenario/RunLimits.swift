@@ -20,6 +20,12 @@ public struct RunLimits: Hashable, Sendable {
     /// 5,000,000 events, 10,000 renewals per subscription, 1,000,000 customers.
     public static let standard = RunLimits(
         maximumEvents: 5_000_000, maximumRenewalsPerSubscription: 10_000, maximumCustomers: 1_000_000)
+
+    /// A streamed run whose store keeps only live state (``StoreRetention/liveState``): its memory no longer grows
+    /// with the events handled, so only time bounds them: 200,000,000 events (more than ten times a year of a
+    /// million monthly subscribers); the other limits as in ``standard``.
+    public static let streaming = RunLimits(
+        maximumEvents: 200_000_000, maximumRenewalsPerSubscription: 10_000, maximumCustomers: 1_000_000)
 }
 
 /// A run stopped at a limit of ``RunLimits``.

@@ -28,59 +28,72 @@ public enum RunOutput {
         let start = run.scenario.start
         var rows: [(Instant, Int, [String])] = []
         for (index, n) in run.store.notifications.enumerated() {
-            var details: [String] = n.transaction.map { ["tx \($0.transactionId)"] } ?? []
-            if n.transaction?.ownership == .familyShared { details.append("family shared") }
-            if let expires = n.transaction?.expiresDate { details.append("expires \(expires)") }
-            if let grace = n.renewal?.gracePeriodExpiresDate, n.status == .gracePeriod {
-                details.append("grace until \(grace)")
-            }
-            if let revocation = n.transaction?.revocation { details.append("revoked (reason \(revocation.reason))") }
-            if let renewal = n.renewal, !renewal.autoRenewOn, n.type != .refund, n.type != .revoke {
-                details.append("auto-renew off")
-            }
-            let type = n.type.rawValue + (n.subtype.map { " " + $0.rawValue } ?? "")
-            rows.append(
-                (
-                    n.instant, index * 2,
-                    [
-                        n.instant.description, offset(from: start, to: n.instant), n.recipient ?? "(app)", type,
-                        n.status.map { String($0.statusCode) } ?? "-", details.joined(separator: ", "),
-                    ]
-                ))
+            rows.append((n.instant, index * 2, timelineRow(n, start: start)))
         }
         var previous: [String: [String]] = [:]
         for (index, change) in run.store.entitlementChanges.enumerated() {
-            let before = Set(previous[change.customer] ?? [])
-            let after = Set(change.products)
-            previous[change.customer] = change.products
-            let gained = after.subtracting(before).sorted().map { "+" + $0 }
-            let lost = before.subtracting(after).sorted().map { "-" + $0 }
-            rows.append(
-                (
-                    change.instant, Int.max / 2 + index,
-                    [
-                        change.instant.description, offset(from: start, to: change.instant), change.customer, "access",
-                        "", (gained + lost).joined(separator: " "),
-                    ]
-                ))
+            rows.append((change.instant, Int.max / 2 + index, timelineRow(change, start: start, previous: &previous)))
         }
         rows.sort { ($0.0, $0.1) < ($1.0, $1.1) }
-        let header = ["TIME", "OFFSET", "CUSTOMER", "NOTIFICATION", "STATUS", "DETAILS"]
-        let table = [header] + rows.map(\.2)
-        var widths = [Int](repeating: 0, count: header.count)
-        for row in table { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-        var out = "\(run.scenario.name)\n"
-        out +=
-            "start \(start) · seed \(run.scenario.seed) · until \(run.scenario.until) · \(run.store.notifications.count) notifications\n\n"
-        for row in table {
-            var line = ""
-            for (i, cell) in row.enumerated() {
-                line += i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count + 2)
-            }
-            while line.last == " " { line.removeLast() }
-            out += line + "\n"
+        var widths = [Int](repeating: 0, count: timelineHeader.count)
+        for row in [timelineHeader] + rows.map(\.2) {
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
         }
+        var out = timelineTitle(run.scenario, notifications: run.store.notifications.count)
+        for row in [timelineHeader] + rows.map(\.2) { out += timelineLine(row, widths: widths) }
         return out
+    }
+
+    static let timelineHeader = ["TIME", "OFFSET", "CUSTOMER", "NOTIFICATION", "STATUS", "DETAILS"]
+
+    /// The lines above the table.
+    static func timelineTitle(_ scenario: Scenario, notifications: Int) -> String {
+        "\(scenario.name)\n"
+            + "start \(scenario.start) · seed \(scenario.seed) · until \(scenario.until) · \(notifications) notifications\n\n"
+    }
+
+    /// One table line: every cell but the last padded to its column's width and two spaces, no trailing spaces.
+    static func timelineLine(_ row: [String], widths: [Int]) -> String {
+        var line = ""
+        for (i, cell) in row.enumerated() {
+            line += i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count + 2)
+        }
+        while line.last == " " { line.removeLast() }
+        return line + "\n"
+    }
+
+    /// A notification's row.
+    static func timelineRow(_ n: SentNotification, start: Instant) -> [String] {
+        var details: [String] = n.transaction.map { ["tx \($0.transactionId)"] } ?? []
+        if n.transaction?.ownership == .familyShared { details.append("family shared") }
+        if let expires = n.transaction?.expiresDate { details.append("expires \(expires)") }
+        if let grace = n.renewal?.gracePeriodExpiresDate, n.status == .gracePeriod {
+            details.append("grace until \(grace)")
+        }
+        if let revocation = n.transaction?.revocation { details.append("revoked (reason \(revocation.reason))") }
+        if let renewal = n.renewal, !renewal.autoRenewOn, n.type != .refund, n.type != .revoke {
+            details.append("auto-renew off")
+        }
+        let type = n.type.rawValue + (n.subtype.map { " " + $0.rawValue } ?? "")
+        return [
+            n.instant.description, offset(from: start, to: n.instant), n.recipient ?? "(app)", type,
+            n.status.map { String($0.statusCode) } ?? "-", details.joined(separator: ", "),
+        ]
+    }
+
+    /// An access row: what the customer gained and lost since their previous change (`previous` is updated).
+    static func timelineRow(_ change: EntitlementChange, start: Instant, previous: inout [String: [String]])
+        -> [String]
+    {
+        let before = Set(previous[change.customer] ?? [])
+        let after = Set(change.products)
+        previous[change.customer] = change.products
+        let gained = after.subtracting(before).sorted().map { "+" + $0 }
+        let lost = before.subtracting(after).sorted().map { "-" + $0 }
+        return [
+            change.instant.description, offset(from: start, to: change.instant), change.customer, "access", "",
+            (gained + lost).joined(separator: " "),
+        ]
     }
 
     /// `+1h`, `+40d`, `+31d 2h 30m`: the time from `start` in days, hours, minutes and seconds.

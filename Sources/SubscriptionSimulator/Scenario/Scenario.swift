@@ -72,6 +72,11 @@ public enum ScenarioAction: Hashable, Sendable {
     // MARK: lifecycle-rest (app notifications, offers for another product)
     /// Request a Test Notification: a `TEST` notification about the app (reference §6.3).
     case requestTestNotification
+    /// Extend Subscription Renewal Dates for All Active Subscribers (reference §5.13): `RENEWAL_EXTENDED` or
+    /// `RENEWAL_EXTENSION` / `FAILURE` per purchaser, then `RENEWAL_EXTENSION` / `SUMMARY` about the app.
+    case extendRenewalDatesForAllActiveSubscribers(
+        product: String, days: Int, reason: ExtendReasonCode, requestIdentifier: String,
+        storefrontCountryCodes: [String])
 
     /// The action's key in scenario files.
     public var name: String {
@@ -106,6 +111,7 @@ public enum ScenarioAction: Hashable, Sendable {
         case .openApp: return "openApp"
         // MARK: lifecycle-rest
         case .requestTestNotification: return "requestTestNotification"
+        case .extendRenewalDatesForAllActiveSubscribers: return "extendRenewalDatesForAllActiveSubscribers"
         }
     }
 
@@ -129,7 +135,7 @@ public enum ScenarioAction: Hashable, Sendable {
             .reverseRefund(let c, _, _), .openApp(let c):
             return c
         // MARK: lifecycle-rest
-        case .requestTestNotification:
+        case .requestTestNotification, .extendRenewalDatesForAllActiveSubscribers:
             return nil
         }
     }
@@ -144,7 +150,7 @@ public enum ScenarioAction: Hashable, Sendable {
         // MARK: extensions-refunds
         "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund", "openApp",
         // MARK: lifecycle-rest
-        "requestTestNotification",
+        "requestTestNotification", "extendRenewalDatesForAllActiveSubscribers",
     ]
 }
 

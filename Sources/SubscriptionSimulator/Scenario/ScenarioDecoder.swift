@@ -546,6 +546,18 @@ public struct ScenarioDecoder {
         case "requestTestNotification":
             _ = try mapping(args, name, keys: [])
             action = .requestTestNotification
+        case "extendRenewalDatesForAllActiveSubscribers":
+            let m = try mapping(
+                args, name, keys: ["product", "days", "reason", "requestIdentifier", "storefrontCountryCodes"])
+            var codes: [String] = []
+            if let node = m.optional("storefrontCountryCodes") {
+                for item in try list(node, "storefrontCountryCodes") { codes.append(try storefront(item).countryCode) }
+            }
+            action = .extendRenewalDatesForAllActiveSubscribers(
+                product: try productId(m.required("product"), catalog), days: try whole(m.required("days"), "days"),
+                reason: try extendReason(m.optional("reason")),
+                requestIdentifier: try text(m.required("requestIdentifier"), "requestIdentifier"),
+                storefrontCountryCodes: codes)
         default:
             throw fail(first.key, "unknown action '\(name)'\(hint(name, ScenarioAction.names))")
         }
@@ -948,27 +960,29 @@ public struct ScenarioDecoder {
 extension ScenarioDecoder {
     /// The renewal-date extension and refund-request actions (docs/scenario-format.md, "Renewal-date extensions" and
     /// "Refund requests").
+    /// `reason`: an `extendReasonCode` 0...3, 0 when absent.
+    func extendReason(_ node: YAMLNode?) throws(ScenarioError) -> ExtendReasonCode {
+        guard let node else { return .undeclared }
+        let value = try unsigned(node, "reason")
+        guard let code = Int32(exactly: value).flatMap(ExtendReasonCode.init(rawValue:)) else {
+            throw fail(
+                node,
+                "expected extendReasonCode 0 (undeclared), 1 (customer satisfaction), 2 (other) or 3 "
+                    + "(service issue or outage), found \(value)")
+        }
+        return code
+    }
+
     func decodeExtensionOrRefund(_ name: String, _ args: YAMLNode, catalog: Catalog) throws(ScenarioError)
         -> ScenarioAction
     {
         switch name {
         case "extendRenewalDate":
             let m = try mapping(args, name, keys: ["customer", "product", "days", "reason"])
-            var reason = ExtendReasonCode.undeclared
-            if let node = m.optional("reason") {
-                let value = try unsigned(node, "reason")
-                guard let code = Int32(exactly: value).flatMap(ExtendReasonCode.init(rawValue:)) else {
-                    throw fail(
-                        node,
-                        "expected extendReasonCode 0 (undeclared), 1 (customer satisfaction), 2 (other) or 3 "
-                            + "(service issue or outage), found \(value)")
-                }
-                reason = code
-            }
             return .extendRenewalDate(
                 customer: try text(m.required("customer"), "customer"),
                 product: try productId(m.required("product"), catalog), days: try whole(m.required("days"), "days"),
-                reason: reason)
+                reason: try extendReason(m.optional("reason")))
         case "requestRefund":
             let m = try mapping(args, name, keys: ["customer", "product", "transaction", "reason"])
             let node = try m.required("reason")

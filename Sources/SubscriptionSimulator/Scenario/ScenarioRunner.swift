@@ -14,42 +14,111 @@ public enum ScenarioRunner {
     public static func execute(_ scenario: Scenario) -> ScenarioRun {
         var store = SimulatedStore(
             app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed)
-        for customer in scenario.customers { store.addCustomer(customer) }
-        for (customer, storefront) in scenario.storefronts {
-            // Before any purchase, so this cannot be refused.
-            try? store.setStorefront(storefront, for: customer)
-        }
-        func stopped(_ error: ScenarioError) -> ScenarioRun {
-            ScenarioRun(scenario: scenario, store: store, failures: [], stoppedBy: error)
-        }
-        if let family = scenario.family {
-            do { try store.createFamily(organizer: family.organizer, members: family.members) } catch {
-                return stopped(ScenarioError(file: scenario.file, location: family.location, message: "\(error)"))
-            }
-        }
-        for entry in scenario.timeline {
-            // Store events at this instant run first; then the entry (entries at one instant in file order). The
-            // store's actions check their rule before they change anything, so a stopped run shows what led up to it.
-            do throws(StoreError) { try store.advance(to: entry.at) } catch {
-                return stopped(
-                    ScenarioError(
-                        file: scenario.file, location: entry.location,
-                        message: "\(entry.action.name) at \(entry.at) cannot happen: \(error)"))
-            }
-            do throws(StoreError) { try perform(entry.action, on: &store) } catch {
-                return stopped(
-                    ScenarioError(
-                        file: scenario.file, location: entry.location,
-                        message: "\(entry.action.name) at \(entry.at) cannot happen: \(error)"))
-            }
-        }
-        do { try store.advance(to: scenario.until) } catch {
-            return stopped(ScenarioError(file: scenario.file, location: scenario.endLocation, message: "\(error)"))
+        if let stop = drive(scenario, on: &store, stepwise: false, step: { _ in }) {
+            return ScenarioRun(scenario: scenario, store: store, failures: [], stoppedBy: stop)
         }
         let failures = scenario.expectations.flatMap {
             ExpectationChecker.check($0, against: store, file: scenario.file)
         }
         return ScenarioRun(scenario: scenario, store: store, failures: failures, stoppedBy: nil)
+    }
+
+    /// Runs the scenario like ``execute(_:)``, handing `sink` what the store sends as the clock advances: after every
+    /// instant at which store events ran and after every timeline entry, the notifications and entitlement changes
+    /// since the previous call. With `retention` ``StoreRetention/liveState`` (the default here) the store then
+    /// forgets them, so the run's memory is bounded by its live state, not by its length (docs/streaming.md).
+    /// Expectations are judged as the run goes (``ExpectationTracker``), with the same verdicts and messages as
+    /// ``execute(_:)``. The returned run's store holds only what `retention` keeps.
+    ///
+    /// With ``StoreRetention/liveState``, a scenario whose actions read the store's history (refunds and refund
+    /// requests that name a transaction by number, restores: ``needsHistory(_:)``) runs with
+    /// ``StoreRetention/everything`` instead: the output is the same, only the memory bound does not hold.
+    public static func stream<Sink: RunSink>(
+        _ scenario: Scenario, retention: StoreRetention = .liveState, into sink: inout Sink
+    ) -> ScenarioRun {
+        let kept = needsHistory(scenario) ? .everything : retention
+        var store = SimulatedStore(
+            app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed, retention: kept)
+        if kept == .liveState { store.limits = .streaming }
+        var tracker = ExpectationTracker(scenario)
+        var handedOn = (notifications: 0, changes: 0)
+        let stop = drive(scenario, on: &store, stepwise: true) { store in
+            let notifications = store.notifications[handedOn.notifications...]
+            let changes = store.entitlementChanges[handedOn.changes...]
+            guard !notifications.isEmpty || !changes.isEmpty else { return }
+            tracker.receive(notifications, changes)
+            sink.receive(notifications, changes)
+            if store.retention == .liveState {
+                store.discardEmitted()
+                handedOn = (0, 0)
+            } else {
+                handedOn = (store.notifications.count, store.entitlementChanges.count)
+            }
+        }
+        if let stop { return ScenarioRun(scenario: scenario, store: store, failures: [], stoppedBy: stop) }
+        return ScenarioRun(scenario: scenario, store: store, failures: tracker.failures(), stoppedBy: nil)
+    }
+
+    /// Whether one of the scenario's actions reads the store's history, which ``StoreRetention/liveState`` does
+    /// not keep: a refund, refund request or refund decision naming a transaction by number (counted over all the
+    /// customer's transactions of the product) and restoring purchases (re-delivers past purchases).
+    public static func needsHistory(_ scenario: Scenario) -> Bool {
+        scenario.timeline.contains { entry in
+            switch entry.action {
+            case .refundTransaction, .requestRefund, .sendConsumptionInformation, .decideRefund, .reverseRefund,
+                .restorePurchases:
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
+    /// The run itself: store events and timeline entries in order up to `until`. When `stepwise`, the clock
+    /// advances one event instant at a time and `step` is called after each instant and after each timeline entry; the
+    /// events run in the same order either way. Returns the error that stopped the run, if any.
+    static func drive(
+        _ scenario: Scenario, on store: inout SimulatedStore, stepwise: Bool, step: (inout SimulatedStore) -> Void
+    ) -> ScenarioError? {
+        for customer in scenario.customers { store.addCustomer(customer) }
+        for (customer, storefront) in scenario.storefronts {
+            // Before any purchase, so this cannot be refused.
+            try? store.setStorefront(storefront, for: customer)
+        }
+        if let family = scenario.family {
+            do { try store.createFamily(organizer: family.organizer, members: family.members) } catch {
+                return ScenarioError(file: scenario.file, location: family.location, message: "\(error)")
+            }
+        }
+        func advance(_ store: inout SimulatedStore, to target: Instant) throws(StoreError) {
+            guard stepwise else { return try store.advance(to: target) }
+            step(&store)
+            while let next = store.nextEventInstant, next <= target, next >= store.now {
+                try store.advance(to: next)
+                step(&store)
+            }
+            try store.advance(to: target)
+            step(&store)
+        }
+        for entry in scenario.timeline {
+            // Store events at this instant run first; then the entry (entries at one instant in file order). The
+            // store's actions check their rule before they change anything, so a stopped run shows what led up to it.
+            do throws(StoreError) {
+                try advance(&store, to: entry.at)
+                try perform(entry.action, on: &store)
+            } catch {
+                step(&store)
+                return ScenarioError(
+                    file: scenario.file, location: entry.location,
+                    message: "\(entry.action.name) at \(entry.at) cannot happen: \(error)")
+            }
+            step(&store)
+        }
+        do { try advance(&store, to: scenario.until) } catch {
+            step(&store)
+            return ScenarioError(file: scenario.file, location: scenario.endLocation, message: "\(error)")
+        }
+        return nil
     }
 
     static func perform(_ action: ScenarioAction, on store: inout SimulatedStore) throws(StoreError) {
@@ -95,7 +164,34 @@ public enum ScenarioRunner {
             try store.reverseRefund(product, of: customer, transaction: transaction)
         case .openApp(let customer): store.openApp(for: customer)
         case .requestTestNotification: store.requestTestNotification()
+        case .extendRenewalDatesForAllActiveSubscribers(let product, let days, let reason, let request, let codes):
+            _ = try store.extendRenewalDatesForAllActiveSubscribers(
+                product, days: days, reason: reason, requestIdentifier: request, storefrontCountryCodes: codes)
         }
+    }
+}
+
+/// Receives a streamed run's output (``ScenarioRunner/stream(_:retention:into:)``): called with what the store sent
+/// since the previous call, in the order sent; every notification's instant is at or after the previous ones.
+public protocol RunSink {
+    mutating func receive(_ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>)
+}
+
+/// A sink that hands everything to two sinks (standard output and a fixture folder, say).
+public struct PairedSinks<First: RunSink, Second: RunSink>: RunSink {
+    public var first: First
+    public var second: Second
+
+    public init(_ first: First, _ second: Second) {
+        self.first = first
+        self.second = second
+    }
+
+    public mutating func receive(
+        _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
+    ) {
+        first.receive(notifications, changes)
+        second.receive(notifications, changes)
     }
 }
 

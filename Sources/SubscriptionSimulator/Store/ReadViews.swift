@@ -12,22 +12,26 @@ extension SimulatedStore {
     /// be later than `now` (events after `now` have not run yet).
     public func entitlements(for customer: String, at instant: Instant) -> [String] {
         precondition(instant <= now, "entitlements(for:at:) looks back only; advance the store to \(instant) first")
+        requireHistory("entitlements(for:at:)")
         return entitlementChanges.last(where: { $0.customer == customer && $0.instant <= instant })?.products ?? []
     }
 
     /// Notifications sent to one customer, in order.
     public func notifications(for customer: String) -> [SentNotification] {
-        notifications.filter { $0.recipient == customer }
+        requireHistory("notifications(for:)")
+        return notifications.filter { $0.recipient == customer }
     }
 
     /// The customer's transactions, in creation order, each in its latest state (refunds and revocations applied).
     public func transactions(for customer: String) -> [TransactionRecord] {
-        transactions.filter { $0.customer == customer }
+        requireHistory("transactions(for:)")
+        return transactions.filter { $0.customer == customer }
     }
 
     /// The subscription status of a product for a customer at `instant` (default: now): the status the last
     /// notification about it carried. `nil` when the customer never had it.
     public func status(of productId: String, for customer: String, at instant: Instant? = nil) -> SubscriptionPhase? {
+        requireHistory("status(of:for:at:)")
         let limit = instant ?? now
         return notifications.last(where: {
             $0.recipient == customer && $0.transaction?.productId == productId && $0.instant <= limit

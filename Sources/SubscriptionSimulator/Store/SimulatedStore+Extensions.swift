@@ -108,9 +108,15 @@ extension SimulatedStore {
     /// extended as by ``extendRenewalDate(_:for:days:reason:)`` (`RENEWAL_EXTENDED` to them and their family
     /// members) or, when the rules refuse it, receives `RENEWAL_EXTENSION` / `FAILURE` about their subscription
     /// (reference §1.1, §5.13; S-NT, S-EXT). Expired and refunded subscriptions are not attempted [assumed: "active
-    /// subscribers"]; members are never attempted directly (S-EXT-FS). Returns the `summary` values; the
-    /// `RENEWAL_EXTENSION` / `SUMMARY` notification itself, addressed to no customer, is not emitted yet.
-    /// `days` outside 1...90 refuses the whole request (4000009).
+    /// subscribers"]; members are never attempted directly (S-EXT-FS). Returns the `summary` values. `days` outside
+    /// 1...90 refuses the whole request (4000009) and sends nothing.
+    ///
+    /// **mass-extension-summary**: `RENEWAL_EXTENSION` / `SUMMARY`, a notification about the app with a `summary`
+    /// object, is sent once per request "when the App Store server completes your request" (S-ST `SUMMARY`;
+    /// reference §2.4), after every `RENEWAL_EXTENDED` and `FAILURE` of the request. Apple completes the request
+    /// asynchronously and does not say how long it takes: the simulator completes it at the instant of the request
+    /// [assumed]. `succeededCount` counts the purchasers extended (members, who follow them, are not counted) and
+    /// `failedCount` those who received `FAILURE` [assumed: Apple counts "subscriptions"].
     public mutating func extendRenewalDatesForAllActiveSubscribers(
         _ productId: String, days: Int, reason: ExtendReasonCode = .undeclared, requestIdentifier: String,
         storefrontCountryCodes: [String] = []
@@ -142,9 +148,12 @@ extension SimulatedStore {
                     renewal: renewalSnapshot(of: current, state: current.state), status: current.state.phase)
             }
         }
-        refreshEntitlements()
-        return RenewalExtensionSummary(
+        let summary = RenewalExtensionSummary(
             requestIdentifier: requestIdentifier, productId: productId, storefrontCountryCodes: storefrontCountryCodes,
             succeededCount: succeeded, failedCount: failed)
+        sendAboutTheApp(.renewalExtension, .summary, summary: summary)
+        refreshEntitlements()
+        return summary
     }
+
 }

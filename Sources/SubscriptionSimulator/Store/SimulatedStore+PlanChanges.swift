@@ -95,6 +95,7 @@ extension SimulatedStore {
     /// - a family member's share produces no proceeds: 0 (S-RC-BLOG).
     /// Days are whole 24-hour days of the summed paid time.
     public func paidDaysOfService(for customer: String, inGroupOf productId: String) throws(StoreError) -> Int {
+        requireHistory("paidDaysOfService(for:inGroupOf:)")
         let product = try requireProduct(productId)
         guard let key = chainKey(customer, product) else { return 0 }
         let chain = chains[key.index]

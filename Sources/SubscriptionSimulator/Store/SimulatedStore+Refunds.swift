@@ -207,7 +207,8 @@ extension SimulatedStore {
 
     /// The customer's own transactions of the product (purchased, not family-shared), in purchase order.
     func purchasedTransactions(_ productId: String, of customer: String) -> [Int] {
-        transactions.indices.filter {
+        requireHistory("a transaction named by its number")
+        return transactions.indices.filter {
             transactions[$0].customer == customer && transactions[$0].productId == productId
                 && transactions[$0].ownership == .purchased
         }

@@ -103,7 +103,7 @@ public struct SimulatedStore: Sendable {
     var chainKeyByCustomerGroup: [String: ChainID] = [:]
     var introOfferUsed: Set<String> = []
     /// Every transaction, in creation order.
-    public internal(set) var transactions: [TransactionRecord] = []
+    public internal(set) var transactions = TransactionLog()
     /// Every notification, in the order sent.
     public internal(set) var notifications: [SentNotification] = []
     /// Every change of any customer's entitlements, in order.
@@ -139,6 +139,8 @@ public struct SimulatedStore: Sendable {
     // MARK: extensions-refunds
     /// Renewal-date extensions and refund requests so far (`Store/SimulatedStore+Extensions.swift`, `+Refunds.swift`).
     var extensionsAndRefunds = ExtensionAndRefundRecords()
+    /// What the store keeps of what it has emitted (``StoreRetention``, `Store/SimulatedStore+Retention.swift`).
+    public internal(set) var retention = StoreRetention.everything
 
     public init(app: AppConfiguration, catalog: Catalog, start: Instant, seed: UInt64 = 0) {
         self.app = app
@@ -374,8 +376,8 @@ public struct SimulatedStore: Sendable {
                     expiresDate: expiresDate, ownership: .purchased, reason: reason, offer: offer,
                     price: offer?.price ?? product.price, currency: product.currency, revocation: nil,
                     lastModified: now)
-                if isFirst { chain.firstTransactionIndex = transactions.count }
-                chain.currentTransactionIndex = transactions.count
+                if isFirst { chain.firstTransactionIndex = transactions.endIndex }
+                chain.currentTransactionIndex = transactions.endIndex
                 appendTransaction(record)
                 if fansOut { chargeMembers(sharing: key, like: record) }
             case .revokeCurrentTransaction:
@@ -483,7 +485,7 @@ public struct SimulatedStore: Sendable {
             originalPurchaseDate: now, expiresDate: nil, ownership: .purchased, reason: .purchase, offer: offer,
             price: offer?.price ?? product.price, currency: product.currency, revocation: nil, lastModified: now)
         if let term {
-            nonRenewingTerms[transactions.count] = term
+            nonRenewingTerms[transactions.endIndex] = term
             do throws(SchedulingError) {
                 try scheduler.schedule(
                     .nonRenewingTermEnds(customer: customer), at: term, priority: StoreEventPriority.storeEvent)
@@ -491,10 +493,10 @@ public struct SimulatedStore: Sendable {
         }
         appendTransaction(record)
         send(
-            .oneTimeCharge, nil, to: customer, transaction: transactions[transactions.count - 1], renewal: nil,
+            .oneTimeCharge, nil, to: customer, transaction: transactions[transactions.endIndex - 1], renewal: nil,
             status: nil)
         if product.type == .nonConsumable && product.familyShareable {
-            try scheduleShares(of: .nonConsumable(transactionIndex: transactions.count - 1), purchaser: customer)
+            try scheduleShares(of: .nonConsumable(transactionIndex: transactions.endIndex - 1), purchaser: customer)
         }
     }
 
@@ -633,10 +635,10 @@ public struct SimulatedStore: Sendable {
                 + "originalPurchaseDate \(record.originalPurchaseDate), purchaseDate \(record.purchaseDate), "
                 + "expiresDate \(record.expiresDate.map(\.description) ?? "none") (seed \(seed))")
         if record.productType != .autoRenewable {
-            customerRecords[register(record.customer)].oneTimePurchases.append(transactions.count)
+            customerRecords[register(record.customer)].oneTimePurchases.append(transactions.endIndex)
         }
         transactions.append(withAccountFields(record))
-        markModified(transactions.count - 1)
+        markModified(transactions.endIndex - 1)
     }
 
     func requireProduct(_ id: String) throws(StoreError) -> Product {

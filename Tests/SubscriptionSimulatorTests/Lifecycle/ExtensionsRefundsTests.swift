@@ -268,6 +268,35 @@ extension ExtensionsRefundsTests {
             lines(Array(store.notifications[before...])) == [
                 "\(at("P1M10D")) alice RENEWAL_EXTENDED 1", "\(at("P1M10D")) bob RENEWAL_EXTENDED 1",
                 "\(at("P1M10D")) carol RENEWAL_EXTENDED 1", "\(at("P1M10D")) dave RENEWAL_EXTENSION/FAILURE 3",
+                "\(at("P1M10D")) (app) RENEWAL_EXTENSION/SUMMARY",
             ])
+    }
+
+    @Test func massExtensionSummaryReportsTheRequestAfterEveryExtension() throws {
+        var store = makeFamilyStore(grace: .threeDays)
+        try store.purchase(familyMonthly.id, by: "alice")
+        try store.purchase(familyMonthly.id, by: "dave")
+        store.failBilling(for: "dave")
+        try store.advance(to: at("P1M10D"))
+        _ = try store.extendRenewalDatesForAllActiveSubscribers(
+            familyMonthly.id, days: 5, requestIdentifier: "r-2", storefrontCountryCodes: ["USA"])
+        let last = try #require(store.notifications.last)
+        #expect(last.type == .renewalExtension && last.subtype == .summary && last.isAboutTheApp)
+        let view = NotificationEncoder.decodedView(of: last, app: store.app)
+        #expect(view.value(at: "data") == nil)
+        #expect(
+            view.value(at: "summary")
+                == .object([
+                    "requestIdentifier": .string("r-2"), "environment": .string("LocalTesting"),
+                    "appAppleId": .integer(1), "bundleId": .string("com.example.app"),
+                    "productId": .string(familyMonthly.id), "storefrontCountryCodes": .array([.string("USA")]),
+                    "succeededCount": .integer(1), "failedCount": .integer(1),
+                ]))
+        // A refused request (days outside 1...90) sends nothing, SUMMARY included.
+        let count = store.notifications.count
+        #expect(throws: StoreError.self) {
+            try store.extendRenewalDatesForAllActiveSubscribers(familyMonthly.id, days: 91, requestIdentifier: "r-3")
+        }
+        #expect(store.notifications.count == count)
     }
 }

@@ -1,0 +1,369 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// ``RunOutput``'s formats written while the run goes (``ScenarioRunner/stream(_:retention:into:)``), byte for byte
+/// what ``RunOutput`` prints for the finished run. Each sink hands its bytes to `write` in chunks of about 64 KB and
+/// keeps nothing that grows with the run, except what the format itself needs at its end, kept on disk (a
+/// ``Spool``): the timeline's rows (its column widths and notification count come first), a fixture folder's
+/// manifest entries.
+public struct JSONLSink: RunSink {
+    let encoder: NotificationEncoder
+    var out: ChunkedWriter
+
+    /// Signed by `signer`, or by the environment's default signer when it is `nil` (as ``RunOutput/jsonl(_:signer:)``).
+    public init(app: AppConfiguration, signer: (any PayloadSigner)? = nil, write: @escaping ([UInt8]) -> Void) {
+        encoder = NotificationEncoder(app: app, signer: signer)
+        out = ChunkedWriter(write)
+    }
+
+    public mutating func receive(
+        _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
+    ) {
+        for n in notifications {
+            encoder.appendPostBody(of: n, to: &out.buffer)
+            out.buffer.append(UInt8(ascii: "\n"))
+            out.flushIfFull()
+        }
+    }
+
+    /// Writes what is left.
+    public mutating func finish() { out.flush() }
+}
+
+/// ``RunOutput/decoded(_:)`` as a stream.
+public struct DecodedSink: RunSink {
+    let encoder: NotificationEncoder
+    var out: ChunkedWriter
+
+    public init(app: AppConfiguration, write: @escaping ([UInt8]) -> Void) {
+        encoder = NotificationEncoder(app: app, signer: UnsignedTestSigner())
+        out = ChunkedWriter(write)
+    }
+
+    public mutating func receive(
+        _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
+    ) {
+        for n in notifications {
+            var line = JSONObjectBuilder()
+            line.set("recipient", n.recipient)  // absent for a notification about the app
+            line.set("instant", n.instant.millisecondsSince1970)
+            line.set("at", n.instant.description)
+            line.set("payload", encoder.encode(n).decodedPayload)
+            CanonicalJSON.write(line.value, into: &out.buffer, indent: nil, depth: 0)
+            out.buffer.append(UInt8(ascii: "\n"))
+            out.flushIfFull()
+        }
+    }
+
+    public mutating func finish() { out.flush() }
+}
+
+/// ``RunOutput/timeline(_:)`` as a stream. The table's column widths and the notification count in its title are
+/// known only at the end, so rows go to a ``Spool`` as they come and the table is written by ``finish()``. At one
+/// instant, notification rows come before access rows (as in the sorted table), so one instant's rows wait in
+/// memory until the clock moves on.
+public struct TimelineSink: RunSink {
+    let scenario: Scenario
+    var out: ChunkedWriter
+    var spool = Spool()
+    var widths = RunOutput.timelineHeader.map(\.count)
+    var notificationCount = 0
+    var previous: [String: [String]] = [:]
+    var pendingInstant: Instant?
+    var pendingNotifications: [[String]] = []
+    var pendingAccess: [[String]] = []
+
+    public init(scenario: Scenario, write: @escaping ([UInt8]) -> Void) {
+        self.scenario = scenario
+        out = ChunkedWriter(write)
+    }
+
+    public mutating func receive(
+        _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
+    ) {
+        var n = notifications.startIndex
+        var c = changes.startIndex
+        while n < notifications.endIndex || c < changes.endIndex {
+            let takeNotification =
+                c == changes.endIndex
+                || (n < notifications.endIndex && notifications[n].instant <= changes[c].instant)
+            let instant = takeNotification ? notifications[n].instant : changes[c].instant
+            if instant != pendingInstant { spoolPending(nextInstant: instant) }
+            if takeNotification {
+                pendingNotifications.append(RunOutput.timelineRow(notifications[n], start: scenario.start))
+                notificationCount += 1
+                n += 1
+            } else {
+                pendingAccess.append(
+                    RunOutput.timelineRow(changes[c], start: scenario.start, previous: &previous))
+                c += 1
+            }
+        }
+    }
+
+    mutating func spoolPending(nextInstant: Instant?) {
+        for row in pendingNotifications + pendingAccess {
+            for (i, cell) in row.enumerated() {
+                widths[i] = max(widths[i], Self.characterCount(cell))
+                spool.append(cell)
+            }
+        }
+        pendingNotifications.removeAll(keepingCapacity: true)
+        pendingAccess.removeAll(keepingCapacity: true)
+        pendingInstant = nextInstant
+    }
+
+    /// Writes the whole table. Call once, after the run.
+    public mutating func finish() {
+        spoolPending(nextInstant: nil)
+        out.append(RunOutput.timelineTitle(scenario, notifications: notificationCount))
+        out.append(RunOutput.timelineLine(RunOutput.timelineHeader, widths: widths))
+        var reader = spool.reader()
+        var row: [String] = []
+        row.reserveCapacity(widths.count)
+        while let cell = reader.nextString() {
+            row.append(cell)
+            if row.count == widths.count {
+                Self.appendLine(row, widths: widths, to: &out.buffer)
+                out.flushIfFull()
+                row.removeAll(keepingCapacity: true)
+            }
+        }
+        out.flush()
+    }
+
+    /// `cell.count` (the table pads by characters), without the grapheme breaking when the text is ASCII.
+    static func characterCount(_ cell: String) -> Int {
+        cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count
+    }
+
+    /// ``RunOutput/timelineLine(_:widths:)`` appended as bytes.
+    static func appendLine(_ row: [String], widths: [Int], to out: inout [UInt8]) {
+        let lineStart = out.count
+        for (i, cell) in row.enumerated() {
+            out.append(contentsOf: cell.utf8)
+            if i < row.count - 1 {
+                out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: widths[i] - characterCount(cell) + 2))
+            }
+        }
+        while out.count > lineStart, out.last == UInt8(ascii: " ") { out.removeLast() }
+        out.append(UInt8(ascii: "\n"))
+    }
+}
+
+/// Bytes collected and handed on in chunks.
+struct ChunkedWriter {
+    var buffer: [UInt8] = []
+    let write: ([UInt8]) -> Void
+    static let chunk = 1 << 16
+
+    init(_ write: @escaping ([UInt8]) -> Void) {
+        self.write = write
+        buffer.reserveCapacity(Self.chunk + 8192)
+    }
+
+    mutating func append(_ text: String) { buffer.append(contentsOf: text.utf8) }
+
+    mutating func flushIfFull() { if buffer.count >= Self.chunk { flush() } }
+
+    mutating func flush() {
+        guard !buffer.isEmpty else { return }
+        write(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Strings written once and read back once in order, kept in an anonymous temporary file (`tmpfile(3)`, removed
+/// when closed) past the first megabyte, so what a long run must keep until its end does not stay in memory.
+final class Spool {
+    var buffer: [UInt8] = []
+    var file: UnsafeMutablePointer<FILE>?
+    static let limit = 1 << 20
+
+    deinit { if let file { fclose(file) } }
+
+    func append(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var length = UInt32(bytes.count)
+            for _ in 0..<4 {
+                buffer.append(UInt8(truncatingIfNeeded: length))
+                length >>= 8
+            }
+            buffer.append(contentsOf: bytes)
+        }
+        if buffer.count >= Self.limit { spill() }
+    }
+
+    func spill() {
+        if file == nil { file = tmpfile() }
+        guard let file else { return }  // no temporary file: keep it in memory
+        let written = buffer.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+        if written == buffer.count { buffer.removeAll(keepingCapacity: true) }
+    }
+
+    /// Reads everything back, from the start; call once, after the last ``append(_:)``.
+    func reader() -> Reader {
+        if let file {
+            spill()
+            fflush(file)
+            rewind(file)
+        }
+        return Reader(spool: self)
+    }
+
+    struct Reader {
+        let spool: Spool
+        var chunk: [UInt8] = []
+        var position = 0
+        var fileDone: Bool
+        var memoryDone = false
+
+        init(spool: Spool) {
+            self.spool = spool
+            fileDone = spool.file == nil
+        }
+
+        /// Makes at least `count` bytes available after `position`; false at the end.
+        mutating func fill(_ count: Int) -> Bool {
+            while chunk.count - position < count {
+                if position > 0 {
+                    chunk.removeFirst(position)
+                    position = 0
+                }
+                if !fileDone, let file = spool.file {
+                    var more = [UInt8](repeating: 0, count: Spool.limit)
+                    let read = more.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+                    if read == 0 { fileDone = true } else { chunk.append(contentsOf: more[..<read]) }
+                } else if !memoryDone {
+                    memoryDone = true
+                    chunk.append(contentsOf: spool.buffer)
+                } else {
+                    return false
+                }
+            }
+            return true
+        }
+
+        mutating func nextString() -> String? {
+            guard fill(4) else { return nil }
+            var length = 0
+            for i in 0..<4 { length |= Int(chunk[position + i]) << (8 * i) }
+            position += 4
+            guard fill(length) else { return nil }
+            let text = String(decoding: chunk[position..<position + length], as: UTF8.self)
+            position += length
+            return text
+        }
+    }
+}
+
+extension NotificationEncoder {
+    /// Appends the notification's POST body (`{"signedPayload":"..."}`, as ``EncodedNotification/postBody``).
+    func appendPostBody(of n: SentNotification, to out: inout [UInt8]) {
+        out.append(contentsOf: encode(n).postBody.utf8)  // see JWS.appendCompact for the byte-level path
+    }
+}
+
+/// ``RunOutput/fixtureFiles(_:signer:)`` as a stream into a ``FixtureWriter/Staging`` folder: each `NNNN.json` is
+/// written when its notification is sent; `manifest.json` by ``finish()``. The numbers are at least four digits
+/// wide and as wide as the last one: when the count passes 9999 (99999, ...) the files so far are renamed to the
+/// new width. The first write error stops the writing and is kept in ``error``.
+public struct FixtureSink: RunSink {
+    let scenario: Scenario
+    let encoder: NotificationEncoder
+    let staging: FixtureWriter.Staging
+    var count = 0
+    var width = 4
+    var manifest = Spool()
+    var body: [UInt8] = []
+    public private(set) var error: FixtureWriter.WriteError?
+
+    public init(
+        scenario: Scenario, app: AppConfiguration, signer: (any PayloadSigner)? = nil, staging: FixtureWriter.Staging
+    ) {
+        self.scenario = scenario
+        encoder = NotificationEncoder(app: app, signer: signer)
+        self.staging = staging
+    }
+
+    static func name(_ number: Int, width: Int) -> String {
+        let digits = String(number)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits + ".json"
+    }
+
+    public mutating func receive(
+        _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
+    ) {
+        for n in notifications {
+            guard error == nil else { return }
+            count += 1
+            do throws(FixtureWriter.WriteError) {
+                if String(count).count > width {
+                    for number in 1..<count {
+                        try staging.rename(Self.name(number, width: width), Self.name(number, width: width + 1))
+                    }
+                    width += 1
+                }
+                body.removeAll(keepingCapacity: true)
+                encoder.appendPostBody(of: n, to: &body)
+                body.append(UInt8(ascii: "\n"))
+                try staging.write(Self.name(count, width: width), body)
+            } catch {
+                self.error = error
+                return
+            }
+            // "\u{0}" marks a notification about the app (no recipient): no customer name is that.
+            manifest.append(n.recipient ?? "\u{0}")
+            manifest.append(String(n.instant.millisecondsSince1970))
+            manifest.append(n.type.rawValue)
+            manifest.append(n.subtype?.rawValue ?? "")
+            manifest.append(n.notificationUUID)
+        }
+    }
+
+    /// Writes `manifest.json` (as ``RunOutput/fixtureFiles(_:signer:)`` does); the caller then commits the staging
+    /// folder, or abandons it.
+    public mutating func finish() {
+        guard error == nil else { return }
+        var out: [UInt8] = []
+        out.append(contentsOf: "{\n  \"notifications\": ".utf8)
+        if count == 0 { out.append(contentsOf: "[]".utf8) } else { out.append(UInt8(ascii: "[")) }
+        var reader = manifest.reader()
+        var number = 0
+        while let recipient = reader.nextString(), let ms = reader.nextString(), let type = reader.nextString(),
+            let subtype = reader.nextString(), let uuid = reader.nextString()
+        {
+            number += 1
+            let instant = Instant(millisecondsSince1970: Int64(ms)!)
+            var entry = JSONObjectBuilder()
+            entry.set("file", Self.name(number, width: width))
+            entry.set("recipient", recipient == "\u{0}" ? nil : recipient)
+            entry.set("instant", instant)
+            entry.set("at", instant.description)
+            entry.set("notificationType", type)
+            entry.set("subtype", subtype.isEmpty ? nil : subtype)
+            entry.set("notificationUUID", uuid)
+            if number > 1 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: "\n    ".utf8)
+            CanonicalJSON.write(entry.value, into: &out, indent: 2, depth: 2)
+        }
+        if count > 0 { out.append(contentsOf: "\n  ]".utf8) }
+        // The header's other members, after "notifications" in key order.
+        let rest: JSONValue = .object([
+            "scenario": .string(scenario.name),
+            "seed": .integer(Int64(bitPattern: scenario.seed)),
+            "start": .string(scenario.start.description),
+            "until": .string(scenario.until.description),
+        ])
+        var restText: [UInt8] = []
+        CanonicalJSON.write(rest, into: &restText, indent: 2, depth: 0)
+        out.append(UInt8(ascii: ","))
+        out.append(contentsOf: restText.dropFirst())  // without its "{"
+        out.append(UInt8(ascii: "\n"))
+        do throws(FixtureWriter.WriteError) { try staging.write("manifest.json", out) } catch { self.error = error }
+    }
+}

@@ -1,0 +1,142 @@
+/// How much of what it has emitted a ``SimulatedStore`` keeps (docs/streaming.md).
+///
+/// The store's logs (every notification, every entitlement change, every transaction of every renewal) grow with the
+/// length of a run; a streaming run (``ScenarioRunner/stream(_:retention:into:)``) hands them to its output as the
+/// clock advances and needs none of them afterwards.
+public enum StoreRetention: Hashable, Sendable {
+    /// Everything stays readable: the default, for tests and for the read views that look back in time.
+    case everything
+    /// Only live state: ``SimulatedStore/discardEmitted()`` drops the notifications and entitlement changes already
+    /// handed on, and the transactions nothing points at any more (a subscription's superseded renewals). What is
+    /// kept then is bounded by the customers and their subscriptions, not by the run's length.
+    ///
+    /// Features that read history need ``everything`` and stop with a precondition naming this option when used
+    /// without it: ``SimulatedStore/notifications(for:)``, ``SimulatedStore/transactions(for:)``,
+    /// ``SimulatedStore/status(of:for:at:)`` and ``SimulatedStore/entitlements(for:at:)`` for past instants,
+    /// ``SimulatedStore/deviceEvents(for:)``, the Server API history reads, refunds and refund requests naming a
+    /// transaction by number, and ``SimulatedStore/paidDaysOfService(for:inGroupOf:)``.
+    case liveState
+}
+
+extension SimulatedStore {
+    /// A store that keeps only what `retention` says (``StoreRetention``).
+    public init(app: AppConfiguration, catalog: Catalog, start: Instant, seed: UInt64 = 0, retention: StoreRetention) {
+        self.init(app: app, catalog: catalog, start: start, seed: seed)
+        self.retention = retention
+    }
+
+    /// Stops with a clear message when `feature` needs history this store does not keep (``StoreRetention``).
+    func requireHistory(_ feature: @autoclosure () -> String) {
+        precondition(
+            retention == .everything,
+            "\(feature()) reads the store's history, which a store with retention .liveState does not keep; "
+                + "create the store with retention .everything (the default)")
+    }
+
+    /// With ``StoreRetention/liveState``: forgets the notifications and entitlement changes sent so far (the caller
+    /// has handed them on) and the transactions nothing refers to any more. With ``StoreRetention/everything``:
+    /// nothing.
+    public mutating func discardEmitted() {
+        guard retention == .liveState else { return }
+        notifications.removeAll(keepingCapacity: true)
+        entitlementChanges.removeAll(keepingCapacity: true)
+        restoredNotifications.removeAll()
+        // A transaction is live while a chain names it as its current one, it is a one-time purchase (those grow
+        // with the scenario's actions, not with time), or a refund request names it (a chain's first transaction
+        // is needed only as an index). The rest are superseded renewals: dropped once they are as many as the live
+        // ones, so on average each new transaction moves one live one.
+        guard transactions.windowCount > max(4096, transactions.pinnedCount) else { return }
+        var live: [Int] = []
+        live.reserveCapacity(chains.count + extensionsAndRefunds.refundRequests.count)
+        for chain in chains where chain.currentTransactionIndex >= 0 { live.append(chain.currentTransactionIndex) }
+        for request in extensionsAndRefunds.refundRequests { live.append(request.transactionIndex) }
+        transactions.keepOnly(live, orNotAutoRenewable: true)
+    }
+
+    /// The instant of the next store event, if any.
+    public var nextEventInstant: Instant? { scheduler.nextEventInstant() }
+}
+
+/// The store's transactions by creation index. With ``StoreRetention/everything`` it is a plain array (every index
+/// from 0); with ``StoreRetention/liveState`` the older part keeps only the live transactions (reachable by index,
+/// not by iteration) and the collection is the recent window from ``startIndex``.
+public struct TransactionLog: RandomAccessCollection, MutableCollection, Sendable {
+    /// The window: transactions `base ..< base + window.count`.
+    var window: [TransactionRecord] = []
+    var base = 0
+    /// Live transactions before `base`: indices ascending, records alongside.
+    var pinnedIndices: [Int] = []
+    var pinnedRecords: [TransactionRecord] = []
+
+    public init() {}
+
+    public var startIndex: Int { base }
+    /// One past the last transaction ever recorded: the index the next one gets.
+    public var endIndex: Int { base + window.count }
+
+    public subscript(position: Int) -> TransactionRecord {
+        get {
+            if position >= base { return window[position - base] }
+            return pinnedRecords[pinnedSlot(position)]
+        }
+        set {
+            if position >= base {
+                window[position - base] = newValue
+            } else {
+                pinnedRecords[pinnedSlot(position)] = newValue
+            }
+        }
+    }
+
+    public func index(after i: Int) -> Int { i + 1 }
+    public func index(before i: Int) -> Int { i - 1 }
+
+    mutating func append(_ record: TransactionRecord) { window.append(record) }
+
+    mutating func reserveCapacity(_ n: Int) { window.reserveCapacity(n) }
+
+    var windowCount: Int { window.count }
+    /// Transactions held: the window and the live ones before it.
+    var retainedCount: Int { window.count + pinnedIndices.count }
+    var pinnedCount: Int { pinnedIndices.count }
+
+    func pinnedSlot(_ position: Int) -> Int {
+        var low = 0
+        var high = pinnedIndices.count
+        while low < high {
+            let mid = (low + high) / 2
+            if pinnedIndices[mid] < position { low = mid + 1 } else { high = mid }
+        }
+        precondition(
+            low < pinnedIndices.count && pinnedIndices[low] == position,
+            "transaction #\(position) was dropped by StoreRetention.liveState; it is no longer live")
+        return low
+    }
+
+    /// Keeps the transactions whose index is in `live` (any order, repeats allowed), plus, when
+    /// `orNotAutoRenewable`, every one-time purchase; the window becomes empty.
+    mutating func keepOnly(_ live: [Int], orNotAutoRenewable: Bool) {
+        var wanted = live
+        if orNotAutoRenewable {
+            for (offset, record) in window.enumerated() where record.productType != .autoRenewable {
+                wanted.append(base + offset)
+            }
+            for (slot, record) in pinnedRecords.enumerated() where record.productType != .autoRenewable {
+                wanted.append(pinnedIndices[slot])
+            }
+        }
+        wanted.sort()
+        var indices: [Int] = []
+        var records: [TransactionRecord] = []
+        indices.reserveCapacity(wanted.count)
+        records.reserveCapacity(wanted.count)
+        for index in wanted where index >= 0 && index < endIndex && indices.last != index {
+            indices.append(index)
+            records.append(self[index])
+        }
+        base = endIndex
+        window.removeAll(keepingCapacity: true)
+        pinnedIndices = indices
+        pinnedRecords = records
+    }
+}

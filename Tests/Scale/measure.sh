@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Times `simctl run` on the generated scale scenario (docs/streaming.md): medians of wall-clock and user CPU time
+# and of peak memory (maximum resident set size, from /usr/bin/time -v's counter) over RUNS runs.
+#
+#   swift build -c release --product simctl
+#   Tests/Scale/measure.sh 100000 jsonl 3                 # N customers, format, runs
+#   Tests/Scale/measure.sh 100000 jsonl 3 --environment Sandbox   # extra arguments go to simctl run
+set -euo pipefail
+if [ $# -lt 2 ]; then
+    echo "usage: $0 N timeline|jsonl|decoded [RUNS] [simctl run arguments...]" >&2
+    exit 64
+fi
+customers=$1
+format=$2
+runs=${3:-3}
+shift $(( $# >= 3 ? 3 : 2 ))
+root=$(cd "$(dirname "$0")/../.." && pwd)
+simctl="$root/.build/release/simctl"
+if [ ! -x "$simctl" ]; then
+    echo "$simctl is missing: swift build -c release --product simctl" >&2
+    exit 66
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 "$root/Tests/Scale/generate_scenario.py" "$customers" > "$work/scale.yaml"
+for _ in $(seq "$runs"); do
+    /usr/bin/time -f "%e %U %M" -o "$work/time" "$simctl" run "$work/scale.yaml" --format "$format" "$@" \
+        | wc -l > "$work/lines"
+    cat "$work/time" >> "$work/all"
+done
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+wall=$(awk '{ print $1 }' "$work/all" | median)
+user=$(awk '{ print $2 }' "$work/all" | median)
+rss=$(awk '{ print $3 }' "$work/all" | median)
+echo "N=$customers format=$format runs=$runs $*: median ${wall} s wall, ${user} s user CPU," \
+    "peak RSS $((rss / 1024)) MB, $(cat "$work/lines") output lines; load average $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -28,6 +28,11 @@ public enum TransactionUpdate: String, Hashable, Sendable {
     case restored
     case renewed
     case revoked
+    /// **refund-reversal-on-device**: after `REFUND_REVERSED` the transaction arrives again, its revocation fields
+    /// (`revocationDate`, `revocationReason`, `revocationType`, `revocationPercentage`) removed, and the product is
+    /// entitled again (reference §5.14; S-NT `REFUND_REVERSED`: "reinstates content or services") [assumed: StoreKit
+    /// delivers the updated transaction through `Transaction.updates`, as it does a revocation].
+    case reinstated
 }
 
 /// StoreKit `Message.Reason` values the device view shows (reference §7.1).
@@ -134,8 +139,10 @@ extension SimulatedStore {
                 if notification.subtype == .pending {
                     kinds.append(.message(.priceIncreaseConsent, productId: record.productId))
                 }
+            case .refundReversed:
+                kinds.append(.transaction(.reinstated, record))
             case .didFailToRenew, .gracePeriodExpired, .expired, .didChangeRenewalStatus,
-                .offerRedeemed, .refundDeclined, .refundReversed, .consumptionRequest, .renewalExtended,
+                .offerRedeemed, .refundDeclined, .consumptionRequest, .renewalExtended,
                 .renewalExtension, .test, .externalPurchaseToken, .rescindConsent, .metadataUpdate, .migration,
                 .priceChange:
                 break  // no transaction update; a renewal-state change, if any, follows

@@ -207,6 +207,26 @@ import Testing
         #expect(violation { try store.reverseRefund(monthly.id, of: "alice") } == "reversal-needs-a-refund")
     }
 
+    @Test func refundReversalOnDeviceDeliversTheTransactionWithoutRevocation() throws {
+        var store = makeStore()
+        try store.purchase(monthly.id, by: "alice")
+        try store.advance(to: at("5d"))
+        try store.refund(monthly.id, of: "alice", reason: 1)
+        try store.advance(to: at("9d"))
+        try store.reverseRefund(monthly.id, of: "alice")
+        let updates = store.deviceEvents(for: "alice").compactMap { event -> (TransactionUpdate, Revocation?)? in
+            guard case .transaction(let update, let record) = event.kind else { return nil }
+            return (update, record.revocation)
+        }
+        #expect(updates.map(\.0) == [.purchased, .revoked, .reinstated])
+        #expect(updates[1].1?.kind == .refundFull && updates[2].1 == nil)
+        let states = store.deviceEvents(for: "alice").compactMap { event -> RenewalState? in
+            guard case .renewalState(_, let state) = event.kind else { return nil }
+            return state
+        }
+        #expect(states == [.subscribed, .revoked, .subscribed])
+    }
+
     @Test func refundReversalOfAOneTimePurchaseRestoresIt() throws {
         var store = makeStore()
         try store.purchase(lifetime.id, by: "alice")

@@ -93,8 +93,8 @@ extension SimulatedStore {
     /// (``PlanChangeKind``): at once for an upgrade or a crossgrade of the same duration, at the next renewal
     /// otherwise. Family members with the share receive the `OFFER_REDEEMED` with their own transactions, as for a plan
     /// change (reference §1.3: OFFER_REDEEMED goes to members too), and follow the product's shareability (rule
-    /// plan-change-leaves-shareable-product). A family member has no subscription of their own to change (the share
-    /// is the purchaser's): refused as by ``changePlan(to:by:)``.
+    /// plan-change-leaves-shareable-product); their transactions carry no offer fields. A family member has no
+    /// subscription of their own to change (the share is the purchaser's): refused as by ``changePlan(to:by:)``.
     mutating func redeemOfferForAnotherProduct(_ offer: SubscriptionOffer, _ product: Product, key: ChainID)
         throws(StoreError)
     {
@@ -104,6 +104,12 @@ extension SimulatedStore {
         }
         let kind = PlanChangeKind.of(from: catalog[chain.state.productId]!, to: product)
         guard let input = kind.offerInput else { return }
-        try apply(input, to: key, purchase: PurchaseRequest(productId: product.id, period: product.period!, offer: offer))
+        do throws(StoreError) {
+            try apply(
+                input, to: key, purchase: PurchaseRequest(productId: product.id, period: product.period!, offer: offer))
+        } catch .lifecycle(let rule, let customer, _) {
+            // A refusal names the product the customer asked for, not the one they have.
+            throw .lifecycle(rule, customer: customer, productId: product.id)
+        }
     }
 }

@@ -159,7 +159,8 @@ func makeOfferFamilyPlanStore() -> SimulatedStore {
         #expect(bobs.first { $0.transactionId == before.last!.transactionId }?.isUpgraded == true)
         #expect(bobs.last?.productId == familyMonthly.id && bobs.last?.ownership == .familyShared)
         // a member's transaction carries no offer fields.
-        #expect(bobs.last?.offer == nil && store.transactions(for: "alice").last?.offer?.identifier == "upgrade.halfoff")
+        #expect(
+            bobs.last?.offer == nil && store.transactions(for: "alice").last?.offer?.identifier == "upgrade.halfoff")
     }
 
     @Test func promotionalOfferForSubscribersRefusesAFamilyMemberOfTheShare() throws {

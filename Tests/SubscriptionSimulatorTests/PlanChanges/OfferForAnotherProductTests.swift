@@ -130,6 +130,23 @@ func makeOfferFamilyPlanStore() -> SimulatedStore {
         }
     }
 
+    @Test func offerForAnotherProductReplacesOrDropsAPendingDowngrade() {
+        let pending = PendingDowngradeTableTests.pending()
+        let context = LifecycleContext(
+            now: at("P1M"),
+            purchase: PurchaseRequest(productId: "r", period: .oneMonth, offer: TransitionTableTests.promotional))
+        guard
+            case .changed(let downgraded, _) = SubscriptionLifecycle.transition(
+                pending, .offerDowngradeRedeemed, context),
+            case .changed(let upgraded, _) = SubscriptionLifecycle.transition(pending, .offerUpgradeRedeemed, context)
+        else {
+            Issue.record("expected both offers to change the pending downgrade")
+            return
+        }
+        #expect(downgraded.pendingChange?.productId == "r" && downgraded.pendingChange?.offer?.identifier == "promo")
+        #expect(upgraded.pendingChange == nil && upgraded.productId == "r")
+    }
+
     @Test func offerForAnotherProductDowngradeStartsItsOfferAtARecovery() throws {
         var store = makeOfferPlanStore()
         try store.purchase(premiumMonthly.id, by: "alice")

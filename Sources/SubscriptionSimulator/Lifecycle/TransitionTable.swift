@@ -47,6 +47,15 @@ public enum LifecycleInput: Hashable, Sendable, CaseIterable {
     case refundRequested
     /// A refund of the current transaction is reversed after a dispute (`REFUND_REVERSED`, reference §5.14).
     case refundReversed
+    // MARK: offer for another product
+    /// The customer redeems an offer for a higher level of the group, or a product of the same level and duration
+    /// (`redeemOffer` naming that product): an upgrade with the offer, at once (reference §5.10, §5.11). The context's
+    /// `purchase` is the new product with the offer.
+    case offerUpgradeRedeemed
+    /// The customer redeems an offer for a lower level of the group, or a product of the same level and another
+    /// duration: a downgrade with the offer, at the next renewal (reference §5.10, §5.11). The context's `purchase` is
+    /// the new product with the offer.
+    case offerDowngradeRedeemed
 }
 
 // MARK: extensions-refunds
@@ -451,6 +460,20 @@ public enum SubscriptionLifecycle {
         case (.active, .refundReversed), (.gracePeriod, .refundReversed), (.billingRetry, .refundReversed),
             (.expired, .refundReversed):
             return .rejected(.notRefunded)
+        // MARK: offer for another product
+        case (.active, .offerUpgradeRedeemed):
+            return redeemOfferForUpgrade(state, context)
+        case (.active, .offerDowngradeRedeemed):
+            return redeemOfferForDowngrade(state, context)
+        case (.gracePeriod, .offerUpgradeRedeemed), (.gracePeriod, .offerDowngradeRedeemed),
+            (.billingRetry, .offerUpgradeRedeemed), (.billingRetry, .offerDowngradeRedeemed):
+            // As for any offer and any plan change during a billing failure [assumed].
+            return .rejected(.offerDuringBillingRetry)
+        case (.expired, .offerUpgradeRedeemed), (.expired, .offerDowngradeRedeemed),
+            (.revoked, .offerUpgradeRedeemed), (.revoked, .offerDowngradeRedeemed):
+            // An ended subscription resubscribes with the offer (`SUBSCRIBED` / `RESUBSCRIBE`, input offerRedeemed);
+            // there is no current product to change from (reference §1.1, §5.11).
+            return .rejected(.subscriptionNotActive(state.phase))
         }
     }
 
@@ -469,7 +492,7 @@ public enum SubscriptionLifecycle {
     /// The cycle and offer of the period that follows the current one. Offer periods run on the offer's own unit;
     /// when the offer is used up, the regular cycle is anchored at the offer's end (reference, §5.11).
     static func followingPeriod(_ state: SubscriptionState) -> (BillingCycle, OfferUse?) {
-        if let change = state.pendingChange { return (pendingChangeCycle(change, from: state.expiresDate), nil) }
+        if let change = state.pendingChange { return pendingChangePeriod(change, from: state.expiresDate) }
         if let offer = state.currentOffer, offer.periodsRemaining > 0 {
             var cycle = state.cycle
             cycle.periodsElapsed += 1
@@ -576,6 +599,9 @@ public enum SubscriptionLifecycle {
             next.cycle = BillingCycle(anchor: now, unit: pending.period, periodsElapsed: 1)
             next.currentOffer = OfferUse(offer: pending, periodsRemaining: pending.periods - 1)
             next.pendingOffer = nil
+        } else if let change = state.pendingChange, change.offer != nil {
+            // A downgrade redeemed with an offer starts with the new billing date, with the offer [assumed].
+            (next.cycle, next.currentOffer) = pendingChangePeriod(change, from: now)
         } else {
             next.cycle = BillingCycle(
                 anchor: now, unit: (state.pendingChange?.period ?? state.period).duration, periodsElapsed: 1)

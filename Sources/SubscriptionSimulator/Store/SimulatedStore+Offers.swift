@@ -8,7 +8,9 @@ extension SimulatedStore {
     ///   promotional offers are for "existing or former subscribers", App Store Connect `SubscriptionPromotionalOffer`).
     /// - expired or refunded: `SUBSCRIBED` / `RESUBSCRIBE`, a new transaction with the offer, now.
     /// - active: `OFFER_REDEEMED` without subtype; the offer starts at the next renewal (rule
-    ///   offer-starts-at-next-renewal in `Lifecycle/OffersAndPriceIncreases.swift`).
+    ///   offer-starts-at-next-renewal in `Lifecycle/OffersAndPriceIncreases.swift`). An offer for another product of
+    ///   the group: `OFFER_REDEEMED` / `UPGRADE` or `DOWNGRADE`, a plan change with the offer
+    ///   (``redeemOfferForAnotherProduct(_:_:key:)``).
     /// - grace or billing retry: refused (rule no-offer-during-billing-retry) [assumed, as for purchases].
     ///
     /// A one-time product's offer code (mode `ONE_TIME`) is a purchase at the offer's price: `ONE_TIME_CHARGE` with
@@ -62,8 +64,7 @@ extension SimulatedStore {
             try purchaseSubscription(product, by: customer, redeemed: offer)
         case .active, .gracePeriod, .billingRetry:
             guard state.productId == product.id else {
-                // An offer for another product of the group is a plan change (issue 14 item 1).
-                throw .lifecycle(.changingProductsNotSupported, customer: customer, productId: product.id)
+                return try redeemOfferForAnotherProduct(offer, product, key: key)
             }
             try apply(
                 .offerRedeemed, to: key,
@@ -80,5 +81,35 @@ extension SimulatedStore {
     /// declared win-back offer is eligible].
     func eligibleWinBackOfferIds(_ product: Product, state: SubscriptionState) -> [String] {
         state.phase == .expired ? product.winBackOfferIds : []
+    }
+}
+
+// MARK: offer for another product
+
+extension SimulatedStore {
+    /// An offer for another product of the subscription's group, redeemed by the purchaser while subscribed: the plan
+    /// change and the offer in one step (rules offer-for-another-product-upgrade and -downgrade,
+    /// `Lifecycle/OffersForAnotherProduct.swift`). The timing follows the products' levels as for ``changePlan(to:by:)``
+    /// (``PlanChangeKind``): at once for an upgrade or a crossgrade of the same duration, at the next renewal
+    /// otherwise. Family members with the share receive the `OFFER_REDEEMED` with their own transactions, as for a plan
+    /// change (reference §1.3: OFFER_REDEEMED goes to members too), and follow the product's shareability (rule
+    /// plan-change-leaves-shareable-product); their transactions carry no offer fields. A family member has no
+    /// subscription of their own to change (the share is the purchaser's): refused as by ``changePlan(to:by:)``.
+    mutating func redeemOfferForAnotherProduct(_ offer: SubscriptionOffer, _ product: Product, key: ChainID)
+        throws(StoreError)
+    {
+        let chain = chains[key.index]
+        guard chain.ownership == .purchased else {
+            throw .noSubscription(customer: chain.customer, productId: product.id)
+        }
+        let kind = PlanChangeKind.of(from: catalog[chain.state.productId]!, to: product)
+        guard let input = kind.offerInput else { return }
+        do throws(StoreError) {
+            try apply(
+                input, to: key, purchase: PurchaseRequest(productId: product.id, period: product.period!, offer: offer))
+        } catch .lifecycle(let rule, let customer, _) {
+            // A refusal names the product the customer asked for, not the one they have.
+            throw .lifecycle(rule, customer: customer, productId: product.id)
+        }
     }
 }

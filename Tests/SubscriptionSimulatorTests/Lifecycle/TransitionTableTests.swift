@@ -126,7 +126,9 @@ import Testing
         #expect(Self.extensionsRefundsTable.allSatisfy { $0.1.count == Self.extensionsRefundsInputs.count })
         #expect(
             Self.coreInputs + Self.planChangeInputs + Self.offerPriceInputs + Self.extensionsRefundsInputs
-                == LifecycleInput.allCases)
+                + Self.offerForAnotherProductInputs == LifecycleInput.allCases)
+        #expect(Set(Self.offerForAnotherProductTable.map(\.0)) == Set(SubscriptionPhase.allCases))
+        #expect(Self.offerForAnotherProductTable.allSatisfy { $0.1.count == Self.offerForAnotherProductInputs.count })
     }
 
     @Test(arguments: SubscriptionPhase.allCases)
@@ -194,5 +196,29 @@ import Testing
         #expect(snapshots.map(\.0) == [.didChangeRenewalStatus, .expired])
         #expect(snapshots[0].1.phase == .gracePeriod && snapshots[0].1.autoRenew == false)
         #expect(snapshots[1].1 == final && final.phase == .expired)
+    }
+
+    // MARK: offer for another product
+    /// Columns: offerUpgradeRedeemed, offerDowngradeRedeemed (a promotional offer for product "q"), from a state with
+    /// no offer waiting or running and no pending downgrade.
+    static let offerForAnotherProductInputs: [LifecycleInput] = [.offerUpgradeRedeemed, .offerDowngradeRedeemed]
+    static let offerForAnotherProductTable: [(SubscriptionPhase, [Kind])] = [
+        (.active, [.changed, .changed]),
+        (.gracePeriod, [.rejected, .rejected]),
+        (.billingRetry, [.rejected, .rejected]),
+        (.expired, [.rejected, .rejected]),
+        (.revoked, [.rejected, .rejected]),
+    ]
+
+    @Test(arguments: SubscriptionPhase.allCases)
+    func everyOfferForAnotherProductInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
+        let expected = Self.offerForAnotherProductTable.first { $0.0 == phase }!.1
+        let context = LifecycleContext(
+            now: at("P1M20D"), purchase: PurchaseRequest(productId: "q", period: .oneMonth, offer: Self.promotional))
+        for (input, kind) in zip(Self.offerForAnotherProductInputs, expected) {
+            #expect(
+                Self.kind(SubscriptionLifecycle.transition(Self.state(phase), input, context)) == kind,
+                "\(phase) × \(input)")
+        }
     }
 }

@@ -284,6 +284,8 @@ func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         .offerRedeemed: .ignored, .priceIncreaseAnnounced: .changed, .priceIncreaseConsented: .rejected,
         // extensions and refunds (no extension request in the context: ignored; with one, ExtensionsRefundsTests)
         .renewalDateExtended: .ignored, .refundRequested: .changed, .refundReversed: .rejected,
+        // offer for another product (no offer in the context: ignored; with one, OfferForAnotherProductTests)
+        .offerUpgradeRedeemed: .ignored, .offerDowngradeRedeemed: .ignored,
     ]
 
     @Test func everyInputHasItsExpectedOutcome() {

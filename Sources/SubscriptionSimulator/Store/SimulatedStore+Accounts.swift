@@ -30,7 +30,7 @@ extension SimulatedStore {
     /// The customer's `appTransactionId`: one per Apple Account per app, so each family member has their own
     /// (Notifications 2.15; `Engine/IdentifierSource.swift` gives the format).
     public func appTransactionId(of customer: String) -> String? {
-        customerPositions[customer].map { ids.appTransactionId(forCustomerAt: $0) }
+        customerPositions[customer].map { customerRecords[$0].appTransactionId }
     }
 
     /// The `appAccountToken` the customer's transactions carry now, if their app supplied one.

@@ -22,6 +22,9 @@ struct CustomerRecord: Hashable, Sendable {
     var oneTimePurchases: [Int] = []
     /// What the customer is entitled to now: product ids, sorted.
     var entitlements: [String] = []
+    /// The customer's `appTransactionId`, made once when the customer is registered (every transaction and renewal
+    /// info carries it).
+    var appTransactionId = ""
 }
 
 /// A subscription chain's place in ``SimulatedStore/chains`` (chains are never removed): a number, so the lookups
@@ -169,7 +172,8 @@ public struct SimulatedStore: Sendable {
     mutating func register(_ name: String) -> Int {
         if let position = customerPositions[name] { return position }
         customers.append(name)
-        customerRecords.append(CustomerRecord())
+        customerRecords.append(
+            CustomerRecord(appTransactionId: ids.appTransactionId(forCustomerAt: customers.count - 1)))
         customerPositions[name] = customers.count - 1
         return customers.count - 1
     }

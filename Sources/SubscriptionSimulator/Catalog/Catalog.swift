@@ -16,6 +16,15 @@ public struct Catalog: Hashable, Sendable {
         indexById[id].map { products[$0] }
     }
 
+    /// ``StorefrontPricing/price(of:offer:in:)`` of the product with this id, read in place rather than copied out
+    /// (every transaction asks); `nil` when there is no such product or no price there.
+    func storefrontPrice(of id: String, offer: IntroductoryOffer?, in storefront: Storefront) -> (
+        price: Price, currency: String
+    )? {
+        guard let index = indexById[id] else { return nil }
+        return StorefrontPricing.price(of: products[index], offer: offer, in: storefront)
+    }
+
     /// Adds a product, checking the catalogue's rules.
     public mutating func add(_ product: Product) throws(CatalogError) {
         guard indexById[product.id] == nil else { throw .duplicateProduct(product.id) }

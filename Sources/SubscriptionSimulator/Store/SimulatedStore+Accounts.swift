@@ -30,7 +30,7 @@ extension SimulatedStore {
     /// The customer's `appTransactionId`: one per Apple Account per app, so each family member has their own
     /// (Notifications 2.15; `Engine/IdentifierSource.swift` gives the format).
     public func appTransactionId(of customer: String) -> String? {
-        customerPositions[customer].map { ids.appTransactionId(forCustomerAt: $0) }
+        customerPositions[customer].map { customerRecords[$0].appTransactionId }
     }
 
     /// The `appAccountToken` the customer's transactions carry now, if their app supplied one.
@@ -76,29 +76,24 @@ extension SimulatedStore {
 
     /// The record with its customer's account fields. A purchaser's transaction is priced in their storefront; a
     /// family member's keeps the purchaser's price and currency and carries no `appAccountToken` (§4.5).
-    func withAccountFields(_ record: TransactionRecord) -> TransactionRecord {
-        var record = record
+    func addAccountFields(to record: inout TransactionRecord) {
         record.storefront = storefront(of: record.customer)
         record.appTransactionId = appTransactionId(of: record.customer) ?? ""
         switch record.ownership {
         case .purchased:
             record.appAccountToken = accounts.appAccountTokens[record.customer]
-            if let product = catalog[record.productId],
-                let priced = StorefrontPricing.price(of: product, offer: record.offer, in: record.storefront)
-            {
+            if let priced = catalog.storefrontPrice(of: record.productId, offer: record.offer, in: record.storefront) {
                 record.price = priced.price
                 record.currency = priced.currency
             }
         case .familyShared:
             record.appAccountToken = nil
         }
-        return record
     }
 
     /// Renewal info with the chain customer's account fields; the renewal price is the purchaser's, in the
     /// purchaser's storefront (a member's share renews at the purchaser's price, A-15).
-    func accountFields(of chain: SubscriptionChain, product: Product, _ snapshot: RenewalSnapshot) -> RenewalSnapshot {
-        var snapshot = snapshot
+    func addAccountFields(of chain: SubscriptionChain, product: Product, to snapshot: inout RenewalSnapshot) {
         snapshot.appTransactionId = appTransactionId(of: chain.customer) ?? ""
         let purchaser = chain.sharedFrom.map { chains[$0.index].customer } ?? chain.customer
         if chain.ownership == .purchased { snapshot.appAccountToken = accounts.appAccountTokens[chain.customer] }
@@ -107,7 +102,6 @@ extension SimulatedStore {
             if snapshot.renewalPrice != nil { snapshot.renewalPrice = priced.price }
             snapshot.currency = priced.currency
         }
-        return snapshot
     }
 }
 

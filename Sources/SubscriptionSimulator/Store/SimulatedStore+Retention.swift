@@ -86,6 +86,14 @@ public struct TransactionLog: RandomAccessCollection, MutableCollection, Sendabl
                 pinnedRecords[pinnedSlot(position)] = newValue
             }
         }
+        // In place: `transactions[i].field = x` would otherwise copy the whole record out and back.
+        _modify {
+            if position >= base {
+                yield &window[position - base]
+            } else {
+                yield &pinnedRecords[pinnedSlot(position)]
+            }
+        }
     }
 
     public func index(after i: Int) -> Int { i + 1 }

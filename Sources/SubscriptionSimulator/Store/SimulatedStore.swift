@@ -22,6 +22,9 @@ struct CustomerRecord: Hashable, Sendable {
     var oneTimePurchases: [Int] = []
     /// What the customer is entitled to now: product ids, sorted.
     var entitlements: [String] = []
+    /// The customer's `appTransactionId`, made once when the customer is registered (every transaction and renewal
+    /// info carries it).
+    var appTransactionId = ""
 }
 
 /// A subscription chain's place in ``SimulatedStore/chains`` (chains are never removed): a number, so the lookups
@@ -169,7 +172,8 @@ public struct SimulatedStore: Sendable {
     mutating func register(_ name: String) -> Int {
         if let position = customerPositions[name] { return position }
         customers.append(name)
-        customerRecords.append(CustomerRecord())
+        customerRecords.append(
+            CustomerRecord(appTransactionId: ids.appTransactionId(forCustomerAt: customers.count - 1)))
         customerPositions[name] = customers.count - 1
         return customers.count - 1
     }
@@ -539,17 +543,16 @@ public struct SimulatedStore: Sendable {
         }
         // After a downgrade the renewal is priced as the pending product (reference §5.10; renewalPrice §2.6).
         let renewing = state.pendingChange == nil ? product : (catalog[state.autoRenewProductId] ?? product)
-        var snapshot = accountFields(
-            of: chain, product: renewing,
-            RenewalSnapshot(
-                originalTransactionId: chain.originalTransactionId, productId: state.productId,
-                autoRenewProductId: state.autoRenewProductId, autoRenewOn: state.autoRenew,
-                expirationIntent: expirationIntent,
-                isInBillingRetryPeriod: state.isInBillingRetryPeriod,
-                gracePeriodExpiresDate: state.gracePeriodExpiresDate,
-                renewalDate: state.expiresDate, recentSubscriptionStartDate: chain.recentSubscriptionStartDate,
-                renewalPrice: upcoming?.offer.price ?? renewing.price, currency: product.currency,
-                upcomingOffer: upcoming?.offer))
+        var snapshot = RenewalSnapshot(
+            originalTransactionId: chain.originalTransactionId, productId: state.productId,
+            autoRenewProductId: state.autoRenewProductId, autoRenewOn: state.autoRenew,
+            expirationIntent: expirationIntent,
+            isInBillingRetryPeriod: state.isInBillingRetryPeriod,
+            gracePeriodExpiresDate: state.gracePeriodExpiresDate,
+            renewalDate: state.expiresDate, recentSubscriptionStartDate: chain.recentSubscriptionStartDate,
+            renewalPrice: upcoming?.offer.price ?? renewing.price, currency: product.currency,
+            upcomingOffer: upcoming?.offer)
+        addAccountFields(of: chain, product: renewing, to: &snapshot)
         if chain.ownership == .purchased {
             snapshot.priceIncreaseStatus = state.priceIncrease
             if state.phase == .expired, !product.offers.isEmpty {
@@ -571,6 +574,7 @@ public struct SimulatedStore: Sendable {
         var previous = -1
         for position in customersToRefresh where position != previous {
             previous = position
+            if entitlementsUnchanged(ofCustomerAt: position) { continue }
             let products = derivedEntitlements(ofCustomerAt: position)
             if customerRecords[position].entitlements != products {
                 customerRecords[position].entitlements = products
@@ -579,6 +583,17 @@ public struct SimulatedStore: Sendable {
             }
         }
         customersToRefresh.removeAll(keepingCapacity: true)
+    }
+
+    /// Whether a customer with one subscription and no one-time purchase (the usual case) is entitled to exactly
+    /// what they were: decided without building the list `derivedEntitlements` would (`false` otherwise, which only
+    /// means "derive it").
+    func entitlementsUnchanged(ofCustomerAt position: Int) -> Bool {
+        let record = customerRecords[position]
+        guard record.oneTimePurchases.isEmpty, record.chains.count == 1 else { return false }
+        let state = chains[record.chains[0].index].state
+        let current = record.entitlements
+        return state.isEntitled ? current.count == 1 && current[0] == state.productId : current.isEmpty
     }
 
     func derivedEntitlements(ofCustomerAt position: Int) -> [String] {
@@ -628,7 +643,7 @@ public struct SimulatedStore: Sendable {
     /// price in it, `appTransactionId`, `appAccountToken`) and the modification order are set here, once. Every
     /// transaction is recorded here, so this is where the dates are checked (rule transaction-dates-in-order,
     /// ``TransactionRecord/hasConsistentDates``).
-    mutating func appendTransaction(_ record: TransactionRecord) {
+    mutating func appendTransaction(_ record: consuming TransactionRecord) {
         assert(
             record.hasConsistentDates,
             "transaction \(record.transactionId) of \(record.customer) breaks rule transaction-dates-in-order: "
@@ -637,7 +652,9 @@ public struct SimulatedStore: Sendable {
         if record.productType != .autoRenewable {
             customerRecords[register(record.customer)].oneTimePurchases.append(transactions.endIndex)
         }
-        transactions.append(withAccountFields(record))
+        var record = record
+        addAccountFields(to: &record)
+        transactions.append(record)
         markModified(transactions.endIndex - 1)
     }
 

@@ -74,3 +74,137 @@ public enum OfferRules {
         return nil
     }
 }
+
+// MARK: - win-back eligibility
+
+/// A win-back offer's `priority` (App Store Connect API `WinBackOffer.priority`): `HIGH` or `NORMAL`.
+public enum WinBackPriority: String, Hashable, Sendable, CaseIterable {
+    case high = "HIGH"
+    case normal = "NORMAL"
+}
+
+/// The eligibility conditions App Store Connect stores with a win-back offer (App Store Connect API `WinBackOffer`
+/// attributes). Every condition is optional here; an absent one always holds.
+public struct WinBackConditions: Hashable, Sendable {
+    /// `customerEligibilityPaidSubscriptionDurationInMonths`: the least paid service, in months, of the customer's
+    /// last run of the subscription.
+    public var paidMonths: Int?
+    /// `customerEligibilityTimeSinceLastSubscribedInMonths.minimum`: the least months since the subscription lapsed.
+    public var minimumMonthsSinceLastSubscribed: Int?
+    /// `customerEligibilityTimeSinceLastSubscribedInMonths.maximum`: the most months since the subscription lapsed.
+    public var maximumMonthsSinceLastSubscribed: Int?
+    /// `customerEligibilityWaitBetweenOffersInMonths`: the least months since the customer last redeemed a win-back
+    /// offer in the group.
+    public var waitBetweenOffersMonths: Int?
+    /// `startDate`: the offer is available from this instant on.
+    public var startDate: Instant?
+    /// `endDate`: the offer is available until this instant (inclusive).
+    public var endDate: Instant?
+    /// `priority`: HIGH offers come first in `eligibleWinBackOfferIds`; NORMAL when absent [assumed].
+    public var priority: WinBackPriority
+
+    public init(
+        paidMonths: Int? = nil, minimumMonthsSinceLastSubscribed: Int? = nil,
+        maximumMonthsSinceLastSubscribed: Int? = nil, waitBetweenOffersMonths: Int? = nil,
+        startDate: Instant? = nil, endDate: Instant? = nil, priority: WinBackPriority = .normal
+    ) {
+        self.paidMonths = paidMonths
+        self.minimumMonthsSinceLastSubscribed = minimumMonthsSinceLastSubscribed
+        self.maximumMonthsSinceLastSubscribed = maximumMonthsSinceLastSubscribed
+        self.waitBetweenOffersMonths = waitBetweenOffersMonths
+        self.startDate = startDate
+        self.endDate = endDate
+        self.priority = priority
+    }
+}
+
+/// What the store knows about a lapsed subscriber when it checks a win-back offer's conditions.
+public struct WinBackHistory: Hashable, Sendable {
+    /// The instant of the check.
+    public var now: Instant
+    /// When the subscription lapsed: the `expiresDate` of its last transaction.
+    public var lapsedAt: Instant
+    /// Start of the customer's last run of the subscription (`recentSubscriptionStartDate`).
+    public var runStart: Instant
+    /// Paid service of that run, in milliseconds (the sum behind rule paid-days-of-service).
+    public var paidMilliseconds: Int64
+    /// When the customer last redeemed a win-back offer in the group, if ever.
+    public var lastWinBackRedemption: Instant?
+
+    public init(
+        now: Instant, lapsedAt: Instant, runStart: Instant, paidMilliseconds: Int64,
+        lastWinBackRedemption: Instant? = nil
+    ) {
+        self.now = now
+        self.lapsedAt = lapsedAt
+        self.runStart = runStart
+        self.paidMilliseconds = paidMilliseconds
+        self.lastWinBackRedemption = lastWinBackRedemption
+    }
+}
+
+/// Rule **win-back-conditions** (App Store Connect API `WinBackOffer`: `customerEligibilityPaidSubscriptionDurationInMonths`,
+/// `customerEligibilityTimeSinceLastSubscribedInMonths`, `customerEligibilityWaitBetweenOffersInMonths`, `startDate`,
+/// `endDate`, `priority`): which of a product's win-back offers a lapsed subscriber may redeem, best first. Used for
+/// `eligibleWinBackOfferIds` and for refusing `redeemOffer` of an ineligible win-back offer. Apple does not document
+/// how months are counted; here [assumed] they are calendar months (`CalendarMath`):
+/// - paid duration: the run's paid service reaches `runStart + paidMonths` months when laid end to end from
+///   `runStart`;
+/// - time since last subscribed: `lapsedAt + minimum` months ≤ now ≤ `lapsedAt + maximum` months;
+/// - wait between offers: no earlier win-back redemption in the group, or `last + wait` months ≤ now;
+/// - availability: `startDate` ≤ now ≤ `endDate`.
+/// Order: HIGH before NORMAL, then declaration order [assumed].
+public enum WinBackEligibility {
+    /// The first condition of `conditions` that `history` does not meet, described for an error; nil when all hold.
+    public static func unmetCondition(_ conditions: WinBackConditions?, _ history: WinBackHistory) -> String? {
+        guard let c = conditions else { return nil }
+        let now = history.now
+        if let start = c.startDate, now < start {
+            return "the offer starts at \(CalendarMath.iso8601(start)) (startDate)"
+        }
+        if let end = c.endDate, now > end {
+            return "the offer ended at \(CalendarMath.iso8601(end)) (endDate)"
+        }
+        if let months = c.paidMonths {
+            if history.runStart.adding(milliseconds: history.paidMilliseconds) < later(months, history.runStart) {
+                return "it needs \(months) month(s) of paid subscription; the customer paid for "
+                    + "\(history.paidMilliseconds / CalendarMath.millisecondsPerDay) day(s) (paidMonths)"
+            }
+        }
+        if let months = c.minimumMonthsSinceLastSubscribed,
+            now < later(months, history.lapsedAt)
+        {
+            return "it needs at least \(months) month(s) since the subscription lapsed at "
+                + "\(CalendarMath.iso8601(history.lapsedAt)) (monthsSinceLastSubscribed.minimum)"
+        }
+        if let months = c.maximumMonthsSinceLastSubscribed,
+            now > later(months, history.lapsedAt)
+        {
+            return "it allows at most \(months) month(s) since the subscription lapsed at "
+                + "\(CalendarMath.iso8601(history.lapsedAt)) (monthsSinceLastSubscribed.maximum)"
+        }
+        if let months = c.waitBetweenOffersMonths, let last = history.lastWinBackRedemption,
+            now < later(months, last)
+        {
+            return "it needs \(months) month(s) since the customer's last win-back offer at "
+                + "\(CalendarMath.iso8601(last)) (waitBetweenOffersMonths)"
+        }
+        return nil
+    }
+
+    /// `instant` plus `months` calendar months; past the supported range, never reached.
+    static func later(_ months: Int, _ instant: Instant) -> Instant {
+        CalendarMath.checkedAdd(.months(months), to: instant) ?? Instant(millisecondsSince1970: .max)
+    }
+
+    /// The identifiers of `product`'s win-back offers whose conditions hold, HIGH priority first, then in declaration
+    /// order.
+    public static func eligibleOfferIds(_ product: Product, _ history: WinBackHistory) -> [String] {
+        let offers = product.offers.filter {
+            $0.type == .winBack && unmetCondition($0.winBackConditions, history) == nil
+        }
+        let high = offers.filter { $0.winBackConditions?.priority == .high }
+        let normal = offers.filter { $0.winBackConditions?.priority != .high }
+        return (high + normal).compactMap(\.identifier)
+    }
+}

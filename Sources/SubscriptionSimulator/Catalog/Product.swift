@@ -104,6 +104,9 @@ public struct IntroductoryOffer: Hashable, Sendable {
     public var type: OfferType = .introductory
     /// `offerIdentifier`: the offer's id; `nil` for an introductory offer (reference §5.11, S-OT).
     public var identifier: String? = nil
+    /// A win-back offer's eligibility conditions (`Catalog/Offers.swift`); `nil` for other offers and for a win-back
+    /// offer without conditions.
+    public var winBackConditions: WinBackConditions? = nil
 
     public init(mode: IntroductoryOfferMode, period: CalendarDuration, periods: Int = 1, price: Price = .free) {
         self.mode = mode

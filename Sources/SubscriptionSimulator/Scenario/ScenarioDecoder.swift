@@ -368,7 +368,13 @@ public struct ScenarioDecoder {
 
     // MARK: offers and price increases
 
-    static let redeemableOfferKeys = ["id", "type", "mode", "period", "periods", "price"]
+    static let redeemableOfferKeys =
+        ["id", "type", "mode", "period", "periods", "price"] + winBackConditionKeys
+    static let winBackConditionKeys = [
+        "paidMonths", "monthsSinceLastSubscribed", "waitBetweenOffersMonths", "startDate", "endDate", "priority",
+    ]
+    /// The largest month count a win-back condition takes [assumed bound: 100 years].
+    static let maximumWinBackMonths = 1200
     static let redeemableOfferTypes: [String: OfferType] = [
         "promotional": .promotional, "offerCode": .offerCode, "winBack": .winBack,
     ]
@@ -404,7 +410,76 @@ public struct ScenarioDecoder {
             period = try duration(try map.required("period"), "period")
         }
         let (periods, offerPrice) = try offerTerms(map, mode: mode, node: node)
-        return SubscriptionOffer(id: id, type: type, mode: mode, period: period, periods: periods, price: offerPrice)
+        var offer = SubscriptionOffer(
+            id: id, type: type, mode: mode, period: period, periods: periods, price: offerPrice)
+        offer.winBackConditions = try decodeWinBackConditions(map, type: type)
+        return offer
+    }
+
+    /// A win-back offer's optional App Store Connect conditions (rule win-back-conditions): `paidMonths`,
+    /// `monthsSinceLastSubscribed: {minimum, maximum}`, `waitBetweenOffersMonths`, `startDate` and `endDate` (ISO
+    /// instants), `priority` (HIGH or NORMAL). Nil when the offer has none.
+    func decodeWinBackConditions(_ map: CheckedMapping, type: OfferType) throws(ScenarioError) -> WinBackConditions? {
+        let present = Self.winBackConditionKeys.compactMap { map.optional($0) }
+        guard let first = present.first else { return nil }
+        guard type == .winBack else {
+            throw fail(
+                first,
+                "win-back conditions (\(Self.winBackConditionKeys.joined(separator: ", "))) apply only to type winBack")
+        }
+        func months(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> Int {
+            let value = try whole(node, what)
+            if value > Self.maximumWinBackMonths {
+                throw fail(node, "expected `\(what)` from 0 to \(Self.maximumWinBackMonths) months, found \(value)")
+            }
+            return value
+        }
+        func instant(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> Instant {
+            let value = try text(node, what)
+            guard let instant = CalendarDurationSyntax.parseInstant(value), instant.isSupported else {
+                throw fail(
+                    node, "expected `\(what)` as an ISO 8601 UTC instant such as 2026-03-01T00:00:00Z, found '\(value)'"
+                )
+            }
+            return instant
+        }
+        var conditions = WinBackConditions()
+        if let node = map.optional("paidMonths") { conditions.paidMonths = try months(node, "paidMonths") }
+        if let node = map.optional("monthsSinceLastSubscribed") {
+            let range = try mapping(node, "monthsSinceLastSubscribed", keys: ["minimum", "maximum"])
+            if let min = range.optional("minimum") {
+                conditions.minimumMonthsSinceLastSubscribed = try months(min, "minimum")
+            }
+            if let max = range.optional("maximum") {
+                conditions.maximumMonthsSinceLastSubscribed = try months(max, "maximum")
+            }
+            if let low = conditions.minimumMonthsSinceLastSubscribed,
+                let high = conditions.maximumMonthsSinceLastSubscribed, high < low
+            {
+                throw fail(
+                    range.optional("maximum") ?? node,
+                    "expected `maximum` of at least `minimum` (\(low)), found \(high)")
+            }
+        }
+        if let node = map.optional("waitBetweenOffersMonths") {
+            conditions.waitBetweenOffersMonths = try months(node, "waitBetweenOffersMonths")
+        }
+        if let node = map.optional("startDate") { conditions.startDate = try instant(node, "startDate") }
+        if let node = map.optional("endDate") {
+            let end = try instant(node, "endDate")
+            if let start = conditions.startDate, end < start {
+                throw fail(node, "expected `endDate` at or after `startDate` (\(start)), found \(end)")
+            }
+            conditions.endDate = end
+        }
+        if let node = map.optional("priority") {
+            let value = try text(node, "priority")
+            guard let priority = WinBackPriority(rawValue: value) else {
+                throw fail(node, "expected `priority` HIGH or NORMAL, found '\(value)'")
+            }
+            conditions.priority = priority
+        }
+        return conditions
     }
 
     func decodeFamily(_ node: YAMLNode) throws(ScenarioError) -> FamilySpec {

@@ -61,7 +61,15 @@ extension SimulatedStore {
             if offer.type == .winBack && state.phase != .expired {
                 throw .lifecycle(.winBackOnlyAfterExpiry, customer: customer, productId: product.id)
             }
+            if offer.type == .winBack, let conditions = offer.winBackConditions,
+                let unmet = WinBackEligibility.unmetCondition(
+                    conditions, winBackHistory(chains[key.index], state: state))
+            {
+                throw .winBackIneligible(
+                    customer: customer, productId: product.id, offerId: offer.identifier ?? "", condition: unmet)
+            }
             try purchaseSubscription(product, by: customer, redeemed: offer)
+            if offer.type == .winBack { chains[key.index].lastWinBackRedemption = now }
         case .active, .gracePeriod, .billingRetry:
             guard state.productId == product.id else {
                 return try redeemOfferForAnotherProduct(offer, product, key: key)
@@ -76,11 +84,21 @@ extension SimulatedStore {
     /// customer's subscription has expired (status 2), and is absent otherwise: never while it is active, in grace,
     /// in billing retry (Apple: win-back offers are for lapsed subscribers and the field appears "when eligible",
     /// reference §2.6; during retry the subscription has not lapsed) or revoked [assumed], and never on a family
-    /// member's renewal info [assumed: members cannot buy the purchaser's subscription]. Apple's per-offer conditions
-    /// (paid duration, time since the last subscription, wait between offers) are not modelled [assumed: every
-    /// declared win-back offer is eligible].
-    func eligibleWinBackOfferIds(_ product: Product, state: SubscriptionState) -> [String] {
-        state.phase == .expired ? product.winBackOfferIds : []
+    /// member's renewal info [assumed: members cannot buy the purchaser's subscription]. Of those offers it lists the
+    /// ones whose App Store Connect conditions hold at the instant the renewal info is made (at the `EXPIRED`
+    /// notification: at the expiry [assumed]), best first (rule win-back-conditions, `WinBackEligibility`). Offers
+    /// without conditions are always listed, in declaration order.
+    func eligibleWinBackOfferIds(_ product: Product, chain: SubscriptionChain, state: SubscriptionState) -> [String] {
+        guard state.phase == .expired else { return [] }
+        guard product.offers.contains(where: { $0.winBackConditions != nil }) else { return product.winBackOfferIds }
+        return WinBackEligibility.eligibleOfferIds(product, winBackHistory(chain, state: state))
+    }
+
+    /// What rule win-back-conditions reads about a lapsed purchaser's chain, at `now`.
+    func winBackHistory(_ chain: SubscriptionChain, state: SubscriptionState) -> WinBackHistory {
+        WinBackHistory(
+            now: now, lapsedAt: state.expiresDate, runStart: chain.recentSubscriptionStartDate,
+            paidMilliseconds: paidMilliseconds(of: chain), lastWinBackRedemption: chain.lastWinBackRedemption)
     }
 }
 

@@ -100,6 +100,11 @@ extension SimulatedStore {
         guard let key = chainKey(customer, product) else { return 0 }
         let chain = chains[key.index]
         guard chain.ownership == .purchased else { return 0 }
+        return Int(paidMilliseconds(of: chain) / 86_400_000)
+    }
+
+    /// The paid time, in milliseconds, of `chain`'s current run of purchases at `now` (rule paid-days-of-service).
+    func paidMilliseconds(of chain: SubscriptionChain) -> Int64 {
         let records = transactions.filter { $0.originalTransactionId == chain.originalTransactionId }
             .sorted { $0.purchaseDate < $1.purchaseDate }
         var paid: Int64 = 0
@@ -115,6 +120,6 @@ extension SimulatedStore {
             if isPaid && start < end { paid += start.milliseconds(to: end) }
             serviceEnd = max(serviceEnd ?? end, end)
         }
-        return Int(paid / 86_400_000)
+        return paid
     }
 }

@@ -54,6 +54,8 @@ struct SubscriptionChain: Hashable, Sendable {
     /// The chain's first transaction (`transactionId` = `originalTransactionId`); -1 until it exists.
     var firstTransactionIndex = -1
     var timers = PendingTimers()
+    /// When the purchaser last redeemed a win-back offer in this group (rule win-back-conditions).
+    var lastWinBackRedemption: Instant?
 }
 
 /// A chain's scheduled lifecycle timers: at most one of each kind (three fields, so no hashing on every event).
@@ -556,7 +558,7 @@ public struct SimulatedStore: Sendable {
         if chain.ownership == .purchased {
             snapshot.priceIncreaseStatus = state.priceIncrease
             if state.phase == .expired, !product.offers.isEmpty {
-                snapshot.eligibleWinBackOfferIds = eligibleWinBackOfferIds(product, state: state)
+                snapshot.eligibleWinBackOfferIds = eligibleWinBackOfferIds(product, chain: chain, state: state)
             }
         }
         return snapshot

@@ -23,6 +23,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     // MARK: offers and price increases
     case unknownOffer(productId: String, offerId: String, known: [String])
     case priceIncrease(productId: String, String)
+    /// A win-back offer whose App Store Connect conditions the customer does not meet (rule win-back-conditions).
+    case winBackIneligible(customer: String, productId: String, offerId: String, condition: String)
     // MARK: extensions-refunds
     case refunds(RefundRuleViolation)
 
@@ -68,6 +70,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unknownOffer(let productId, let offerId, let known):
             let list = known.isEmpty ? "it has none" : "its offers are " + known.joined(separator: ", ")
             return "'\(productId)' has no offer '\(offerId)'; \(list) (rule redeem-a-declared-offer)"
+        case .winBackIneligible(let customer, let productId, let offerId, let condition):
+            return "'\(customer)' is not eligible for win-back offer '\(offerId)' of '\(productId)': \(condition) "
+                + "(rule win-back-conditions)"
         case .priceIncrease(let productId, let problem):
             return "'\(productId)': \(problem) (rule price-increase-raises-price)"
         // MARK: extensions-refunds

@@ -61,9 +61,15 @@ public enum ScenarioRunner {
 
     /// Whether one of the scenario's actions reads the store's history, which ``StoreRetention/liveState`` does
     /// not keep: a refund, refund request or refund decision naming a transaction by number (counted over all the
-    /// customer's transactions of the product) and restoring purchases (re-delivers past purchases).
+    /// customer's transactions of the product) and restoring purchases (re-delivers past purchases); and a win-back
+    /// offer with a `paidMonths` condition (rule win-back-conditions adds up the paid transactions of the last run
+    /// of the subscription).
     public static func needsHistory(_ scenario: Scenario) -> Bool {
-        scenario.timeline.contains { entry in
+        let countsPaidMonths = scenario.catalog.products.contains { product in
+            product.offers.contains { $0.winBackConditions?.paidMonths != nil }
+        }
+        if countsPaidMonths { return true }
+        return scenario.timeline.contains { entry in
             switch entry.action {
             case .refundTransaction, .requestRefund, .sendConsumptionInformation, .decideRefund, .reverseRefund,
                 .restorePurchases:

@@ -207,6 +207,33 @@ import Testing
         #expect(ScenarioRunner.stream(plain, into: &sink).store.retention == .liveState)
     }
 
+    /// Rule win-back-conditions adds up the paid transactions of a subscription's last run, which a live-state store
+    /// has dropped: a win-back offer with `paidMonths` keeps the whole history; other conditions do not need it.
+    @Test func aWinBackOfferCountingPaidMonthsKeepsEverything() throws {
+        func scenario(_ condition: String) throws -> Scenario {
+            try ScenarioFilesTests.decoder("winback.yaml").decode(
+                """
+                name: A win-back offer with a condition
+                start: 2026-03-01T09:00:00Z
+                app: { bundleId: com.example.app }
+                products:
+                  - id: com.example.monthly
+                    type: autoRenewable
+                    group: pro
+                    period: P1M
+                    price: 4.99
+                    offers:
+                      - { id: wb, type: winBack, mode: freeTrial, period: P1M, \(condition) }
+                timeline:
+                  - at: 0
+                    purchase: { customer: alice, product: com.example.monthly }
+                until: P3M
+                """)
+        }
+        #expect(ScenarioRunner.needsHistory(try scenario("paidMonths: 2")))
+        #expect(!ScenarioRunner.needsHistory(try scenario("waitBetweenOffersMonths: 2")))
+    }
+
     @Test(arguments: ScenarioFilesTests.files.map(\.lastPathComponent))
     func streamedExpectationsGiveTheSameVerdictsAndMessages(name: String) throws {
         let scenario = try Self.scenario(name)

@@ -76,12 +76,58 @@ public enum CalendarMath {
     /// only an error message can show one) is written in ISO 8601's expanded form with a sign, such as
     /// `+10000-01-01T00:00:00Z`, so a five-digit year is never printed as if it were a basic date.
     public static func iso8601(_ instant: Instant) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        appendISO8601(instant, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``iso8601(_:)`` appended to `out` as ASCII bytes (the one place the form is written; output formats that
+    /// write many instants call this and build no strings).
+    public static func appendISO8601(_ instant: Instant, to out: inout [UInt8]) {
         let c = components(of: instant)
-        let year = (0...9999).contains(c.year) ? pad(c.year, 4) : (c.year < 0 ? "-" : "+") + pad(abs(c.year), 5)
-        var text =
-            "\(year)-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2))"
-        if c.millisecond != 0 { text += ".\(pad(c.millisecond, 3))" }
-        return text + "Z"
+        if (0...9999).contains(c.year) {
+            appendDigits(c.year, width: 4, to: &out)
+        } else {
+            out.append(c.year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            appendDigits(abs(c.year), width: 5, to: &out)
+        }
+        out.append(UInt8(ascii: "-"))
+        appendDigits(c.month, width: 2, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(c.day, width: 2, to: &out)
+        out.append(UInt8(ascii: "T"))
+        appendDigits(c.hour, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(c.minute, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(c.second, width: 2, to: &out)
+        if c.millisecond != 0 {
+            out.append(UInt8(ascii: "."))
+            appendDigits(c.millisecond, width: 3, to: &out)
+        }
+        out.append(UInt8(ascii: "Z"))
+    }
+
+    /// The decimal digits of `value`'s magnitude, zero-padded on the left to at least `width`.
+    static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
+        let magnitude = value.magnitude
+        var count = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
+        for _ in count..<max(count, width) { out.append(UInt8(ascii: "0")) }
+        let first = out.count
+        for _ in 0..<count { out.append(0) }
+        rest = magnitude
+        var position = out.count - 1
+        while position >= first {
+            out[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+            position -= 1
+        }
     }
 
     public static func isLeapYear(_ year: Int) -> Bool {

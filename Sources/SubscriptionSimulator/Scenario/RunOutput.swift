@@ -23,25 +23,16 @@ public enum RunOutput {
     }
 
     /// `timeline`: a table for people: virtual time, offset from the start, customer, notification type/subtype,
-    /// status and key fields, with a line wherever a customer's access changes.
+    /// status and key fields, with a line wherever a customer's access changes. The finished run handed to a
+    /// ``TimelineSink`` at once: one writer for both.
     public static func timeline(_ run: ScenarioRun) -> String {
-        let start = run.scenario.start
-        var rows: [(Instant, Int, [String])] = []
-        for (index, n) in run.store.notifications.enumerated() {
-            rows.append((n.instant, index * 2, timelineRow(n, start: start)))
+        var bytes: [UInt8] = []
+        withoutActuallyEscaping({ (chunk: [UInt8]) in bytes.append(contentsOf: chunk) }) { write in
+            var sink = TimelineSink(scenario: run.scenario, write: write)
+            sink.receive(run.store.notifications[...], run.store.entitlementChanges[...])
+            sink.finish()
         }
-        var previous: [String: [String]] = [:]
-        for (index, change) in run.store.entitlementChanges.enumerated() {
-            rows.append((change.instant, Int.max / 2 + index, timelineRow(change, start: start, previous: &previous)))
-        }
-        rows.sort { ($0.0, $0.1) < ($1.0, $1.1) }
-        var widths = [Int](repeating: 0, count: timelineHeader.count)
-        for row in [timelineHeader] + rows.map(\.2) {
-            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
-        }
-        var out = timelineTitle(run.scenario, notifications: run.store.notifications.count)
-        for row in [timelineHeader] + rows.map(\.2) { out += timelineLine(row, widths: widths) }
-        return out
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static let timelineHeader = ["TIME", "OFFSET", "CUSTOMER", "NOTIFICATION", "STATUS", "DETAILS"]
@@ -52,63 +43,126 @@ public enum RunOutput {
             + "start \(scenario.start) · seed \(scenario.seed) · until \(scenario.until) · \(notifications) notifications\n\n"
     }
 
-    /// One table line: every cell but the last padded to its column's width and two spaces, no trailing spaces.
-    static func timelineLine(_ row: [String], widths: [Int]) -> String {
-        var line = ""
-        for (i, cell) in row.enumerated() {
-            line += i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count + 2)
+    /// A notification's row: time, offset, recipient (`(app)` for a notification about the app), type and subtype,
+    /// status code (`-` without one), and the details: the transaction, family sharing, expiry, grace period,
+    /// revocation, auto-renew off.
+    static func appendTimelineRow(_ n: SentNotification, start: Instant, to rows: inout TimelineRows) {
+        CalendarMath.appendISO8601(n.instant, to: &rows.bytes)
+        rows.endCell()
+        appendOffset(from: start, to: n.instant, to: &rows.bytes)
+        rows.endCell()
+        rows.append(n.recipient ?? "(app)")
+        rows.endCell()
+        rows.append(n.type.rawValue)
+        if let subtype = n.subtype {
+            rows.append(" ")
+            rows.append(subtype.rawValue)
         }
-        while line.last == " " { line.removeLast() }
-        return line + "\n"
-    }
-
-    /// A notification's row.
-    static func timelineRow(_ n: SentNotification, start: Instant) -> [String] {
-        var details: [String] = n.transaction.map { ["tx \($0.transactionId)"] } ?? []
-        if n.transaction?.ownership == .familyShared { details.append("family shared") }
-        if let expires = n.transaction?.expiresDate { details.append("expires \(expires)") }
+        rows.endCell()
+        if let status = n.status { appendInteger(Int64(status.statusCode), to: &rows.bytes) } else { rows.append("-") }
+        rows.endCell()
+        var first = true
+        func detail(_ text: String) {
+            if !first { rows.append(", ") }
+            first = false
+            rows.append(text)
+        }
+        if let transaction = n.transaction {
+            detail("tx ")
+            rows.append(transaction.transactionId)
+            if transaction.ownership == .familyShared { detail("family shared") }
+            if let expires = transaction.expiresDate {
+                detail("expires ")
+                CalendarMath.appendISO8601(expires, to: &rows.bytes)
+            }
+        }
         if let grace = n.renewal?.gracePeriodExpiresDate, n.status == .gracePeriod {
-            details.append("grace until \(grace)")
+            detail("grace until ")
+            CalendarMath.appendISO8601(grace, to: &rows.bytes)
         }
-        if let revocation = n.transaction?.revocation { details.append("revoked (reason \(revocation.reason))") }
+        if let revocation = n.transaction?.revocation {
+            detail("revoked (reason ")
+            appendInteger(Int64(revocation.reason), to: &rows.bytes)
+            rows.append(")")
+        }
         if let renewal = n.renewal, !renewal.autoRenewOn, n.type != .refund, n.type != .revoke {
-            details.append("auto-renew off")
+            detail("auto-renew off")
         }
-        let type = n.type.rawValue + (n.subtype.map { " " + $0.rawValue } ?? "")
-        return [
-            n.instant.description, offset(from: start, to: n.instant), n.recipient ?? "(app)", type,
-            n.status.map { String($0.statusCode) } ?? "-", details.joined(separator: ", "),
-        ]
+        rows.endCell()
     }
 
-    /// An access row: what the customer gained and lost since their previous change (`previous` is updated).
-    static func timelineRow(_ change: EntitlementChange, start: Instant, previous: inout [String: [String]])
-        -> [String]
-    {
-        let before = Set(previous[change.customer] ?? [])
-        let after = Set(change.products)
-        previous[change.customer] = change.products
-        let gained = after.subtracting(before).sorted().map { "+" + $0 }
-        let lost = before.subtracting(after).sorted().map { "-" + $0 }
-        return [
-            change.instant.description, offset(from: start, to: change.instant), change.customer, "access", "",
-            (gained + lost).joined(separator: " "),
-        ]
+    /// An access row: what the customer gained (`+product`) and lost (`-product`) since their previous change,
+    /// each sorted (`previous` is updated).
+    static func appendTimelineRow(
+        _ change: EntitlementChange, start: Instant, previous: inout [String: [String]], to rows: inout TimelineRows
+    ) {
+        let before = previous.updateValue(change.products, forKey: change.customer) ?? []
+        let after = change.products
+        let gained: [String]
+        let lost: [String]
+        if before.count <= 1 && after.count <= 1 {
+            // The usual case, without sets: at most one product before and after.
+            let same = before.first == after.first
+            gained = same ? [] : after
+            lost = same ? [] : before
+        } else {
+            let beforeSet = Set(before)
+            let afterSet = Set(after)
+            gained = afterSet.subtracting(beforeSet).sorted()
+            lost = beforeSet.subtracting(afterSet).sorted()
+        }
+        CalendarMath.appendISO8601(change.instant, to: &rows.bytes)
+        rows.endCell()
+        appendOffset(from: start, to: change.instant, to: &rows.bytes)
+        rows.endCell()
+        rows.append(change.customer)
+        rows.endCell()
+        rows.append("access")
+        rows.endCell()
+        rows.endCell()
+        var first = true
+        for (sign, products) in [("+", gained), ("-", lost)] {
+            for product in products {
+                if !first { rows.append(" ") }
+                first = false
+                rows.append(sign)
+                rows.append(product)
+            }
+        }
+        rows.endCell()
     }
 
     /// `+1h`, `+40d`, `+31d 2h 30m`: the time from `start` in days, hours, minutes and seconds.
     public static func offset(from start: Instant, to instant: Instant) -> String {
-        var ms = start.milliseconds(to: instant)
-        if ms == 0 { return "0" }
-        let sign = ms < 0 ? "-" : "+"
-        ms = abs(ms)
-        let units: [(Int64, String)] = [(86_400_000, "d"), (3_600_000, "h"), (60_000, "m"), (1000, "s"), (1, "ms")]
-        var parts: [String] = []
-        for (size, name) in units where ms >= size {
-            parts.append("\(ms / size)\(name)")
+        var bytes: [UInt8] = []
+        appendOffset(from: start, to: instant, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``offset(from:to:)`` appended as bytes.
+    static func appendOffset(from start: Instant, to instant: Instant, to out: inout [UInt8]) {
+        let difference = start.milliseconds(to: instant)
+        if difference == 0 { return out.append(UInt8(ascii: "0")) }
+        out.append(difference < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+        var ms = difference.magnitude
+        var first = true
+        for (size, unit) in offsetUnits where ms >= size {
+            if !first { out.append(UInt8(ascii: " ")) }
+            first = false
+            CalendarMath.appendDigits(Int(ms / size), width: 1, to: &out)
+            out.append(contentsOf: unit.utf8)
             ms %= size
         }
-        return sign + parts.joined(separator: " ")
+    }
+
+    static let offsetUnits: [(UInt64, String)] = [
+        (86_400_000, "d"), (3_600_000, "h"), (60_000, "m"), (1000, "s"), (1, "ms"),
+    ]
+
+    /// A signed decimal integer appended as bytes.
+    static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        CalendarMath.appendDigits(Int(truncatingIfNeeded: value), width: 1, to: &out)
     }
 
     /// The fixture folder's files: `NNNN.json` (one POST body each, numbered from 0001 in virtual-time order) and

@@ -64,7 +64,7 @@ public struct DecodedSink: RunSink {
 /// ``RunOutput/timeline(_:)`` as a stream. The table's column widths and the notification count in its title are
 /// known only at the end, so rows go to a ``Spool`` as they come and the table is written by ``finish()``. At one
 /// instant, notification rows come before access rows (as in the sorted table), so one instant's rows wait in
-/// memory until the clock moves on.
+/// memory until the clock moves on. Rows are written as bytes, cell by cell (``TimelineRows``), never as strings.
 public struct TimelineSink: RunSink {
     let scenario: Scenario
     var out: ChunkedWriter
@@ -73,8 +73,8 @@ public struct TimelineSink: RunSink {
     var notificationCount = 0
     var previous: [String: [String]] = [:]
     var pendingInstant: Instant?
-    var pendingNotifications: [[String]] = []
-    var pendingAccess: [[String]] = []
+    var pendingNotifications = TimelineRows()
+    var pendingAccess = TimelineRows()
 
     public init(scenario: Scenario, write: @escaping ([UInt8]) -> Void) {
         self.scenario = scenario
@@ -93,26 +93,30 @@ public struct TimelineSink: RunSink {
             let instant = takeNotification ? notifications[n].instant : changes[c].instant
             if instant != pendingInstant { spoolPending(nextInstant: instant) }
             if takeNotification {
-                pendingNotifications.append(RunOutput.timelineRow(notifications[n], start: scenario.start))
+                RunOutput.appendTimelineRow(notifications[n], start: scenario.start, to: &pendingNotifications)
                 notificationCount += 1
                 n += 1
             } else {
-                pendingAccess.append(
-                    RunOutput.timelineRow(changes[c], start: scenario.start, previous: &previous))
+                RunOutput.appendTimelineRow(
+                    changes[c], start: scenario.start, previous: &previous, to: &pendingAccess)
                 c += 1
             }
         }
     }
 
     mutating func spoolPending(nextInstant: Instant?) {
-        for row in pendingNotifications + pendingAccess {
-            for (i, cell) in row.enumerated() {
-                widths[i] = max(widths[i], Self.characterCount(cell))
+        for rows in [pendingNotifications, pendingAccess] where !rows.isEmpty {
+            var cellStart = 0
+            for (i, end) in rows.cellEnds.enumerated() {
+                let cell = rows.bytes[cellStart..<end]
+                let column = i % widths.count
+                widths[column] = max(widths[column], Self.characterCount(cell))
                 spool.append(cell)
+                cellStart = end
             }
         }
-        pendingNotifications.removeAll(keepingCapacity: true)
-        pendingAccess.removeAll(keepingCapacity: true)
+        pendingNotifications.removeAll()
+        pendingAccess.removeAll()
         pendingInstant = nextInstant
     }
 
@@ -120,37 +124,62 @@ public struct TimelineSink: RunSink {
     public mutating func finish() {
         spoolPending(nextInstant: nil)
         out.append(RunOutput.timelineTitle(scenario, notifications: notificationCount))
-        out.append(RunOutput.timelineLine(RunOutput.timelineHeader, widths: widths))
-        var reader = spool.reader()
-        var row: [String] = []
-        row.reserveCapacity(widths.count)
-        while let cell = reader.nextString() {
+        var row = TimelineRows()
+        for cell in RunOutput.timelineHeader {
             row.append(cell)
-            if row.count == widths.count {
+            row.endCell()
+        }
+        Self.appendLine(row, widths: widths, to: &out.buffer)
+        var reader = spool.reader()
+        row.removeAll()
+        while reader.nextCell(into: &row) {
+            if row.cellEnds.count == widths.count {
                 Self.appendLine(row, widths: widths, to: &out.buffer)
                 out.flushIfFull()
-                row.removeAll(keepingCapacity: true)
+                row.removeAll()
             }
         }
         out.flush()
     }
 
-    /// `cell.count` (the table pads by characters), without the grapheme breaking when the text is ASCII.
-    static func characterCount(_ cell: String) -> Int {
-        cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count
+    /// The cell's length in characters (the table pads by characters), without the grapheme breaking when the text
+    /// is ASCII.
+    static func characterCount(_ cell: ArraySlice<UInt8>) -> Int {
+        cell.allSatisfy { $0 < 0x80 } ? cell.count : String(decoding: cell, as: UTF8.self).count
     }
 
-    /// ``RunOutput/timelineLine(_:widths:)`` appended as bytes.
-    static func appendLine(_ row: [String], widths: [Int], to out: inout [UInt8]) {
+    /// One table line: every cell but the last padded to its column's width and two spaces, no trailing spaces.
+    static func appendLine(_ row: TimelineRows, widths: [Int], to out: inout [UInt8]) {
         let lineStart = out.count
-        for (i, cell) in row.enumerated() {
-            out.append(contentsOf: cell.utf8)
-            if i < row.count - 1 {
-                out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: widths[i] - characterCount(cell) + 2))
+        var cellStart = 0
+        for (i, end) in row.cellEnds.enumerated() {
+            let cell = row.bytes[cellStart..<end]
+            out.append(contentsOf: cell)
+            if i < row.cellEnds.count - 1 {
+                for _ in 0..<(widths[i] - characterCount(cell) + 2) { out.append(UInt8(ascii: " ")) }
             }
+            cellStart = end
         }
         while out.count > lineStart, out.last == UInt8(ascii: " ") { out.removeLast() }
         out.append(UInt8(ascii: "\n"))
+    }
+}
+
+/// Timeline rows as they are written: the cells' UTF-8 bytes one after another, and where each cell ends (six
+/// cells a row, ``RunOutput/timelineHeader``).
+struct TimelineRows {
+    var bytes: [UInt8] = []
+    var cellEnds: [Int] = []
+
+    var isEmpty: Bool { cellEnds.isEmpty }
+
+    mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    mutating func endCell() { cellEnds.append(bytes.count) }
+
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        cellEnds.removeAll(keepingCapacity: true)
     }
 }
 
@@ -185,18 +214,17 @@ final class Spool {
 
     deinit { if let file { fclose(file) } }
 
-    func append(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            var length = UInt32(bytes.count)
-            for _ in 0..<4 {
-                buffer.append(UInt8(truncatingIfNeeded: length))
-                length >>= 8
-            }
-            buffer.append(contentsOf: bytes)
+    func append(_ bytes: ArraySlice<UInt8>) {
+        var length = UInt32(bytes.count)
+        for _ in 0..<4 {
+            buffer.append(UInt8(truncatingIfNeeded: length))
+            length >>= 8
         }
+        buffer.append(contentsOf: bytes)
         if buffer.count >= Self.limit { spill() }
     }
+
+    func append(_ text: String) { append(ArraySlice(text.utf8)) }
 
     func spill() {
         if file == nil { file = tmpfile() }
@@ -248,15 +276,25 @@ final class Spool {
             return true
         }
 
-        mutating func nextString() -> String? {
+        /// The next item's bytes, or nil at the end.
+        mutating func next() -> ArraySlice<UInt8>? {
             guard fill(4) else { return nil }
             var length = 0
             for i in 0..<4 { length |= Int(chunk[position + i]) << (8 * i) }
             position += 4
             guard fill(length) else { return nil }
-            let text = String(decoding: chunk[position..<position + length], as: UTF8.self)
-            position += length
-            return text
+            defer { position += length }
+            return chunk[position..<position + length]
+        }
+
+        mutating func nextString() -> String? { next().map { String(decoding: $0, as: UTF8.self) } }
+
+        /// Appends the next item to `rows` as one cell; false at the end.
+        mutating func nextCell(into rows: inout TimelineRows) -> Bool {
+            guard let cell = next() else { return false }
+            rows.bytes.append(contentsOf: cell)
+            rows.endCell()
+            return true
         }
     }
 }

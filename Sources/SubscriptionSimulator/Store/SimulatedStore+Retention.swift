@@ -48,7 +48,10 @@ extension SimulatedStore {
         guard transactions.windowCount > max(4096, transactions.pinnedCount) else { return }
         var live: [Int] = []
         live.reserveCapacity(chains.count + extensionsAndRefunds.refundRequests.count)
-        for chain in chains where chain.currentTransactionIndex >= 0 { live.append(chain.currentTransactionIndex) }
+        // By index: a chain is large, and copying each out would retain every string in it.
+        for index in chains.indices where chains[index].currentTransactionIndex >= 0 {
+            live.append(chains[index].currentTransactionIndex)
+        }
         for request in extensionsAndRefunds.refundRequests { live.append(request.transactionIndex) }
         transactions.keepOnly(live, orNotAutoRenewable: true)
     }
@@ -61,12 +64,14 @@ extension SimulatedStore {
 /// from 0); with ``StoreRetention/liveState`` the older part keeps only the live transactions (reachable by index,
 /// not by iteration) and the collection is the recent window from ``startIndex``.
 public struct TransactionLog: RandomAccessCollection, MutableCollection, Sendable {
-    /// The window: transactions `base ..< base + window.count`.
-    var window: [TransactionRecord] = []
+    /// The window: transactions `base ..< base + window.count`. Optional only so that ``keepOnly(_:orNotAutoRenewable:)``
+    /// can move records out (a record holds a dozen strings; copying one retains each): every element is non-nil
+    /// outside it.
+    var window: [TransactionRecord?] = []
     var base = 0
     /// Live transactions before `base`: indices ascending, records alongside.
     var pinnedIndices: [Int] = []
-    var pinnedRecords: [TransactionRecord] = []
+    var pinnedRecords: [TransactionRecord?] = []
 
     public init() {}
 
@@ -76,8 +81,8 @@ public struct TransactionLog: RandomAccessCollection, MutableCollection, Sendabl
 
     public subscript(position: Int) -> TransactionRecord {
         get {
-            if position >= base { return window[position - base] }
-            return pinnedRecords[pinnedSlot(position)]
+            if position >= base { return window[position - base]! }
+            return pinnedRecords[pinnedSlot(position)]!
         }
         set {
             if position >= base {
@@ -89,9 +94,9 @@ public struct TransactionLog: RandomAccessCollection, MutableCollection, Sendabl
         // In place: `transactions[i].field = x` would otherwise copy the whole record out and back.
         _modify {
             if position >= base {
-                yield &window[position - base]
+                yield &window[position - base]!
             } else {
-                yield &pinnedRecords[pinnedSlot(position)]
+                yield &pinnedRecords[pinnedSlot(position)]!
             }
         }
     }
@@ -126,23 +131,30 @@ public struct TransactionLog: RandomAccessCollection, MutableCollection, Sendabl
     mutating func keepOnly(_ live: [Int], orNotAutoRenewable: Bool) {
         var wanted = live
         if orNotAutoRenewable {
-            for (offset, record) in window.enumerated() where record.productType != .autoRenewable {
+            for offset in window.indices where window[offset]!.productType != .autoRenewable {
                 wanted.append(base + offset)
             }
-            for (slot, record) in pinnedRecords.enumerated() where record.productType != .autoRenewable {
+            for slot in pinnedRecords.indices where pinnedRecords[slot]!.productType != .autoRenewable {
                 wanted.append(pinnedIndices[slot])
             }
         }
         wanted.sort()
         var indices: [Int] = []
-        var records: [TransactionRecord] = []
+        var records: [TransactionRecord?] = []
         indices.reserveCapacity(wanted.count)
         records.reserveCapacity(wanted.count)
-        for index in wanted where index >= 0 && index < endIndex && indices.last != index {
+        let end = endIndex
+        for index in wanted where index >= 0 && index < end && indices.last != index {
+            var moved: TransactionRecord? = nil
+            if index >= base {
+                swap(&moved, &window[index - base])
+            } else {
+                swap(&moved, &pinnedRecords[pinnedSlot(index)])
+            }
             indices.append(index)
-            records.append(self[index])
+            records.append(moved)
         }
-        base = endIndex
+        base = end
         window.removeAll(keepingCapacity: true)
         pinnedIndices = indices
         pinnedRecords = records

@@ -106,7 +106,13 @@ public struct IntroductoryOffer: Hashable, Sendable {
     public var identifier: String? = nil
     /// A win-back offer's eligibility conditions (`Catalog/Offers.swift`); `nil` for other offers and for a win-back
     /// offer without conditions.
-    public var winBackConditions: WinBackConditions? = nil
+    public var winBackConditions: WinBackConditions? {
+        get { winBackConditionsStorage.first }
+        set { winBackConditionsStorage = newValue.map { [$0] } ?? [] }
+    }
+    /// Held out of line (an array of at most one): most offers have none, and an offer is copied with every
+    /// subscription state, transaction and renewal snapshot that carries it.
+    var winBackConditionsStorage: [WinBackConditions] = []
 
     public init(mode: IntroductoryOfferMode, period: CalendarDuration, periods: Int = 1, price: Price = .free) {
         self.mode = mode

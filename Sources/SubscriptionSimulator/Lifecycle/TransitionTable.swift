@@ -123,17 +123,18 @@ public enum LifecycleTimer: Hashable, Sendable, CaseIterable {
 }
 
 /// Effects as data: the store carries them out. Order matters: a charge comes before the notification that
-/// reports it.
+/// reports it. The two cases with large payloads are `indirect`, so an effect is a few words and a list of them is
+/// cheap to build and copy (a state snapshot inline made every effect 641 bytes).
 public enum LifecycleEffect: Hashable, Sendable {
     /// Create a new transaction for the period `purchaseDate ..< expiresDate` (`transactionReason` as given).
-    case charge(purchaseDate: Instant, expiresDate: Instant, offer: IntroductoryOffer?, reason: ChargeReason)
+    indirect case charge(purchaseDate: Instant, expiresDate: Instant, offer: IntroductoryOffer?, reason: ChargeReason)
     /// Mark the current transaction refunded.
     case revokeCurrentTransaction
     case schedule(LifecycleTimer, at: Instant)
     case cancelAllTimers
     /// Send a notification carrying `snapshot` (the state the notification reports, which for the first of two
     /// notifications at one instant is not the final state).
-    case notify(NotificationType, NotificationSubtype?, snapshot: SubscriptionState)
+    indirect case notify(NotificationType, NotificationSubtype?, snapshot: SubscriptionState)
 
     // MARK: plan changes
     /// Mark the current transaction (and each family member's) superseded by an upgrade: `isUpgraded: true`, no

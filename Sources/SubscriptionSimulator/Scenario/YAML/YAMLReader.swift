@@ -677,10 +677,15 @@ extension String {
 /// are stored inside the `String` value and pass through untouched.
 final class TextInterner {
     private var texts: Set<String> = []
+    /// The last text interned: a timeline names the same product entry after entry, and comparing is cheaper than
+    /// hashing.
+    private var last = ""
 
     func intern(_ text: String) -> String {
         guard text.utf8.count > 15 else { return text }
-        return texts.insert(text).memberAfterInsert
+        if text == last { return last }
+        last = texts.insert(text).memberAfterInsert
+        return last
     }
 }
 

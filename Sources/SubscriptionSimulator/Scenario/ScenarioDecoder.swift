@@ -518,20 +518,27 @@ public struct ScenarioDecoder {
         return FamilySpec(organizer: organizer, members: members)
     }
 
+    /// A timeline entry's keys: `at` and one action.
+    static let entryKeys = ["at"] + ScenarioAction.names
+
     func decodeEntry(_ node: YAMLNode, start: Instant, catalog: Catalog) throws(ScenarioError) -> TimelineEntry {
-        let map = try mapping(node, "a timeline entry", keys: ["at"] + ScenarioAction.names)
+        let map = try mapping(node, "a timeline entry", keys: Self.entryKeys)
         let at = try time(try map.required("at"), start: start, "at")
-        let actions = map.entries.filter { $0.key.scalarText != "at" }
+        // The entry's action and a second one if any (an error), without collecting them in an array.
+        var actions: (first: YAMLMappingEntry?, second: YAMLMappingEntry?) = (nil, nil)
+        for entry in map.entries where entry.key.scalarText != "at" {
+            if actions.first == nil { actions.first = entry } else if actions.second == nil { actions.second = entry }
+        }
         guard let first = actions.first else {
             throw fail(
                 node,
                 "expected one action in this timeline entry (\(ScenarioAction.names.joined(separator: ", "))), found none"
             )
         }
-        if actions.count > 1 {
+        if let second = actions.second {
             throw fail(
-                actions[1].key,
-                "a timeline entry holds exactly one action; found '\(first.key.scalarText ?? "")' and '\(actions[1].key.scalarText ?? "")': split them into two entries"
+                second.key,
+                "a timeline entry holds exactly one action; found '\(first.key.scalarText ?? "")' and '\(second.key.scalarText ?? "")': split them into two entries"
             )
         }
         let name = first.key.scalarText ?? ""

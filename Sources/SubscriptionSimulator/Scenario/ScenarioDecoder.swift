@@ -133,6 +133,7 @@ public struct ScenarioDecoder {
             items = try list(try top.required("timeline"), "timeline")
         }
         timeline.reserveCapacity(items.count)
+        named.reserveCapacity(named.count + min(items.count, RunLimits.standard.maximumCustomers))
         for index in items.indices {
             let item = items[index]
             items[index] = Self.consumed

@@ -38,10 +38,13 @@ public struct ScenarioDecoder {
 
     /// Decodes and checks a scenario.
     public func decode(_ source: String, overrides: ScenarioOverrides = .init()) throws(ScenarioError) -> Scenario {
-        let root: YAMLNode
+        var root: YAMLNode
         do throws(YAMLError) { root = try YAMLReader.parse(source) } catch {
             throw ScenarioError(file: file, location: error.location, message: error.message)
         }
+        // The timeline's items leave the tree here, so each is freed as soon as it is decoded below: a long timeline
+        // is most of the tree, and its decoded entries then take the place of its nodes instead of adding to them.
+        var timelineItems = root.takeSequenceItems(forKey: "timeline")
         let top = try mapping(root, "the scenario", keys: Self.topKeys)
         let name = try text(top.required("name"), "name")
         let startNode = try top.required("start")
@@ -122,7 +125,18 @@ public struct ScenarioDecoder {
         }
 
         var timeline: [TimelineEntry] = []
-        for item in try list(try top.required("timeline"), "timeline") {
+        var items: [YAMLNode]
+        if let taken = timelineItems {
+            items = taken
+            timelineItems = nil
+        } else {
+            items = try list(try top.required("timeline"), "timeline")
+        }
+        timeline.reserveCapacity(items.count)
+        named.reserveCapacity(named.count + min(items.count, RunLimits.standard.maximumCustomers))
+        for index in items.indices {
+            let item = items[index]
+            items[index] = Self.consumed
             let entry = try decodeEntry(item, start: start, catalog: catalog)
             if let previous = timeline.last, entry.at < previous.at {
                 throw fail(
@@ -188,6 +202,9 @@ public struct ScenarioDecoder {
             storefronts: Dictionary(uniqueKeysWithValues: storefronts.map { ($0.customer, $0.storefront) }),
             endLocation: (top.optional("until") ?? startNode).location)
     }
+
+    /// What a decoded timeline item is replaced with, so its nodes are freed.
+    static let consumed = YAMLNode(kind: .sequence([]), location: SourceLocation(line: 0, column: 0))
 
     // MARK: - Sections
 
@@ -502,20 +519,27 @@ public struct ScenarioDecoder {
         return FamilySpec(organizer: organizer, members: members)
     }
 
+    /// A timeline entry's keys: `at` and one action.
+    static let entryKeys = ["at"] + ScenarioAction.names
+
     func decodeEntry(_ node: YAMLNode, start: Instant, catalog: Catalog) throws(ScenarioError) -> TimelineEntry {
-        let map = try mapping(node, "a timeline entry", keys: ["at"] + ScenarioAction.names)
+        let map = try mapping(node, "a timeline entry", keys: Self.entryKeys)
         let at = try time(try map.required("at"), start: start, "at")
-        let actions = map.entries.filter { $0.key.scalarText != "at" }
+        // The entry's action and a second one if any (an error), without collecting them in an array.
+        var actions: (first: YAMLMappingEntry?, second: YAMLMappingEntry?) = (nil, nil)
+        for entry in map.entries where entry.key.scalarText != "at" {
+            if actions.first == nil { actions.first = entry } else if actions.second == nil { actions.second = entry }
+        }
         guard let first = actions.first else {
             throw fail(
                 node,
                 "expected one action in this timeline entry (\(ScenarioAction.names.joined(separator: ", "))), found none"
             )
         }
-        if actions.count > 1 {
+        if let second = actions.second {
             throw fail(
-                actions[1].key,
-                "a timeline entry holds exactly one action; found '\(first.key.scalarText ?? "")' and '\(actions[1].key.scalarText ?? "")': split them into two entries"
+                second.key,
+                "a timeline entry holds exactly one action; found '\(first.key.scalarText ?? "")' and '\(second.key.scalarText ?? "")': split them into two entries"
             )
         }
         let name = first.key.scalarText ?? ""
@@ -974,10 +998,11 @@ public struct ScenarioDecoder {
 
     func productId(_ node: YAMLNode, _ catalog: Catalog) throws(ScenarioError) -> String {
         let id = try text(node, "product")
-        guard catalog[id] != nil else {
+        guard let product = catalog[id] else {
             throw fail(node, "unknown product '\(id)'\(hint(id, catalog.products.map(\.id)))")
         }
-        return id
+        // The catalog's copy: every action naming the product then shares one string.
+        return product.id
     }
 
     func list(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> [YAMLNode] {

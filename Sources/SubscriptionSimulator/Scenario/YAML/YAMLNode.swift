@@ -1,11 +1,24 @@
 /// A place in a text file: 1-based line and column (columns count Unicode scalars).
+///
+/// Stored in 32 bits each (every YAML node and timeline entry carries one): a line or column past 2,147,483,647,
+/// which only a file of more than 2 GB could reach, reads as 2,147,483,647.
 public struct SourceLocation: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
+    private var storedLine: Int32
+    private var storedColumn: Int32
+
+    public var line: Int {
+        get { Int(storedLine) }
+        set { storedLine = Int32(clamping: newValue) }
+    }
+
+    public var column: Int {
+        get { Int(storedColumn) }
+        set { storedColumn = Int32(clamping: newValue) }
+    }
 
     public init(line: Int, column: Int) {
-        self.line = line
-        self.column = column
+        storedLine = Int32(clamping: line)
+        storedColumn = Int32(clamping: column)
     }
 
     public static func < (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
@@ -41,8 +54,12 @@ public struct YAMLMappingEntry: Hashable, Sendable {
 
 /// A node of the tree with the location of its first character (a block sequence: its first `-`; a block
 /// mapping: its first key; a flow collection: its `[` or `{`).
+///
+/// Compact, because a long timeline is a tree of hundreds of thousands of nodes: 32 bytes each, held inline in their
+/// parent's array (``Kind`` is not `indirect`, so no node is boxed on the heap of its own), and scalar texts of up to
+/// 15 bytes stored inside their `String`.
 public struct YAMLNode: Hashable, Sendable {
-    public indirect enum Kind: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
         case scalar(YAMLScalar)
         case sequence([YAMLNode])
         case mapping([YAMLMappingEntry])
@@ -73,6 +90,20 @@ public struct YAMLNode: Hashable, Sendable {
 
     public func value(forKey key: String) -> YAMLNode? {
         mappingEntries?.first { $0.key.scalarText == key }?.value
+    }
+
+    /// Takes the items of the list under `key` out of this mapping, leaving an empty list at the same location, so
+    /// the caller holds the only reference to them and can free each as it goes. Nil (and nothing changed) if this
+    /// is not a mapping or `key` is absent or not a list.
+    mutating func takeSequenceItems(forKey key: String) -> [YAMLNode]? {
+        guard case .mapping(var entries) = kind,
+            let index = entries.firstIndex(where: { $0.key.scalarText == key }),
+            case .sequence(let items) = entries[index].value.kind
+        else { return nil }
+        kind = .sequence([])  // drops this node's hold on `entries`, so the change below is made in place
+        entries[index].value.kind = .sequence([])
+        kind = .mapping(entries)
+        return items
     }
 
     /// For messages: "a mapping", "a list", "a text value", "an empty value".

@@ -42,23 +42,17 @@ public enum YAMLReader {
 }
 
 struct BlockParser {
-    var lines: [[Unicode.Scalar]]
+    var lines: SourceLines
     var row = 0
     /// How many block collections enclose the node being read.
     var depth = 0
+    /// Shares one copy of each long text that recurs (product ids repeated on every timeline entry).
+    let interner = TextInterner()
 
     init(_ text: String) throws(YAMLError) {
-        var lines: [[Unicode.Scalar]] = [[]]
-        for scalar in text.unicodeScalars {
-            if scalar == "\n" {
-                if lines[lines.count - 1].last == "\r" { lines[lines.count - 1].removeLast() }
-                lines.append([])
-            } else {
-                lines[lines.count - 1].append(scalar)
-            }
-        }
-        if lines[lines.count - 1].last == "\r" { lines[lines.count - 1].removeLast() }
-        for (index, line) in lines.enumerated() {
+        let lines = SourceLines(text)
+        for index in 0..<lines.count {
+            let line = lines[index]
             if let column = line.firstIndex(of: "\r") {
                 throw YAMLError(
                     location: SourceLocation(line: index + 1, column: column + 1),
@@ -66,7 +60,8 @@ struct BlockParser {
                         "a carriage return (CR) with no line feed after it: the file seems to use CR-only line endings "
                         + "(classic Mac OS); save it with LF or CRLF line endings")
             }
-            for (column, scalar) in line.enumerated() {
+            for column in 0..<line.count {
+                let scalar = line[column]
                 if scalar == " " { continue }
                 if scalar == "\t" {
                     throw YAMLError(
@@ -82,31 +77,30 @@ struct BlockParser {
     // MARK: - Lines
 
     func indent(_ r: Int) -> Int {
+        let line = lines[r]
         var count = 0
-        for scalar in lines[r] { if scalar == " " { count += 1 } else { break } }
+        while count < line.count && line[count] == " " { count += 1 }
         return count
     }
 
     func isBlank(_ r: Int) -> Bool {
-        let i = indent(r)
-        return i >= lines[r].count || lines[r][i] == "#"
+        let line = lines[r]
+        var i = 0
+        while i < line.count && line[i] == " " { i += 1 }
+        return i >= line.count || line[i] == "#"
     }
 
     mutating func skipBlank() {
         while row < lines.count && isBlank(row) { row += 1 }
     }
 
-    func trimmedText(_ r: Int) -> String {
-        var s = String(String.UnicodeScalarView(lines[r]))
-        while s.last == " " { s.removeLast() }
-        while s.first == " " { s.removeFirst() }
-        return s
-    }
+    func trimmedText(_ r: Int) -> String { lines[r].trimmedText(0..<lines[r].count) }
 
     func location(_ r: Int, _ c: Int) -> SourceLocation { SourceLocation(line: r + 1, column: c + 1) }
 
     func isDash(_ r: Int, _ c: Int) -> Bool {
-        c < lines[r].count && lines[r][c] == "-" && (c + 1 == lines[r].count || lines[r][c + 1] == " ")
+        let line = lines[r]
+        return c < line.count && line[c] == "-" && (c + 1 == line.count || line[c + 1] == " ")
     }
 
     func isDocumentMarker(_ r: Int) -> Bool {
@@ -281,7 +275,7 @@ struct BlockParser {
     private mutating func parseMapping(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
         let start = location(row, column)
         var entries: [YAMLMappingEntry] = []
-        var seen: [String: SourceLocation] = [:]
+        var seen = SeenKeys()
         var col = column
         while true {
             if isDocumentMarker(row) {
@@ -307,11 +301,10 @@ struct BlockParser {
                 throw YAMLError(
                     location: key.location, message: "merge keys ('<<') are not supported; write the keys out")
             }
-            if let first = seen[key.scalarText!] {
+            if let first = seen.firstLocation(of: key, among: entries) {
                 throw YAMLError(
                     location: key.location, message: "duplicate key '\(key.scalarText!)'; first defined at \(first)")
             }
-            seen[key.scalarText!] = key.location
             var k = afterColon
             while k < line.count && line[k] == " " { k += 1 }
             let value: YAMLNode
@@ -351,7 +344,7 @@ struct BlockParser {
     func parseKey(_ r: Int, _ c: Int) throws(YAMLError) -> (YAMLNode, Int) {
         let line = lines[r]
         if line[c] == "\"" || line[c] == "'" {
-            var flow = FlowParser(lines: lines, row: r, column: c)
+            var flow = FlowParser(lines: lines, row: r, column: c, interner: interner)
             let key = try flow.parseQuoted()
             var i = flow.column
             while i < line.count && line[i] == " " { i += 1 }
@@ -368,7 +361,7 @@ struct BlockParser {
             if line[i] == "#" && i > c && line[i - 1] == " " { i = line.count; break }
             i += 1
         }
-        let text = String(String.UnicodeScalarView(line[c..<min(i, line.count)])).trimmingSpaces
+        let text = interner.intern(line.trimmedText(c..<min(i, line.count)))
         guard i < line.count else {
             throw YAMLError(
                 location: location(r, c),
@@ -402,7 +395,7 @@ struct BlockParser {
         let first = line[c]
         if first == "[" || first == "{" || first == "\"" || first == "'" {
             // The flow reader counts this value itself (FlowParser.parseValue), so it starts one level up.
-            var flow = FlowParser(lines: lines, row: row, column: c, depth: depth - 1)
+            var flow = FlowParser(lines: lines, row: row, column: c, depth: depth - 1, interner: interner)
             let node = try flow.parseValue()
             try flow.expectLineEnd()
             row = flow.row + 1
@@ -420,18 +413,21 @@ struct BlockParser {
             if line[i] == "#" && line[i - 1] == " " { end = i; break }
             i += 1
         }
-        let text = String(String.UnicodeScalarView(line[c..<end])).trimmingSpaces
-        let scalars = Array(text.unicodeScalars)
-        if let colon = scalars.indices.first(where: {
-            scalars[$0] == ":" && ($0 + 1 == scalars.count || scalars[$0 + 1] == " ")
-        }) {
-            let column = c + colon
+        var lower = c
+        var upper = end
+        while lower < upper && line[lower] == " " { lower += 1 }
+        while upper > lower && line[upper - 1] == " " { upper -= 1 }
+        var colon = lower
+        while colon < upper && !(line[colon] == ":" && (colon + 1 == upper || line[colon + 1] == " ")) { colon += 1 }
+        if colon < upper {
+            let column = c + (colon - lower)
             throw YAMLError(
                 location: location(row, column),
                 message:
                     "':' inside a plain value is ambiguous; put the whole value in quotes if it is text, or start a nested mapping on the next line"
             )
         }
+        let text = interner.intern(line.text(lower..<upper))
         let node = YAMLNode(kind: .scalar(YAMLScalar(text: text, style: .plain)), location: location(row, c))
         row += 1
         return node
@@ -440,15 +436,20 @@ struct BlockParser {
 
 /// Parses flow collections and quoted scalars, which may continue over several lines.
 struct FlowParser {
-    let lines: [[Unicode.Scalar]]
+    let lines: SourceLines
     var row: Int
     var column: Int
     /// How many collections (block and flow) enclose the value being read.
     var depth = 0
+    let interner: TextInterner
 
     func location(_ r: Int, _ c: Int) -> SourceLocation { SourceLocation(line: r + 1, column: c + 1) }
 
-    var current: Unicode.Scalar? { row < lines.count && column < lines[row].count ? lines[row][column] : nil }
+    var current: Unicode.Scalar? {
+        guard row < lines.count else { return nil }
+        let line = lines[row]
+        return column < line.count ? line[column] : nil
+    }
 
     mutating func skipSpaceAndComments() {
         while row < lines.count {
@@ -521,7 +522,7 @@ struct FlowParser {
         let start = location(row, column)
         column += 1
         var entries: [YAMLMappingEntry] = []
-        var seen: [String: SourceLocation] = [:]
+        var seen = SeenKeys()
         while true {
             skipSpaceAndComments()
             guard let c = current else {
@@ -533,11 +534,10 @@ struct FlowParser {
                 throw YAMLError(
                     location: key.location, message: "merge keys ('<<') are not supported; write the keys out")
             }
-            if let first = seen[key.scalarText!] {
+            if let first = seen.firstLocation(of: key, among: entries) {
                 throw YAMLError(
                     location: key.location, message: "duplicate key '\(key.scalarText!)'; first defined at \(first)")
             }
-            seen[key.scalarText!] = key.location
             skipSpaceAndComments()
             guard current == ":" else {
                 throw YAMLError(
@@ -572,18 +572,18 @@ struct FlowParser {
         if let message = BlockParser.unsupportedIndicator(line[column]) {
             throw YAMLError(location: startLocation, message: message)
         }
-        if [":", ",", "]", "}"].contains(line[column]) {
+        if line[column] == ":" || line[column] == "," || line[column] == "]" || line[column] == "}" {
             throw YAMLError(location: startLocation, message: "expected a value, found '\(line[column])'")
         }
         var i = column
         while i < line.count {
             let s = line[i]
             if s == "," || s == "]" || s == "}" || s == "[" || s == "{" { break }
-            if s == ":" && (i + 1 == line.count || [" ", ",", "]", "}"].contains(line[i + 1])) { break }
+            if s == ":" && (i + 1 == line.count || Self.endsFlowKey(line[i + 1])) { break }
             if s == "#" && i > start && line[i - 1] == " " { break }
             i += 1
         }
-        let text = String(String.UnicodeScalarView(line[start..<i])).trimmingSpaces
+        let text = interner.intern(line.trimmedText(start..<i))
         column = i
         if text.isEmpty { throw YAMLError(location: startLocation, message: "expected a value") }
         if !isKey, current == ":" {
@@ -592,6 +592,11 @@ struct FlowParser {
                 message: "':' inside a flow value is ambiguous; put the value in quotes")
         }
         return YAMLNode(kind: .scalar(YAMLScalar(text: text, style: .plain)), location: startLocation)
+    }
+
+    /// Whether `scalar` after a `:` in flow ends a key (`k: v`, `{k:}`, `[k:]`, `{k:,}`).
+    static func endsFlowKey(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "," || scalar == "]" || scalar == "}"
     }
 
     mutating func parseQuoted() throws(YAMLError) -> YAMLNode {
@@ -634,7 +639,7 @@ struct FlowParser {
                 case "0": text.append("\0")
                 case "u":
                     guard i + 6 <= line.count,
-                        let value = UInt32(String(String.UnicodeScalarView(line[(i + 2)..<(i + 6)])), radix: 16),
+                        let value = UInt32(line.text((i + 2)..<(i + 6)), radix: 16),
                         let scalar = Unicode.Scalar(value)
                     else { throw YAMLError(location: location(row, i), message: "expected 4 hex digits after \\u") }
                     text.append(scalar)
@@ -652,7 +657,8 @@ struct FlowParser {
         }
         column = i
         return YAMLNode(
-            kind: .scalar(YAMLScalar(text: String(text), style: quote == "'" ? .singleQuoted : .doubleQuoted)),
+            kind: .scalar(
+                YAMLScalar(text: interner.intern(String(text)), style: quote == "'" ? .singleQuoted : .doubleQuoted)),
             location: start)
     }
 }
@@ -663,5 +669,45 @@ extension String {
         while s.first == " " { s.removeFirst() }
         while s.last == " " { s.removeLast() }
         return String(s)
+    }
+}
+
+/// One copy of each long text a document repeats: a scenario names the same product on thousands of timeline
+/// entries, and a text of more than 15 bytes is a heap allocation of its own unless copies share it. Shorter texts
+/// are stored inside the `String` value and pass through untouched.
+final class TextInterner {
+    private var texts: Set<String> = []
+    /// The last text interned: a timeline names the same product entry after entry, and comparing is cheaper than
+    /// hashing.
+    private var last = ""
+
+    func intern(_ text: String) -> String {
+        guard text.utf8.count > 15 else { return text }
+        if text == last { return last }
+        last = texts.insert(text).memberAfterInsert
+        return last
+    }
+}
+
+/// The keys of a mapping read so far, to find a duplicate: a linear search of the entries while the mapping is small
+/// (nearly all are), an index once it grows, so a hostile mapping of many keys stays linear.
+struct SeenKeys {
+    private var index: [String: SourceLocation]?
+    static let linearLimit = 16
+
+    /// Where `key` was first defined among `entries` (the mapping's entries before it), or nil if it is new.
+    mutating func firstLocation(of key: YAMLNode, among entries: [YAMLMappingEntry]) -> SourceLocation? {
+        let text = key.scalarText ?? ""
+        if index == nil {
+            if entries.count < Self.linearLimit {
+                return entries.first { $0.key.scalarText == text }?.key.location
+            }
+            var built: [String: SourceLocation] = [:]
+            for entry in entries { built[entry.key.scalarText ?? ""] = entry.key.location }
+            index = built
+        }
+        if let first = index?[text] { return first }
+        index?[text] = key.location
+        return nil
     }
 }

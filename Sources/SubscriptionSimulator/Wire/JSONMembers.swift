@@ -72,16 +72,21 @@ struct CanonicalJSONBytes: JSONMemberSink {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// `,"key":` (the comma when a member came before).
+    /// `,"key":` (the comma when a member came before), appended at once.
     mutating func key(_ key: StaticString) {
         assert(isCanonicalNextKey(key, after: lastKey), "member '\(key)' out of canonical order")
         lastKey = key
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        let first = needsComma ? 0 : 1  // where the bytes start: with the comma or after it
         needsComma = true
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        let count = key.utf8CodeUnitCount
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count + 4) { buffer in
+            buffer[0] = UInt8(ascii: ",")
+            buffer[1] = UInt8(ascii: "\"")
+            (buffer.baseAddress! + 2).initialize(from: key.utf8Start, count: count)
+            buffer[2 + count] = UInt8(ascii: "\"")
+            buffer[3 + count] = UInt8(ascii: ":")
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[first..<count + 4]))
+        }
     }
 
     mutating func member(_ key: StaticString, _ value: String?) {
@@ -144,13 +149,16 @@ struct CanonicalJSONBytes: JSONMemberSink {
 
     /// `String(value)`'s digits, without the string.
     static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        let start = out.count
-        repeat {
-            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        out[start...].reverse()
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var position = 20
+            repeat {
+                position -= 1
+                digits[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { out.append(UInt8(ascii: "-")) }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[position..<20]))
+        }
     }
 }

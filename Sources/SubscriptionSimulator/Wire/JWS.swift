@@ -242,7 +242,21 @@ public enum Base64URL {
             out.withUnsafeMutableBytes { buffer in
                 var o = buffer.baseAddress! + start
                 var i = source
-                for _ in 0..<full {
+                var groups = full
+                // 6 bytes at a time while 8 can be read: one big-endian load, four pair lookups, one 8-byte store.
+                while groups >= 3 {
+                    let w = UInt64(bigEndian: i.loadUnaligned(as: UInt64.self))
+                    let chars =
+                        UInt64(UInt16(littleEndian: pairs[Int(w >> 52)]))
+                        | UInt64(UInt16(littleEndian: pairs[Int(w >> 40 & 0xFFF)])) << 16
+                        | UInt64(UInt16(littleEndian: pairs[Int(w >> 28 & 0xFFF)])) << 32
+                        | UInt64(UInt16(littleEndian: pairs[Int(w >> 16 & 0xFFF)])) << 48
+                    o.storeBytes(of: chars.littleEndian, as: UInt64.self)
+                    o += 8
+                    i += 6
+                    groups -= 2
+                }
+                for _ in 0..<groups {
                     let n =
                         UInt32(i.load(as: UInt8.self)) << 16 | UInt32(i.load(fromByteOffset: 1, as: UInt8.self)) << 8
                         | UInt32(i.load(fromByteOffset: 2, as: UInt8.self))

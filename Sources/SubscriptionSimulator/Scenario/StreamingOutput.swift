@@ -11,11 +11,14 @@
 /// manifest entries.
 public struct JSONLSink: RunSink {
     let encoder: NotificationEncoder
+    let signing: JWSSigning
+    var buffers = NotificationEncoder.Buffers()
     var out: ChunkedWriter
 
     /// Signed by `signer`, or by the environment's default signer when it is `nil` (as ``RunOutput/jsonl(_:signer:)``).
     public init(app: AppConfiguration, signer: (any PayloadSigner)? = nil, write: @escaping ([UInt8]) -> Void) {
         encoder = NotificationEncoder(app: app, signer: signer)
+        signing = JWSSigning(encoder.signer)
         out = ChunkedWriter(write)
     }
 
@@ -23,7 +26,7 @@ public struct JSONLSink: RunSink {
         _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
     ) {
         for n in notifications {
-            encoder.appendPostBody(of: n, to: &out.buffer)
+            encoder.appendPostBody(of: n, signing: signing, to: &out.buffer, buffers: &buffers)
             out.buffer.append(UInt8(ascii: "\n"))
             out.flushIfFull()
         }
@@ -35,11 +38,11 @@ public struct JSONLSink: RunSink {
 
 /// ``RunOutput/decoded(_:)`` as a stream.
 public struct DecodedSink: RunSink {
-    let encoder: NotificationEncoder
+    let app: AppConfiguration
     var out: ChunkedWriter
 
     public init(app: AppConfiguration, write: @escaping ([UInt8]) -> Void) {
-        encoder = NotificationEncoder(app: app, signer: UnsignedTestSigner())
+        self.app = app
         out = ChunkedWriter(write)
     }
 
@@ -47,12 +50,16 @@ public struct DecodedSink: RunSink {
         _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
     ) {
         for n in notifications {
-            var line = JSONObjectBuilder()
-            line.set("recipient", n.recipient)  // absent for a notification about the app
-            line.set("instant", n.instant.millisecondsSince1970)
-            line.set("at", n.instant.description)
-            line.set("payload", encoder.encode(n).decodedPayload)
-            CanonicalJSON.write(line.value, into: &out.buffer, indent: nil, depth: 0)
+            // Written straight to bytes, members in canonical order (the decoded view needs no signature).
+            var line = CanonicalJSONBytes()
+            swap(&line.bytes, &out.buffer)
+            line.object { o in
+                o.member("at", n.instant.description)
+                o.member("instant", n.instant.millisecondsSince1970)
+                o.member("payload") { NotificationEncoder.describeDecoded(of: n, app: app, into: &$0) }
+                o.member("recipient", n.recipient)  // absent for a notification about the app
+            }
+            swap(&line.bytes, &out.buffer)
             out.buffer.append(UInt8(ascii: "\n"))
             out.flushIfFull()
         }
@@ -299,13 +306,6 @@ final class Spool {
     }
 }
 
-extension NotificationEncoder {
-    /// Appends the notification's POST body (`{"signedPayload":"..."}`, as ``EncodedNotification/postBody``).
-    func appendPostBody(of n: SentNotification, to out: inout [UInt8]) {
-        out.append(contentsOf: encode(n).postBody.utf8)  // see JWS.appendCompact for the byte-level path
-    }
-}
-
 /// ``RunOutput/fixtureFiles(_:signer:)`` as a stream into a ``FixtureWriter/Staging`` folder: each `NNNN.json` is
 /// written when its notification is sent; `manifest.json` by ``finish()``. The numbers are at least four digits
 /// wide and as wide as the last one: when the count passes 9999 (99999, ...) the files so far are renamed to the
@@ -313,6 +313,8 @@ extension NotificationEncoder {
 public struct FixtureSink: RunSink {
     let scenario: Scenario
     let encoder: NotificationEncoder
+    let signing: JWSSigning
+    var buffers = NotificationEncoder.Buffers()
     let staging: FixtureWriter.Staging
     var count = 0
     var width = 4
@@ -325,6 +327,7 @@ public struct FixtureSink: RunSink {
     ) {
         self.scenario = scenario
         encoder = NotificationEncoder(app: app, signer: signer)
+        signing = JWSSigning(encoder.signer)
         self.staging = staging
     }
 
@@ -347,7 +350,7 @@ public struct FixtureSink: RunSink {
                     width += 1
                 }
                 body.removeAll(keepingCapacity: true)
-                encoder.appendPostBody(of: n, to: &body)
+                encoder.appendPostBody(of: n, signing: signing, to: &body, buffers: &buffers)
                 body.append(UInt8(ascii: "\n"))
                 try staging.write(Self.name(count, width: width), body)
             } catch {

@@ -36,6 +36,8 @@ public enum JSONValue: Hashable, Sendable {
 /// (reference §2.9).
 struct JSONObjectBuilder {
     var members: [String: JSONValue] = [:]
+    /// The last key given to ``JSONMemberSink``'s methods (which assert canonical order); `set` ignores it.
+    var lastKey: StaticString?
 
     mutating func set(_ key: String, _ value: String?) { if let value { members[key] = .string(value) } }
     mutating func set(_ key: String, _ value: Int64?) { if let value { members[key] = .integer(value) } }

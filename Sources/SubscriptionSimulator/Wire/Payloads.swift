@@ -6,74 +6,88 @@ public enum Payloads {
     /// `JWSTransactionDecodedPayload`.
     public static func transaction(_ t: TransactionRecord, app: AppConfiguration, signedDate: Instant) -> JSONValue {
         var o = JSONObjectBuilder()
-        o.set("transactionId", t.transactionId)
-        o.set("originalTransactionId", t.originalTransactionId)
-        o.set("webOrderLineItemId", t.webOrderLineItemId)
-        o.set("bundleId", app.bundleId)
-        o.set("productId", t.productId)
-        o.set("subscriptionGroupIdentifier", t.subscriptionGroupIdentifier)
-        o.set("purchaseDate", t.purchaseDate)
-        o.set("originalPurchaseDate", t.originalPurchaseDate)
-        o.set("expiresDate", t.expiresDate)
-        o.set("quantity", Int64(1))
-        o.set("type", WireValues.productType(t.productType))
-        o.set("inAppOwnershipType", WireValues.ownership(t.ownership))
-        o.set("appAccountToken", t.appAccountToken)
-        o.set("signedDate", signedDate)
-        if let revocation = t.revocation {
-            o.set("revocationDate", revocation.date)
-            o.set("revocationReason", Int64(revocation.reason))
-            o.set("revocationType", WireValues.revocationType(revocation.kind))
-            o.set("revocationPercentage", revocation.percentage.map(Int64.init))
-        }
-        o.set("isUpgraded", t.isUpgraded ? true : nil)
-        if let offer = t.offer {
-            o.set("offerType", WireValues.offerType(offer.type))
-            o.set("offerIdentifier", offer.identifier)
-            o.set("offerDiscountType", WireValues.offerDiscountType(offer.mode))
-            o.set("offerPeriod", WireValues.offerPeriod(offer))
-        }
-        o.set("environment", app.environment.rawValue)
-        o.set("storefront", t.storefront.countryCode)
-        o.set("storefrontId", t.storefront.id)
-        o.set("transactionReason", WireValues.transactionReason(t.reason))
-        o.set("price", t.price.milliunits)
-        o.set("currency", t.currency)
-        o.set("appTransactionId", t.appTransactionId.isEmpty ? nil : t.appTransactionId)
+        transaction(t, app: app, signedDate: signedDate, into: &o)
         return o.value
     }
 
     /// `JWSRenewalInfoDecodedPayload`.
     public static func renewalInfo(_ r: RenewalSnapshot, app: AppConfiguration, signedDate: Instant) -> JSONValue {
         var o = JSONObjectBuilder()
-        o.set("originalTransactionId", r.originalTransactionId)
-        o.set("productId", r.productId)
-        o.set("autoRenewProductId", r.autoRenewProductId)
-        o.set("autoRenewStatus", WireValues.autoRenewStatus(r.autoRenewOn))
-        o.set("expirationIntent", r.expirationIntent.map(WireValues.expirationIntent))
-        o.set("isInBillingRetryPeriod", r.isInBillingRetryPeriod)
-        o.set("gracePeriodExpiresDate", r.gracePeriodExpiresDate)
-        if let offer = r.upcomingOffer {
-            o.set("offerType", WireValues.offerType(offer.type))
-            o.set("offerIdentifier", offer.identifier)
-            o.set("offerDiscountType", WireValues.offerDiscountType(offer.mode))
-            o.set("offerPeriod", WireValues.offerPeriod(offer))
-        }
-        o.set("priceIncreaseStatus", r.priceIncreaseStatus.map(WireValues.priceIncreaseStatus))
-        if let price = r.renewalPrice {
-            o.set("renewalPrice", price.milliunits)
-            o.set("currency", r.currency)
-        }
-        o.set("renewalDate", r.renewalDate)
-        o.set("recentSubscriptionStartDate", r.recentSubscriptionStartDate)
-        if !r.eligibleWinBackOfferIds.isEmpty {
-            o.set("eligibleWinBackOfferIds", JSONValue.array(r.eligibleWinBackOfferIds.map(JSONValue.string)))
-        }
-        o.set("signedDate", signedDate)
-        o.set("environment", app.environment.rawValue)
-        o.set("appAccountToken", r.appAccountToken)
-        o.set("appTransactionId", r.appTransactionId.isEmpty ? nil : r.appTransactionId)
+        renewalInfo(r, app: app, signedDate: signedDate, into: &o)
         return o.value
+    }
+
+    /// `JWSTransactionDecodedPayload`'s members, in canonical (sorted) order.
+    static func transaction<S: JSONMemberSink>(
+        _ t: TransactionRecord, app: AppConfiguration, signedDate: Instant, into o: inout S
+    ) {
+        o.member("appAccountToken", t.appAccountToken)
+        o.member("appTransactionId", t.appTransactionId.isEmpty ? nil : t.appTransactionId)
+        o.member("bundleId", app.bundleId)
+        o.member("currency", t.currency)
+        o.member("environment", app.environment.rawValue)
+        o.member("expiresDate", t.expiresDate)
+        o.member("inAppOwnershipType", WireValues.ownership(t.ownership))
+        o.member("isUpgraded", t.isUpgraded ? true : nil)
+        if let offer = t.offer { offerMembers(offer, into: &o) }
+        o.member("originalPurchaseDate", t.originalPurchaseDate)
+        o.member("originalTransactionId", t.originalTransactionId)
+        o.member("price", t.price.milliunits)
+        o.member("productId", t.productId)
+        o.member("purchaseDate", t.purchaseDate)
+        o.member("quantity", Int64(1))
+        if let revocation = t.revocation {
+            o.member("revocationDate", revocation.date)
+            o.member("revocationPercentage", revocation.percentage.map(Int64.init))
+            o.member("revocationReason", Int64(revocation.reason))
+            o.member("revocationType", WireValues.revocationType(revocation.kind))
+        }
+        o.member("signedDate", signedDate)
+        o.member("storefront", t.storefront.countryCode)
+        o.member("storefrontId", t.storefront.id)
+        o.member("subscriptionGroupIdentifier", t.subscriptionGroupIdentifier)
+        o.member("transactionId", t.transactionId)
+        o.member("transactionReason", WireValues.transactionReason(t.reason))
+        o.member("type", WireValues.productType(t.productType))
+        o.member("webOrderLineItemId", t.webOrderLineItemId)
+    }
+
+    /// `offerDiscountType`, `offerIdentifier`, `offerPeriod`, `offerType` (a transaction's offer, or renewal info's
+    /// upcoming one).
+    static func offerMembers<S: JSONMemberSink>(_ offer: IntroductoryOffer, into o: inout S) {
+        o.member("offerDiscountType", WireValues.offerDiscountType(offer.mode))
+        o.member("offerIdentifier", offer.identifier)
+        o.member("offerPeriod", WireValues.offerPeriod(offer))
+        o.member("offerType", WireValues.offerType(offer.type))
+    }
+
+    /// `JWSRenewalInfoDecodedPayload`'s members, in canonical (sorted) order.
+    static func renewalInfo<S: JSONMemberSink>(
+        _ r: RenewalSnapshot, app: AppConfiguration, signedDate: Instant, into o: inout S
+    ) {
+        o.member("appAccountToken", r.appAccountToken)
+        o.member("appTransactionId", r.appTransactionId.isEmpty ? nil : r.appTransactionId)
+        o.member("autoRenewProductId", r.autoRenewProductId)
+        o.member("autoRenewStatus", WireValues.autoRenewStatus(r.autoRenewOn))
+        // `currency` goes with `renewalPrice`: both or neither.
+        o.member("currency", r.renewalPrice == nil ? nil : r.currency)
+        if !r.eligibleWinBackOfferIds.isEmpty {
+            o.member("eligibleWinBackOfferIds", strings: r.eligibleWinBackOfferIds)
+        } else {
+            o.member("eligibleWinBackOfferIds", nil as String?)
+        }
+        o.member("environment", app.environment.rawValue)
+        o.member("expirationIntent", r.expirationIntent.map(WireValues.expirationIntent))
+        o.member("gracePeriodExpiresDate", r.gracePeriodExpiresDate)
+        o.member("isInBillingRetryPeriod", r.isInBillingRetryPeriod)
+        if let offer = r.upcomingOffer { offerMembers(offer, into: &o) }
+        o.member("originalTransactionId", r.originalTransactionId)
+        o.member("priceIncreaseStatus", r.priceIncreaseStatus.map(WireValues.priceIncreaseStatus))
+        o.member("productId", r.productId)
+        o.member("recentSubscriptionStartDate", r.recentSubscriptionStartDate)
+        o.member("renewalDate", r.renewalDate)
+        o.member("renewalPrice", r.renewalPrice?.milliunits)
+        o.member("signedDate", signedDate)
     }
 }
 
@@ -85,15 +99,63 @@ extension Payloads {
     /// was limited to, empty when it covered all [assumed: Apple's example lists the codes the request gave].
     public static func summary(_ s: RenewalExtensionSummary, app: AppConfiguration) -> JSONValue {
         var o = JSONObjectBuilder()
-        o.set("requestIdentifier", s.requestIdentifier)
-        o.set("environment", app.environment.rawValue)
-        o.set("appAppleId", NotificationEncoder.dataAppAppleId(app))
-        o.set("bundleId", app.bundleId)
-        o.set("productId", s.productId)
-        o.set("storefrontCountryCodes", JSONValue.array(s.storefrontCountryCodes.map(JSONValue.string)))
-        o.set("failedCount", s.failedCount)
-        o.set("succeededCount", s.succeededCount)
+        summary(s, app: app, into: &o)
         return o.value
+    }
+
+    /// The `summary` object's members, in canonical (sorted) order.
+    static func summary<S: JSONMemberSink>(_ s: RenewalExtensionSummary, app: AppConfiguration, into o: inout S) {
+        o.member("appAppleId", NotificationEncoder.dataAppAppleId(app))
+        o.member("bundleId", app.bundleId)
+        o.member("environment", app.environment.rawValue)
+        o.member("failedCount", s.failedCount)
+        o.member("productId", s.productId)
+        o.member("requestIdentifier", s.requestIdentifier)
+        o.member("storefrontCountryCodes", strings: s.storefrontCountryCodes)
+        o.member("succeededCount", s.succeededCount)
+    }
+
+    /// What a notification's `data` carries signed: the transaction (`signedTransactionInfo`) or the renewal info
+    /// (`signedRenewalInfo`).
+    enum Nested {
+        case transaction(TransactionRecord)
+        case renewal(RenewalSnapshot)
+
+        /// The decoded payload's members.
+        func describe<S: JSONMemberSink>(app: AppConfiguration, signedDate: Instant, into o: inout S) {
+            switch self {
+            case .transaction(let t): Payloads.transaction(t, app: app, signedDate: signedDate, into: &o)
+            case .renewal(let r): Payloads.renewalInfo(r, app: app, signedDate: signedDate, into: &o)
+            }
+        }
+    }
+
+    /// `responseBodyV2DecodedPayload`'s members, in canonical (sorted) order (reference §2.3, §2.4). `nested`
+    /// writes `signedRenewalInfo` and `signedTransactionInfo`: as compact JWS for the payload Apple signs, as
+    /// objects for the decoded view.
+    static func notification<S: JSONMemberSink>(
+        _ n: SentNotification, app: AppConfiguration, into o: inout S,
+        nested: (inout S, StaticString, Nested) -> Void
+    ) {
+        if n.summary == nil {
+            o.member("data") { data in
+                data.member("appAppleId", NotificationEncoder.dataAppAppleId(app))
+                data.member("bundleId", app.bundleId)
+                // A TEST notification's data holds only the app's id, bundle id and environment (reference §6.3).
+                data.member("bundleVersion", n.isAboutTheApp ? nil : app.bundleVersion)
+                data.member("consumptionRequestReason", n.consumptionRequestReason?.rawValue)
+                data.member("environment", app.environment.rawValue)
+                if let r = n.renewal { nested(&data, "signedRenewalInfo", .renewal(r)) }
+                if let t = n.transaction { nested(&data, "signedTransactionInfo", .transaction(t)) }
+                data.member("status", n.status.map { Int64($0.statusCode) })
+            }
+        }
+        o.member("notificationType", n.type.rawValue)
+        o.member("notificationUUID", n.notificationUUID)
+        o.member("signedDate", n.instant)
+        o.member("subtype", n.subtype?.rawValue)
+        if let counts = n.summary { o.member("summary") { Payloads.summary(counts, app: app, into: &$0) } }
+        o.member("version", WireValues.notificationVersion)
     }
 }
 
@@ -122,39 +184,68 @@ public struct NotificationEncoder: Sendable {
     }
 
     public func encode(_ n: SentNotification) -> EncodedNotification {
-        let transaction = n.transaction.map { Payloads.transaction($0, app: app, signedDate: n.instant) }
-        let renewal = n.renewal.map { Payloads.renewalInfo($0, app: app, signedDate: n.instant) }
-        let signedTransaction = transaction.map { JWS.compact(payload: $0, signer: signer) }
-        let signedRenewal = renewal.map { JWS.compact(payload: $0, signer: signer) }
-        func payload(_ transactionValue: JSONValue?, _ renewalValue: JSONValue?) -> JSONValue {
-            var o = JSONObjectBuilder()
-            o.set("notificationType", n.type.rawValue)
-            o.set("subtype", n.subtype?.rawValue)
-            o.set("notificationUUID", n.notificationUUID)
-            if let summary = n.summary {
-                o.set("summary", Payloads.summary(summary, app: app))
-            } else {
-                var data = JSONObjectBuilder()
-                data.set("appAppleId", Self.dataAppAppleId(app))
-                data.set("bundleId", app.bundleId)
-                // A TEST notification's data holds only the app's id, bundle id and environment (reference §6.3).
-                data.set("bundleVersion", n.isAboutTheApp ? nil : app.bundleVersion)
-                data.set("environment", app.environment.rawValue)
-                data.set("signedTransactionInfo", transactionValue)
-                data.set("signedRenewalInfo", renewalValue)
-                data.set("status", n.status.map { Int64($0.statusCode) })
-                data.set("consumptionRequestReason", n.consumptionRequestReason?.rawValue)
-                o.set("data", data.value)
-            }
-            o.set("version", WireValues.notificationVersion)
-            o.set("signedDate", n.instant)
-            return o.value
+        // Each nested JWS is signed once and used both in `payload` and in the POST body.
+        let signing = JWSSigning(signer)
+        func signed(_ nested: Payloads.Nested) -> String {
+            var json = CanonicalJSONBytes()
+            json.object { nested.describe(app: app, signedDate: n.instant, into: &$0) }
+            var jws: [UInt8] = []
+            JWS.append(payloadJSON: json.bytes, signing: signing, to: &jws)
+            return String(decoding: jws, as: UTF8.self)
         }
-        let signedPayload = payload(signedTransaction.map(JSONValue.string), signedRenewal.map(JSONValue.string))
-        let decoded = payload(transaction, renewal)
-        let body = CanonicalJSON.string(
-            .object(["signedPayload": .string(JWS.compact(payload: signedPayload, signer: signer))]))
-        return EncodedNotification(notification: n, payload: signedPayload, decodedPayload: decoded, postBody: body)
+        let signedTransaction = n.transaction.map { signed(.transaction($0)) }
+        let signedRenewal = n.renewal.map { signed(.renewal($0)) }
+        func signedValue(_ nested: Payloads.Nested) -> String? {
+            if case .transaction = nested { return signedTransaction } else { return signedRenewal }
+        }
+        var payload = JSONObjectBuilder()
+        Payloads.notification(n, app: app, into: &payload) { o, key, nested in o.member(key, signedValue(nested)) }
+        var payloadJSON = CanonicalJSONBytes()
+        payloadJSON.object { o in
+            Payloads.notification(n, app: app, into: &o) { o, key, nested in o.member(key, signedValue(nested)) }
+        }
+        var body: [UInt8] = []
+        Self.appendPostBody(payloadJSON: payloadJSON.bytes, signing: signing, to: &body)
+        return EncodedNotification(
+            notification: n, payload: payload.value, decodedPayload: Self.decodedView(of: n, app: app),
+            postBody: String(decoding: body, as: UTF8.self))
+    }
+
+    /// Buffers reused from one notification to the next by ``appendPostBody(of:to:buffers:)``.
+    struct Buffers {
+        var payload: [UInt8] = []
+        var nested: [UInt8] = []
+    }
+
+    /// Appends the notification's POST body (``EncodedNotification/postBody``, the same bytes) to `out`, writing
+    /// every JSON object straight to bytes and every JWS in place: no ``JSONValue``, no intermediate strings.
+    func appendPostBody(of n: SentNotification, signing: JWSSigning, to out: inout [UInt8], buffers: inout Buffers) {
+        var json = CanonicalJSONBytes()
+        swap(&json.bytes, &buffers.payload)
+        json.bytes.removeAll(keepingCapacity: true)
+        json.object { o in
+            Payloads.notification(n, app: app, into: &o) { o, key, nested in
+                o.signedMember(key, signing: signing, scratch: &buffers.nested) {
+                    nested.describe(app: app, signedDate: n.instant, into: &$0)
+                }
+            }
+        }
+        Self.appendPostBody(payloadJSON: json.bytes, signing: signing, to: &out)
+        swap(&json.bytes, &buffers.payload)
+    }
+
+    /// `{"signedPayload":"<JWS>"}`: a JWS needs no escaping, so this is the canonical JSON of that object.
+    static func appendPostBody(payloadJSON: [UInt8], signing: JWSSigning, to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"signedPayload":""#.utf8)
+        JWS.append(payloadJSON: payloadJSON, signing: signing, to: &out)
+        out.append(contentsOf: #""}"#.utf8)
+    }
+
+    /// The decoded view's members (nested JWS as objects) written to `o`.
+    static func describeDecoded<S: JSONMemberSink>(of n: SentNotification, app: AppConfiguration, into o: inout S) {
+        Payloads.notification(n, app: app, into: &o) { o, key, nested in
+            o.member(key) { nested.describe(app: app, signedDate: n.instant, into: &$0) }
+        }
     }
 
     /// `data.appAppleId`: the configured id, except in `Sandbox`, where Apple omits it (reference §1.2, S-DATA:
@@ -165,7 +256,9 @@ public struct NotificationEncoder: Sendable {
 
     /// The decoded payload of a notification (nested JWS decoded), for expectations and the `decoded` format.
     public static func decodedView(of n: SentNotification, app: AppConfiguration) -> JSONValue {
-        NotificationEncoder(app: app, signer: UnsignedTestSigner()).encode(n).decodedPayload
+        var o = JSONObjectBuilder()
+        describeDecoded(of: n, app: app, into: &o)
+        return o.value
     }
 }
 

@@ -92,33 +92,102 @@ public enum IntroductoryOfferMode: String, Hashable, Sendable, CaseIterable {
 /// An introductory offer, which the App Store applies automatically to a customer's first purchase in a
 /// subscription group (eligibility: once per group per customer; reference §5.11, S-INTRO).
 public struct IntroductoryOffer: Hashable, Sendable {
-    public var mode: IntroductoryOfferMode
+    /// The offer's fields, held out of line and never changed in place (a setter makes a new one): an offer is
+    /// carried by every subscription state, pending plan change, transaction and renewal snapshot, most of which
+    /// have none, and inline it made each of them about 200 bytes larger. Equality and hashing are by value.
+    final class Fields: Sendable {
+        let mode: IntroductoryOfferMode
+        let period: CalendarDuration
+        let periods: Int
+        let price: Price
+        let type: OfferType
+        let identifier: String?
+        let winBackConditions: WinBackConditions?
+
+        init(
+            mode: IntroductoryOfferMode, period: CalendarDuration, periods: Int, price: Price, type: OfferType,
+            identifier: String?, winBackConditions: WinBackConditions?
+        ) {
+            self.mode = mode
+            self.period = period
+            self.periods = periods
+            self.price = price
+            self.type = type
+            self.identifier = identifier
+            self.winBackConditions = winBackConditions
+        }
+
+        func with(
+            mode: IntroductoryOfferMode? = nil, period: CalendarDuration? = nil, periods: Int? = nil,
+            price: Price? = nil, type: OfferType? = nil, identifier: String?? = nil,
+            winBackConditions: WinBackConditions?? = nil
+        ) -> Fields {
+            Fields(
+                mode: mode ?? self.mode, period: period ?? self.period, periods: periods ?? self.periods,
+                price: price ?? self.price, type: type ?? self.type, identifier: identifier ?? self.identifier,
+                winBackConditions: winBackConditions ?? self.winBackConditions)
+        }
+    }
+
+    var fields: Fields
+
+    public var mode: IntroductoryOfferMode {
+        get { fields.mode }
+        set { fields = fields.with(mode: newValue) }
+    }
     /// The offer's period unit: for a free trial or pay-up-front, the whole offer; for pay-as-you-go, one billing
     /// period at the offer price (repeated `periods` times).
-    public var period: CalendarDuration
+    public var period: CalendarDuration {
+        get { fields.period }
+        set { fields = fields.with(period: newValue) }
+    }
     /// Number of `period`s the offer lasts (pay-as-you-go); 1 otherwise.
-    public var periods: Int
+    public var periods: Int {
+        get { fields.periods }
+        set { fields = fields.with(periods: newValue) }
+    }
     /// The offer price per `period`; zero for a free trial.
-    public var price: Price
+    public var price: Price {
+        get { fields.price }
+        set { fields = fields.with(price: newValue) }
+    }
     /// `offerType`: introductory (1) unless the offer is one the customer redeems (`Catalog/Offers.swift`).
-    public var type: OfferType = .introductory
+    public var type: OfferType {
+        get { fields.type }
+        set { fields = fields.with(type: newValue) }
+    }
     /// `offerIdentifier`: the offer's id; `nil` for an introductory offer (reference §5.11, S-OT).
-    public var identifier: String? = nil
+    public var identifier: String? {
+        get { fields.identifier }
+        set { fields = fields.with(identifier: .some(newValue)) }
+    }
     /// A win-back offer's eligibility conditions (`Catalog/Offers.swift`); `nil` for other offers and for a win-back
     /// offer without conditions.
     public var winBackConditions: WinBackConditions? {
-        get { winBackConditionsStorage.first }
-        set { winBackConditionsStorage = newValue.map { [$0] } ?? [] }
+        get { fields.winBackConditions }
+        set { fields = fields.with(winBackConditions: .some(newValue)) }
     }
-    /// Held out of line (an array of at most one): most offers have none, and an offer is copied with every
-    /// subscription state, transaction and renewal snapshot that carries it.
-    var winBackConditionsStorage: [WinBackConditions] = []
 
     public init(mode: IntroductoryOfferMode, period: CalendarDuration, periods: Int = 1, price: Price = .free) {
-        self.mode = mode
-        self.period = period
-        self.periods = periods
-        self.price = mode == .freeTrial ? .free : price
+        fields = Fields(
+            mode: mode, period: period, periods: periods, price: mode == .freeTrial ? .free : price,
+            type: .introductory, identifier: nil, winBackConditions: nil)
+    }
+
+    public static func == (a: IntroductoryOffer, b: IntroductoryOffer) -> Bool {
+        if a.fields === b.fields { return true }
+        return a.mode == b.mode && a.period == b.period && a.periods == b.periods && a.price == b.price
+            && a.type == b.type && a.identifier == b.identifier && a.winBackConditions == b.winBackConditions
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(mode)
+        hasher.combine(period)
+        hasher.combine(periods)
+        hasher.combine(price)
+        hasher.combine(type)
+        hasher.combine(identifier)
+        hasher.combine(winBackConditions)
     }
 
     /// The whole length of the offer (all its periods).

@@ -92,103 +92,78 @@ public enum IntroductoryOfferMode: String, Hashable, Sendable, CaseIterable {
 /// An introductory offer, which the App Store applies automatically to a customer's first purchase in a
 /// subscription group (eligibility: once per group per customer; reference §5.11, S-INTRO).
 public struct IntroductoryOffer: Hashable, Sendable {
-    /// The offer's fields, held out of line and never changed in place (a setter makes a new one): an offer is
-    /// carried by every subscription state, pending plan change, transaction and renewal snapshot, most of which
-    /// have none, and inline it made each of them about 200 bytes larger. Equality and hashing are by value.
-    final class Fields: Sendable {
-        let mode: IntroductoryOfferMode
-        let period: CalendarDuration
-        let periods: Int
-        let price: Price
-        let type: OfferType
-        let identifier: String?
-        let winBackConditions: WinBackConditions?
-
-        init(
-            mode: IntroductoryOfferMode, period: CalendarDuration, periods: Int, price: Price, type: OfferType,
-            identifier: String?, winBackConditions: WinBackConditions?
-        ) {
-            self.mode = mode
-            self.period = period
-            self.periods = periods
-            self.price = price
-            self.type = type
-            self.identifier = identifier
-            self.winBackConditions = winBackConditions
-        }
-
-        func with(
-            mode: IntroductoryOfferMode? = nil, period: CalendarDuration? = nil, periods: Int? = nil,
-            price: Price? = nil, type: OfferType? = nil, identifier: String?? = nil,
-            winBackConditions: WinBackConditions?? = nil
-        ) -> Fields {
-            Fields(
-                mode: mode ?? self.mode, period: period ?? self.period, periods: periods ?? self.periods,
-                price: price ?? self.price, type: type ?? self.type, identifier: identifier ?? self.identifier,
-                winBackConditions: winBackConditions ?? self.winBackConditions)
-        }
+    /// The offer's fields (equality and hashing are theirs).
+    struct Fields: Hashable, Sendable {
+        var mode: IntroductoryOfferMode
+        var period: CalendarDuration
+        var periods: Int
+        var price: Price
+        var type: OfferType = .introductory
+        var identifier: String? = nil
+        var winBackConditions: WinBackConditions? = nil
     }
 
-    var fields: Fields
+    /// ``Fields`` held out of line and never changed in place (a setter stores a new box): an offer is carried by
+    /// every subscription state, pending plan change, transaction and renewal snapshot, most of which have none,
+    /// and inline it made each of them about 200 bytes larger.
+    final class Box: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    var box: Box
+
+    var fields: Fields {
+        get { box.fields }
+        set { box = Box(newValue) }
+    }
 
     public var mode: IntroductoryOfferMode {
         get { fields.mode }
-        set { fields = fields.with(mode: newValue) }
+        set { fields.mode = newValue }
     }
     /// The offer's period unit: for a free trial or pay-up-front, the whole offer; for pay-as-you-go, one billing
     /// period at the offer price (repeated `periods` times).
     public var period: CalendarDuration {
         get { fields.period }
-        set { fields = fields.with(period: newValue) }
+        set { fields.period = newValue }
     }
     /// Number of `period`s the offer lasts (pay-as-you-go); 1 otherwise.
     public var periods: Int {
         get { fields.periods }
-        set { fields = fields.with(periods: newValue) }
+        set { fields.periods = newValue }
     }
     /// The offer price per `period`; zero for a free trial.
     public var price: Price {
         get { fields.price }
-        set { fields = fields.with(price: newValue) }
+        set { fields.price = newValue }
     }
     /// `offerType`: introductory (1) unless the offer is one the customer redeems (`Catalog/Offers.swift`).
     public var type: OfferType {
         get { fields.type }
-        set { fields = fields.with(type: newValue) }
+        set { fields.type = newValue }
     }
     /// `offerIdentifier`: the offer's id; `nil` for an introductory offer (reference §5.11, S-OT).
     public var identifier: String? {
         get { fields.identifier }
-        set { fields = fields.with(identifier: .some(newValue)) }
+        set { fields.identifier = newValue }
     }
     /// A win-back offer's eligibility conditions (`Catalog/Offers.swift`); `nil` for other offers and for a win-back
     /// offer without conditions.
     public var winBackConditions: WinBackConditions? {
         get { fields.winBackConditions }
-        set { fields = fields.with(winBackConditions: .some(newValue)) }
+        set { fields.winBackConditions = newValue }
     }
 
     public init(mode: IntroductoryOfferMode, period: CalendarDuration, periods: Int = 1, price: Price = .free) {
-        fields = Fields(
-            mode: mode, period: period, periods: periods, price: mode == .freeTrial ? .free : price,
-            type: .introductory, identifier: nil, winBackConditions: nil)
+        box = Box(Fields(mode: mode, period: period, periods: periods, price: mode == .freeTrial ? .free : price))
     }
 
     public static func == (a: IntroductoryOffer, b: IntroductoryOffer) -> Bool {
-        if a.fields === b.fields { return true }
-        return a.mode == b.mode && a.period == b.period && a.periods == b.periods && a.price == b.price
-            && a.type == b.type && a.identifier == b.identifier && a.winBackConditions == b.winBackConditions
+        a.box === b.box || a.fields == b.fields
     }
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(mode)
-        hasher.combine(period)
-        hasher.combine(periods)
-        hasher.combine(price)
-        hasher.combine(type)
-        hasher.combine(identifier)
-        hasher.combine(winBackConditions)
-    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
 
     /// The whole length of the offer (all its periods).
     public var totalDuration: CalendarDuration { period.times(periods) }

@@ -141,9 +141,12 @@ public enum Simctl {
         if let staging {
             sink.fixtures = FixtureSink(scenario: scenario, app: scenario.app, signer: signer, staging: staging)
         }
+        // The output is written on a second thread while the run goes on (same bytes; docs/streaming.md).
+        var background = BackgroundSink(sink)
         // Delivery sends the whole run after it (Delivery/), so it needs the store to keep every notification.
         let result = ScenarioRunner.stream(
-            scenario, retention: options.delivery == nil ? .liveState : .everything, into: &sink)
+            scenario, retention: options.delivery == nil ? .liveState : .everything, into: &background)
+        sink = background.finish()
         sink.finishStandardOutput()
         func standardOutputText(_ tail: String = "") -> String {
             if let standardOutput {

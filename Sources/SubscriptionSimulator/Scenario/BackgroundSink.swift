@@ -1,0 +1,134 @@
+import Foundation
+
+/// Hands a streamed run's output to another sink that runs on a thread of its own, so that writing the output
+/// (formatting timeline rows, encoding and signing jsonl, writing fixture files) overlaps with the run on a second
+/// core.
+///
+/// The inner sink receives exactly the notifications and entitlement changes the run sent, in the order sent, only
+/// grouped into fewer, larger calls (``RunSink`` makes no promise about grouping, and every sink of this module writes
+/// the same bytes however its input is grouped), so the output is byte-identical to running the inner sink directly.
+/// Memory stays bounded: at most `depth` groups of about `batchSize` items wait for the inner sink; a run that gets
+/// ahead of it waits.
+///
+/// The inner sink belongs to the background thread from ``init(_:batchSize:depth:)`` until ``finish()`` hands it
+/// back (after its last `receive`), so it may hold state the caller reads afterwards (an error, a count). A sink
+/// dropped without ``finish()`` lets its thread end once the waiting groups are written.
+public final class BackgroundSink<Inner: RunSink>: RunSink {
+    let core: Core
+    var batch = Batch()
+    let batchSize: Int
+
+    /// `batchSize`: how many notifications and changes go to the thread at once; `depth`: how many such groups may
+    /// wait for it.
+    public init(_ inner: Inner, batchSize: Int = 512, depth: Int = 4) {
+        self.batchSize = max(1, batchSize)
+        core = Core(inner, depth: max(1, depth))
+        // Through an existential, so the thread's closure does not capture the generic type.
+        let job: any BackgroundJob = core
+        let thread = Thread { job.work() }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    deinit { core.close() }
+
+    public func receive(_ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>) {
+        batch.notifications.append(contentsOf: notifications)
+        batch.changes.append(contentsOf: changes)
+        if batch.count >= batchSize { core.hand(&batch) }
+    }
+
+    /// Waits until the inner sink has received everything and hands it back (to be finished by the caller). Call
+    /// once, after the run.
+    public func finish() -> Inner {
+        if batch.count > 0 { core.hand(&batch) }
+        return core.join()
+    }
+
+    /// A group of output on its way to the thread.
+    struct Batch {
+        var notifications: [SentNotification] = []
+        var changes: [EntitlementChange] = []
+
+        var count: Int { notifications.count + changes.count }
+
+        mutating func removeAll() {
+            notifications.removeAll(keepingCapacity: true)
+            changes.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// What the two threads share, behind `condition`: the groups waiting, emptied groups to reuse, and the inner
+    /// sink while it is not the thread's. Unchecked: every mutable member is read and written with the lock held,
+    /// and the inner sink is used by one thread at a time (handed over under the lock).
+    final class Core: BackgroundJob, @unchecked Sendable {
+        let condition = NSCondition()
+        let depth: Int
+        var waiting: [Batch] = []
+        var spare: [Batch] = []
+        var inner: Inner?
+        var closing = false
+        var done = false
+
+        init(_ inner: Inner, depth: Int) {
+            self.inner = inner
+            self.depth = depth
+        }
+
+        /// Queues `batch` for the thread (waiting while `depth` groups already wait) and replaces it with an empty
+        /// one.
+        func hand(_ batch: inout Batch) {
+            condition.lock()
+            while waiting.count >= depth { condition.wait() }
+            waiting.append(batch)
+            batch = spare.popLast() ?? Batch()
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// No more groups will come.
+        func close() {
+            condition.lock()
+            closing = true
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// Closes, waits for the thread to write everything, and takes the inner sink back.
+        func join() -> Inner {
+            condition.lock()
+            closing = true
+            condition.broadcast()
+            while !done { condition.wait() }
+            let sink = inner.take()!
+            condition.unlock()
+            return sink
+        }
+
+        /// The thread: hands each group to the inner sink, in order, until closed and drained.
+        func work() {
+            condition.lock()
+            var sink = inner.take()!
+            while true {
+                while waiting.isEmpty && !closing { condition.wait() }
+                if waiting.isEmpty { break }
+                var batch = waiting.removeFirst()
+                condition.broadcast()
+                condition.unlock()
+                sink.receive(batch.notifications[...], batch.changes[...])
+                batch.removeAll()  // outside the lock: this releases every string the group held
+                condition.lock()
+                spare.append(batch)
+            }
+            inner = sink
+            done = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}
+
+/// What a ``BackgroundSink``'s thread runs.
+protocol BackgroundJob: AnyObject, Sendable {
+    func work()
+}

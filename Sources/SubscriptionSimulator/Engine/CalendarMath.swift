@@ -86,47 +86,57 @@ public enum CalendarMath {
     /// write many instants call this and build no strings).
     public static func appendISO8601(_ instant: Instant, to out: inout [UInt8]) {
         let c = components(of: instant)
-        if (0...9999).contains(c.year) {
-            appendDigits(c.year, width: 4, to: &out)
-        } else {
+        guard (0...9999).contains(c.year) else {
             out.append(c.year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
             appendDigits(abs(c.year), width: 5, to: &out)
+            return appendFields(c, to: &out)
         }
-        out.append(UInt8(ascii: "-"))
-        appendDigits(c.month, width: 2, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendDigits(c.day, width: 2, to: &out)
-        out.append(UInt8(ascii: "T"))
-        appendDigits(c.hour, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        appendDigits(c.minute, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        appendDigits(c.second, width: 2, to: &out)
-        if c.millisecond != 0 {
-            out.append(UInt8(ascii: "."))
-            appendDigits(c.millisecond, width: 3, to: &out)
-        }
-        out.append(UInt8(ascii: "Z"))
+        appendDigits(c.year, width: 4, to: &out)
+        appendFields(c, to: &out)
     }
 
-    /// The decimal digits of `value`'s magnitude, zero-padded on the left to at least `width`.
-    static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
-        let magnitude = value.magnitude
-        var count = 1
-        var rest = magnitude / 10
-        while rest > 0 {
-            count += 1
-            rest /= 10
+    /// `-MM-DDTHH:MM:SS[.mmm]Z`, built in a small buffer on the stack and appended at once.
+    static func appendFields(
+        _ c: (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, millisecond: Int),
+        to out: inout [UInt8]
+    ) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { b in
+            func two(_ value: Int, at i: Int, after separator: UInt8) {
+                b[i] = separator
+                b[i + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10)
+                b[i + 2] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+            }
+            two(c.month, at: 0, after: UInt8(ascii: "-"))
+            two(c.day, at: 3, after: UInt8(ascii: "-"))
+            two(c.hour, at: 6, after: UInt8(ascii: "T"))
+            two(c.minute, at: 9, after: UInt8(ascii: ":"))
+            two(c.second, at: 12, after: UInt8(ascii: ":"))
+            var n = 15
+            if c.millisecond != 0 {
+                b[15] = UInt8(ascii: ".")
+                b[16] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: c.millisecond / 100)
+                b[17] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: c.millisecond / 10 % 10)
+                b[18] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: c.millisecond % 10)
+                n = 19
+            }
+            b[n] = UInt8(ascii: "Z")
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[..<(n + 1)]))
         }
-        for _ in count..<max(count, width) { out.append(UInt8(ascii: "0")) }
-        let first = out.count
-        for _ in 0..<count { out.append(0) }
-        rest = magnitude
-        var position = out.count - 1
-        while position >= first {
-            out[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
-            position -= 1
+    }
+
+    /// The decimal digits of `value`'s magnitude, zero-padded on the left to at least `width`: written right to left
+    /// in a buffer on the stack, then appended at once.
+    static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
+        var rest = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { b in
+            var position = 20
+            repeat {
+                position -= 1
+                b[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            for _ in (20 - position)..<max(20 - position, width) { out.append(UInt8(ascii: "0")) }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[position...]))
         }
     }
 

@@ -67,11 +67,12 @@ public enum RunOutput {
             first = false
             rows.append(text)
         }
-        if let transaction = n.transaction {
+        // Fields are read through `?.`: binding the transaction or renewal info would copy the whole record.
+        if let transactionId = n.transaction?.transactionId {
             detail("tx ")
-            rows.append(transaction.transactionId)
-            if transaction.ownership == .familyShared { detail("family shared") }
-            if let expires = transaction.expiresDate {
+            rows.append(transactionId)
+            if n.transaction?.ownership == .familyShared { detail("family shared") }
+            if let expires = n.transaction?.expiresDate {
                 detail("expires ")
                 CalendarMath.appendISO8601(expires, to: &rows.bytes)
             }
@@ -85,7 +86,7 @@ public enum RunOutput {
             appendInteger(Int64(revocation.reason), to: &rows.bytes)
             rows.append(")")
         }
-        if let renewal = n.renewal, !renewal.autoRenewOn, n.type != .refund, n.type != .revoke {
+        if n.renewal?.autoRenewOn == false, n.type != .refund, n.type != .revoke {
             detail("auto-renew off")
         }
         rows.endCell()
@@ -146,18 +147,21 @@ public enum RunOutput {
         out.append(difference < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
         var ms = difference.magnitude
         var first = true
-        for (size, unit) in offsetUnits where ms >= size {
+        func unit(_ size: UInt64, _ letter: UInt8, _ second: UInt8? = nil) {
+            guard ms >= size else { return }
             if !first { out.append(UInt8(ascii: " ")) }
             first = false
             CalendarMath.appendDigits(Int(ms / size), width: 1, to: &out)
-            out.append(contentsOf: unit.utf8)
+            out.append(letter)
+            if let second { out.append(second) }
             ms %= size
         }
+        unit(86_400_000, UInt8(ascii: "d"))
+        unit(3_600_000, UInt8(ascii: "h"))
+        unit(60_000, UInt8(ascii: "m"))
+        unit(1000, UInt8(ascii: "s"))
+        unit(1, UInt8(ascii: "m"), UInt8(ascii: "s"))
     }
-
-    static let offsetUnits: [(UInt64, String)] = [
-        (86_400_000, "d"), (3_600_000, "h"), (60_000, "m"), (1000, "s"), (1, "ms"),
-    ]
 
     /// A signed decimal integer appended as bytes.
     static func appendInteger(_ value: Int64, to out: inout [UInt8]) {

@@ -112,19 +112,30 @@ public struct TimelineSink: RunSink {
     }
 
     mutating func spoolPending(nextInstant: Instant?) {
-        for rows in [pendingNotifications, pendingAccess] where !rows.isEmpty {
-            var cellStart = 0
-            for (i, end) in rows.cellEnds.enumerated() {
-                let cell = rows.bytes[cellStart..<end]
-                let column = i % widths.count
-                widths[column] = max(widths[column], Self.characterCount(cell))
-                spool.append(cell)
-                cellStart = end
-            }
-        }
+        spool(pendingNotifications)
+        spool(pendingAccess)
         pendingNotifications.removeAll()
         pendingAccess.removeAll()
         pendingInstant = nextInstant
+    }
+
+    mutating func spool(_ rows: TimelineRows) {
+        // The spool's buffer is taken out for the rows (one access to the class's storage, not one per cell).
+        var out: [UInt8] = []
+        swap(&out, &spool.buffer)
+        rows.bytes.withUnsafeBufferPointer { bytes in
+            var cellStart = 0
+            var column = 0
+            for end in rows.cellEnds {
+                let cell = UnsafeBufferPointer(rebasing: bytes[cellStart..<end])
+                widths[column] = max(widths[column], Self.characterCount(cell))
+                Spool.appendItem(cell, to: &out)
+                cellStart = end
+                column = column == widths.count - 1 ? 0 : column + 1
+            }
+        }
+        swap(&out, &spool.buffer)
+        if spool.buffer.count >= Spool.limit { spool.spill() }
     }
 
     /// Writes the whole table. Call once, after the run.
@@ -137,22 +148,44 @@ public struct TimelineSink: RunSink {
             row.endCell()
         }
         Self.appendLine(row, widths: widths, to: &out.buffer)
+        // Each cell goes from the spool's buffer straight to the output, padded to its column (no row in between).
         var reader = spool.reader()
-        row.removeAll()
-        while reader.nextCell(into: &row) {
-            if row.cellEnds.count == widths.count {
-                Self.appendLine(row, widths: widths, to: &out.buffer)
+        let last = widths.count - 1
+        var column = 0
+        var lineStart = out.buffer.count
+        while let cell = reader.next() {
+            out.buffer.append(contentsOf: cell)
+            if column < last {
+                Self.appendSpaces(widths[column] - Self.characterCount(cell) + 2, to: &out.buffer)
+                column += 1
+            } else {
+                while out.buffer.count > lineStart, out.buffer.last == UInt8(ascii: " ") { out.buffer.removeLast() }
+                out.buffer.append(UInt8(ascii: "\n"))
+                column = 0
                 out.flushIfFull()
-                row.removeAll()
+                lineStart = out.buffer.count
             }
         }
         out.flush()
     }
 
+    static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 256)
+
+    static func appendSpaces(_ count: Int, to out: inout [UInt8]) {
+        var left = count
+        while left > 0 {
+            let n = min(left, spaces.count)
+            out.append(contentsOf: spaces[..<n])
+            left -= n
+        }
+    }
+
     /// The cell's length in characters (the table pads by characters), without the grapheme breaking when the text
     /// is ASCII.
-    static func characterCount(_ cell: ArraySlice<UInt8>) -> Int {
-        cell.allSatisfy { $0 < 0x80 } ? cell.count : String(decoding: cell, as: UTF8.self).count
+    static func characterCount(_ cell: some Collection<UInt8>) -> Int {
+        var any: UInt8 = 0
+        for byte in cell { any |= byte }
+        return any < 0x80 ? cell.count : String(decoding: cell, as: UTF8.self).count
     }
 
     /// One table line: every cell but the last padded to its column's width and two spaces, no trailing spaces.
@@ -162,9 +195,7 @@ public struct TimelineSink: RunSink {
         for (i, end) in row.cellEnds.enumerated() {
             let cell = row.bytes[cellStart..<end]
             out.append(contentsOf: cell)
-            if i < row.cellEnds.count - 1 {
-                for _ in 0..<(widths[i] - characterCount(cell) + 2) { out.append(UInt8(ascii: " ")) }
-            }
+            if i < row.cellEnds.count - 1 { appendSpaces(widths[i] - characterCount(cell) + 2, to: &out) }
             cellStart = end
         }
         while out.count > lineStart, out.last == UInt8(ascii: " ") { out.removeLast() }
@@ -221,14 +252,15 @@ final class Spool {
 
     deinit { if let file { fclose(file) } }
 
-    func append(_ bytes: ArraySlice<UInt8>) {
-        var length = UInt32(bytes.count)
-        for _ in 0..<4 {
-            buffer.append(UInt8(truncatingIfNeeded: length))
-            length >>= 8
-        }
-        buffer.append(contentsOf: bytes)
+    func append(_ bytes: some Collection<UInt8>) {
+        Self.appendItem(bytes, to: &buffer)
         if buffer.count >= Self.limit { spill() }
+    }
+
+    /// One item as the spool stores it: its length (4 bytes, little-endian), then its bytes.
+    static func appendItem(_ bytes: some Collection<UInt8>, to out: inout [UInt8]) {
+        withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { out.append(contentsOf: $0) }
+        out.append(contentsOf: bytes)
     }
 
     func append(_ text: String) { append(ArraySlice(text.utf8)) }
@@ -295,14 +327,6 @@ final class Spool {
         }
 
         mutating func nextString() -> String? { next().map { String(decoding: $0, as: UTF8.self) } }
-
-        /// Appends the next item to `rows` as one cell; false at the end.
-        mutating func nextCell(into rows: inout TimelineRows) -> Bool {
-            guard let cell = next() else { return false }
-            rows.bytes.append(contentsOf: cell)
-            rows.endCell()
-            return true
-        }
     }
 }
 

@@ -43,11 +43,14 @@ public enum ScenarioRunner {
         var tracker = ExpectationTracker(scenario)
         var handedOn = (notifications: 0, changes: 0)
         let stop = drive(scenario, on: &store, stepwise: true) { store in
-            let notifications = store.notifications[handedOn.notifications...]
-            let changes = store.entitlementChanges[handedOn.changes...]
-            guard !notifications.isEmpty || !changes.isEmpty else { return }
-            tracker.receive(notifications, changes)
-            sink.receive(notifications, changes)
+            guard
+                handedOn.notifications < store.notifications.count || handedOn.changes < store.entitlementChanges.count
+            else { return }
+            // The slices are arguments only, not variables: they must be gone before `discardEmitted()`, or the
+            // store's arrays would be shared and emptying them would allocate new ones at every instant.
+            tracker.receive(
+                store.notifications[handedOn.notifications...], store.entitlementChanges[handedOn.changes...])
+            sink.receive(store.notifications[handedOn.notifications...], store.entitlementChanges[handedOn.changes...])
             if store.retention == .liveState {
                 store.discardEmitted()
                 handedOn = (0, 0)
@@ -86,6 +89,10 @@ public enum ScenarioRunner {
     static func drive(
         _ scenario: Scenario, on store: inout SimulatedStore, stepwise: Bool, step: (inout SimulatedStore) -> Void
     ) -> ScenarioError? {
+        let purchases = scenario.timeline.reduce(0) { count, entry in
+            if case .purchase = entry.action { count + 1 } else { count }
+        }
+        store.reserveCapacity(customers: scenario.customers.count, subscriptions: purchases)
         for customer in scenario.customers { store.addCustomer(customer) }
         for (customer, storefront) in scenario.storefronts {
             // Before any purchase, so this cannot be refused.

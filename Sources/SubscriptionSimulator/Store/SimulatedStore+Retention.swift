@@ -43,9 +43,10 @@ extension SimulatedStore {
         restoredNotifications.removeAll()
         // A transaction is live while a chain names it as its current one, it is a one-time purchase (those grow
         // with the scenario's actions, not with time), or a refund request names it (a chain's first transaction
-        // is needed only as an index). The rest are superseded renewals: dropped once they are as many as the live
-        // ones, so on average each new transaction moves one live one.
-        guard transactions.windowCount > max(4096, transactions.pinnedCount) else { return }
+        // is needed only as an index). The rest are superseded renewals: dropped once they are half as many as the
+        // live ones (the window's storage, kept between compactions, is then half the live transactions' size), so on
+        // average each new transaction moves two live ones.
+        guard transactions.windowCount > max(4096, transactions.pinnedCount / 2) else { return }
         var live: [Int] = []
         live.reserveCapacity(chains.count + extensionsAndRefunds.refundRequests.count)
         // By index: a chain is large, and copying each out would retain every string in it.
@@ -54,6 +55,17 @@ extension SimulatedStore {
         }
         for request in extensionsAndRefunds.refundRequests { live.append(request.transactionIndex) }
         transactions.keepOnly(live, orNotAutoRenewable: true)
+    }
+
+    /// Room for `customers` customers and `subscriptions` subscriptions (``ScenarioRunner`` passes the scenario's
+    /// customers and purchases), so that in a large run the store's arrays are allocated once rather than grown by
+    /// doubling, which leaves up to half of them unused. Only memory: more customers or subscriptions than reserved
+    /// still work.
+    public mutating func reserveCapacity(customers: Int, subscriptions: Int) {
+        self.customers.reserveCapacity(customers)
+        customerRecords.reserveCapacity(customers)
+        customerPositions.reserveCapacity(customers)
+        chains.reserveCapacity(subscriptions)
     }
 
     /// The instant of the next store event, if any.
@@ -127,7 +139,9 @@ public struct TransactionLog: RandomAccessCollection, MutableCollection, Sendabl
     }
 
     /// Keeps the transactions whose index is in `live` (any order, repeats allowed), plus, when
-    /// `orNotAutoRenewable`, every one-time purchase; the window becomes empty.
+    /// `orNotAutoRenewable`, every one-time purchase; the window becomes empty. In place: the live transactions
+    /// before the window move down within the pinned arrays, and the window's live ones are moved after them, so
+    /// compacting needs no second copy of the live transactions.
     mutating func keepOnly(_ live: [Int], orNotAutoRenewable: Bool) {
         var wanted = live
         if orNotAutoRenewable {
@@ -139,24 +153,38 @@ public struct TransactionLog: RandomAccessCollection, MutableCollection, Sendabl
             }
         }
         wanted.sort()
-        var indices: [Int] = []
-        var records: [TransactionRecord?] = []
-        indices.reserveCapacity(wanted.count)
-        records.reserveCapacity(wanted.count)
-        let end = endIndex
-        for index in wanted where index >= 0 && index < end && indices.last != index {
-            var moved: TransactionRecord? = nil
-            if index >= base {
-                swap(&moved, &window[index - base])
-            } else {
-                swap(&moved, &pinnedRecords[pinnedSlot(index)])
+        // Pinned transactions, in index order: kept ones move down to `kept`; slots `kept ..< slot` hold nil.
+        var next = 0  // the first wanted index not yet passed
+        var kept = 0
+        for slot in pinnedIndices.indices {
+            let index = pinnedIndices[slot]
+            while next < wanted.count && wanted[next] < index { next += 1 }
+            guard next < wanted.count && wanted[next] == index else {
+                pinnedRecords[slot] = nil  // dropped: its strings are released here
+                continue
             }
-            indices.append(index)
-            records.append(moved)
+            if kept != slot {
+                pinnedIndices[kept] = index
+                // Moved through a local (`swapAt` would copy the record, retaining each of its strings).
+                var moved: TransactionRecord? = nil
+                swap(&moved, &pinnedRecords[slot])
+                swap(&moved, &pinnedRecords[kept])  // slot `kept` held nil
+            }
+            kept += 1
+        }
+        pinnedIndices.removeLast(pinnedIndices.count - kept)
+        pinnedRecords.removeLast(pinnedRecords.count - kept)
+        // The window's live transactions, moved out in index order after the pinned ones.
+        let end = endIndex
+        var previous = -1
+        for index in wanted[next...] where index >= base && index < end && index != previous {
+            previous = index
+            var moved: TransactionRecord? = nil
+            swap(&moved, &window[index - base])
+            pinnedIndices.append(index)
+            pinnedRecords.append(moved)
         }
         base = end
         window.removeAll(keepingCapacity: true)
-        pinnedIndices = indices
-        pinnedRecords = records
     }
 }

@@ -95,9 +95,9 @@ public enum RunOutput {
     /// An access row: what the customer gained (`+product`) and lost (`-product`) since their previous change,
     /// each sorted (`previous` is updated).
     static func appendTimelineRow(
-        _ change: EntitlementChange, start: Instant, previous: inout [String: [String]], to rows: inout TimelineRows
+        _ change: EntitlementChange, start: Instant, previous: inout LastEntitlements, to rows: inout TimelineRows
     ) {
-        let before = previous.updateValue(change.products, forKey: change.customer) ?? []
+        let before = previous.update(change.customer, to: change.products)
         let after = change.products
         let gained: [String]
         let lost: [String]
@@ -202,5 +202,27 @@ public enum RunOutput {
         ])
         files.append(("manifest.json", CanonicalJSON.pretty(header) + "\n"))
         return files
+    }
+}
+
+/// What each customer was last entitled to, for the timeline's access rows. Each distinct list of products is kept
+/// once and a customer maps to its number: a run's customers share a handful of lists, so this costs a few bytes per
+/// customer rather than an array each.
+struct LastEntitlements {
+    var lists: [[String]] = [[]]
+    var numbers: [[String]: Int32] = [[]: 0]
+    var byCustomer: [String: Int32] = [:]
+
+    /// Records `products` as the customer's and returns what they were before (nothing, the first time).
+    mutating func update(_ customer: String, to products: [String]) -> [String] {
+        let number: Int32
+        if let known = numbers[products] {
+            number = known
+        } else {
+            number = Int32(lists.count)
+            lists.append(products)
+            numbers[products] = number
+        }
+        return lists[Int(byCustomer.updateValue(number, forKey: customer) ?? 0)]
     }
 }

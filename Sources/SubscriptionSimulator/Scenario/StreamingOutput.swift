@@ -78,7 +78,7 @@ public struct TimelineSink: RunSink {
     var spool = Spool()
     var widths = RunOutput.timelineHeader.map(\.count)
     var notificationCount = 0
-    var previous: [String: [String]] = [:]
+    var previous = LastEntitlements()
     var pendingInstant: Instant?
     var pendingNotifications = TimelineRows()
     var pendingAccess = TimelineRows()

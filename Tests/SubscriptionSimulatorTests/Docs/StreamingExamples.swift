@@ -37,3 +37,13 @@ struct LineCounter: RunSink {
     #expect(run.store.entitlements(for: "alice") == ["com.example.monthly"])  // live state still answers
 }
 // docs:end
+
+// docs:begin streaming-background
+@Test func aBackgroundSinkWritesTheSameLines() throws {
+    let scenario = try ScenarioDecoder(file: "renewals.yaml").decode(streamedScenario)
+    var background = BackgroundSink(LineCounter())
+    _ = ScenarioRunner.stream(scenario, into: &background)
+    let counter = background.finish()  // after its last receive, back on this thread
+    #expect(counter.lines == 3)
+}
+// docs:end

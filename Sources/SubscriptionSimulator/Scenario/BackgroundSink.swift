@@ -38,6 +38,15 @@ public final class BackgroundSink<Inner: RunSink>: RunSink {
         if batch.count >= batchSize { core.hand(&batch) }
     }
 
+    /// Takes the arrays when no group is being filled (they become the group, and the arrays left are emptied ones
+    /// from earlier groups): nothing is copied.
+    public func receive(taking notifications: inout [SentNotification], _ changes: inout [EntitlementChange]) {
+        guard batch.count == 0 else { return receive(notifications[...], changes[...]) }
+        swap(&batch.notifications, &notifications)
+        swap(&batch.changes, &changes)
+        if batch.count >= batchSize { core.hand(&batch) }
+    }
+
     /// Waits until the inner sink has received everything and hands it back (to be finished by the caller). Call
     /// once, after the run.
     public func finish() -> Inner {

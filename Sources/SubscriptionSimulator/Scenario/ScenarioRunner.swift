@@ -41,23 +41,33 @@ public enum ScenarioRunner {
             app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed, retention: kept)
         if kept == .liveState { store.limits = .streaming }
         var tracker = ExpectationTracker(scenario)
-        var handedOn = (notifications: 0, changes: 0)
+        var judged = (notifications: 0, changes: 0)  // what the expectations have seen
+        var handedOn = (notifications: 0, changes: 0)  // what the sink has (a store that keeps everything)
+        // A live-state store hands its notifications and changes over to the sink in groups of at least this many
+        // (the sink may take the arrays instead of copying them, `RunSink/receive(taking:_:)`), then drops them.
+        let group = 512
+        func handOver(_ store: inout SimulatedStore) {
+            sink.receive(taking: &store.notifications, &store.entitlementChanges)
+            store.discardEmitted()
+            judged = (0, 0)
+        }
         let stop = drive(scenario, on: &store, stepwise: true) { store in
-            guard
-                handedOn.notifications < store.notifications.count || handedOn.changes < store.entitlementChanges.count
-            else { return }
-            // The slices are arguments only, not variables: they must be gone before `discardEmitted()`, or the
-            // store's arrays would be shared and emptying them would allocate new ones at every instant.
-            tracker.receive(
-                store.notifications[handedOn.notifications...], store.entitlementChanges[handedOn.changes...])
-            sink.receive(store.notifications[handedOn.notifications...], store.entitlementChanges[handedOn.changes...])
+            // Expectations are judged as the clock passes each instant. The slices are arguments only, not
+            // variables: they must be gone before `discardEmitted()`, or the store's arrays would be shared then.
+            if judged.notifications < store.notifications.count || judged.changes < store.entitlementChanges.count {
+                tracker.receive(
+                    store.notifications[judged.notifications...], store.entitlementChanges[judged.changes...])
+                judged = (store.notifications.count, store.entitlementChanges.count)
+            }
             if store.retention == .liveState {
-                store.discardEmitted()
-                handedOn = (0, 0)
-            } else {
-                handedOn = (store.notifications.count, store.entitlementChanges.count)
+                if store.notifications.count + store.entitlementChanges.count >= group { handOver(&store) }
+            } else if handedOn != judged {
+                sink.receive(
+                    store.notifications[handedOn.notifications...], store.entitlementChanges[handedOn.changes...])
+                handedOn = judged
             }
         }
+        if store.retention == .liveState { handOver(&store) }  // the rest, also when the run stopped
         if let stop { return ScenarioRun(scenario: scenario, store: store, failures: [], stoppedBy: stop) }
         return ScenarioRun(scenario: scenario, store: store, failures: tracker.failures(), stoppedBy: nil)
     }
@@ -188,6 +198,18 @@ public enum ScenarioRunner {
 /// since the previous call, in the order sent; every notification's instant is at or after the previous ones.
 public protocol RunSink {
     mutating func receive(_ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>)
+
+    /// The same, from a store that drops what it hands on (``StoreRetention/liveState``): the sink may take the
+    /// arrays' contents, leaving them in any state (the caller empties them afterwards). By default it receives
+    /// them as slices.
+    mutating func receive(taking notifications: inout [SentNotification], _ changes: inout [EntitlementChange])
+}
+
+extension RunSink {
+    public mutating func receive(taking notifications: inout [SentNotification], _ changes: inout [EntitlementChange]) {
+        guard !notifications.isEmpty || !changes.isEmpty else { return }
+        receive(notifications[...], changes[...])
+    }
 }
 
 /// A sink that hands everything to two sinks (standard output and a fixture folder, say).

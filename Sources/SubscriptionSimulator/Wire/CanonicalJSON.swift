@@ -85,6 +85,14 @@ public enum CanonicalJSON {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// Whether a string's bytes need escaping in JSON (a control character, `"` or `\\`).
+    static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            return true
+        }
+        return false
+    }
+
     static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }

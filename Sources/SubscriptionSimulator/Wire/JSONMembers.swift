@@ -74,31 +74,54 @@ struct CanonicalJSONBytes: JSONMemberSink {
 
     /// `,"key":` (the comma when a member came before), appended at once.
     mutating func key(_ key: StaticString) {
+        appendKeyed(key, valueCapacity: 0) { _ in 0 }
+    }
+
+    /// `,"key":` and a value `write` puts after it (at most `valueCapacity` bytes; it returns how many), appended to
+    /// `bytes` in one piece: appending is what costs most here, so a member is one append, not three or four.
+    mutating func appendKeyed(
+        _ key: StaticString, valueCapacity: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int
+    ) {
         assert(isCanonicalNextKey(key, after: lastKey), "member '\(key)' out of canonical order")
         lastKey = key
         let first = needsComma ? 0 : 1  // where the bytes start: with the comma or after it
         needsComma = true
         let count = key.utf8CodeUnitCount
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count + 4) { buffer in
-            buffer[0] = UInt8(ascii: ",")
-            buffer[1] = UInt8(ascii: "\"")
-            (buffer.baseAddress! + 2).initialize(from: key.utf8Start, count: count)
-            buffer[2 + count] = UInt8(ascii: "\"")
-            buffer[3 + count] = UInt8(ascii: ":")
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[first..<count + 4]))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count + 4 + valueCapacity) { buffer in
+            let start = buffer.baseAddress!
+            start[0] = UInt8(ascii: ",")
+            start[1] = UInt8(ascii: "\"")
+            (start + 2).initialize(from: key.utf8Start, count: count)
+            start[2 + count] = UInt8(ascii: "\"")
+            start[3 + count] = UInt8(ascii: ":")
+            let written = write(start + 4 + count)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[first..<count + 4 + written]))
         }
     }
 
+    /// Strings up to this long that need no escaping are written with their key in one piece.
+    static let shortString = 256
+
     mutating func member(_ key: StaticString, _ value: String?) {
-        guard let value else { return skip(key) }
+        guard var value else { return skip(key) }
+        let done = value.withUTF8 { utf8 -> Bool in
+            guard utf8.count <= Self.shortString, !CanonicalJSON.needsEscaping(utf8) else { return false }
+            appendKeyed(key, valueCapacity: utf8.count + 2) { out in
+                out[0] = UInt8(ascii: "\"")
+                if let base = utf8.baseAddress { (out + 1).initialize(from: base, count: utf8.count) }
+                out[utf8.count + 1] = UInt8(ascii: "\"")
+                return utf8.count + 2
+            }
+            return true
+        }
+        if done { return }
         self.key(key)
         CanonicalJSON.writeString(value, into: &bytes)
     }
 
     mutating func member(_ key: StaticString, _ value: Int64?) {
         guard let value else { return skip(key) }
-        self.key(key)
-        Self.appendDecimal(value, to: &bytes)
+        appendKeyed(key, valueCapacity: 20) { out in Self.writeDecimal(value, to: out) }
     }
 
     mutating func member(_ key: StaticString, _ value: Bool?) {
@@ -150,15 +173,28 @@ struct CanonicalJSONBytes: JSONMemberSink {
     /// `String(value)`'s digits, without the string.
     static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var magnitude = value.magnitude
-            var position = 20
-            repeat {
-                position -= 1
-                digits[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            if value < 0 { out.append(UInt8(ascii: "-")) }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[position..<20]))
+            let count = writeDecimal(value, to: digits.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[0..<count]))
         }
+    }
+
+    /// Writes `String(value)`'s digits at `out` (at most 20 bytes) and returns how many.
+    static func writeDecimal(_ value: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var magnitude = value.magnitude
+        var length = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            length += 1
+            rest /= 10
+        }
+        let sign = value < 0 ? 1 : 0
+        if sign == 1 { out[0] = UInt8(ascii: "-") }
+        var position = sign + length
+        repeat {
+            position -= 1
+            out[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        return sign + length
     }
 }

@@ -86,9 +86,26 @@ public enum CanonicalJSON {
     }
 
     /// Whether a string's bytes need escaping in JSON (a control character, `"` or `\\`).
+    /// Eight bytes at a time: a word has a byte below 0x20, or equal to `"` or `\\`, exactly when the classic
+    /// "has a byte less than n" and "has a zero byte" tests say so.
     static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            return true
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+        var i = 0
+        if let base = UnsafeRawPointer(utf8.baseAddress) {
+            while i + 8 <= utf8.count {
+                let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if (w &- ones &* 0x20) & ~w & highs != 0 || hasZero(w ^ (ones &* 0x22)) || hasZero(w ^ (ones &* 0x5C)) {
+                    return true
+                }
+                i += 8
+            }
+        }
+        while i < utf8.count {
+            let byte = utf8[i]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            i += 1
         }
         return false
     }

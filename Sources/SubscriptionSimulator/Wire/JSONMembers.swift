@@ -178,23 +178,32 @@ struct CanonicalJSONBytes: JSONMemberSink {
         }
     }
 
-    /// Writes `String(value)`'s digits at `out` (at most 20 bytes) and returns how many.
+    /// Writes `String(value)`'s digits at `out` (at most 20 bytes) and returns how many: the length from a table of
+    /// powers of ten, then two digits per division.
     static func writeDecimal(_ value: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
         var magnitude = value.magnitude
         var length = 1
-        var rest = magnitude / 10
-        while rest > 0 {
-            length += 1
-            rest /= 10
-        }
+        while length < powersOfTen.count && magnitude >= powersOfTen[length] { length += 1 }
         let sign = value < 0 ? 1 : 0
         if sign == 1 { out[0] = UInt8(ascii: "-") }
         var position = sign + length
-        repeat {
-            position -= 1
-            out[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
+        digitPairs.withUnsafeBufferPointer { pairs in
+            while magnitude >= 10 {
+                let pair = Int(magnitude % 100)
+                magnitude /= 100
+                position -= 2
+                out[position] = pairs[2 * pair]
+                out[position + 1] = pairs[2 * pair + 1]
+            }
+            if position > sign { out[sign] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude) }
+        }
         return sign + length
+    }
+
+    /// 1, 10, 100, ... 10^19.
+    static let powersOfTen: [UInt64] = (0..<20).map { (0..<$0).reduce(1) { power, _ in power * 10 } }
+    /// "00" "01" ... "99".
+    static let digitPairs: [UInt8] = (0..<100).flatMap {
+        [UInt8(ascii: "0") + UInt8($0 / 10), UInt8(ascii: "0") + UInt8($0 % 10)]
     }
 }

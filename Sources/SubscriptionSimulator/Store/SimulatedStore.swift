@@ -56,6 +56,9 @@ struct SubscriptionChain: Hashable, Sendable {
     var timers = PendingTimers()
     /// When the purchaser last redeemed a win-back offer in this group (rule win-back-conditions).
     var lastWinBackRedemption: Instant?
+    /// The customer's position in ``SimulatedStore/customers`` (set when the chain is registered; -1 before), so the
+    /// lookups on every event need no hashing of the customer's name (``SimulatedStore/position(of:)``).
+    var customerPosition = -1
 }
 
 /// A chain's scheduled lifecycle timers: at most one of each kind (three fields, so no hashing on every event).
@@ -183,6 +186,11 @@ public struct SimulatedStore: Sendable {
     /// Marks a customer's entitlements for re-derivation at the next refresh.
     mutating func needsRefresh(_ customer: String) {
         if let position = customerPositions[customer] { customersToRefresh.append(position) }
+    }
+
+    /// The position in `customers` of a chain's customer, without hashing the name once the chain is registered.
+    func position(of chain: SubscriptionChain) -> Int? {
+        chain.customerPosition >= 0 ? chain.customerPosition : customerPositions[chain.customer]
     }
 
     // MARK: - Clock
@@ -362,11 +370,13 @@ public struct SimulatedStore: Sendable {
         _ effects: [LifecycleEffect], on chain: inout SubscriptionChain, key: ChainID, refundReason: Int32,
         refundAmount: RefundAmount = .full
     ) throws(StoreError) {
-        // The product of the subscription after this transition (a resubscribe may change it), looked up once.
-        let product = catalog[chain.state.productId]!
+        // The product of the subscription after this transition (a resubscribe may change it), looked up once and
+        // read in place (a copy would retain each of its strings, arrays and dictionaries).
+        let productIndex = catalog.index(of: chain.state.productId)!
         // Members follow the purchaser only while the product is shareable: a plan change to a non-shareable
         // product ends their shares instead (rule plan-change-leaves-shareable-product).
-        let fansOut = product.familyShareable
+        let fansOut = catalog.products[productIndex].familyShareable
+        let customerPosition = position(of: chain)
         for effect in effects {
             switch effect {
             case .charge(let purchaseDate, let expiresDate, let offer, let reason):
@@ -376,16 +386,22 @@ public struct SimulatedStore: Sendable {
                     transactionId: isFirst ? chain.originalTransactionId : ids.nextTransactionId(),
                     originalTransactionId: chain.originalTransactionId,
                     webOrderLineItemId: ids.nextWebOrderLineItemId(), customer: chain.customer,
-                    productId: product.id, productType: .autoRenewable,
+                    productId: chain.state.productId, productType: .autoRenewable,
                     subscriptionGroupIdentifier: chain.groupIdentifier,
                     purchaseDate: purchaseDate, originalPurchaseDate: chain.originalPurchaseDate,
                     expiresDate: expiresDate, ownership: .purchased, reason: reason, offer: offer,
-                    price: offer?.price ?? product.price, currency: product.currency, revocation: nil,
-                    lastModified: now)
+                    price: offer?.price ?? catalog.products[productIndex].price,
+                    currency: catalog.products[productIndex].currency, revocation: nil, lastModified: now)
                 if isFirst { chain.firstTransactionIndex = transactions.endIndex }
                 chain.currentTransactionIndex = transactions.endIndex
-                appendTransaction(record)
-                if fansOut { chargeMembers(sharing: key, like: record) }
+                if fansOut && !shares.isEmpty {
+                    appendTransaction(record, customerAt: customerPosition, productAt: productIndex)
+                    // Members' transactions are made from the record as built here, before the purchaser's
+                    // storefront price is set (what the goldens record).
+                    chargeMembers(sharing: key, like: record)
+                } else {
+                    appendTransaction(record, customerAt: customerPosition, productAt: productIndex)
+                }
             case .revokeCurrentTransaction:
                 transactions[chain.currentTransactionIndex].revocation = Revocation.refund(
                     refundAmount, at: now, reason: refundReason)
@@ -402,9 +418,11 @@ public struct SimulatedStore: Sendable {
                 chain.timers = PendingTimers()
             case .notify(let type, let subtype, let snapshot):
                 send(
-                    type, subtype, to: chain.customer, transaction: transactions[chain.currentTransactionIndex],
-                    renewal: renewalSnapshot(of: chain, state: snapshot, product: product), status: snapshot.phase)
-                if chain.ownership == .purchased && fansOut {
+                    type, subtype, to: chain.customer, at: customerPosition,
+                    transaction: transactions[chain.currentTransactionIndex],
+                    renewal: renewalSnapshot(of: chain, state: snapshot, productAt: productIndex),
+                    status: snapshot.phase)
+                if chain.ownership == .purchased && fansOut && !shares.isEmpty {
                     notifyMembers(
                         sharing: key, type, subtype, snapshot: snapshot,
                         purchaserRecord: transactions[chain.currentTransactionIndex], refundReason: refundReason)
@@ -460,6 +478,7 @@ public struct SimulatedStore: Sendable {
                 groupIdentifier: catalog.subscriptionGroupIdentifier(for: group), ownership: .purchased,
                 sharedFrom: nil, sharingOn: false, state: state,
                 originalPurchaseDate: now, recentSubscriptionStartDate: now, currentTransactionIndex: -1)
+            chain.customerPosition = register(customer)
             let key = ChainID(index: chains.count)
             try perform(effects, on: &chain, key: key, refundReason: 0)
             insertChain(chain)
@@ -508,16 +527,17 @@ public struct SimulatedStore: Sendable {
 
     // MARK: - Notifications
 
+    /// `position`: the recipient's position in `customers` when the caller knows it (saves hashing the name).
     mutating func send(
-        _ type: NotificationType, _ subtype: NotificationSubtype?, to recipient: String,
+        _ type: NotificationType, _ subtype: NotificationSubtype?, to recipient: String, at position: Int? = nil,
         transaction: TransactionRecord, renewal: RenewalSnapshot?, status: SubscriptionPhase?, restored: Bool = false
     ) {
-        let notification = SentNotification(
-            recipient: recipient, instant: now, type: type, subtype: subtype,
-            uuid: ids.nextNotificationUUID(), transaction: transaction, renewal: renewal, status: status)
         if restored { restoredNotifications.insert(notifications.count) }
-        needsRefresh(recipient)
-        notifications.append(notification)
+        if let position { customersToRefresh.append(position) } else { needsRefresh(recipient) }
+        notifications.append(
+            SentNotification(
+                recipient: recipient, instant: now, type: type, subtype: subtype,
+                uuid: ids.nextNotificationUUID(), transaction: transaction, renewal: renewal, status: status))
     }
 
     /// Sends a notification about the app itself (rule ``SentNotification/isAboutTheApp``): no customer, no
@@ -533,10 +553,13 @@ public struct SimulatedStore: Sendable {
         return notification
     }
 
-    func renewalSnapshot(of chain: SubscriptionChain, state: SubscriptionState, product known: Product? = nil)
+    /// `productAt`: the place of `state.productId` in the catalogue, when the caller has looked it up.
+    func renewalSnapshot(of chain: SubscriptionChain, state: SubscriptionState, productAt known: Int? = nil)
         -> RenewalSnapshot
     {
-        let product = known ?? catalog[state.productId]!
+        // Products are read in place by index: a copy would retain each of their strings, arrays and dictionaries.
+        let product = known ?? catalog.index(of: state.productId)!
+        let products = catalog.products
         let (_, upcoming) = SubscriptionLifecycle.followingPeriod(state)
         let expirationIntent: EndReason?
         switch state.phase {
@@ -544,7 +567,7 @@ public struct SimulatedStore: Sendable {
         case .expired, .billingRetry, .gracePeriod: expirationIntent = state.endReason
         }
         // After a downgrade the renewal is priced as the pending product (reference §5.10; renewalPrice §2.6).
-        let renewing = state.pendingChange == nil ? product : (catalog[state.autoRenewProductId] ?? product)
+        let renewing = state.pendingChange == nil ? product : (catalog.index(of: state.autoRenewProductId) ?? product)
         var snapshot = RenewalSnapshot(
             originalTransactionId: chain.originalTransactionId, productId: state.productId,
             autoRenewProductId: state.autoRenewProductId, autoRenewOn: state.autoRenew,
@@ -552,13 +575,14 @@ public struct SimulatedStore: Sendable {
             isInBillingRetryPeriod: state.isInBillingRetryPeriod,
             gracePeriodExpiresDate: state.gracePeriodExpiresDate,
             renewalDate: state.expiresDate, recentSubscriptionStartDate: chain.recentSubscriptionStartDate,
-            renewalPrice: upcoming?.offer.price ?? renewing.price, currency: product.currency,
+            renewalPrice: upcoming?.offer.price ?? products[renewing].price, currency: products[product].currency,
             upcomingOffer: upcoming?.offer)
-        addAccountFields(of: chain, product: renewing, to: &snapshot)
+        addAccountFields(of: chain, productAt: renewing, to: &snapshot)
         if chain.ownership == .purchased {
             snapshot.priceIncreaseStatus = state.priceIncrease
-            if state.phase == .expired, !product.offers.isEmpty {
-                snapshot.eligibleWinBackOfferIds = eligibleWinBackOfferIds(product, chain: chain, state: state)
+            if state.phase == .expired, !products[product].offers.isEmpty {
+                snapshot.eligibleWinBackOfferIds = eligibleWinBackOfferIds(
+                    products[product], chain: chain, state: state)
             }
         }
         return snapshot
@@ -636,8 +660,10 @@ public struct SimulatedStore: Sendable {
     @discardableResult
     mutating func insertChain(_ chain: SubscriptionChain) -> ChainID {
         let key = ChainID(index: chains.count)
+        let position = register(chain.customer)
         chains.append(chain)
-        customerRecords[register(chain.customer)].chains.append(key)
+        chains[key.index].customerPosition = position
+        customerRecords[position].chains.append(key)
         return key
     }
 
@@ -645,19 +671,28 @@ public struct SimulatedStore: Sendable {
     /// price in it, `appTransactionId`, `appAccountToken`) and the modification order are set here, once. Every
     /// transaction is recorded here, so this is where the dates are checked (rule transaction-dates-in-order,
     /// ``TransactionRecord/hasConsistentDates``).
-    mutating func appendTransaction(_ record: consuming TransactionRecord) {
+    ///
+    /// `customerAt` and `productAt`, when the caller knows them: the customer's position in `customers` and the
+    /// product's in the catalogue (saves hashing the names).
+    mutating func appendTransaction(
+        _ record: consuming TransactionRecord, customerAt knownPosition: Int? = nil, productAt product: Int? = nil
+    ) {
         assert(
             record.hasConsistentDates,
             "transaction \(record.transactionId) of \(record.customer) breaks rule transaction-dates-in-order: "
                 + "originalPurchaseDate \(record.originalPurchaseDate), purchaseDate \(record.purchaseDate), "
                 + "expiresDate \(record.expiresDate.map(\.description) ?? "none") (seed \(seed))")
+        let position = knownPosition ?? register(record.customer)
         if record.productType != .autoRenewable {
-            customerRecords[register(record.customer)].oneTimePurchases.append(transactions.endIndex)
+            customerRecords[position].oneTimePurchases.append(transactions.endIndex)
         }
         var record = record
-        addAccountFields(to: &record)
+        addAccountFields(to: &record, customerAt: position, productAt: product)
+        // markModified, on the record before it is stored.
+        transactionModifications += 1
+        record.lastModified = now
+        record.modificationSequence = transactionModifications
         transactions.append(record)
-        markModified(transactions.endIndex - 1)
     }
 
     func requireProduct(_ id: String) throws(StoreError) -> Product {

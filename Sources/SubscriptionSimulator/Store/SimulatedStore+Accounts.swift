@@ -79,24 +79,33 @@ extension SimulatedStore {
     /// `customerAt`: the customer's position in `customers`; `productAt`: the product's place in the catalogue, when
     /// the caller knows it.
     func addAccountFields(to record: inout TransactionRecord, customerAt position: Int, productAt product: Int? = nil) {
-        record.storefront = storefront(of: record.customer)
-        record.appTransactionId = customerRecords[position].appTransactionId
+        // Read once and set together: the fields live in the record's shared box, which is replaced only when one
+        // of them changes (a renewal's are its previous transaction's).
+        let storefront = storefront(of: record.customer)
+        var token: String? = nil
+        var currency = record.currency
         switch record.ownership {
         case .purchased:
-            record.appAccountToken = accounts.appAccountTokens[record.customer]
+            token = accounts.appAccountTokens[record.customer]
             let priced =
                 if let product {
-                    catalog.storefrontPrice(ofProductAt: product, offer: record.offer, in: record.storefront)
+                    catalog.storefrontPrice(ofProductAt: product, offer: record.offer, in: storefront)
                 } else {
-                    catalog.storefrontPrice(of: record.productId, offer: record.offer, in: record.storefront)
+                    catalog.storefrontPrice(of: record.productId, offer: record.offer, in: storefront)
                 }
             if let priced {
                 record.price = priced.price
-                record.currency = priced.currency
+                currency = priced.currency
+            } else if let product {
+                // No price there (a paid offer outside the product's currency): the product's own currency, as built.
+                currency = catalog.products[product].currency
             }
         case .familyShared:
-            record.appAccountToken = nil
+            break
         }
+        record.setAccountFields(
+            storefront: storefront, appTransactionId: customerRecords[position].appTransactionId,
+            appAccountToken: token, currency: currency)
     }
 
     /// Renewal info with the chain customer's account fields; the renewal price is the purchaser's, in the

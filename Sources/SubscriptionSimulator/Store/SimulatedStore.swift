@@ -59,6 +59,9 @@ struct SubscriptionChain: Hashable, Sendable {
     /// The customer's position in ``SimulatedStore/customers`` (set when the chain is registered; -1 before), so the
     /// lookups on every event need no hashing of the customer's name (``SimulatedStore/position(of:)``).
     var customerPosition = -1
+    /// The shared fields of the chain's latest purchased transaction (``TransactionRecord/Box``), which its next
+    /// renewal reuses when they still apply.
+    var transactionFields: TransactionRecord.Box?
 }
 
 /// A chain's scheduled lifecycle timers: at most one of each kind (three fields, so no hashing on every event).
@@ -382,25 +385,48 @@ public struct SimulatedStore: Sendable {
             case .charge(let purchaseDate, let expiresDate, let offer, let reason):
                 // A first purchase's transactionId is its originalTransactionId (reference §2.5, S-TXID).
                 let isFirst = chain.currentTransactionIndex < 0
-                let record = TransactionRecord(
-                    transactionId: isFirst ? chain.originalTransactionId : ids.nextTransactionId(),
-                    originalTransactionId: chain.originalTransactionId,
-                    webOrderLineItemId: ids.nextWebOrderLineItemId(), customer: chain.customer,
-                    productId: chain.state.productId, productType: .autoRenewable,
-                    subscriptionGroupIdentifier: chain.groupIdentifier,
-                    purchaseDate: purchaseDate, originalPurchaseDate: chain.originalPurchaseDate,
-                    expiresDate: expiresDate, ownership: .purchased, reason: reason, offer: offer,
-                    price: offer?.price ?? catalog.products[productIndex].price,
-                    currency: catalog.products[productIndex].currency, revocation: nil, lastModified: now)
+                let transactionId = isFirst ? chain.originalTransactionId : ids.nextTransactionId()
+                let webOrderLineItemId = ids.nextWebOrderLineItemId()
+                let price = offer?.price ?? catalog.products[productIndex].price
                 if isFirst { chain.firstTransactionIndex = transactions.endIndex }
                 chain.currentTransactionIndex = transactions.endIndex
                 if fansOut && !shares.isEmpty {
-                    appendTransaction(record, customerAt: customerPosition, productAt: productIndex)
+                    let record = TransactionRecord(
+                        transactionId: transactionId, originalTransactionId: chain.originalTransactionId,
+                        webOrderLineItemId: webOrderLineItemId, customer: chain.customer,
+                        productId: chain.state.productId, productType: .autoRenewable,
+                        subscriptionGroupIdentifier: chain.groupIdentifier,
+                        purchaseDate: purchaseDate, originalPurchaseDate: chain.originalPurchaseDate,
+                        expiresDate: expiresDate, ownership: .purchased, reason: reason, offer: offer,
+                        price: price, currency: catalog.products[productIndex].currency, revocation: nil,
+                        lastModified: now)
+                    chain.transactionFields = appendTransaction(
+                        record, customerAt: customerPosition, productAt: productIndex)
                     // Members' transactions are made from the record as built here, before the purchaser's
                     // storefront price is set (what the goldens record).
                     chargeMembers(sharing: key, like: record)
                 } else {
-                    appendTransaction(record, customerAt: customerPosition, productAt: productIndex)
+                    // A renewal shares its previous transaction's fields when they still apply (same product; the
+                    // account fields are checked when the record is appended).
+                    let box: TransactionRecord.Box
+                    if let previous = chain.transactionFields, previous.fields.productId == chain.state.productId {
+                        box = previous
+                    } else {
+                        box = TransactionRecord.Box(
+                            TransactionRecord.Shared(
+                                originalTransactionId: chain.originalTransactionId, customer: chain.customer,
+                                productId: chain.state.productId, productType: .autoRenewable,
+                                subscriptionGroupIdentifier: chain.groupIdentifier,
+                                originalPurchaseDate: chain.originalPurchaseDate, ownership: .purchased,
+                                currency: catalog.products[productIndex].currency, appTransactionId: "",
+                                appAccountToken: nil, storefront: .unitedStates))
+                    }
+                    chain.transactionFields = appendTransaction(
+                        TransactionRecord(
+                            box: box, transactionId: transactionId, webOrderLineItemId: webOrderLineItemId,
+                            purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer,
+                            price: price, revocation: nil, lastModified: now),
+                        customerAt: customerPosition, productAt: productIndex)
                 }
             case .revokeCurrentTransaction:
                 transactions[chain.currentTransactionIndex].revocation = Revocation.refund(
@@ -674,9 +700,11 @@ public struct SimulatedStore: Sendable {
     ///
     /// `customerAt` and `productAt`, when the caller knows them: the customer's position in `customers` and the
     /// product's in the catalogue (saves hashing the names).
+    /// Returns the record's shared fields.
+    @discardableResult
     mutating func appendTransaction(
         _ record: consuming TransactionRecord, customerAt knownPosition: Int? = nil, productAt product: Int? = nil
-    ) {
+    ) -> TransactionRecord.Box {
         assert(
             record.hasConsistentDates,
             "transaction \(record.transactionId) of \(record.customer) breaks rule transaction-dates-in-order: "
@@ -692,7 +720,9 @@ public struct SimulatedStore: Sendable {
         transactionModifications += 1
         record.lastModified = now
         record.modificationSequence = transactionModifications
+        let box = record.box
         transactions.append(record)
+        return box
     }
 
     func requireProduct(_ id: String) throws(StoreError) -> Product {

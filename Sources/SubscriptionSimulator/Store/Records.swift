@@ -78,7 +78,13 @@ public struct TransactionRecord: Hashable, Sendable {
         get { box.fields.originalTransactionId }
         set { shared.originalTransactionId = newValue }
     }
-    public var webOrderLineItemId: String?
+    public var webOrderLineItemId: String? {
+        get { webOrderLineItem?.text }
+        set { webOrderLineItem = newValue.map { .text($0) } }
+    }
+    /// ``webOrderLineItemId`` as the store made it (its digits are written only when read: the timeline never reads
+    /// them) or as set.
+    var webOrderLineItem: StoreIdentifier?
     public var customer: String {
         get { box.fields.customer }
         set { shared.customer = newValue }
@@ -151,7 +157,7 @@ public struct TransactionRecord: Hashable, Sendable {
             originalPurchaseDate: originalPurchaseDate, ownership: ownership, currency: currency,
             appTransactionId: appTransactionId, appAccountToken: appAccountToken, storefront: storefront)
         self.init(
-            box: Box(shared), transactionId: transactionId, webOrderLineItemId: webOrderLineItemId,
+            box: Box(shared), transactionId: transactionId, webOrderLineItem: webOrderLineItemId.map { .text($0) },
             purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer, price: price,
             revocation: revocation, lastModified: lastModified, modificationSequence: modificationSequence,
             isUpgraded: isUpgraded)
@@ -159,13 +165,14 @@ public struct TransactionRecord: Hashable, Sendable {
 
     /// A record whose shared fields are `box`'s (a subscription's renewals share their box).
     init(
-        box: Box, transactionId: String, webOrderLineItemId: String?, purchaseDate: Instant, expiresDate: Instant?,
+        box: Box, transactionId: String, webOrderLineItem: StoreIdentifier?, purchaseDate: Instant,
+        expiresDate: Instant?,
         reason: ChargeReason, offer: IntroductoryOffer?, price: Price, revocation: Revocation?,
         lastModified: Instant, modificationSequence: Int = 0, isUpgraded: Bool = false
     ) {
         self.box = box
         self.transactionId = transactionId
-        self.webOrderLineItemId = webOrderLineItemId
+        self.webOrderLineItem = webOrderLineItem
         self.purchaseDate = purchaseDate
         self.expiresDate = expiresDate
         self.reason = reason
@@ -197,7 +204,7 @@ public struct TransactionRecord: Hashable, Sendable {
     }
 
     public static func == (a: TransactionRecord, b: TransactionRecord) -> Bool {
-        a.transactionId == b.transactionId && a.webOrderLineItemId == b.webOrderLineItemId
+        a.transactionId == b.transactionId && a.webOrderLineItem == b.webOrderLineItem
             && a.purchaseDate == b.purchaseDate && a.expiresDate == b.expiresDate && a.reason == b.reason
             && a.offer == b.offer && a.price == b.price && a.revocation == b.revocation
             && a.lastModified == b.lastModified && a.modificationSequence == b.modificationSequence
@@ -206,7 +213,7 @@ public struct TransactionRecord: Hashable, Sendable {
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(transactionId)
-        hasher.combine(webOrderLineItemId)
+        hasher.combine(webOrderLineItem)
         hasher.combine(purchaseDate)
         hasher.combine(expiresDate)
         hasher.combine(reason)

@@ -62,6 +62,16 @@ struct SubscriptionChain: Hashable, Sendable {
     /// The shared fields of the chain's latest purchased transaction (``TransactionRecord/Box``), which its next
     /// renewal reuses when they still apply.
     var transactionFields: TransactionRecord.Box?
+
+    /// What ``SimulatedStore/apply(_:to:refundReason:purchase:firedTimer:priceIncreaseNeedsConsent:refundAmount:renewalExtension:)``
+    /// leaves in `chains` while it holds a chain (empty strings: nothing to retain).
+    static let placeholder = SubscriptionChain(
+        originalTransactionId: "", customer: "", group: "", groupIdentifier: "", ownership: .purchased,
+        sharedFrom: nil, sharingOn: false,
+        state: SubscriptionLifecycle.freshState(
+            PurchaseRequest(productId: "", period: .oneMonth), at: Instant(millisecondsSince1970: 0)),
+        originalPurchaseDate: Instant(millisecondsSince1970: 0),
+        recentSubscriptionStartDate: Instant(millisecondsSince1970: 0), currentTransactionIndex: -1)
 }
 
 /// A chain's scheduled lifecycle timers: at most one of each kind (three fields, so no hashing on every event).
@@ -337,9 +347,21 @@ public struct SimulatedStore: Sendable {
         firedTimer: LifecycleTimer? = nil, priceIncreaseNeedsConsent: Bool = false, refundAmount: RefundAmount = .full,
         renewalExtension: RenewalExtensionRequest? = nil
     ) throws(StoreError) {
-        // The chain is copied out once and put back at the end: a transition touches it many times.
-        var chain = chains[key.index]
-        defer { chains[key.index] = chain }
+        // The chain is taken out once and put back at the end: a transition touches it many times. Without families
+        // nothing reads the held chain through `chains` meanwhile, so it is moved out (swapped with a placeholder,
+        // no copy of its strings); with a family, sharing code reads the purchaser's chain by key, so it stays
+        // readable there as a copy.
+        let moved = families.isEmpty && shares.isEmpty
+        var chain: SubscriptionChain
+        if moved {
+            chain = SubscriptionChain.placeholder
+            swap(&chain, &chains[key.index])
+        } else {
+            chain = chains[key.index]
+        }
+        defer {
+            if moved { swap(&chain, &chains[key.index]) } else { chains[key.index] = chain }
+        }
         if let firedTimer { chain.timers[firedTimer] = nil }
         var context = lifecycleContext(for: chain, purchase: purchase)
         context.priceIncreaseNeedsConsent = priceIncreaseNeedsConsent
@@ -386,14 +408,14 @@ public struct SimulatedStore: Sendable {
                 // A first purchase's transactionId is its originalTransactionId (reference §2.5, S-TXID).
                 let isFirst = chain.currentTransactionIndex < 0
                 let transactionId = isFirst ? chain.originalTransactionId : ids.nextTransactionId()
-                let webOrderLineItemId = ids.nextWebOrderLineItemId()
+                let webOrderLineItem = ids.nextWebOrderLineItemIdentifier()
                 let price = offer?.price ?? catalog.products[productIndex].price
                 if isFirst { chain.firstTransactionIndex = transactions.endIndex }
                 chain.currentTransactionIndex = transactions.endIndex
                 if fansOut && !shares.isEmpty {
                     let record = TransactionRecord(
                         transactionId: transactionId, originalTransactionId: chain.originalTransactionId,
-                        webOrderLineItemId: webOrderLineItemId, customer: chain.customer,
+                        webOrderLineItemId: webOrderLineItem.text, customer: chain.customer,
                         productId: chain.state.productId, productType: .autoRenewable,
                         subscriptionGroupIdentifier: chain.groupIdentifier,
                         purchaseDate: purchaseDate, originalPurchaseDate: chain.originalPurchaseDate,
@@ -423,7 +445,7 @@ public struct SimulatedStore: Sendable {
                     }
                     chain.transactionFields = appendTransaction(
                         TransactionRecord(
-                            box: box, transactionId: transactionId, webOrderLineItemId: webOrderLineItemId,
+                            box: box, transactionId: transactionId, webOrderLineItem: webOrderLineItem,
                             purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer,
                             price: price, revocation: nil, lastModified: now),
                         customerAt: customerPosition, productAt: productIndex)

@@ -86,65 +86,48 @@ public enum CalendarMath {
     /// write many instants call this and build no strings).
     public static func appendISO8601(_ instant: Instant, to out: inout [UInt8]) {
         let c = components(of: instant)
-        // Written into a buffer on the stack and appended at once: an output writes several instants per line, and
-        // appending byte by byte checked the array's capacity and uniqueness for each.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
-            var position = 0
-            if (0...9999).contains(c.year) {
-                position = writeDigits(UInt(c.year), width: 4, to: buffer, at: position)
-            } else {
-                buffer[position] = c.year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")
-                position = writeDigits(c.year.magnitude, width: 5, to: buffer, at: position + 1)
-            }
-            buffer[position] = UInt8(ascii: "-")
-            position = writeDigits(UInt(c.month), width: 2, to: buffer, at: position + 1)
-            buffer[position] = UInt8(ascii: "-")
-            position = writeDigits(UInt(c.day), width: 2, to: buffer, at: position + 1)
-            buffer[position] = UInt8(ascii: "T")
-            position = writeDigits(UInt(c.hour), width: 2, to: buffer, at: position + 1)
-            buffer[position] = UInt8(ascii: ":")
-            position = writeDigits(UInt(c.minute), width: 2, to: buffer, at: position + 1)
-            buffer[position] = UInt8(ascii: ":")
-            position = writeDigits(UInt(c.second), width: 2, to: buffer, at: position + 1)
-            if c.millisecond != 0 {
-                buffer[position] = UInt8(ascii: ".")
-                position = writeDigits(UInt(c.millisecond), width: 3, to: buffer, at: position + 1)
-            }
-            buffer[position] = UInt8(ascii: "Z")
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<(position + 1)]))
+        if (0...9999).contains(c.year) {
+            appendDigits(c.year, width: 4, to: &out)
+        } else {
+            out.append(c.year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            appendDigits(abs(c.year), width: 5, to: &out)
         }
+        out.append(UInt8(ascii: "-"))
+        appendDigits(c.month, width: 2, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(c.day, width: 2, to: &out)
+        out.append(UInt8(ascii: "T"))
+        appendDigits(c.hour, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(c.minute, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(c.second, width: 2, to: &out)
+        if c.millisecond != 0 {
+            out.append(UInt8(ascii: "."))
+            appendDigits(c.millisecond, width: 3, to: &out)
+        }
+        out.append(UInt8(ascii: "Z"))
     }
 
     /// The decimal digits of `value`'s magnitude, zero-padded on the left to at least `width`.
     static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
-        // A 64-bit magnitude has at most 20 digits; wider padding is written first.
-        if width > 20 { out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - 20)) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-            let count = writeDigits(value.magnitude, width: min(width, 20), to: buffer, at: 0)
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
-        }
-    }
-
-    /// Writes `magnitude`'s decimal digits, zero-padded on the left to at least `width` (at most 20), into `buffer`
-    /// from `position`; returns the position after the last digit. The buffer must have room for them.
-    static func writeDigits(
-        _ magnitude: UInt, width: Int, to buffer: UnsafeMutableBufferPointer<UInt8>, at position: Int
-    ) -> Int {
+        let magnitude = value.magnitude
         var count = 1
         var rest = magnitude / 10
         while rest > 0 {
             count += 1
             rest /= 10
         }
-        let end = position + max(count, width)
+        for _ in count..<max(count, width) { out.append(UInt8(ascii: "0")) }
+        let first = out.count
+        for _ in 0..<count { out.append(0) }
         rest = magnitude
-        var index = end - 1
-        while index >= position {
-            buffer[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+        var position = out.count - 1
+        while position >= first {
+            out[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
             rest /= 10
-            index -= 1
+            position -= 1
         }
-        return end
     }
 
     public static func isLeapYear(_ year: Int) -> Bool {

@@ -25,6 +25,9 @@ struct CustomerRecord: Hashable, Sendable {
     /// The customer's `appTransactionId`, made once when the customer is registered (every transaction and renewal
     /// info carries it).
     var appTransactionId = ""
+    /// Charges to the customer's payment method fail (``SimulatedStore/failBilling(for:)`` until
+    /// ``SimulatedStore/fixBilling(for:)``): read on every renewal, so kept here rather than in a set of names.
+    var paymentFails = false
 }
 
 /// A subscription chain's place in ``SimulatedStore/chains`` (chains are never removed): a number, so the lookups
@@ -117,7 +120,6 @@ public struct SimulatedStore: Sendable {
     var transactionModifications = 0
     /// Customers in the order they were first named.
     public internal(set) var customers: [String] = []
-    var failingPayment: Set<String> = []
     var removedFromSale: Set<String> = []
     /// Every subscription chain, in creation order (which is also `originalTransactionId` order).
     var chains: [SubscriptionChain] = []
@@ -257,15 +259,13 @@ public struct SimulatedStore: Sendable {
 
     /// From now on, charges to the customer's payment method fail.
     public mutating func failBilling(for customer: String) {
-        addCustomer(customer)
-        failingPayment.insert(customer)
+        customerRecords[register(customer)].paymentFails = true
     }
 
     /// The customer's payment method works again; a subscription in grace or billing retry recovers at once
     /// (updating payment information triggers an immediate attempt, reference §5.3, S-CHURN).
     public mutating func fixBilling(for customer: String) throws(StoreError) {
-        addCustomer(customer)
-        failingPayment.remove(customer)
+        customerRecords[register(customer)].paymentFails = false
         // Only the customer's own subscriptions: a family member's share mirrors its purchaser's billing.
         for key in chainKeys(of: customer) where chains[key.index].ownership == .purchased {
             try apply(.billingFixed, to: key)
@@ -385,7 +385,7 @@ public struct SimulatedStore: Sendable {
 
     func lifecycleContext(for chain: SubscriptionChain, purchase: PurchaseRequest?) -> LifecycleContext {
         LifecycleContext(
-            now: now, paymentSucceeds: !failingPayment.contains(chain.customer),
+            now: now, paymentSucceeds: !(position(of: chain).map { customerRecords[$0].paymentFails } ?? false),
             productForSale: !removedFromSale.contains(chain.state.autoRenewProductId), gracePeriod: app.gracePeriod,
             graceEligibility: app.graceEligibility, purchase: purchase)
     }
@@ -576,9 +576,13 @@ public struct SimulatedStore: Sendable {
     // MARK: - Notifications
 
     /// `position`: the recipient's position in `customers` when the caller knows it (saves hashing the name).
+    ///
+    /// The record and renewal info are consumed: the notification takes them without copying (each copy retains
+    /// their strings).
     mutating func send(
         _ type: NotificationType, _ subtype: NotificationSubtype?, to recipient: String, at position: Int? = nil,
-        transaction: TransactionRecord, renewal: RenewalSnapshot?, status: SubscriptionPhase?, restored: Bool = false
+        transaction: consuming TransactionRecord, renewal: consuming RenewalSnapshot?, status: SubscriptionPhase?,
+        restored: Bool = false
     ) {
         if restored { restoredNotifications.insert(notifications.count) }
         if let position { customersToRefresh.append(position) } else { needsRefresh(recipient) }

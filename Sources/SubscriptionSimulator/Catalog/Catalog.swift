@@ -13,7 +13,18 @@ public struct Catalog: Hashable, Sendable {
     }
 
     public subscript(id: String) -> Product? {
-        indexById[id].map { products[$0] }
+        index(of: id).map { products[$0] }
+    }
+
+    /// The product's place in ``products``. The store asks on every event with an id it copied from the product
+    /// itself, so in a small catalogue a scan finds it by comparing strings that share storage (one word each)
+    /// instead of hashing the whole id.
+    func index(of id: String) -> Int? {
+        if products.count <= 8 {
+            for index in products.indices where products[index].id == id { return index }
+            return nil
+        }
+        return indexById[id]
     }
 
     /// ``StorefrontPricing/price(of:offer:in:)`` of the product with this id, read in place rather than copied out
@@ -21,8 +32,18 @@ public struct Catalog: Hashable, Sendable {
     func storefrontPrice(of id: String, offer: IntroductoryOffer?, in storefront: Storefront) -> (
         price: Price, currency: String
     )? {
-        guard let index = indexById[id] else { return nil }
-        return StorefrontPricing.price(of: products[index], offer: offer, in: storefront)
+        guard let index = index(of: id) else { return nil }
+        return storefrontPrice(ofProductAt: index, offer: offer, in: storefront)
+    }
+
+    /// The same for the product at `index` in ``products``, read field by field: passing the product itself would
+    /// copy it (retaining each of its strings, arrays and dictionaries).
+    func storefrontPrice(ofProductAt index: Int, offer: IntroductoryOffer?, in storefront: Storefront) -> (
+        price: Price, currency: String
+    )? {
+        StorefrontPricing.price(
+            base: products[index].price, currency: products[index].currency, prices: products[index].prices,
+            offer: offer, in: storefront)
     }
 
     /// Adds a product, checking the catalogue's rules.

@@ -13,15 +13,23 @@ public enum StorefrontPricing {
     public static func price(
         of product: Product, offer: IntroductoryOffer? = nil, in storefront: Storefront
     ) -> (price: Price, currency: String)? {
+        price(base: product.price, currency: product.currency, prices: product.prices, offer: offer, in: storefront)
+    }
+
+    /// The rule on a product's pricing fields: `base` in `productCurrency`, and `prices` by storefront.
+    static func price(
+        base: Price, currency productCurrency: String, prices: [String: Price], offer: IntroductoryOffer?,
+        in storefront: Storefront
+    ) -> (price: Price, currency: String)? {
         guard let currency = Storefronts.currency(countryCode: storefront.countryCode) else {
             // A storefront outside the table (library callers may build one): only the base currency is known.
-            return offer.map { ($0.price, product.currency) } ?? (product.price, product.currency)
+            return offer.map { ($0.price, productCurrency) } ?? (base, productCurrency)
         }
-        if currency == product.currency { return (offer?.price ?? product.price, currency) }
+        if currency == productCurrency { return (offer?.price ?? base, currency) }
         if let offer {
-            return offer.mode == .freeTrial && product.prices[storefront.countryCode] != nil ? (.free, currency) : nil
+            return offer.mode == .freeTrial && prices[storefront.countryCode] != nil ? (.free, currency) : nil
         }
-        return product.prices[storefront.countryCode].map { ($0, currency) }
+        return prices[storefront.countryCode].map { ($0, currency) }
     }
 
     /// Rule storefront-from-currency: the storefront a customer without a `storefront` is in. Apple sends

@@ -35,37 +35,196 @@ public struct Revocation: Hashable, Sendable {
 }
 
 /// One transaction, as the App Store records it. Turned into `signedTransactionInfo` by `Wire/`.
+///
+/// The fields every transaction of one subscription shares (the customer's, the chain's and the product's:
+/// ``originalTransactionId``, ``customer``, ``productId``, ``storefront``, ...) are held out of line in one immutable
+/// box (``Shared``) that a subscription's renewals reuse: a record is copied into every notification that carries
+/// it, and inline those eleven fields (nine strings) made each copy retain every string and move about 300 bytes.
+/// Reading and setting them works as for stored properties; a setter stores a new box.
 public struct TransactionRecord: Hashable, Sendable {
+    /// The fields a subscription's transactions share.
+    struct Shared: Hashable, Sendable {
+        var originalTransactionId: String
+        var customer: String
+        var productId: String
+        var productType: ProductType
+        var subscriptionGroupIdentifier: String?
+        var originalPurchaseDate: Instant
+        var ownership: Ownership
+        var currency: String
+        var appTransactionId: String
+        var appAccountToken: String?
+        var storefront: Storefront
+    }
+
+    /// ``Shared`` in an immutable box, shared by the records that have the same fields.
+    final class Box: Hashable, Sendable {
+        let fields: Shared
+        init(_ fields: Shared) { self.fields = fields }
+
+        static func == (a: Box, b: Box) -> Bool { a === b || a.fields == b.fields }
+        func hash(into hasher: inout Hasher) { hasher.combine(fields) }
+    }
+
+    var box: Box
+
+    var shared: Shared {
+        get { box.fields }
+        set { box = Box(newValue) }
+    }
+
     public var transactionId: String
-    public var originalTransactionId: String
-    public var webOrderLineItemId: String?
-    public var customer: String
-    public var productId: String
-    public var productType: ProductType
-    public var subscriptionGroupIdentifier: String?
+    public var originalTransactionId: String {
+        get { box.fields.originalTransactionId }
+        set { shared.originalTransactionId = newValue }
+    }
+    public var webOrderLineItemId: String? {
+        get { webOrderLineItem?.text }
+        set { webOrderLineItem = newValue.map { .text($0) } }
+    }
+    /// ``webOrderLineItemId`` as the store made it (its digits are written only when read: the timeline never reads
+    /// them) or as set.
+    var webOrderLineItem: StoreIdentifier?
+    public var customer: String {
+        get { box.fields.customer }
+        set { shared.customer = newValue }
+    }
+    public var productId: String {
+        get { box.fields.productId }
+        set { shared.productId = newValue }
+    }
+    public var productType: ProductType {
+        get { box.fields.productType }
+        set { shared.productType = newValue }
+    }
+    public var subscriptionGroupIdentifier: String? {
+        get { box.fields.subscriptionGroupIdentifier }
+        set { shared.subscriptionGroupIdentifier = newValue }
+    }
     public var purchaseDate: Instant
-    public var originalPurchaseDate: Instant
+    public var originalPurchaseDate: Instant {
+        get { box.fields.originalPurchaseDate }
+        set { shared.originalPurchaseDate = newValue }
+    }
     public var expiresDate: Instant?
-    public var ownership: Ownership
+    public var ownership: Ownership {
+        get { box.fields.ownership }
+        set { shared.ownership = newValue }
+    }
     public var reason: ChargeReason
     public var offer: IntroductoryOffer?
     public var price: Price
-    public var currency: String
+    public var currency: String {
+        get { box.fields.currency }
+        set { shared.currency = newValue }
+    }
     public var revocation: Revocation?
     /// When the transaction was created or last changed (a refund or revocation changes it); the transaction
     /// history response lists transactions in this order.
     public var lastModified: Instant
     /// `appTransactionId`: the customer's, one per Apple Account per app (set when the store records it).
-    public var appTransactionId: String = ""
+    public var appTransactionId: String {
+        get { box.fields.appTransactionId }
+        set { shared.appTransactionId = newValue }
+    }
     /// `appAccountToken`: the purchaser's token at the time of this transaction; never on a family member's
     /// transaction (reference §4.5).
-    public var appAccountToken: String? = nil
+    public var appAccountToken: String? {
+        get { box.fields.appAccountToken }
+        set { shared.appAccountToken = newValue }
+    }
     /// The customer's storefront (`storefront`, `storefrontId`).
-    public var storefront: Storefront = .unitedStates
+    public var storefront: Storefront {
+        get { box.fields.storefront }
+        set { shared.storefront = newValue }
+    }
     /// Order of last modification in the store: the history's `revision` token counts these (set by the store).
     public var modificationSequence: Int = 0
     /// `isUpgraded`: superseded by an upgrade (reference §2.5, §5.10, A-14); sent only when `true`.
     public var isUpgraded: Bool = false
+
+    init(
+        transactionId: String, originalTransactionId: String, webOrderLineItemId: String?, customer: String,
+        productId: String, productType: ProductType, subscriptionGroupIdentifier: String?, purchaseDate: Instant,
+        originalPurchaseDate: Instant, expiresDate: Instant?, ownership: Ownership, reason: ChargeReason,
+        offer: IntroductoryOffer?, price: Price, currency: String, revocation: Revocation?, lastModified: Instant,
+        appTransactionId: String = "", appAccountToken: String? = nil, storefront: Storefront = .unitedStates,
+        modificationSequence: Int = 0, isUpgraded: Bool = false
+    ) {
+        let shared = Shared(
+            originalTransactionId: originalTransactionId, customer: customer, productId: productId,
+            productType: productType, subscriptionGroupIdentifier: subscriptionGroupIdentifier,
+            originalPurchaseDate: originalPurchaseDate, ownership: ownership, currency: currency,
+            appTransactionId: appTransactionId, appAccountToken: appAccountToken, storefront: storefront)
+        self.init(
+            box: Box(shared), transactionId: transactionId, webOrderLineItem: webOrderLineItemId.map { .text($0) },
+            purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer, price: price,
+            revocation: revocation, lastModified: lastModified, modificationSequence: modificationSequence,
+            isUpgraded: isUpgraded)
+    }
+
+    /// A record whose shared fields are `box`'s (a subscription's renewals share their box).
+    init(
+        box: Box, transactionId: String, webOrderLineItem: StoreIdentifier?, purchaseDate: Instant,
+        expiresDate: Instant?,
+        reason: ChargeReason, offer: IntroductoryOffer?, price: Price, revocation: Revocation?,
+        lastModified: Instant, modificationSequence: Int = 0, isUpgraded: Bool = false
+    ) {
+        self.box = box
+        self.transactionId = transactionId
+        self.webOrderLineItem = webOrderLineItem
+        self.purchaseDate = purchaseDate
+        self.expiresDate = expiresDate
+        self.reason = reason
+        self.offer = offer
+        self.price = price
+        self.revocation = revocation
+        self.lastModified = lastModified
+        self.modificationSequence = modificationSequence
+        self.isUpgraded = isUpgraded
+    }
+
+    /// Sets the account fields (`storefront`, `appTransactionId`, `appAccountToken`, `currency`) at once, storing a
+    /// new box only when one of them changes.
+    mutating func setAccountFields(
+        storefront: Storefront, appTransactionId: String, appAccountToken: String?, currency: String
+    ) {
+        let fields = box.fields
+        if fields.storefront == storefront && fields.appTransactionId == appTransactionId
+            && fields.appAccountToken == appAccountToken && fields.currency == currency
+        {
+            return
+        }
+        var changed = fields
+        changed.storefront = storefront
+        changed.appTransactionId = appTransactionId
+        changed.appAccountToken = appAccountToken
+        changed.currency = currency
+        box = Box(changed)
+    }
+
+    public static func == (a: TransactionRecord, b: TransactionRecord) -> Bool {
+        a.transactionId == b.transactionId && a.webOrderLineItem == b.webOrderLineItem
+            && a.purchaseDate == b.purchaseDate && a.expiresDate == b.expiresDate && a.reason == b.reason
+            && a.offer == b.offer && a.price == b.price && a.revocation == b.revocation
+            && a.lastModified == b.lastModified && a.modificationSequence == b.modificationSequence
+            && a.isUpgraded == b.isUpgraded && a.box == b.box
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(transactionId)
+        hasher.combine(webOrderLineItem)
+        hasher.combine(purchaseDate)
+        hasher.combine(expiresDate)
+        hasher.combine(reason)
+        hasher.combine(offer)
+        hasher.combine(price)
+        hasher.combine(revocation)
+        hasher.combine(lastModified)
+        hasher.combine(modificationSequence)
+        hasher.combine(isUpgraded)
+        hasher.combine(box)
+    }
 }
 
 /// The renewal information a notification reports (`signedRenewalInfo`), as domain values.

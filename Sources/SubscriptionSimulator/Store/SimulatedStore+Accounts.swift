@@ -76,29 +76,48 @@ extension SimulatedStore {
 
     /// The record with its customer's account fields. A purchaser's transaction is priced in their storefront; a
     /// family member's keeps the purchaser's price and currency and carries no `appAccountToken` (§4.5).
-    func addAccountFields(to record: inout TransactionRecord) {
-        record.storefront = storefront(of: record.customer)
-        record.appTransactionId = appTransactionId(of: record.customer) ?? ""
+    /// `customerAt`: the customer's position in `customers`; `productAt`: the product's place in the catalogue, when
+    /// the caller knows it.
+    func addAccountFields(to record: inout TransactionRecord, customerAt position: Int, productAt product: Int? = nil) {
+        // Read once and set together: the fields live in the record's shared box, which is replaced only when one
+        // of them changes (a renewal's are its previous transaction's).
+        let storefront = storefront(of: record.customer)
+        var token: String? = nil
+        var currency = record.currency
         switch record.ownership {
         case .purchased:
-            record.appAccountToken = accounts.appAccountTokens[record.customer]
-            if let priced = catalog.storefrontPrice(of: record.productId, offer: record.offer, in: record.storefront) {
+            token = accounts.appAccountTokens[record.customer]
+            let priced =
+                if let product {
+                    catalog.storefrontPrice(ofProductAt: product, offer: record.offer, in: storefront)
+                } else {
+                    catalog.storefrontPrice(of: record.productId, offer: record.offer, in: storefront)
+                }
+            if let priced {
                 record.price = priced.price
-                record.currency = priced.currency
+                currency = priced.currency
+            } else if let product {
+                // No price there (a paid offer outside the product's currency): the product's own currency, as built.
+                currency = catalog.products[product].currency
             }
         case .familyShared:
-            record.appAccountToken = nil
+            break
         }
+        record.setAccountFields(
+            storefront: storefront, appTransactionId: customerRecords[position].appTransactionId,
+            appAccountToken: token, currency: currency)
     }
 
     /// Renewal info with the chain customer's account fields; the renewal price is the purchaser's, in the
     /// purchaser's storefront (a member's share renews at the purchaser's price, A-15).
-    func addAccountFields(of chain: SubscriptionChain, product: Product, to snapshot: inout RenewalSnapshot) {
-        snapshot.appTransactionId = appTransactionId(of: chain.customer) ?? ""
-        let purchaser = chain.sharedFrom.map { chains[$0.index].customer } ?? chain.customer
+    func addAccountFields(of chain: SubscriptionChain, productAt product: Int, to snapshot: inout RenewalSnapshot) {
+        snapshot.appTransactionId = position(of: chain).map { customerRecords[$0].appTransactionId } ?? ""
         if chain.ownership == .purchased { snapshot.appAccountToken = accounts.appAccountTokens[chain.customer] }
-        let storefront = storefront(of: purchaser)
-        if let priced = StorefrontPricing.price(of: product, offer: snapshot.upcomingOffer, in: storefront) {
+        let storefront =
+            if let purchaser = chain.sharedFrom { storefront(of: chains[purchaser.index].customer) } else {
+                storefront(of: chain.customer)
+            }
+        if let priced = catalog.storefrontPrice(ofProductAt: product, offer: snapshot.upcomingOffer, in: storefront) {
             if snapshot.renewalPrice != nil { snapshot.renewalPrice = priced.price }
             snapshot.currency = priced.currency
         }

@@ -25,6 +25,9 @@ struct CustomerRecord: Hashable, Sendable {
     /// The customer's `appTransactionId`, made once when the customer is registered (every transaction and renewal
     /// info carries it).
     var appTransactionId = ""
+    /// Charges to the customer's payment method fail (``SimulatedStore/failBilling(for:)`` until
+    /// ``SimulatedStore/fixBilling(for:)``): read on every renewal, so kept here rather than in a set of names.
+    var paymentFails = false
 }
 
 /// A subscription chain's place in ``SimulatedStore/chains`` (chains are never removed): a number, so the lookups
@@ -56,6 +59,22 @@ struct SubscriptionChain: Hashable, Sendable {
     var timers = PendingTimers()
     /// When the purchaser last redeemed a win-back offer in this group (rule win-back-conditions).
     var lastWinBackRedemption: Instant?
+    /// The customer's position in ``SimulatedStore/customers`` (set when the chain is registered; -1 before), so the
+    /// lookups on every event need no hashing of the customer's name (``SimulatedStore/position(of:)``).
+    var customerPosition = -1
+    /// The shared fields of the chain's latest purchased transaction (``TransactionRecord/Box``), which its next
+    /// renewal reuses when they still apply.
+    var transactionFields: TransactionRecord.Box?
+
+    /// What ``SimulatedStore/apply(_:to:refundReason:purchase:firedTimer:priceIncreaseNeedsConsent:refundAmount:renewalExtension:)``
+    /// leaves in `chains` while it holds a chain (empty strings: nothing to retain).
+    static let placeholder = SubscriptionChain(
+        originalTransactionId: "", customer: "", group: "", groupIdentifier: "", ownership: .purchased,
+        sharedFrom: nil, sharingOn: false,
+        state: SubscriptionLifecycle.freshState(
+            PurchaseRequest(productId: "", period: .oneMonth), at: Instant(millisecondsSince1970: 0)),
+        originalPurchaseDate: Instant(millisecondsSince1970: 0),
+        recentSubscriptionStartDate: Instant(millisecondsSince1970: 0), currentTransactionIndex: -1)
 }
 
 /// A chain's scheduled lifecycle timers: at most one of each kind (three fields, so no hashing on every event).
@@ -101,7 +120,6 @@ public struct SimulatedStore: Sendable {
     var transactionModifications = 0
     /// Customers in the order they were first named.
     public internal(set) var customers: [String] = []
-    var failingPayment: Set<String> = []
     var removedFromSale: Set<String> = []
     /// Every subscription chain, in creation order (which is also `originalTransactionId` order).
     var chains: [SubscriptionChain] = []
@@ -185,6 +203,11 @@ public struct SimulatedStore: Sendable {
         if let position = customerPositions[customer] { customersToRefresh.append(position) }
     }
 
+    /// The position in `customers` of a chain's customer, without hashing the name once the chain is registered.
+    func position(of chain: SubscriptionChain) -> Int? {
+        chain.customerPosition >= 0 ? chain.customerPosition : customerPositions[chain.customer]
+    }
+
     // MARK: - Clock
 
     /// Runs every store event due at or before `target` in order, then sets `now` to `target`.
@@ -236,15 +259,13 @@ public struct SimulatedStore: Sendable {
 
     /// From now on, charges to the customer's payment method fail.
     public mutating func failBilling(for customer: String) {
-        addCustomer(customer)
-        failingPayment.insert(customer)
+        customerRecords[register(customer)].paymentFails = true
     }
 
     /// The customer's payment method works again; a subscription in grace or billing retry recovers at once
     /// (updating payment information triggers an immediate attempt, reference §5.3, S-CHURN).
     public mutating func fixBilling(for customer: String) throws(StoreError) {
-        addCustomer(customer)
-        failingPayment.remove(customer)
+        customerRecords[register(customer)].paymentFails = false
         // Only the customer's own subscriptions: a family member's share mirrors its purchaser's billing.
         for key in chainKeys(of: customer) where chains[key.index].ownership == .purchased {
             try apply(.billingFixed, to: key)
@@ -326,9 +347,21 @@ public struct SimulatedStore: Sendable {
         firedTimer: LifecycleTimer? = nil, priceIncreaseNeedsConsent: Bool = false, refundAmount: RefundAmount = .full,
         renewalExtension: RenewalExtensionRequest? = nil
     ) throws(StoreError) {
-        // The chain is copied out once and put back at the end: a transition touches it many times.
-        var chain = chains[key.index]
-        defer { chains[key.index] = chain }
+        // The chain is taken out once and put back at the end: a transition touches it many times. Without families
+        // nothing reads the held chain through `chains` meanwhile, so it is moved out (swapped with a placeholder,
+        // no copy of its strings); with a family, sharing code reads the purchaser's chain by key, so it stays
+        // readable there as a copy.
+        let moved = families.isEmpty && shares.isEmpty
+        var chain: SubscriptionChain
+        if moved {
+            chain = SubscriptionChain.placeholder
+            swap(&chain, &chains[key.index])
+        } else {
+            chain = chains[key.index]
+        }
+        defer {
+            if moved { swap(&chain, &chains[key.index]) } else { chains[key.index] = chain }
+        }
         if let firedTimer { chain.timers[firedTimer] = nil }
         var context = lifecycleContext(for: chain, purchase: purchase)
         context.priceIncreaseNeedsConsent = priceIncreaseNeedsConsent
@@ -352,7 +385,7 @@ public struct SimulatedStore: Sendable {
 
     func lifecycleContext(for chain: SubscriptionChain, purchase: PurchaseRequest?) -> LifecycleContext {
         LifecycleContext(
-            now: now, paymentSucceeds: !failingPayment.contains(chain.customer),
+            now: now, paymentSucceeds: !(position(of: chain).map { customerRecords[$0].paymentFails } ?? false),
             productForSale: !removedFromSale.contains(chain.state.autoRenewProductId), gracePeriod: app.gracePeriod,
             graceEligibility: app.graceEligibility, purchase: purchase)
     }
@@ -362,30 +395,61 @@ public struct SimulatedStore: Sendable {
         _ effects: [LifecycleEffect], on chain: inout SubscriptionChain, key: ChainID, refundReason: Int32,
         refundAmount: RefundAmount = .full
     ) throws(StoreError) {
-        // The product of the subscription after this transition (a resubscribe may change it), looked up once.
-        let product = catalog[chain.state.productId]!
+        // The product of the subscription after this transition (a resubscribe may change it), looked up once and
+        // read in place (a copy would retain each of its strings, arrays and dictionaries).
+        let productIndex = catalog.index(of: chain.state.productId)!
         // Members follow the purchaser only while the product is shareable: a plan change to a non-shareable
         // product ends their shares instead (rule plan-change-leaves-shareable-product).
-        let fansOut = product.familyShareable
+        let fansOut = catalog.products[productIndex].familyShareable
+        let customerPosition = position(of: chain)
         for effect in effects {
             switch effect {
             case .charge(let purchaseDate, let expiresDate, let offer, let reason):
                 // A first purchase's transactionId is its originalTransactionId (reference §2.5, S-TXID).
                 let isFirst = chain.currentTransactionIndex < 0
-                let record = TransactionRecord(
-                    transactionId: isFirst ? chain.originalTransactionId : ids.nextTransactionId(),
-                    originalTransactionId: chain.originalTransactionId,
-                    webOrderLineItemId: ids.nextWebOrderLineItemId(), customer: chain.customer,
-                    productId: product.id, productType: .autoRenewable,
-                    subscriptionGroupIdentifier: chain.groupIdentifier,
-                    purchaseDate: purchaseDate, originalPurchaseDate: chain.originalPurchaseDate,
-                    expiresDate: expiresDate, ownership: .purchased, reason: reason, offer: offer,
-                    price: offer?.price ?? product.price, currency: product.currency, revocation: nil,
-                    lastModified: now)
+                let transactionId = isFirst ? chain.originalTransactionId : ids.nextTransactionId()
+                let webOrderLineItem = ids.nextWebOrderLineItemIdentifier()
+                let price = offer?.price ?? catalog.products[productIndex].price
                 if isFirst { chain.firstTransactionIndex = transactions.endIndex }
                 chain.currentTransactionIndex = transactions.endIndex
-                appendTransaction(record)
-                if fansOut { chargeMembers(sharing: key, like: record) }
+                if fansOut && !shares.isEmpty {
+                    let record = TransactionRecord(
+                        transactionId: transactionId, originalTransactionId: chain.originalTransactionId,
+                        webOrderLineItemId: webOrderLineItem.text, customer: chain.customer,
+                        productId: chain.state.productId, productType: .autoRenewable,
+                        subscriptionGroupIdentifier: chain.groupIdentifier,
+                        purchaseDate: purchaseDate, originalPurchaseDate: chain.originalPurchaseDate,
+                        expiresDate: expiresDate, ownership: .purchased, reason: reason, offer: offer,
+                        price: price, currency: catalog.products[productIndex].currency, revocation: nil,
+                        lastModified: now)
+                    chain.transactionFields = appendTransaction(
+                        record, customerAt: customerPosition, productAt: productIndex)
+                    // Members' transactions are made from the record as built here, before the purchaser's
+                    // storefront price is set (what the goldens record).
+                    chargeMembers(sharing: key, like: record)
+                } else {
+                    // A renewal shares its previous transaction's fields when they still apply (same product; the
+                    // account fields are checked when the record is appended).
+                    let box: TransactionRecord.Box
+                    if let previous = chain.transactionFields, previous.fields.productId == chain.state.productId {
+                        box = previous
+                    } else {
+                        box = TransactionRecord.Box(
+                            TransactionRecord.Shared(
+                                originalTransactionId: chain.originalTransactionId, customer: chain.customer,
+                                productId: chain.state.productId, productType: .autoRenewable,
+                                subscriptionGroupIdentifier: chain.groupIdentifier,
+                                originalPurchaseDate: chain.originalPurchaseDate, ownership: .purchased,
+                                currency: catalog.products[productIndex].currency, appTransactionId: "",
+                                appAccountToken: nil, storefront: .unitedStates))
+                    }
+                    chain.transactionFields = appendTransaction(
+                        TransactionRecord(
+                            box: box, transactionId: transactionId, webOrderLineItem: webOrderLineItem,
+                            purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer,
+                            price: price, revocation: nil, lastModified: now),
+                        customerAt: customerPosition, productAt: productIndex)
+                }
             case .revokeCurrentTransaction:
                 transactions[chain.currentTransactionIndex].revocation = Revocation.refund(
                     refundAmount, at: now, reason: refundReason)
@@ -402,9 +466,11 @@ public struct SimulatedStore: Sendable {
                 chain.timers = PendingTimers()
             case .notify(let type, let subtype, let snapshot):
                 send(
-                    type, subtype, to: chain.customer, transaction: transactions[chain.currentTransactionIndex],
-                    renewal: renewalSnapshot(of: chain, state: snapshot, product: product), status: snapshot.phase)
-                if chain.ownership == .purchased && fansOut {
+                    type, subtype, to: chain.customer, at: customerPosition,
+                    transaction: transactions[chain.currentTransactionIndex],
+                    renewal: renewalSnapshot(of: chain, state: snapshot, productAt: productIndex),
+                    status: snapshot.phase)
+                if chain.ownership == .purchased && fansOut && !shares.isEmpty {
                     notifyMembers(
                         sharing: key, type, subtype, snapshot: snapshot,
                         purchaserRecord: transactions[chain.currentTransactionIndex], refundReason: refundReason)
@@ -460,6 +526,7 @@ public struct SimulatedStore: Sendable {
                 groupIdentifier: catalog.subscriptionGroupIdentifier(for: group), ownership: .purchased,
                 sharedFrom: nil, sharingOn: false, state: state,
                 originalPurchaseDate: now, recentSubscriptionStartDate: now, currentTransactionIndex: -1)
+            chain.customerPosition = register(customer)
             let key = ChainID(index: chains.count)
             try perform(effects, on: &chain, key: key, refundReason: 0)
             insertChain(chain)
@@ -508,16 +575,21 @@ public struct SimulatedStore: Sendable {
 
     // MARK: - Notifications
 
+    /// `position`: the recipient's position in `customers` when the caller knows it (saves hashing the name).
+    ///
+    /// The record and renewal info are consumed: the notification takes them without copying (each copy retains
+    /// their strings).
     mutating func send(
-        _ type: NotificationType, _ subtype: NotificationSubtype?, to recipient: String,
-        transaction: TransactionRecord, renewal: RenewalSnapshot?, status: SubscriptionPhase?, restored: Bool = false
+        _ type: NotificationType, _ subtype: NotificationSubtype?, to recipient: String, at position: Int? = nil,
+        transaction: consuming TransactionRecord, renewal: consuming RenewalSnapshot?, status: SubscriptionPhase?,
+        restored: Bool = false
     ) {
-        let notification = SentNotification(
-            recipient: recipient, instant: now, type: type, subtype: subtype,
-            uuid: ids.nextNotificationUUID(), transaction: transaction, renewal: renewal, status: status)
         if restored { restoredNotifications.insert(notifications.count) }
-        needsRefresh(recipient)
-        notifications.append(notification)
+        if let position { customersToRefresh.append(position) } else { needsRefresh(recipient) }
+        notifications.append(
+            SentNotification(
+                recipient: recipient, instant: now, type: type, subtype: subtype,
+                uuid: ids.nextNotificationUUID(), transaction: transaction, renewal: renewal, status: status))
     }
 
     /// Sends a notification about the app itself (rule ``SentNotification/isAboutTheApp``): no customer, no
@@ -533,10 +605,13 @@ public struct SimulatedStore: Sendable {
         return notification
     }
 
-    func renewalSnapshot(of chain: SubscriptionChain, state: SubscriptionState, product known: Product? = nil)
+    /// `productAt`: the place of `state.productId` in the catalogue, when the caller has looked it up.
+    func renewalSnapshot(of chain: SubscriptionChain, state: SubscriptionState, productAt known: Int? = nil)
         -> RenewalSnapshot
     {
-        let product = known ?? catalog[state.productId]!
+        // Products are read in place by index: a copy would retain each of their strings, arrays and dictionaries.
+        let product = known ?? catalog.index(of: state.productId)!
+        let products = catalog.products
         let (_, upcoming) = SubscriptionLifecycle.followingPeriod(state)
         let expirationIntent: EndReason?
         switch state.phase {
@@ -544,7 +619,7 @@ public struct SimulatedStore: Sendable {
         case .expired, .billingRetry, .gracePeriod: expirationIntent = state.endReason
         }
         // After a downgrade the renewal is priced as the pending product (reference §5.10; renewalPrice §2.6).
-        let renewing = state.pendingChange == nil ? product : (catalog[state.autoRenewProductId] ?? product)
+        let renewing = state.pendingChange == nil ? product : (catalog.index(of: state.autoRenewProductId) ?? product)
         var snapshot = RenewalSnapshot(
             originalTransactionId: chain.originalTransactionId, productId: state.productId,
             autoRenewProductId: state.autoRenewProductId, autoRenewOn: state.autoRenew,
@@ -552,13 +627,14 @@ public struct SimulatedStore: Sendable {
             isInBillingRetryPeriod: state.isInBillingRetryPeriod,
             gracePeriodExpiresDate: state.gracePeriodExpiresDate,
             renewalDate: state.expiresDate, recentSubscriptionStartDate: chain.recentSubscriptionStartDate,
-            renewalPrice: upcoming?.offer.price ?? renewing.price, currency: product.currency,
+            renewalPrice: upcoming?.offer.price ?? products[renewing].price, currency: products[product].currency,
             upcomingOffer: upcoming?.offer)
-        addAccountFields(of: chain, product: renewing, to: &snapshot)
+        addAccountFields(of: chain, productAt: renewing, to: &snapshot)
         if chain.ownership == .purchased {
             snapshot.priceIncreaseStatus = state.priceIncrease
-            if state.phase == .expired, !product.offers.isEmpty {
-                snapshot.eligibleWinBackOfferIds = eligibleWinBackOfferIds(product, chain: chain, state: state)
+            if state.phase == .expired, !products[product].offers.isEmpty {
+                snapshot.eligibleWinBackOfferIds = eligibleWinBackOfferIds(
+                    products[product], chain: chain, state: state)
             }
         }
         return snapshot
@@ -636,8 +712,10 @@ public struct SimulatedStore: Sendable {
     @discardableResult
     mutating func insertChain(_ chain: SubscriptionChain) -> ChainID {
         let key = ChainID(index: chains.count)
+        let position = register(chain.customer)
         chains.append(chain)
-        customerRecords[register(chain.customer)].chains.append(key)
+        chains[key.index].customerPosition = position
+        customerRecords[position].chains.append(key)
         return key
     }
 
@@ -645,19 +723,32 @@ public struct SimulatedStore: Sendable {
     /// price in it, `appTransactionId`, `appAccountToken`) and the modification order are set here, once. Every
     /// transaction is recorded here, so this is where the dates are checked (rule transaction-dates-in-order,
     /// ``TransactionRecord/hasConsistentDates``).
-    mutating func appendTransaction(_ record: consuming TransactionRecord) {
+    ///
+    /// `customerAt` and `productAt`, when the caller knows them: the customer's position in `customers` and the
+    /// product's in the catalogue (saves hashing the names).
+    /// Returns the record's shared fields.
+    @discardableResult
+    mutating func appendTransaction(
+        _ record: consuming TransactionRecord, customerAt knownPosition: Int? = nil, productAt product: Int? = nil
+    ) -> TransactionRecord.Box {
         assert(
             record.hasConsistentDates,
             "transaction \(record.transactionId) of \(record.customer) breaks rule transaction-dates-in-order: "
                 + "originalPurchaseDate \(record.originalPurchaseDate), purchaseDate \(record.purchaseDate), "
                 + "expiresDate \(record.expiresDate.map(\.description) ?? "none") (seed \(seed))")
+        let position = knownPosition ?? register(record.customer)
         if record.productType != .autoRenewable {
-            customerRecords[register(record.customer)].oneTimePurchases.append(transactions.endIndex)
+            customerRecords[position].oneTimePurchases.append(transactions.endIndex)
         }
         var record = record
-        addAccountFields(to: &record)
+        addAccountFields(to: &record, customerAt: position, productAt: product)
+        // markModified, on the record before it is stored.
+        transactionModifications += 1
+        record.lastModified = now
+        record.modificationSequence = transactionModifications
+        let box = record.box
         transactions.append(record)
-        markModified(transactions.endIndex - 1)
+        return box
     }
 
     func requireProduct(_ id: String) throws(StoreError) -> Product {

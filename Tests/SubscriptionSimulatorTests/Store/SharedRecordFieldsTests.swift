@@ -1,0 +1,97 @@
+import Testing
+
+@testable import SubscriptionSimulator
+
+/// The store's compact representations (issue 15 part 1): a transaction's shared fields in one box that renewals
+/// reuse, ids kept as their parts, and products found by index. Each must read exactly as the plain values did.
+@Suite struct SharedRecordFieldsTests {
+    static let start = Instant(millisecondsSince1970: 1_767_225_600_000)
+    static let monthly = Product(
+        id: "com.example.monthly", type: .autoRenewable, group: "main", period: .oneMonth,
+        price: Price(decimal: "9.99")!)
+
+    /// A store where alice has bought the monthly plan and renewed twice (three transactions in one chain).
+    func renewedTwice() throws -> SimulatedStore {
+        var store = SimulatedStore(
+            app: AppConfiguration(bundleId: "com.example.app"), catalog: try Catalog(products: [Self.monthly]),
+            start: Self.start, seed: 7)
+        try store.purchase(Self.monthly.id, by: "alice")
+        try store.advance(by: .days(65))
+        return store
+    }
+
+    @Test func renewalsOfOneSubscriptionShareTheirFieldsBox() throws {
+        let store = try renewedTwice()
+        #expect(store.transactions.count == 3)
+        #expect(store.transactions[1].box === store.transactions[2].box)
+        #expect(store.transactions[1].transactionId != store.transactions[2].transactionId)
+    }
+
+    @Test func settingASharedFieldChangesOnlyThatRecord() throws {
+        let store = try renewedTwice()
+        let renewal = store.transactions[2]
+        var changed = renewal
+        changed.customer = "zed"
+        changed.storefront = Storefront(countryCode: "FRA", id: "143442")
+        #expect(changed.customer == "zed")
+        #expect(changed.storefront.countryCode == "FRA")
+        #expect(renewal.customer == "alice")
+        #expect(store.transactions[1].customer == "alice")
+        #expect(store.transactions[1].storefront == .unitedStates)
+        #expect(changed != renewal)
+    }
+
+    @Test func recordsWithEqualFieldsAreEqualWhateverBoxHoldsThem() throws {
+        let store = try renewedTwice()
+        let r = store.transactions[2]
+        let rebuilt = TransactionRecord(
+            transactionId: r.transactionId, originalTransactionId: r.originalTransactionId,
+            webOrderLineItemId: r.webOrderLineItemId, customer: r.customer, productId: r.productId,
+            productType: r.productType, subscriptionGroupIdentifier: r.subscriptionGroupIdentifier,
+            purchaseDate: r.purchaseDate, originalPurchaseDate: r.originalPurchaseDate, expiresDate: r.expiresDate,
+            ownership: r.ownership, reason: r.reason, offer: r.offer, price: r.price, currency: r.currency,
+            revocation: r.revocation, lastModified: r.lastModified, appTransactionId: r.appTransactionId,
+            appAccountToken: r.appAccountToken, storefront: r.storefront,
+            modificationSequence: r.modificationSequence, isUpgraded: r.isUpgraded)
+        #expect(rebuilt.box !== r.box)
+        #expect(rebuilt == r)
+        #expect(rebuilt.hashValue == r.hashValue)
+    }
+
+    @Test(arguments: [0, 7, 123_456, 1_000_000, UInt64.max])
+    func generatedIdentifiersReadAsRuleIdsKeepTheWholeSeedWritesThem(seed: UInt64) {
+        let source = IdentifierSource(seed: seed)
+        for counter: UInt64 in [1, 42, 999_999_999, 1_000_000_000] {
+            let id = GeneratedIdentifier(seed: seed, prefixDigit: UInt8(ascii: "3"), counter: counter)
+            #expect(id.text == source.identifier(prefixDigit: UInt8(ascii: "3"), counter: counter), "seed \(seed)")
+        }
+    }
+
+    @Test func aWebOrderLineItemIdIsEqualHeldAsPartsOrAsText() throws {
+        let generated = StoreIdentifier.generated(
+            GeneratedIdentifier(seed: 7, prefixDigit: UInt8(ascii: "3"), counter: 2))
+        let text = StoreIdentifier.text("3000007000000002")
+        #expect(generated == text)
+        #expect(generated.hashValue == text.hashValue)
+        #expect(generated != .text("3000007000000003"))
+        let store = try renewedTwice()
+        var record = store.transactions[2]
+        #expect(record.webOrderLineItemId == "3000007000000003")
+        record.webOrderLineItemId = "3000007000000003"
+        #expect(record == store.transactions[2])
+    }
+
+    @Test(arguments: [3, 12])
+    func theCatalogueFindsEveryProductByIdWhateverItsSize(count: Int) throws {
+        let products = (0..<count).map {
+            Product(id: "com.example.p\($0)", type: .consumable, price: Price(milliunits: Int64($0) * 1000))
+        }
+        let catalog = try Catalog(products: products)
+        for (index, product) in products.enumerated() {
+            #expect(catalog.index(of: product.id) == index)
+            #expect(catalog[product.id]?.price == product.price)
+        }
+        #expect(catalog.index(of: "com.example.unknown") == nil)
+        #expect(catalog["com.example.unknown"] == nil)
+    }
+}

@@ -97,6 +97,13 @@ public struct IdentifierSource: Sendable {
         return identifier(prefixDigit: UInt8(ascii: "2"), counter: transactionCounter)
     }
 
+    /// The next transaction id as its parts (``nextWebOrderLineItemIdentifier()``): the same digits as
+    /// ``nextTransactionId()``, written only when read.
+    mutating func nextTransactionIdentifier() -> StoreIdentifier {
+        transactionCounter += 1
+        return .generated(GeneratedIdentifier(seed: seed, prefixDigit: UInt8(ascii: "2"), counter: transactionCounter))
+    }
+
     public mutating func nextWebOrderLineItemId() -> String {
         nextWebOrderLineItemIdentifier().text
     }

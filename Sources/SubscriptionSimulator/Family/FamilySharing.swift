@@ -448,9 +448,9 @@ extension SimulatedStore {
         let chain = chains[memberKey.index]
         let isFirst = chain.currentTransactionIndex < 0
         var record = purchaserRecord
-        record.transactionId = isFirst ? chain.originalTransactionId : ids.nextTransactionId()
+        record.transactionIdentifier = isFirst ? .text(chain.originalTransactionId) : ids.nextTransactionIdentifier()
         record.originalTransactionId = chain.originalTransactionId
-        record.webOrderLineItemId = ids.nextWebOrderLineItemId()
+        record.webOrderLineItem = ids.nextWebOrderLineItemIdentifier()
         record.customer = chain.customer
         record.ownership = .familyShared
         record.purchaseDate = purchaseDate

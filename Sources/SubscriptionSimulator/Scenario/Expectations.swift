@@ -273,6 +273,8 @@ public struct ExpectationTracker {
     public mutating func receive(
         _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
     ) {
+        // A scenario without expectations (a large generated one, usually) has nothing to judge.
+        if expectations.isEmpty { return }
         var n = notifications.startIndex
         var c = changes.startIndex
         while n < notifications.endIndex || c < changes.endIndex {

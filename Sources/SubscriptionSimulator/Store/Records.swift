@@ -73,7 +73,13 @@ public struct TransactionRecord: Hashable, Sendable {
         set { box = Box(newValue) }
     }
 
-    public var transactionId: String
+    public var transactionId: String {
+        get { transactionIdentifier.text }
+        set { transactionIdentifier = .text(newValue) }
+    }
+    /// ``transactionId`` as the store made it (a renewal's digits are written only when read: the store itself never
+    /// reads them) or as set.
+    var transactionIdentifier: StoreIdentifier
     public var originalTransactionId: String {
         get { box.fields.originalTransactionId }
         set { shared.originalTransactionId = newValue }
@@ -157,7 +163,8 @@ public struct TransactionRecord: Hashable, Sendable {
             originalPurchaseDate: originalPurchaseDate, ownership: ownership, currency: currency,
             appTransactionId: appTransactionId, appAccountToken: appAccountToken, storefront: storefront)
         self.init(
-            box: Box(shared), transactionId: transactionId, webOrderLineItem: webOrderLineItemId.map { .text($0) },
+            box: Box(shared), transactionIdentifier: .text(transactionId),
+            webOrderLineItem: webOrderLineItemId.map { .text($0) },
             purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer, price: price,
             revocation: revocation, lastModified: lastModified, modificationSequence: modificationSequence,
             isUpgraded: isUpgraded)
@@ -165,13 +172,13 @@ public struct TransactionRecord: Hashable, Sendable {
 
     /// A record whose shared fields are `box`'s (a subscription's renewals share their box).
     init(
-        box: Box, transactionId: String, webOrderLineItem: StoreIdentifier?, purchaseDate: Instant,
+        box: Box, transactionIdentifier: StoreIdentifier, webOrderLineItem: StoreIdentifier?, purchaseDate: Instant,
         expiresDate: Instant?,
         reason: ChargeReason, offer: IntroductoryOffer?, price: Price, revocation: Revocation?,
         lastModified: Instant, modificationSequence: Int = 0, isUpgraded: Bool = false
     ) {
         self.box = box
-        self.transactionId = transactionId
+        self.transactionIdentifier = transactionIdentifier
         self.webOrderLineItem = webOrderLineItem
         self.purchaseDate = purchaseDate
         self.expiresDate = expiresDate
@@ -204,7 +211,7 @@ public struct TransactionRecord: Hashable, Sendable {
     }
 
     public static func == (a: TransactionRecord, b: TransactionRecord) -> Bool {
-        a.transactionId == b.transactionId && a.webOrderLineItem == b.webOrderLineItem
+        a.transactionIdentifier == b.transactionIdentifier && a.webOrderLineItem == b.webOrderLineItem
             && a.purchaseDate == b.purchaseDate && a.expiresDate == b.expiresDate && a.reason == b.reason
             && a.offer == b.offer && a.price == b.price && a.revocation == b.revocation
             && a.lastModified == b.lastModified && a.modificationSequence == b.modificationSequence
@@ -212,7 +219,7 @@ public struct TransactionRecord: Hashable, Sendable {
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(transactionId)
+        hasher.combine(transactionIdentifier)
         hasher.combine(webOrderLineItem)
         hasher.combine(purchaseDate)
         hasher.combine(expiresDate)

@@ -141,25 +141,19 @@ public struct TransactionLog: RandomAccessCollection, MutableCollection, Sendabl
     /// Keeps the transactions whose index is in `live` (any order, repeats allowed), plus, when
     /// `orNotAutoRenewable`, every one-time purchase; the window becomes empty. In place: the live transactions
     /// before the window move down within the pinned arrays, and the window's live ones are moved after them, so
-    /// compacting needs no second copy of the live transactions.
+    /// compacting needs no second copy of the live transactions. The live indices are marked in a bit set (one bit
+    /// per transaction ever made, for the time of the call) rather than sorted.
     mutating func keepOnly(_ live: [Int], orNotAutoRenewable: Bool) {
-        var wanted = live
-        if orNotAutoRenewable {
-            for offset in window.indices where window[offset]!.productType != .autoRenewable {
-                wanted.append(base + offset)
-            }
-            for slot in pinnedRecords.indices where pinnedRecords[slot]!.productType != .autoRenewable {
-                wanted.append(pinnedIndices[slot])
-            }
-        }
-        wanted.sort()
+        let end = endIndex
+        var marks = [UInt64](repeating: 0, count: end / 64 + 1)
+        for index in live where index >= 0 && index < end { marks[index >> 6] |= 1 << UInt64(index & 63) }
+        func isLive(_ index: Int) -> Bool { marks[index >> 6] & (1 << UInt64(index & 63)) != 0 }
+        // Product types are read in place through `?.`: unwrapping a record would copy it, retaining its strings.
         // Pinned transactions, in index order: kept ones move down to `kept`; slots `kept ..< slot` hold nil.
-        var next = 0  // the first wanted index not yet passed
         var kept = 0
         for slot in pinnedIndices.indices {
             let index = pinnedIndices[slot]
-            while next < wanted.count && wanted[next] < index { next += 1 }
-            guard next < wanted.count && wanted[next] == index else {
+            guard isLive(index) || (orNotAutoRenewable && pinnedRecords[slot]?.productType != .autoRenewable) else {
                 pinnedRecords[slot] = nil  // dropped: its strings are released here
                 continue
             }
@@ -175,13 +169,11 @@ public struct TransactionLog: RandomAccessCollection, MutableCollection, Sendabl
         pinnedIndices.removeLast(pinnedIndices.count - kept)
         pinnedRecords.removeLast(pinnedRecords.count - kept)
         // The window's live transactions, moved out in index order after the pinned ones.
-        let end = endIndex
-        var previous = -1
-        for index in wanted[next...] where index >= base && index < end && index != previous {
-            previous = index
+        for offset in window.indices
+        where isLive(base + offset) || (orNotAutoRenewable && window[offset]?.productType != .autoRenewable) {
             var moved: TransactionRecord? = nil
-            swap(&moved, &window[index - base])
-            pinnedIndices.append(index)
+            swap(&moved, &window[offset])
+            pinnedIndices.append(base + offset)
             pinnedRecords.append(moved)
         }
         base = end

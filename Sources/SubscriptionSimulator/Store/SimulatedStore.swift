@@ -407,14 +407,15 @@ public struct SimulatedStore: Sendable {
             case .charge(let purchaseDate, let expiresDate, let offer, let reason):
                 // A first purchase's transactionId is its originalTransactionId (reference §2.5, S-TXID).
                 let isFirst = chain.currentTransactionIndex < 0
-                let transactionId = isFirst ? chain.originalTransactionId : ids.nextTransactionId()
+                let transactionId: StoreIdentifier =
+                    isFirst ? .text(chain.originalTransactionId) : ids.nextTransactionIdentifier()
                 let webOrderLineItem = ids.nextWebOrderLineItemIdentifier()
                 let price = offer?.price ?? catalog.products[productIndex].price
                 if isFirst { chain.firstTransactionIndex = transactions.endIndex }
                 chain.currentTransactionIndex = transactions.endIndex
                 if fansOut && !shares.isEmpty {
                     let record = TransactionRecord(
-                        transactionId: transactionId, originalTransactionId: chain.originalTransactionId,
+                        transactionId: transactionId.text, originalTransactionId: chain.originalTransactionId,
                         webOrderLineItemId: webOrderLineItem.text, customer: chain.customer,
                         productId: chain.state.productId, productType: .autoRenewable,
                         subscriptionGroupIdentifier: chain.groupIdentifier,
@@ -445,7 +446,7 @@ public struct SimulatedStore: Sendable {
                     }
                     chain.transactionFields = appendTransaction(
                         TransactionRecord(
-                            box: box, transactionId: transactionId, webOrderLineItem: webOrderLineItem,
+                            box: box, transactionIdentifier: transactionId, webOrderLineItem: webOrderLineItem,
                             purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer,
                             price: price, revocation: nil, lastModified: now),
                         customerAt: customerPosition, productAt: productIndex)

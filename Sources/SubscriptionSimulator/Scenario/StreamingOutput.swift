@@ -206,19 +206,26 @@ struct TimelineRows {
                 characters = String(decoding: cell, as: UTF8.self).count
             }
             widths[column] = max(widths[column], characters)
-            withUnsafeBytes(of: header.littleEndian) { value in
-                for i in 0..<4 { buffer[openCell + i] = value[i] }
-            }
+            UnsafeMutableRawPointer(buffer.baseAddress! + openCell).storeBytes(
+                of: header.littleEndian, as: UInt32.self)
         }
         column = column == widths.count - 1 ? 0 : column + 1
         cells += 1
         openCell = end
-        bytes.append(contentsOf: repeatElement(0, count: 4))
+        reserveHeader()
+    }
+
+    /// Room for the next cell's header (four single appends: cheaper than appending a sequence).
+    mutating func reserveHeader() {
+        bytes.append(0)
+        bytes.append(0)
+        bytes.append(0)
+        bytes.append(0)
     }
 
     mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
-        bytes.append(contentsOf: repeatElement(0, count: 4))
+        reserveHeader()
         openCell = 0
         cells = 0
         column = 0

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -5,8 +7,8 @@
 #endif
 
 /// ``RunOutput``'s formats written while the run goes (``ScenarioRunner/stream(_:retention:into:)``), byte for byte
-/// what ``RunOutput`` prints for the finished run. Each sink hands its bytes to `write` in chunks of about 64 KB and
-/// keeps nothing that grows with the run, except what the format itself needs at its end, kept on disk (a
+/// what ``RunOutput`` prints for the finished run. Each sink hands its bytes to `write` in chunks of about 64 KB (the
+/// timeline's table: one chunk per megabyte of spooled rows) and keeps nothing that grows with the run, except what the format itself needs at its end, kept on disk (a
 /// ``Spool``): the timeline's rows (its column widths and notification count come first), a fixture folder's
 /// manifest entries.
 public struct JSONLSink: RunSink {
@@ -75,17 +77,24 @@ public struct DecodedSink: RunSink {
 public struct TimelineSink: RunSink {
     let scenario: Scenario
     var out: ChunkedWriter
-    var spool = Spool()
-    var widths = RunOutput.timelineHeader.map(\.count)
+    var spool: Spool
     var notificationCount = 0
     var previous = LastEntitlements()
     var pendingInstant: Instant?
     var pendingNotifications = TimelineRows()
     var pendingAccess = TimelineRows()
+    /// Whether ``finish()`` may format half of the spooled chunks on a second thread (same bytes either way).
+    var usesSecondThread = true
 
     public init(scenario: Scenario, write: @escaping ([UInt8]) -> Void) {
+        self.init(scenario: scenario, spoolLimit: Spool.defaultLimit, write: write)
+    }
+
+    /// `spoolLimit`: how many bytes of rows the spool keeps in memory before it writes them to its file as a chunk.
+    init(scenario: Scenario, spoolLimit: Int, write: @escaping ([UInt8]) -> Void) {
         self.scenario = scenario
         out = ChunkedWriter(write)
+        spool = Spool(limit: spoolLimit)
     }
 
     public mutating func receive(
@@ -112,112 +121,234 @@ public struct TimelineSink: RunSink {
     }
 
     mutating func spoolPending(nextInstant: Instant?) {
-        spool(pendingNotifications)
-        spool(pendingAccess)
-        pendingNotifications.removeAll()
-        pendingAccess.removeAll()
+        if !pendingNotifications.isEmpty {
+            spool.append(items: pendingNotifications.spooledBytes, count: pendingNotifications.cells)
+            pendingNotifications.removeAll()
+        }
+        if !pendingAccess.isEmpty {
+            spool.append(items: pendingAccess.spooledBytes, count: pendingAccess.cells)
+            pendingAccess.removeAll()
+        }
         pendingInstant = nextInstant
     }
 
-    mutating func spool(_ rows: TimelineRows) {
-        // The spool's buffer is taken out for the rows (one access to the class's storage, not one per cell).
-        var out: [UInt8] = []
-        swap(&out, &spool.buffer)
-        rows.bytes.withUnsafeBufferPointer { bytes in
-            var cellStart = 0
-            var column = 0
-            for end in rows.cellEnds {
-                let cell = UnsafeBufferPointer(rebasing: bytes[cellStart..<end])
-                widths[column] = max(widths[column], Self.characterCount(cell))
-                Spool.appendItem(cell, to: &out)
-                cellStart = end
-                column = column == widths.count - 1 ? 0 : column + 1
-            }
-        }
-        swap(&out, &spool.buffer)
-        if spool.buffer.count >= Spool.limit { spool.spill() }
-    }
-
-    /// Writes the whole table. Call once, after the run.
+    /// Writes the whole table. Call once, after the run. The spool's chunks are formatted in order, each into one
+    /// write; with more than one chunk, a second thread formats every other one while this thread formats the rest
+    /// and writes each chunk's lines in turn.
     public mutating func finish() {
         spoolPending(nextInstant: nil)
+        var widths = RunOutput.timelineHeader.map(\.count)
+        for column in widths.indices {
+            widths[column] = max(
+                widths[column], pendingNotifications.widths[column], pendingAccess.widths[column])
+        }
+        let table = TimelineTable(widths: widths)
         out.append(RunOutput.timelineTitle(scenario, notifications: notificationCount))
-        var row = TimelineRows()
+        var header = TimelineRows()
         for cell in RunOutput.timelineHeader {
-            row.append(cell)
-            row.endCell()
+            header.append(cell)
+            header.endCell()
         }
-        Self.appendLine(row, widths: widths, to: &out.buffer)
-        // Each cell goes from the spool's buffer straight to the output, padded to its column (no row in between).
-        var reader = spool.reader()
-        let last = widths.count - 1
-        var column = 0
-        var lineStart = out.buffer.count
-        while let cell = reader.next() {
-            out.buffer.append(contentsOf: cell)
-            if column < last {
-                Self.appendSpaces(widths[column] - Self.characterCount(cell) + 2, to: &out.buffer)
-                column += 1
-            } else {
-                while out.buffer.count > lineStart, out.buffer.last == UInt8(ascii: " ") { out.buffer.removeLast() }
-                out.buffer.append(UInt8(ascii: "\n"))
-                column = 0
-                out.flushIfFull()
-                lineStart = out.buffer.count
-            }
-        }
+        header.spooledBytes.withUnsafeBytes { table.appendLines($0, cells: header.cells, to: &out.buffer) }
         out.flush()
-    }
-
-    static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 256)
-
-    static func appendSpaces(_ count: Int, to out: inout [UInt8]) {
-        var left = count
-        while left > 0 {
-            let n = min(left, spaces.count)
-            out.append(contentsOf: spaces[..<n])
-            left -= n
+        let chunks = spool.chunks()
+        if usesSecondThread && chunks.count > 1 {
+            let helper = TimelineHelper(chunks: chunks, table: table)
+            helper.start()
+            var input: [UInt8] = []
+            for index in 0..<chunks.count {
+                out.pass(index % 2 == 1 ? helper.take() : table.lines(of: chunks, index, input: &input))
+            }
+        } else {
+            var input: [UInt8] = []
+            for index in 0..<chunks.count { out.pass(table.lines(of: chunks, index, input: &input)) }
         }
     }
 
-    /// The cell's length in characters (the table pads by characters), without the grapheme breaking when the text
-    /// is ASCII.
-    static func characterCount(_ cell: some Collection<UInt8>) -> Int {
-        var any: UInt8 = 0
-        for byte in cell { any |= byte }
-        return any < 0x80 ? cell.count : String(decoding: cell, as: UTF8.self).count
-    }
-
-    /// One table line: every cell but the last padded to its column's width and two spaces, no trailing spaces.
-    static func appendLine(_ row: TimelineRows, widths: [Int], to out: inout [UInt8]) {
-        let lineStart = out.count
-        var cellStart = 0
-        for (i, end) in row.cellEnds.enumerated() {
-            let cell = row.bytes[cellStart..<end]
-            out.append(contentsOf: cell)
-            if i < row.cellEnds.count - 1 { appendSpaces(widths[i] - characterCount(cell) + 2, to: &out) }
-            cellStart = end
-        }
-        while out.count > lineStart, out.last == UInt8(ascii: " ") { out.removeLast() }
-        out.append(UInt8(ascii: "\n"))
-    }
 }
 
-/// Timeline rows as they are written: the cells' UTF-8 bytes one after another, and where each cell ends (six
-/// cells a row, ``RunOutput/timelineHeader``).
+/// Timeline rows as they are written, in the spool's format (``Spool``): for each cell, its byte count (4 bytes,
+/// little-endian; the top bit set when the cell is not all ASCII) and its UTF-8 bytes, six cells a row
+/// (``RunOutput/timelineHeader``). The cells of a row are appended to ``bytes``, each closed by ``endCell()``.
+/// ``widths`` keeps each column's widest cell in characters, over every row since the start (``removeAll()``
+/// keeps it).
 struct TimelineRows {
-    var bytes: [UInt8] = []
-    var cellEnds: [Int] = []
+    /// The closed cells, then the open cell: 4 bytes for its header (filled in by ``endCell()``) and its bytes so
+    /// far.
+    var bytes: [UInt8] = [0, 0, 0, 0]
+    /// Where the open cell's header is: the closed cells' bytes end there.
+    var openCell = 0
+    var cells = 0
+    var column = 0
+    var widths = [Int](repeating: 0, count: RunOutput.timelineHeader.count)
 
-    var isEmpty: Bool { cellEnds.isEmpty }
+    /// Set in a cell's header when its text is not all ASCII.
+    static let notASCII: UInt32 = 1 << 31
+
+    var isEmpty: Bool { cells == 0 }
+
+    /// The closed cells, as the spool stores them.
+    var spooledBytes: ArraySlice<UInt8> { bytes[..<openCell] }
 
     mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
-    mutating func endCell() { cellEnds.append(bytes.count) }
+    mutating func endCell() {
+        let start = openCell + 4
+        let end = bytes.count
+        var header = UInt32(end - start)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            let cell = UnsafeBufferPointer(rebasing: buffer[start..<end])
+            var any: UInt8 = 0
+            for byte in cell { any |= byte }
+            var characters = cell.count
+            if any >= 0x80 {
+                header |= Self.notASCII
+                characters = String(decoding: cell, as: UTF8.self).count
+            }
+            widths[column] = max(widths[column], characters)
+            UnsafeMutableRawPointer(buffer.baseAddress! + openCell).storeBytes(
+                of: header.littleEndian, as: UInt32.self)
+        }
+        column = column == widths.count - 1 ? 0 : column + 1
+        cells += 1
+        openCell = end
+        reserveHeader()
+    }
+
+    /// Room for the next cell's header (four single appends: cheaper than appending a sequence).
+    mutating func reserveHeader() {
+        bytes.append(0)
+        bytes.append(0)
+        bytes.append(0)
+        bytes.append(0)
+    }
 
     mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
-        cellEnds.removeAll(keepingCapacity: true)
+        reserveHeader()
+        openCell = 0
+        cells = 0
+        column = 0
+    }
+}
+
+/// The timeline's lines from spooled cells (``TimelineRows``' format): every cell but a row's last padded with
+/// spaces to its column's width (in characters) and two more, the line's trailing spaces removed, a newline.
+struct TimelineTable: Sendable {
+    let widths: [Int]
+
+    /// The lines of chunk `index` of `chunks`, read into `input` (reused from chunk to chunk).
+    func lines(of chunks: Spool.Chunks, _ index: Int, input: inout [UInt8]) -> [UInt8] {
+        chunks.read(index, into: &input)
+        let cells = chunks.items[index]
+        return input.withUnsafeBytes { spooled in
+            [UInt8](unsafeUninitializedCapacity: bound(spooled.count, cells: cells)) { buffer, count in
+                count = widths.withUnsafeBufferPointer { Self.write(spooled, widths: $0, into: buffer.baseAddress!) }
+            }
+        }
+    }
+
+    /// Appends the lines of `cells` cells (whole rows) read from `spooled`.
+    func appendLines(_ spooled: UnsafeRawBufferPointer, cells: Int, to out: inout [UInt8]) {
+        let bound = bound(spooled.count, cells: cells)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: bound))
+        let written = out.withUnsafeMutableBufferPointer { buffer in
+            widths.withUnsafeBufferPointer { Self.write(spooled, widths: $0, into: buffer.baseAddress! + start) }
+        }
+        out.removeLast(bound - written)
+    }
+
+    /// At most how many bytes the lines of `cells` cells spooled in `count` bytes take: each cell's bytes, and for
+    /// each row its padding (a cell's characters are at most its bytes) and its newline.
+    func bound(_ count: Int, cells: Int) -> Int {
+        let rows = (cells + widths.count - 1) / widths.count
+        let padding = widths.dropLast().reduce(0) { $0 + $1 + 2 }
+        return count + rows * (padding + 1)
+    }
+
+    /// The tight loop: writes the lines to `output` (room for ``bound(_:cells:)`` bytes) and returns how many bytes
+    /// it wrote. Cells are copied, padding spaces set in one go; a line's trailing spaces are taken back before its
+    /// newline.
+    static func write(
+        _ spooled: UnsafeRawBufferPointer, widths: UnsafeBufferPointer<Int>, into output: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        guard var cell = spooled.baseAddress, !spooled.isEmpty else { return 0 }
+        let end = cell + spooled.count
+        let last = widths.count - 1
+        let space = UInt8(ascii: " ")
+        var p = output
+        var lineStart = p
+        var column = 0
+        while cell < end {
+            let header = UInt32(littleEndian: cell.loadUnaligned(as: UInt32.self))
+            let length = Int(header & ~TimelineRows.notASCII)
+            let text = (cell + 4).assumingMemoryBound(to: UInt8.self)
+            p.update(from: text, count: length)
+            p += length
+            cell += 4 + length
+            if column < last {
+                var characters = length
+                if header & TimelineRows.notASCII != 0 {
+                    characters = String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self).count
+                }
+                let spaces = widths[column] - characters + 2
+                p.update(repeating: space, count: spaces)
+                p += spaces
+                column += 1
+                if cell < end { continue }
+            }
+            // The row's last cell (or the last cell there is).
+            while p > lineStart && (p - 1).pointee == space { p -= 1 }
+            p.pointee = UInt8(ascii: "\n")
+            p += 1
+            lineStart = p
+            column = 0
+        }
+        return p - output
+    }
+}
+
+/// Formats the odd-numbered chunks of a spool on a thread of its own, in order, for ``TimelineSink/finish()`` to
+/// take one by one; at most two wait to be taken. Unchecked: `done` is read and written with the lock held, and the
+/// rest is constant.
+final class TimelineHelper: @unchecked Sendable {
+    let chunks: Spool.Chunks
+    let table: TimelineTable
+    let condition = NSCondition()
+    var done: [[UInt8]] = []
+
+    init(chunks: Spool.Chunks, table: TimelineTable) {
+        self.chunks = chunks
+        self.table = table
+    }
+
+    func start() {
+        let thread = Thread { [self] in work() }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    func work() {
+        var input: [UInt8] = []
+        for index in stride(from: 1, to: chunks.count, by: 2) {
+            let lines = table.lines(of: chunks, index, input: &input)
+            condition.lock()
+            while done.count >= 2 { condition.wait() }
+            done.append(lines)
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// The next chunk's lines, once formatted.
+    func take() -> [UInt8] {
+        condition.lock()
+        while done.isEmpty { condition.wait() }
+        let lines = done.removeFirst()
+        condition.broadcast()
+        condition.unlock()
+        return lines
     }
 }
 
@@ -241,87 +372,152 @@ struct ChunkedWriter {
         write(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
+
+    /// Writes what the buffer holds, then `bytes` in one piece.
+    mutating func pass(_ bytes: [UInt8]) {
+        flush()
+        if !bytes.isEmpty { write(bytes) }
+    }
 }
 
-/// Strings written once and read back once in order, kept in an anonymous temporary file (`tmpfile(3)`, removed
-/// when closed) past the first megabyte, so what a long run must keep until its end does not stay in memory.
+/// Items (byte strings) written once and read back once in order, kept in an anonymous temporary file (`tmpfile(3)`,
+/// removed when closed) past the first `limit` bytes, so what a long run must keep until its end does not stay in
+/// memory. Each item is stored as its length (4 bytes, little-endian) and its bytes. The file holds chunks of whole
+/// items, one per ``spill()``; their sizes and item counts are kept, so each chunk can be read on its own
+/// (``chunks()``), by any thread. When the file cannot be created or written, the rest stays in memory.
 final class Spool {
     var buffer: [UInt8] = []
+    var bufferItems = 0
     var file: UnsafeMutablePointer<FILE>?
-    static let limit = 1 << 20
+    var fileFailed = false
+    /// Each chunk in the file: its byte count and how many items it holds.
+    var fileChunks: [(bytes: Int, items: Int)] = []
+    let limit: Int
+    static let defaultLimit = 1 << 20
+
+    init(limit: Int = Spool.defaultLimit) { self.limit = limit }
 
     deinit { if let file { fclose(file) } }
 
     func append(_ bytes: some Collection<UInt8>) {
-        Self.appendItem(bytes, to: &buffer)
-        if buffer.count >= Self.limit { spill() }
-    }
-
-    /// One item as the spool stores it: its length (4 bytes, little-endian), then its bytes.
-    static func appendItem(_ bytes: some Collection<UInt8>, to out: inout [UInt8]) {
-        withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { out.append(contentsOf: $0) }
-        out.append(contentsOf: bytes)
+        withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { buffer.append(contentsOf: $0) }
+        buffer.append(contentsOf: bytes)
+        bufferItems += 1
+        if buffer.count >= limit { spill() }
     }
 
     func append(_ text: String) { append(ArraySlice(text.utf8)) }
 
+    /// `count` items already in the spool's format (``TimelineRows``).
+    func append(items bytes: ArraySlice<UInt8>, count: Int) {
+        buffer.append(contentsOf: bytes)
+        bufferItems += count
+        if buffer.count >= limit { spill() }
+    }
+
+    /// Writes the buffer to the file as one chunk.
     func spill() {
+        guard !buffer.isEmpty, !fileFailed else { return }
         if file == nil { file = tmpfile() }
-        guard let file else { return }  // no temporary file: keep it in memory
-        let written = buffer.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-        if written == buffer.count { buffer.removeAll(keepingCapacity: true) }
-    }
-
-    /// Reads everything back, from the start; call once, after the last ``append(_:)``.
-    func reader() -> Reader {
-        if let file {
-            spill()
-            fflush(file)
-            rewind(file)
+        guard let file else {
+            fileFailed = true
+            return
         }
-        return Reader(spool: self)
-    }
-
-    struct Reader {
-        let spool: Spool
-        var chunk: [UInt8] = []
-        var position = 0
-        var fileDone: Bool
-        var memoryDone = false
-
-        init(spool: Spool) {
-            self.spool = spool
-            fileDone = spool.file == nil
-        }
-
-        /// Makes at least `count` bytes available after `position`; false at the end.
-        mutating func fill(_ count: Int) -> Bool {
-            while chunk.count - position < count {
-                if position > 0 {
-                    chunk.removeFirst(position)
-                    position = 0
-                }
-                if !fileDone, let file = spool.file {
-                    var more = [UInt8](repeating: 0, count: Spool.limit)
-                    let read = more.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-                    if read == 0 { fileDone = true } else { chunk.append(contentsOf: more[..<read]) }
-                } else if !memoryDone {
-                    memoryDone = true
-                    chunk.append(contentsOf: spool.buffer)
-                } else {
+        let descriptor = fileno(file)
+        let complete = buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if !(written < 0 && errno == EINTR) {
                     return false
                 }
             }
             return true
         }
+        // A chunk written in part is never read: reads go by the chunks' sizes.
+        guard complete else {
+            fileFailed = true
+            return
+        }
+        fileChunks.append((buffer.count, bufferItems))
+        buffer.removeAll(keepingCapacity: true)
+        bufferItems = 0
+    }
+
+    /// The chunks to read back: the file's, then what is left in memory. Call after the last ``append(_:)``.
+    func chunks() -> Chunks {
+        var offsets: [Int] = []
+        var sizes: [Int] = []
+        var items: [Int] = []
+        var offset = 0
+        for chunk in fileChunks {
+            offsets.append(offset)
+            sizes.append(chunk.bytes)
+            items.append(chunk.items)
+            offset += chunk.bytes
+        }
+        items.append(bufferItems)
+        return Chunks(
+            descriptor: file.map { fileno($0) } ?? -1, offsets: offsets, sizes: sizes, items: items, memory: buffer)
+    }
+
+    /// A spool's chunks, to read back in any order from any thread while the spool lives (``read(_:into:)``).
+    struct Chunks: Sendable {
+        let descriptor: Int32
+        let offsets: [Int]
+        let sizes: [Int]
+        /// How many items each chunk holds.
+        let items: [Int]
+        let memory: [UInt8]
+
+        var count: Int { items.count }
+
+        /// Puts chunk `index`'s bytes in `bytes` (empty when the file cannot be read).
+        func read(_ index: Int, into bytes: inout [UInt8]) {
+            guard index < sizes.count else { return bytes = memory }
+            let size = sizes[index]
+            if bytes.count < size { bytes.append(contentsOf: repeatElement(0, count: size - bytes.count)) }
+            let complete = bytes.withUnsafeMutableBytes { buffer in
+                var done = 0
+                while done < size {
+                    let read = pread(descriptor, buffer.baseAddress! + done, size - done, off_t(offsets[index] + done))
+                    if read > 0 {
+                        done += read
+                    } else if !(read < 0 && errno == EINTR) {
+                        return false
+                    }
+                }
+                return true
+            }
+            bytes.removeLast(bytes.count - (complete ? size : 0))
+        }
+    }
+
+    /// Reads the items back, from the start; call once, after the last ``append(_:)``.
+    func reader() -> Reader { Reader(chunks: chunks()) }
+
+    struct Reader {
+        let chunks: Chunks
+        var nextChunk = 0
+        var chunk: [UInt8] = []
+        var position = 0
+
+        init(chunks: Chunks) { self.chunks = chunks }
 
         /// The next item's bytes, or nil at the end.
         mutating func next() -> ArraySlice<UInt8>? {
-            guard fill(4) else { return nil }
+            while position + 4 > chunk.count {
+                guard nextChunk < chunks.count else { return nil }
+                chunks.read(nextChunk, into: &chunk)
+                nextChunk += 1
+                position = 0
+            }
             var length = 0
             for i in 0..<4 { length |= Int(chunk[position + i]) << (8 * i) }
             position += 4
-            guard fill(length) else { return nil }
+            guard position + length <= chunk.count else { return nil }
             defer { position += length }
             return chunk[position..<position + length]
         }

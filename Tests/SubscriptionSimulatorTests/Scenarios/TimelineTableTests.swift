@@ -1,0 +1,137 @@
+import Testing
+
+@testable import SubscriptionSimulator
+
+/// The timeline's table from spooled cells (``TimelineRows``, ``TimelineTable``, ``Spool``), against lines padded
+/// with strings, and ``TimelineSink`` writing the same bytes whether its spool spills or not, on one thread or two.
+@Suite struct TimelineTableTests {
+    /// Each line as the table is meant to be: every cell but the last padded by characters to its column's width
+    /// and two spaces, trailing spaces removed.
+    static func expectedLines(_ rows: [[String]]) -> String {
+        var widths = RunOutput.timelineHeader.map(\.count)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        var text = ""
+        for row in rows {
+            var line = ""
+            for (i, cell) in row.enumerated() {
+                line += cell
+                if i < row.count - 1 { line += String(repeating: " ", count: widths[i] - cell.count + 2) }
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            text += line + "\n"
+        }
+        return text
+    }
+
+    static func spooled(_ rows: [[String]]) -> TimelineRows {
+        var spooled = TimelineRows()
+        for row in rows {
+            for cell in row {
+                spooled.append(cell)
+                spooled.endCell()
+            }
+        }
+        return spooled
+    }
+
+    static func table(_ rows: TimelineRows) -> TimelineTable {
+        TimelineTable(widths: zip(RunOutput.timelineHeader, rows.widths).map { max($0.0.count, $0.1) })
+    }
+
+    static let rows: [[String]] = [
+        ["2026-01-01T00:00:00Z", "0", "c1", "SUBSCRIBED INITIAL_BUY", "1", "tx 1"],
+        ["2026-01-01T00:00:00Z", "0", "café", "access", "", "+com.example.é"],
+        ["2026-01-02T00:00:00Z", "+1d", "e\u{301}e\u{301}", "DID_RENEW", "-", ""],
+        ["2026-01-02T00:00:00Z", "+1d", "👨‍👩‍👧 family", "", "", ""],
+        ["2026-01-03T00:00:00Z", "+2d", "a customer with a long name", "EXPIRED", "1", "ends in spaces  "],
+        ["", "", "", "", "", ""],
+        ["2026-01-04T00:00:00Z", "+3d", "名前", "REFUND", "1", "revoked (reason 1)"],
+    ]
+
+    @Test func cellsArePaddedByCharactersAndLinesTrimmed() {
+        let spooled = Self.spooled(Self.rows)
+        #expect(spooled.cells == Self.rows.count * 6)
+        var out: [UInt8] = []
+        spooled.spooledBytes.withUnsafeBytes {
+            Self.table(spooled).appendLines($0, cells: spooled.cells, to: &out)
+        }
+        #expect(String(decoding: out, as: UTF8.self) == Self.expectedLines(Self.rows))
+    }
+
+    @Test func nonASCIICellsAreMarkedAndCountedInCharacters() {
+        var spooled = TimelineRows()
+        spooled.append("e\u{301}")
+        spooled.endCell()
+        spooled.append("ab")
+        spooled.endCell()
+        #expect(spooled.widths[0] == 1)
+        #expect(spooled.widths[1] == 2)
+        let bytes = Array(spooled.spooledBytes)
+        #expect(bytes[0..<4] == [3, 0, 0, 0x80])  // three bytes, not ASCII
+        #expect(bytes[7..<11] == [2, 0, 0, 0])
+    }
+
+    @Test func aSpoolThatSpillsReadsBackEveryItemInOrder() {
+        let spool = Spool(limit: 16)
+        let items = (0..<200).map { "item \($0) " + String(repeating: "é", count: $0 % 7) }
+        for item in items { spool.append(item) }
+        let chunks = spool.chunks()
+        #expect(chunks.count > 10)
+        #expect(chunks.items.reduce(0, +) == items.count)
+        var reader = spool.reader()
+        var read: [String] = []
+        while let item = reader.nextString() { read.append(item) }
+        #expect(read == items)
+    }
+
+    @Test func rowsSpooledInManyChunksMakeTheSameLines() {
+        let rows = (0..<50).flatMap { _ in Self.rows }
+        let spool = Spool(limit: 200)
+        var all = TimelineRows()
+        for row in rows {
+            let one = Self.spooled([row])
+            spool.append(items: one.spooledBytes, count: one.cells)
+            all.append(items: one)
+        }
+        let chunks = spool.chunks()
+        #expect(chunks.count > 10)
+        let table = Self.table(all)
+        var out: [UInt8] = []
+        var input: [UInt8] = []
+        for index in 0..<chunks.count { out += table.lines(of: chunks, index, input: &input) }
+        #expect(String(decoding: out, as: UTF8.self) == Self.expectedLines(rows))
+    }
+
+    /// The sink's table with a spool of `limit` bytes, on one thread or two.
+    static func timeline(_ scenario: Scenario, run: ScenarioRun, limit: Int, twoThreads: Bool) -> String {
+        let bytes = StreamingRunTests.Bytes()
+        var sink = TimelineSink(scenario: scenario, spoolLimit: limit, write: bytes.write)
+        sink.usesSecondThread = twoThreads
+        sink.receive(run.store.notifications[...], run.store.entitlementChanges[...])
+        sink.finish()
+        return bytes.text
+    }
+
+    @Test(arguments: [(20, 1 << 10), (20, 1 << 20), (200, 1 << 12)])
+    func spilledAndTwoThreadTablesAreTheSame(customers: Int, limit: Int) throws {
+        let scenario = try StreamingRunTests.scaleScenario(customers: customers)
+        let run = try ScenarioRunner.run(scenario)
+        let expected = RunOutput.timeline(run)
+        #expect(expected.contains("access"))
+        for twoThreads in [false, true] {
+            #expect(Self.timeline(scenario, run: run, limit: limit, twoThreads: twoThreads) == expected)
+        }
+    }
+}
+
+extension TimelineRows {
+    /// Appends another's closed cells (whole rows) and widths.
+    mutating func append(items other: TimelineRows) {
+        bytes.removeLast(4)
+        bytes += other.spooledBytes
+        bytes += [0, 0, 0, 0]
+        openCell += other.openCell
+        cells += other.cells
+        for i in widths.indices { widths[i] = max(widths[i], other.widths[i]) }
+    }
+}

@@ -81,6 +81,28 @@ import Testing
         #expect(record == store.transactions[2])
     }
 
+    @Test func aRenewalsTransactionIdIsKeptAsPartsAndReadsAsTheSameDigits() throws {
+        let store = try renewedTwice()
+        let first = store.transactions[0]
+        let renewal = store.transactions[1]
+        // The first transaction's id is its originalTransactionId (text); renewals' ids are made as parts.
+        #expect(first.transactionId == first.originalTransactionId)
+        guard case .generated(let parts) = renewal.transactionIdentifier else {
+            Issue.record("a renewal's transactionId should be kept as parts")
+            return
+        }
+        #expect(parts.prefixDigit == UInt8(ascii: "2"))
+        var source = IdentifierSource(seed: parts.seed)
+        for _ in 1..<parts.counter { _ = source.nextTransactionId() }
+        #expect(renewal.transactionId == source.nextTransactionId())
+        var asText = renewal
+        asText.transactionId = renewal.transactionId
+        #expect(asText == renewal)
+        #expect(asText.hashValue == renewal.hashValue)
+        asText.transactionId = "2000007999999999"
+        #expect(asText != renewal)
+    }
+
     @Test(arguments: [3, 12])
     func theCatalogueFindsEveryProductByIdWhateverItsSize(count: Int) throws {
         let products = (0..<count).map {

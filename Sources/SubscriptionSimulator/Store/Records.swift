@@ -196,13 +196,13 @@ public struct TransactionRecord: Hashable, Sendable {
     mutating func setAccountFields(
         storefront: Storefront, appTransactionId: String, appAccountToken: String?, currency: String
     ) {
-        let fields = box.fields
-        if fields.storefront == storefront && fields.appTransactionId == appTransactionId
-            && fields.appAccountToken == appAccountToken && fields.currency == currency
+        // Compared in place: copying the fields out of the box would retain (and then release) each of its strings.
+        if box.fields.storefront == storefront && box.fields.appTransactionId == appTransactionId
+            && box.fields.appAccountToken == appAccountToken && box.fields.currency == currency
         {
             return
         }
-        var changed = fields
+        var changed = box.fields
         changed.storefront = storefront
         changed.appTransactionId = appTransactionId
         changed.appAccountToken = appAccountToken

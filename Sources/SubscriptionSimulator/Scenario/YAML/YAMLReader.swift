@@ -282,6 +282,9 @@ struct BlockParser {
     private mutating func parseMapping(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
         let start = location(row, column)
         var entries: [YAMLMappingEntry] = []
+        // Room for two from the start: most mappings of a timeline hold two entries (`at` and the action; a
+        // customer and a product), which would otherwise take a second allocation.
+        entries.reserveCapacity(2)
         var seen = SeenKeys()
         var col = column
         while true {
@@ -531,6 +534,9 @@ struct FlowParser {
         let start = location(row, column)
         column += 1
         var entries: [YAMLMappingEntry] = []
+        // Room for two from the start: most mappings of a timeline hold two entries (`at` and the action; a
+        // customer and a product), which would otherwise take a second allocation.
+        entries.reserveCapacity(2)
         var seen = SeenKeys()
         while true {
             skipSpaceAndComments()

@@ -6,8 +6,10 @@
 public enum CalendarDurationSyntax {
     /// Parses a duration; `nil` when the text is not one of the forms above.
     public static func parse(_ text: String) -> CalendarDuration? {
-        if text == "0" { return .zero }
-        if text.hasPrefix("P") { return parseISO(text) }
+        let utf8 = text.utf8
+        // Byte tests first: `hasPrefix("P")` can hold only when the first byte is a P.
+        if utf8.count == 1 && utf8.first == UInt8(ascii: "0") { return .zero }
+        if utf8.first == UInt8(ascii: "P") && text.hasPrefix("P") { return parseISO(text) }
         return parseShort(text)
     }
 
@@ -77,19 +79,43 @@ public enum CalendarDurationSyntax {
         return text == "P" ? "PT0S" : text
     }
 
+    /// A whole number of 1 to 9 ASCII digits and one unit (`ms`, `s`, `m`, `h`, `d`, `w`), read byte by byte; nil
+    /// for any other text (text with a non-ASCII byte is never one).
     static func parseShort(_ text: String) -> CalendarDuration? {
-        let units: [(String, (Int) -> CalendarDuration)] = [
-            ("ms", CalendarDuration.milliseconds), ("s", CalendarDuration.seconds), ("m", CalendarDuration.minutes),
-            ("h", CalendarDuration.hours), ("d", CalendarDuration.days), ("w", CalendarDuration.weeks),
-        ]
-        for (suffix, make) in units where text.hasSuffix(suffix) {
-            let digits = text.dropLast(suffix.count)
-            guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-                let value = Int(digits)
-            else { return nil }
-            return make(value)
+        let utf8 = text.utf8
+        var count = utf8.count
+        guard count >= 2, count <= 11 else { return nil }
+        var index = utf8.index(before: utf8.endIndex)
+        let unit = utf8[index]
+        var isMilliseconds = false
+        if unit == UInt8(ascii: "s") {
+            let before = utf8[utf8.index(before: index)]
+            if before == UInt8(ascii: "m") {
+                // `ms`: the digits end before the m (`5ms`), never a number of seconds ending in m.
+                isMilliseconds = true
+                index = utf8.index(before: index)
+                count -= 1
+            }
+        } else if unit != UInt8(ascii: "m") && unit != UInt8(ascii: "h") && unit != UInt8(ascii: "d")
+            && unit != UInt8(ascii: "w")
+        {
+            return nil
         }
-        return nil
+        let digits = count - 1
+        guard digits >= 1, digits <= 9 else { return nil }
+        var value = 0
+        for byte in utf8[utf8.startIndex..<index] {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        if isMilliseconds { return .milliseconds(value) }
+        switch unit {
+        case UInt8(ascii: "s"): return .seconds(value)
+        case UInt8(ascii: "m"): return .minutes(value)
+        case UInt8(ascii: "h"): return .hours(value)
+        case UInt8(ascii: "d"): return .days(value)
+        default: return .weeks(value)
+        }
     }
 
     static func parseISO(_ text: String) -> CalendarDuration? {

@@ -522,6 +522,14 @@ public struct ScenarioDecoder {
     /// A timeline entry's keys: `at` and one action.
     static let entryKeys = ["at"] + ScenarioAction.names
 
+    /// The keys of the most common actions' arguments, made once rather than an array per timeline entry.
+    enum Action {
+        static let customerProductKeys = ["customer", "product"]
+        static let customerKeys = ["customer"]
+        static let productKeys = ["product"]
+        static let purchaseKeys = ["customer", "product", "appAccountToken"]
+    }
+
     func decodeEntry(_ node: YAMLNode, start: Instant, catalog: Catalog) throws(ScenarioError) -> TimelineEntry {
         let map = try mapping(node, "a timeline entry", keys: Self.entryKeys)
         let at = try time(try map.required("at"), start: start, "at")
@@ -545,21 +553,21 @@ public struct ScenarioDecoder {
         let name = first.key.scalarText ?? ""
         let args = first.value
         func customerProduct() throws(ScenarioError) -> (String, String) {
-            let m = try mapping(args, name, keys: ["customer", "product"])
+            let m = try mapping(args, name, keys: Self.Action.customerProductKeys)
             return (try text(m.required("customer"), "customer"), try productId(m.required("product"), catalog))
         }
         func customerOnly() throws(ScenarioError) -> String {
-            let m = try mapping(args, name, keys: ["customer"])
+            let m = try mapping(args, name, keys: Self.Action.customerKeys)
             return try text(m.required("customer"), "customer")
         }
         func productOnly() throws(ScenarioError) -> String {
-            let m = try mapping(args, name, keys: ["product"])
+            let m = try mapping(args, name, keys: Self.Action.productKeys)
             return try productId(m.required("product"), catalog)
         }
         let action: ScenarioAction
         switch name {
         case "purchase":
-            let m = try mapping(args, name, keys: ["customer", "product", "appAccountToken"])
+            let m = try mapping(args, name, keys: Self.Action.purchaseKeys)
             var token: String?
             if let node = m.optional("appAccountToken") {
                 let value = try text(node, "appAccountToken")

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A small, strict reader for the YAML subset scenario files use. Text in; a tree of located nodes out, or an error
 /// with line and column. No dependency.
 ///
@@ -37,12 +43,13 @@ public enum YAMLReader {
 
     public static func parse(_ text: String) throws(YAMLError) -> YAMLNode {
         var parser = try BlockParser(text)
-        return try parser.parseDocument()
+        // The parser reads the lines through views into their buffer: keep it alive until the tree is built.
+        return try withExtendedLifetime(parser.lines) { () throws(YAMLError) -> YAMLNode in try parser.parseDocument() }
     }
 }
 
 struct BlockParser {
-    var lines: SourceLines
+    let lines: SourceLines
     var row = 0
     /// How many block collections enclose the node being read.
     var depth = 0
@@ -52,8 +59,8 @@ struct BlockParser {
     init(_ text: String) throws(YAMLError) {
         let lines = SourceLines(text)
         for index in 0..<lines.count {
-            let line = lines[index]
-            if let column = line.firstIndex(of: "\r") {
+            let line = lines.line(index)
+            if lines.hasCarriageReturn, let column = line.firstIndex(of: UInt8(ascii: "\r")) {
                 throw YAMLError(
                     location: SourceLocation(line: index + 1, column: column + 1),
                     message:
@@ -61,9 +68,9 @@ struct BlockParser {
                         + "(classic Mac OS); save it with LF or CRLF line endings")
             }
             for column in 0..<line.count {
-                let scalar = line[column]
-                if scalar == " " { continue }
-                if scalar == "\t" {
+                let byte = line[column]
+                if byte == " " { continue }
+                if byte == "\t" {
                     throw YAMLError(
                         location: SourceLocation(line: index + 1, column: column + 1),
                         message: "tabs are not allowed for indentation; use spaces")
@@ -77,14 +84,14 @@ struct BlockParser {
     // MARK: - Lines
 
     func indent(_ r: Int) -> Int {
-        let line = lines[r]
+        let line = lines.line(r)
         var count = 0
         while count < line.count && line[count] == " " { count += 1 }
         return count
     }
 
     func isBlank(_ r: Int) -> Bool {
-        let line = lines[r]
+        let line = lines.line(r)
         var i = 0
         while i < line.count && line[i] == " " { i += 1 }
         return i >= line.count || line[i] == "#"
@@ -94,18 +101,18 @@ struct BlockParser {
         while row < lines.count && isBlank(row) { row += 1 }
     }
 
-    func trimmedText(_ r: Int) -> String { lines[r].trimmedText(0..<lines[r].count) }
+    func trimmedText(_ r: Int) -> String { lines.trimmedText(r, 0..<lines.line(r).count) }
 
     func location(_ r: Int, _ c: Int) -> SourceLocation { SourceLocation(line: r + 1, column: c + 1) }
 
     func isDash(_ r: Int, _ c: Int) -> Bool {
-        let line = lines[r]
+        let line = lines.line(r)
         return c < line.count && line[c] == "-" && (c + 1 == line.count || line[c + 1] == " ")
     }
 
     func isDocumentMarker(_ r: Int) -> Bool {
         // Cheap test first: this runs at every node, and a line may be very long.
-        let line = lines[r]
+        let line = lines.line(r)
         guard line.count >= 3, line[0] == "-" || line[0] == ".", line[1] == line[0], line[2] == line[0] else {
             return false
         }
@@ -121,7 +128,7 @@ struct BlockParser {
         guard row < lines.count else {
             throw YAMLError(location: location(0, 0), message: "the file is empty; expected a scenario mapping")
         }
-        if lines[row].first == "%" {
+        if lines.line(row).first == "%" {
             throw YAMLError(location: location(row, 0), message: "directives ('%') are not supported")
         }
         if isDocumentMarker(row) && trimmedText(row).hasPrefix("---") {
@@ -187,7 +194,7 @@ struct BlockParser {
         }
         // Already counted by parseNode: the body readers are called directly here, and only here.
         if isDash(row, column) { return try parseSequence(indent: n, column: column) }
-        let line = lines[row]
+        let line = lines.line(row)
         if line[column] == "?" && (column + 1 == line.count || line[column + 1] == " ") {
             throw YAMLError(location: location(row, column), message: "complex keys ('? ') are not supported")
         }
@@ -201,7 +208,7 @@ struct BlockParser {
 
     /// Whether the text at (row, column) reads as `key:` (a plain or quoted key followed by a colon).
     func lineHasKey(_ r: Int, _ c: Int) -> Bool {
-        let line = lines[r]
+        let line = lines.line(r)
         var i = c
         if i < line.count, line[i] == "\"" || line[i] == "'" {
             let quote = line[i]
@@ -235,8 +242,8 @@ struct BlockParser {
         while true {
             let dashRow = row
             var k = col + 1
-            while k < lines[row].count && lines[row][k] == " " { k += 1 }
-            if k >= lines[row].count || lines[row][k] == "#" {
+            while k < lines.line(row).count && lines.line(row)[k] == " " { k += 1 }
+            if k >= lines.line(row).count || lines.line(row)[k] == "#" {
                 row += 1
                 skipBlank()
                 if row < lines.count && indent(row) > col {
@@ -248,7 +255,7 @@ struct BlockParser {
                 }
             } else if isDash(row, k) {
                 items.append(try parseNode(.sequence, indent: k, column: k))
-            } else if lineHasKey(row, k) && lines[row][k] != "[" && lines[row][k] != "{" {
+            } else if lineHasKey(row, k) && lines.line(row)[k] != "[" && lines.line(row)[k] != "{" {
                 items.append(try parseNode(.mapping, indent: k, column: k))
             } else {
                 items.append(try parseNode(.inline, indent: k, column: k))
@@ -275,6 +282,9 @@ struct BlockParser {
     private mutating func parseMapping(indent n: Int, column: Int) throws(YAMLError) -> YAMLNode {
         let start = location(row, column)
         var entries: [YAMLMappingEntry] = []
+        // Room for two from the start: most mappings of a timeline hold two entries (`at` and the action; a
+        // customer and a product), which would otherwise take a second allocation.
+        entries.reserveCapacity(2)
         var seen = SeenKeys()
         var col = column
         while true {
@@ -285,7 +295,7 @@ struct BlockParser {
                         "more than one document ('\(trimmedText(row).prefix(3))') is not supported; a scenario file holds one document"
                 )
             }
-            let line = lines[row]
+            let line = lines.line(row)
             if isDash(row, col) {
                 throw YAMLError(
                     location: location(row, col),
@@ -342,7 +352,7 @@ struct BlockParser {
 
     /// A key at (r, c) and the column just after its colon.
     func parseKey(_ r: Int, _ c: Int) throws(YAMLError) -> (YAMLNode, Int) {
-        let line = lines[r]
+        let line = lines.line(r)
         if line[c] == "\"" || line[c] == "'" {
             var flow = FlowParser(lines: lines, row: r, column: c, interner: interner)
             let key = try flow.parseQuoted()
@@ -361,7 +371,7 @@ struct BlockParser {
             if line[i] == "#" && i > c && line[i - 1] == " " { i = line.count; break }
             i += 1
         }
-        let text = interner.intern(line.trimmedText(c..<min(i, line.count)))
+        let text = interner.intern(lines, r, c..<min(i, line.count), trimmed: true)
         guard i < line.count else {
             throw YAMLError(
                 location: location(r, c),
@@ -370,28 +380,28 @@ struct BlockParser {
         return (YAMLNode(kind: .scalar(YAMLScalar(text: text, style: .plain)), location: location(r, c)), i + 1)
     }
 
-    func checkIndicator(_ scalar: Unicode.Scalar, _ r: Int, _ c: Int) throws(YAMLError) {
-        if let message = Self.unsupportedIndicator(scalar) {
+    func checkIndicator(_ byte: ColumnByte, _ r: Int, _ c: Int) throws(YAMLError) {
+        if let message = Self.unsupportedIndicator(byte) {
             throw YAMLError(location: location(r, c), message: message)
         }
     }
 
     /// The message for a character that starts a construct outside the subset, written once for block and flow.
-    static func unsupportedIndicator(_ scalar: Unicode.Scalar) -> String? {
-        switch scalar {
+    static func unsupportedIndicator(_ byte: ColumnByte) -> String? {
+        switch byte {
         case "&": return "anchors ('&') are not supported; write the value out"
         case "*": return "aliases ('*') are not supported; write the value out"
         case "!": return "tags ('!') are not supported; values are plain text"
         case "|", ">": return "block scalars (| and >) are not supported; write the text on one line in quotes"
         case "%": return "directives ('%') are not supported"
-        case "@", "`": return "'\(scalar)' cannot start a plain value; put the value in quotes"
+        case "@", "`": return "'\(Unicode.Scalar(byte.byte))' cannot start a plain value; put the value in quotes"
         default: return nil
         }
     }
 
     /// A value that starts at (row, c): flow collection, quoted or plain scalar. Moves `row` past it.
     private mutating func parseInlineValue(_ c: Int) throws(YAMLError) -> YAMLNode {
-        let line = lines[row]
+        let line = lines.line(row)
         let first = line[c]
         if first == "[" || first == "{" || first == "\"" || first == "'" {
             // The flow reader counts this value itself (FlowParser.parseValue), so it starts one level up.
@@ -427,7 +437,7 @@ struct BlockParser {
                     "':' inside a plain value is ambiguous; put the whole value in quotes if it is text, or start a nested mapping on the next line"
             )
         }
-        let text = interner.intern(line.text(lower..<upper))
+        let text = interner.intern(lines, row, lower..<upper, trimmed: false)
         let node = YAMLNode(kind: .scalar(YAMLScalar(text: text, style: .plain)), location: location(row, c))
         row += 1
         return node
@@ -445,15 +455,15 @@ struct FlowParser {
 
     func location(_ r: Int, _ c: Int) -> SourceLocation { SourceLocation(line: r + 1, column: c + 1) }
 
-    var current: Unicode.Scalar? {
+    var current: ColumnByte? {
         guard row < lines.count else { return nil }
-        let line = lines[row]
+        let line = lines.line(row)
         return column < line.count ? line[column] : nil
     }
 
     mutating func skipSpaceAndComments() {
         while row < lines.count {
-            let line = lines[row]
+            let line = lines.line(row)
             while column < line.count && line[column] == " " { column += 1 }
             if column < line.count && line[column] == "#" && (column == 0 || line[column - 1] == " ") {
                 column = line.count
@@ -466,7 +476,7 @@ struct FlowParser {
 
     /// After a value on a block line: only spaces or a comment may follow.
     mutating func expectLineEnd() throws(YAMLError) {
-        let line = lines[row]
+        let line = lines.line(row)
         var i = column
         while i < line.count && line[i] == " " { i += 1 }
         if i < line.count && !(line[i] == "#" && line[i - 1] == " ") {
@@ -477,7 +487,7 @@ struct FlowParser {
 
     func endLocation() -> SourceLocation {
         let last = lines.count - 1
-        return location(last, lines[last].count)
+        return location(last, lines.line(last).count)
     }
 
     mutating func parseValue() throws(YAMLError) -> YAMLNode {
@@ -513,7 +523,9 @@ struct FlowParser {
             }
             if next == "," { column += 1; continue }
             if next == "]" { column += 1; break }
-            throw YAMLError(location: location(row, column), message: "expected ',' or ']' in a list, found '\(next)'")
+            throw YAMLError(
+                location: location(row, column),
+                message: "expected ',' or ']' in a list, found '\(lines.scalar(row, column))'")
         }
         return YAMLNode(kind: .sequence(items), location: start)
     }
@@ -522,6 +534,9 @@ struct FlowParser {
         let start = location(row, column)
         column += 1
         var entries: [YAMLMappingEntry] = []
+        // Room for two from the start: most mappings of a timeline hold two entries (`at` and the action; a
+        // customer and a product), which would otherwise take a second allocation.
+        entries.reserveCapacity(2)
         var seen = SeenKeys()
         while true {
             skipSpaceAndComments()
@@ -560,20 +575,22 @@ struct FlowParser {
             if next == "," { column += 1; continue }
             if next == "}" { column += 1; break }
             throw YAMLError(
-                location: location(row, column), message: "expected ',' or '}' in a mapping, found '\(next)'")
+                location: location(row, column),
+                message: "expected ',' or '}' in a mapping, found '\(lines.scalar(row, column))'")
         }
         return YAMLNode(kind: .mapping(entries), location: start)
     }
 
     mutating func parsePlain(isKey: Bool) throws(YAMLError) -> YAMLNode {
-        let line = lines[row]
+        let line = lines.line(row)
         let start = column
         let startLocation = location(row, column)
         if let message = BlockParser.unsupportedIndicator(line[column]) {
             throw YAMLError(location: startLocation, message: message)
         }
         if line[column] == ":" || line[column] == "," || line[column] == "]" || line[column] == "}" {
-            throw YAMLError(location: startLocation, message: "expected a value, found '\(line[column])'")
+            throw YAMLError(
+                location: startLocation, message: "expected a value, found '\(lines.scalar(row, column))'")
         }
         var i = column
         while i < line.count {
@@ -583,7 +600,7 @@ struct FlowParser {
             if s == "#" && i > start && line[i - 1] == " " { break }
             i += 1
         }
-        let text = interner.intern(line.trimmedText(start..<i))
+        let text = interner.intern(lines, row, start..<i, trimmed: true)
         column = i
         if text.isEmpty { throw YAMLError(location: startLocation, message: "expected a value") }
         if !isKey, current == ":" {
@@ -595,16 +612,20 @@ struct FlowParser {
     }
 
     /// Whether `scalar` after a `:` in flow ends a key (`k: v`, `{k:}`, `[k:]`, `{k:,}`).
-    static func endsFlowKey(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == " " || scalar == "," || scalar == "]" || scalar == "}"
+    static func endsFlowKey(_ byte: ColumnByte) -> Bool {
+        byte == " " || byte == "," || byte == "]" || byte == "}"
     }
 
     mutating func parseQuoted() throws(YAMLError) -> YAMLNode {
-        let line = lines[row]
+        let line = lines.line(row)
         let quote = line[column]
         let start = location(row, column)
         var i = column + 1
-        var text = String.UnicodeScalarView()
+        // The text is taken from the line in runs that hold no quote or escape, so text without any is one run,
+        // read straight from the line's bytes.
+        var text = ""
+        var runStart = i
+        var isOneRun = true
         while true {
             guard i < line.count else {
                 throw YAMLError(
@@ -615,50 +636,66 @@ struct FlowParser {
             let s = line[i]
             if quote == "'" {
                 if s == "'" {
-                    if i + 1 < line.count && line[i + 1] == "'" { text.append("'"); i += 2; continue }
-                    i += 1
+                    if i + 1 < line.count && line[i + 1] == "'" {
+                        // The run ends with the first of the two quotes, which is kept.
+                        text += lines.text(row, runStart..<(i + 1))
+                        isOneRun = false
+                        i += 2
+                        runStart = i
+                        continue
+                    }
                     break
                 }
-                text.append(s)
                 i += 1
                 continue
             }
-            if s == "\"" { i += 1; break }
+            if s == "\"" { break }
             if s == "\\" {
                 guard i + 1 < line.count else {
                     throw YAMLError(location: location(row, i), message: "unterminated escape")
                 }
-                let e = line[i + 1]
-                switch e {
-                case "\\": text.append("\\")
-                case "\"": text.append("\"")
-                case "/": text.append("/")
-                case "n": text.append("\n")
-                case "t": text.append("\t")
-                case "r": text.append("\r")
-                case "0": text.append("\0")
+                let escaped: Unicode.Scalar
+                var width = 2
+                switch line[i + 1] {
+                case "\\": escaped = "\\"
+                case "\"": escaped = "\""
+                case "/": escaped = "/"
+                case "n": escaped = "\n"
+                case "t": escaped = "\t"
+                case "r": escaped = "\r"
+                case "0": escaped = "\0"
                 case "u":
                     guard i + 6 <= line.count,
-                        let value = UInt32(line.text((i + 2)..<(i + 6)), radix: 16),
+                        let value = UInt32(lines.text(row, (i + 2)..<(i + 6)), radix: 16),
                         let scalar = Unicode.Scalar(value)
                     else { throw YAMLError(location: location(row, i), message: "expected 4 hex digits after \\u") }
-                    text.append(scalar)
-                    i += 6
-                    continue
+                    escaped = scalar
+                    width = 6
                 default:
                     throw YAMLError(
-                        location: location(row, i), message: "unknown escape '\\\(e)' in double-quoted text")
+                        location: location(row, i),
+                        message: "unknown escape '\\\(lines.scalar(row, i + 1))' in double-quoted text")
                 }
-                i += 2
+                text += lines.text(row, runStart..<i)
+                text.unicodeScalars.append(escaped)
+                isOneRun = false
+                i += width
+                runStart = i
                 continue
             }
-            text.append(s)
             i += 1
         }
-        column = i
+        // `i` is at the closing quote.
+        let value: String
+        if isOneRun {
+            value = interner.intern(lines, row, runStart..<i, trimmed: false)
+        } else {
+            text += lines.text(row, runStart..<i)
+            value = interner.intern(text)
+        }
+        column = i + 1
         return YAMLNode(
-            kind: .scalar(
-                YAMLScalar(text: interner.intern(String(text)), style: quote == "'" ? .singleQuoted : .doubleQuoted)),
+            kind: .scalar(YAMLScalar(text: value, style: quote == "'" ? .singleQuoted : .doubleQuoted)),
             location: start)
     }
 }
@@ -680,12 +717,35 @@ final class TextInterner {
     /// The last text interned: a timeline names the same product entry after entry, and comparing is cheaper than
     /// hashing.
     private var last = ""
+    /// The UTF-8 bytes of `last`, to compare a text still in the source's bytes without making a `String` of it.
+    private var lastBytes: [UInt8] = []
 
     func intern(_ text: String) -> String {
         guard text.utf8.count > 15 else { return text }
         if text == last { return last }
         last = texts.insert(text).memberAfterInsert
+        lastBytes = Array(last.utf8)
         return last
+    }
+
+    /// The text of columns `range` of line `row` (without the spaces at either end if `trimmed`), interned: the same
+    /// as `intern(lines.text(row, range))`, but a text of an ASCII line equal to the last one is not made a `String`
+    /// at all.
+    func intern(_ lines: SourceLines, _ row: Int, _ range: Range<Int>, trimmed: Bool) -> String {
+        var lower = range.lowerBound
+        var upper = range.upperBound
+        if trimmed {
+            let line = lines.line(row)
+            while lower < upper && line[lower] == " " { lower += 1 }
+            while upper > lower && line[upper - 1] == " " { upper -= 1 }
+        }
+        guard let bytes = lines.asciiBytes(row, lower..<upper) else { return intern(lines.text(row, lower..<upper)) }
+        if bytes.count > 15 && bytes.count == lastBytes.count
+            && lastBytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 })
+        {
+            return last
+        }
+        return intern(String(decoding: bytes, as: UTF8.self))
     }
 }
 

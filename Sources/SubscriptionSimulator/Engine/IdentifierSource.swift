@@ -19,13 +19,9 @@ public struct IdentifierSource: Sendable {
     var transactionCounter: UInt64 = 0
     var webOrderCounter: UInt64 = 0
     var uuidCounter: UInt64 = 0
-    /// The seed's digits, padded to six, computed once.
-    let seedDigits: String
 
     public init(seed: UInt64) {
         self.seed = seed
-        let digits = String(seed)
-        seedDigits = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 
     /// `prefix` + seed digits + the counter as 9 digits.
@@ -33,7 +29,9 @@ public struct IdentifierSource: Sendable {
         identifier(prefixDigit: prefix.asciiValue!, counter: counter)
     }
 
-    /// The same for any seed (``GeneratedIdentifier``): the seed's digits, padded to six, are written directly.
+    /// The same for any seed (``GeneratedIdentifier``), written straight into the string's storage: ids are made on
+    /// every charge, and joining the parts with `+` (five strings, several allocations) was a tenth of the one-year
+    /// simbench lifecycle's instructions.
     static func identifier(prefixDigit: UInt8, seed: UInt64, counter: UInt64) -> String {
         func digits(_ value: UInt64) -> Int {
             var count = 1
@@ -63,38 +61,13 @@ public struct IdentifierSource: Sendable {
         }
     }
 
-    /// The same, written straight into the string's storage: ids are made on every charge, and joining the parts
-    /// with `+` (five strings, several allocations) was a tenth of the one-year simbench lifecycle's instructions.
+    /// The same, with this source's seed.
     func identifier(prefixDigit: UInt8, counter: UInt64) -> String {
-        var counterDigits = 1
-        var rest = counter / 10
-        while rest > 0 {
-            counterDigits += 1
-            rest /= 10
-        }
-        let seedCount = seedDigits.utf8.count
-        let count = 1 + seedCount + max(9, counterDigits)
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            buffer[0] = prefixDigit
-            var position = 1
-            for byte in seedDigits.utf8 {
-                buffer[position] = byte
-                position += 1
-            }
-            var value = counter
-            var last = count - 1
-            while last >= position {
-                buffer[last] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
-                value /= 10
-                last -= 1
-            }
-            return count
-        }
+        Self.identifier(prefixDigit: prefixDigit, seed: seed, counter: counter)
     }
 
     public mutating func nextTransactionId() -> String {
-        transactionCounter += 1
-        return identifier(prefixDigit: UInt8(ascii: "2"), counter: transactionCounter)
+        nextTransactionIdentifier().text
     }
 
     /// The next transaction id as its parts (``nextWebOrderLineItemIdentifier()``): the same digits as

@@ -60,10 +60,14 @@ import Testing
 
     @Test(arguments: [0, 7, 123_456, 1_000_000, UInt64.max])
     func generatedIdentifiersReadAsRuleIdsKeepTheWholeSeedWritesThem(seed: UInt64) {
-        let source = IdentifierSource(seed: seed)
+        // The rule's own words: prefix, the seed's digits padded to six, the counter padded to nine.
+        func padded(_ value: UInt64, to width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
         for counter: UInt64 in [1, 42, 999_999_999, 1_000_000_000] {
             let id = GeneratedIdentifier(seed: seed, prefixDigit: UInt8(ascii: "3"), counter: counter)
-            #expect(id.text == source.identifier(prefixDigit: UInt8(ascii: "3"), counter: counter), "seed \(seed)")
+            #expect(id.text == "3" + padded(seed, to: 6) + padded(counter, to: 9), "seed \(seed)")
         }
     }
 

@@ -4,27 +4,15 @@ import Testing
 /// ``BackgroundSink`` (docs/streaming.md): the inner sink, on its own thread, writes the bytes it writes when the run
 /// calls it directly, however the output is grouped and however far the run gets ahead.
 @Suite struct BackgroundSinkTests {
-    typealias Bytes = StreamingRunTests.Bytes
-
     /// jsonl, decoded and timeline of a streamed run through a background sink.
     static func streamed(_ scenario: Scenario, batchSize: Int, depth: Int) -> (
         jsonl: String, decoded: String, timeline: String
     ) {
-        let jsonl = Bytes()
-        let decoded = Bytes()
-        let timeline = Bytes()
-        let inner = PairedSinks(
-            PairedSinks(
-                JSONLSink(app: scenario.app, signer: UnsignedTestSigner(), write: jsonl.write),
-                DecodedSink(app: scenario.app, write: decoded.write)),
-            TimelineSink(scenario: scenario, write: timeline.write))
-        var background = BackgroundSink(inner, batchSize: batchSize, depth: depth)
-        _ = ScenarioRunner.stream(scenario, into: &background)
-        var sink = background.finish()
-        sink.first.first.finish()
-        sink.first.second.finish()
-        sink.second.finish()
-        return (jsonl.text, decoded.text, timeline.text)
+        StreamingRunTests.streamed(scenario) { inner in
+            var background = BackgroundSink(inner, batchSize: batchSize, depth: depth)
+            _ = ScenarioRunner.stream(scenario, into: &background)
+            return background.finish()
+        }
     }
 
     @Test(arguments: ScenarioFilesTests.files.map(\.lastPathComponent))

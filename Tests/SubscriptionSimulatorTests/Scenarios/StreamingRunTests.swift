@@ -92,15 +92,30 @@ import Testing
     static func streamed(_ scenario: Scenario, retention: StoreRetention = .liveState) -> (
         jsonl: String, decoded: String, timeline: String
     ) {
+        streamed(scenario) { sink in
+            var sink = sink
+            _ = ScenarioRunner.stream(scenario, retention: retention, into: &sink)
+            return sink
+        }
+    }
+
+    /// The jsonl, decoded and timeline sinks of one run, paired.
+    typealias AllFormats = PairedSinks<PairedSinks<JSONLSink, DecodedSink>, TimelineSink>
+
+    /// jsonl, decoded and timeline of `scenario`: `run` streams the run into the paired sinks and hands them back to
+    /// be finished.
+    static func streamed(_ scenario: Scenario, run: (AllFormats) -> AllFormats) -> (
+        jsonl: String, decoded: String, timeline: String
+    ) {
         let jsonl = Bytes()
         let decoded = Bytes()
         let timeline = Bytes()
-        var sink = PairedSinks(
+        var sink = run(
             PairedSinks(
-                JSONLSink(app: scenario.app, signer: UnsignedTestSigner(), write: jsonl.write),
-                DecodedSink(app: scenario.app, write: decoded.write)),
-            TimelineSink(scenario: scenario, write: timeline.write))
-        _ = ScenarioRunner.stream(scenario, retention: retention, into: &sink)
+                PairedSinks(
+                    JSONLSink(app: scenario.app, signer: UnsignedTestSigner(), write: jsonl.write),
+                    DecodedSink(app: scenario.app, write: decoded.write)),
+                TimelineSink(scenario: scenario, write: timeline.write)))
         sink.first.first.finish()
         sink.first.second.finish()
         sink.second.finish()

@@ -22,15 +22,11 @@ public final class BackgroundSink<Inner: RunSink>: RunSink {
     /// wait for it.
     public init(_ inner: Inner, batchSize: Int = 512, depth: Int = 4) {
         self.batchSize = max(1, batchSize)
-        core = Core(inner, depth: max(1, depth))
-        // Through an existential, so the thread's closure does not capture the generic type.
-        let job: any BackgroundJob = core
-        let thread = Thread { job.work() }
-        thread.stackSize = 8 << 20
-        thread.start()
+        core = Core(inner, depth: depth)
+        startThread(core)
     }
 
-    deinit { core.close() }
+    deinit { core.waiting.close() }
 
     public func receive(_ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>) {
         batch.notifications.append(contentsOf: notifications)
@@ -67,77 +63,42 @@ public final class BackgroundSink<Inner: RunSink>: RunSink {
         }
     }
 
-    /// What the two threads share, behind `condition`: the groups waiting, emptied groups to reuse, and the inner
-    /// sink while it is not the thread's. Unchecked: every mutable member is read and written with the lock held,
-    /// and the inner sink is used by one thread at a time (handed over under the lock).
-    final class Core: BackgroundJob, @unchecked Sendable {
-        let condition = NSCondition()
-        let depth: Int
-        var waiting: [Batch] = []
-        var spare: [Batch] = []
-        var inner: Inner?
-        var closing = false
-        var done = false
+    /// What the two threads share: the groups waiting for the thread (at most `depth`), emptied groups coming back
+    /// to be reused, and the inner sink, handed to the thread at its start and back at its end.
+    final class Core: BackgroundJob {
+        let waiting: Handoff<Batch>
+        let spare = Handoff<Batch>()
+        let given = Handoff<Inner>(capacity: 1)
+        let returned = Handoff<Inner>(capacity: 1)
 
         init(_ inner: Inner, depth: Int) {
-            self.inner = inner
-            self.depth = depth
+            waiting = Handoff(capacity: depth)
+            given.put(inner)
         }
 
         /// Queues `batch` for the thread (waiting while `depth` groups already wait) and replaces it with an empty
         /// one.
         func hand(_ batch: inout Batch) {
-            condition.lock()
-            while waiting.count >= depth { condition.wait() }
-            waiting.append(batch)
-            batch = spare.popLast() ?? Batch()
-            condition.broadcast()
-            condition.unlock()
-        }
-
-        /// No more groups will come.
-        func close() {
-            condition.lock()
-            closing = true
-            condition.broadcast()
-            condition.unlock()
+            var next = spare.takeIfAny() ?? Batch()
+            swap(&next, &batch)
+            waiting.put(next)
         }
 
         /// Closes, waits for the thread to write everything, and takes the inner sink back.
         func join() -> Inner {
-            condition.lock()
-            closing = true
-            condition.broadcast()
-            while !done { condition.wait() }
-            let sink = inner.take()!
-            condition.unlock()
-            return sink
+            waiting.close()
+            return returned.take()!
         }
 
         /// The thread: hands each group to the inner sink, in order, until closed and drained.
         func work() {
-            condition.lock()
-            var sink = inner.take()!
-            while true {
-                while waiting.isEmpty && !closing { condition.wait() }
-                if waiting.isEmpty { break }
-                var batch = waiting.removeFirst()
-                condition.broadcast()
-                condition.unlock()
+            var sink = given.take()!
+            while var batch = waiting.take() {
                 sink.receive(batch.notifications[...], batch.changes[...])
-                batch.removeAll()  // outside the lock: this releases every string the group held
-                condition.lock()
-                spare.append(batch)
+                batch.removeAll()  // on this thread: this releases every string the group held
+                spare.put(batch)
             }
-            inner = sink
-            done = true
-            condition.broadcast()
-            condition.unlock()
+            returned.put(sink)
         }
     }
-}
-
-/// What a ``BackgroundSink``'s thread runs.
-protocol BackgroundJob: AnyObject, Sendable {
-    func work()
 }

@@ -154,10 +154,10 @@ public struct TimelineSink: RunSink {
         let chunks = spool.chunks()
         if usesSecondThread && chunks.count > 1 {
             let helper = TimelineHelper(chunks: chunks, table: table)
-            helper.start()
+            startThread(helper)
             var input: [UInt8] = []
             for index in 0..<chunks.count {
-                out.pass(index % 2 == 1 ? helper.take() : table.lines(of: chunks, index, input: &input))
+                out.pass(index % 2 == 1 ? helper.formatted.take()! : table.lines(of: chunks, index, input: &input))
             }
         } else {
             var input: [UInt8] = []
@@ -310,45 +310,23 @@ struct TimelineTable: Sendable {
 }
 
 /// Formats the odd-numbered chunks of a spool on a thread of its own, in order, for ``TimelineSink/finish()`` to
-/// take one by one; at most two wait to be taken. Unchecked: `done` is read and written with the lock held, and the
-/// rest is constant.
-final class TimelineHelper: @unchecked Sendable {
+/// take one by one (``formatted``); at most two wait to be taken.
+final class TimelineHelper: BackgroundJob {
     let chunks: Spool.Chunks
     let table: TimelineTable
-    let condition = NSCondition()
-    var done: [[UInt8]] = []
+    let formatted = Handoff<[UInt8]>(capacity: 2)
 
     init(chunks: Spool.Chunks, table: TimelineTable) {
         self.chunks = chunks
         self.table = table
     }
 
-    func start() {
-        let thread = Thread { [self] in work() }
-        thread.stackSize = 8 << 20
-        thread.start()
-    }
-
     func work() {
         var input: [UInt8] = []
         for index in stride(from: 1, to: chunks.count, by: 2) {
-            let lines = table.lines(of: chunks, index, input: &input)
-            condition.lock()
-            while done.count >= 2 { condition.wait() }
-            done.append(lines)
-            condition.broadcast()
-            condition.unlock()
+            formatted.put(table.lines(of: chunks, index, input: &input))
         }
-    }
-
-    /// The next chunk's lines, once formatted.
-    func take() -> [UInt8] {
-        condition.lock()
-        while done.isEmpty { condition.wait() }
-        let lines = done.removeFirst()
-        condition.broadcast()
-        condition.unlock()
-        return lines
+        formatted.close()
     }
 }
 

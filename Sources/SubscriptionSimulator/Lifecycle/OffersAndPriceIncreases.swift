@@ -44,7 +44,7 @@ extension SubscriptionLifecycle {
         var next = state
         next.pendingOffer = offer
         next.autoRenew = true
-        return .changed(next, [.notify(.offerRedeemed, nil, snapshot: next)])
+        return .changed(next, [.notify(.offerRedeemed, nil)])
     }
 
     /// Whether the renewal that follows `state` starts its waiting offer (no other offer period remains).
@@ -62,13 +62,13 @@ extension SubscriptionLifecycle {
         var next = state
         if context.priceIncreaseNeedsConsent {
             next.priceIncrease = .pending
-            return .changed(next, [.notify(.priceIncrease, .pending, snapshot: next)])
+            return .changed(next, [.notify(.priceIncrease, .pending)])
         }
         if state.priceIncrease == .pending {
             return .ignored(because: "an earlier increase still waits for the customer's consent [assumed]")
         }
         next.priceIncrease = .accepted
-        return .changed(next, [.notify(.priceIncrease, .accepted, snapshot: next)])
+        return .changed(next, [.notify(.priceIncrease, .accepted)])
     }
 
     /// **price-increase-not-consented**: at the renewal, an increase still waiting for consent ends the
@@ -79,6 +79,6 @@ extension SubscriptionLifecycle {
         next.phase = .expired
         next.autoRenew = false
         next.endReason = .priceIncreaseNotConsented
-        return .changed(next, [.notify(.expired, .priceIncrease, snapshot: next)])
+        return .changed(next, [.notify(.expired, .priceIncrease)])
     }
 }

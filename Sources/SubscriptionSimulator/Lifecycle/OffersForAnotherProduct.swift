@@ -43,7 +43,7 @@ extension SubscriptionLifecycle {
                 .markCurrentTransactionUpgraded,
                 .charge(purchaseDate: context.now, expiresDate: next.expiresDate, offer: offer, reason: .purchase),
                 .schedule(.renewal, at: next.expiresDate),
-                .notify(.offerRedeemed, .upgrade, snapshot: next),
+                .notify(.offerRedeemed, .upgrade),
             ])
     }
 
@@ -65,7 +65,7 @@ extension SubscriptionLifecycle {
         var next = state
         next.pendingChange = PurchaseRequest(productId: request.productId, period: request.period, offer: offer)
         next.autoRenew = true
-        return .changed(next, [.notify(.offerRedeemed, .downgrade, snapshot: next)])
+        return .changed(next, [.notify(.offerRedeemed, .downgrade)])
     }
 
     /// The rules an offer for another product shares with an offer for the current one (rule

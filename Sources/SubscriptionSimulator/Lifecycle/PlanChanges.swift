@@ -58,7 +58,7 @@ extension SubscriptionLifecycle {
                 .markCurrentTransactionUpgraded,
                 .charge(purchaseDate: context.now, expiresDate: next.expiresDate, offer: nil, reason: .purchase),
                 .schedule(.renewal, at: next.expiresDate),
-                .notify(.didChangeRenewalPref, .upgrade, snapshot: next),
+                .notify(.didChangeRenewalPref, .upgrade),
             ])
     }
 
@@ -76,7 +76,7 @@ extension SubscriptionLifecycle {
         guard state.pendingChange?.productId != request.productId else { return .rejected(.downgradeAlreadyPending) }
         var next = state
         next.pendingChange = PurchaseRequest(productId: request.productId, period: request.period, offer: nil)
-        return .changed(next, [.notify(.didChangeRenewalPref, .downgrade, snapshot: next)])
+        return .changed(next, [.notify(.didChangeRenewalPref, .downgrade)])
     }
 
     /// The customer goes back to the current product: a pending downgrade is cancelled, `autoRenewProductId` is the
@@ -86,7 +86,7 @@ extension SubscriptionLifecycle {
         guard state.pendingChange != nil else { return .rejected(.changingProductsNotSupported) }
         var next = state
         next.pendingChange = nil
-        return .changed(next, [.notify(.didChangeRenewalPref, nil, snapshot: next)])
+        return .changed(next, [.notify(.didChangeRenewalPref, nil)])
     }
 
     /// The billing cycle of the first period of a pending product: from the renewal instant, on the new product's

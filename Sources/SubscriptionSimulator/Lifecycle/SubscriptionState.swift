@@ -53,13 +53,26 @@ public struct BillingFailure: Hashable, Sendable {
 
 /// The billing cycle: period `n` ends at `anchor + n × unit` on the calendar (issue 2; reference ).
 public struct BillingCycle: Hashable, Sendable {
-    public var anchor: Instant
-    public var unit: CalendarDuration
+    public var anchor: Instant { didSet { currentPeriodEnd = Self.end(anchor, unit, periodsElapsed) } }
+    public var unit: CalendarDuration { didSet { currentPeriodEnd = Self.end(anchor, unit, periodsElapsed) } }
     /// Number of whole units from the anchor to the current period's end.
-    public var periodsElapsed: Int
+    public var periodsElapsed: Int { didSet { currentPeriodEnd = Self.end(anchor, unit, periodsElapsed) } }
 
-    public var currentPeriodEnd: Instant { anchor.adding(unit.times(periodsElapsed)) }
+    /// `anchor + periodsElapsed × unit`: worked out when the cycle changes, not on every read (a subscription's
+    /// expiry is read several times per renewal, and calendar arithmetic is the costly part).
+    public private(set) var currentPeriodEnd: Instant
     public var nextPeriodEnd: Instant { anchor.adding(unit.times(periodsElapsed + 1)) }
+
+    public init(anchor: Instant, unit: CalendarDuration, periodsElapsed: Int) {
+        self.anchor = anchor
+        self.unit = unit
+        self.periodsElapsed = periodsElapsed
+        currentPeriodEnd = Self.end(anchor, unit, periodsElapsed)
+    }
+
+    static func end(_ anchor: Instant, _ unit: CalendarDuration, _ periodsElapsed: Int) -> Instant {
+        anchor.adding(unit.times(periodsElapsed))
+    }
 }
 
 /// An introductory offer being used by the current or upcoming periods.

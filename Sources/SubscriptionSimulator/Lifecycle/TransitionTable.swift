@@ -123,18 +123,22 @@ public enum LifecycleTimer: Hashable, Sendable, CaseIterable {
 }
 
 /// Effects as data: the store carries them out. Order matters: a charge comes before the notification that
-/// reports it. The two cases with large payloads are `indirect`, so an effect is a few words and a list of them is
-/// cheap to build and copy (a state snapshot inline made every effect 641 bytes).
+/// reports it. An effect is a few words and needs no allocation of its own: the one case that carries a whole state
+/// (``notifyInterim(_:_:snapshot:)``, rare) is `indirect`; a state inline made every effect 641 bytes, and boxing it
+/// in every notification cost an allocation and a copy of the state on every renewal.
 public enum LifecycleEffect: Hashable, Sendable {
     /// Create a new transaction for the period `purchaseDate ..< expiresDate` (`transactionReason` as given).
-    indirect case charge(purchaseDate: Instant, expiresDate: Instant, offer: IntroductoryOffer?, reason: ChargeReason)
+    case charge(purchaseDate: Instant, expiresDate: Instant, offer: IntroductoryOffer?, reason: ChargeReason)
     /// Mark the current transaction refunded.
     case revokeCurrentTransaction
     case schedule(LifecycleTimer, at: Instant)
     case cancelAllTimers
-    /// Send a notification carrying `snapshot` (the state the notification reports, which for the first of two
-    /// notifications at one instant is not the final state).
-    indirect case notify(NotificationType, NotificationSubtype?, snapshot: SubscriptionState)
+    /// Send a notification reporting the state the transition ends in.
+    case notify(NotificationType, NotificationSubtype?)
+    /// Send a notification reporting `snapshot`, a state the subscription passes through during the transition: the
+    /// first of two notifications at one instant (a cancel during a billing failure reports auto-renew off before the
+    /// expiry, ``cancelDuringBillingFailure(_:at:)``).
+    indirect case notifyInterim(NotificationType, NotificationSubtype?, snapshot: SubscriptionState)
 
     // MARK: plan changes
     /// Mark the current transaction (and each family member's) superseded by an upgrade: `isUpgraded: true`, no
@@ -286,6 +290,22 @@ public enum TransitionResult: Hashable, Sendable {
     case rejected(LifecycleRuleViolation)
 }
 
+extension TransitionResult {
+    /// The notifications a change sends, in order, each with the state it reports: the state the transition ends in
+    /// (``LifecycleEffect/notify(_:_:)``) or one it passes through (``LifecycleEffect/notifyInterim(_:_:snapshot:)``).
+    /// None for an ignored or rejected input.
+    public var notifications: [(type: NotificationType, subtype: NotificationSubtype?, snapshot: SubscriptionState)] {
+        guard case .changed(let final, let effects) = self else { return [] }
+        return effects.compactMap { effect in
+            switch effect {
+            case .notify(let type, let subtype): return (type, subtype, final)
+            case .notifyInterim(let type, let subtype, let snapshot): return (type, subtype, snapshot)
+            default: return nil
+            }
+        }
+    }
+}
+
 /// The purchaser's subscription lifecycle as one pure transition table: `(state, input, context) -> result`.
 ///
 /// No I/O, no clock reads, no closures. Every (phase × input) pair is listed in ``transition(_:_:_:)``: a
@@ -302,7 +322,7 @@ public enum SubscriptionLifecycle {
             [
                 .charge(purchaseDate: now, expiresDate: state.expiresDate, offer: request.offer, reason: .purchase),
                 .schedule(.renewal, at: state.expiresDate),
-                .notify(.subscribed, .initialBuy, snapshot: state),
+                .notify(.subscribed, .initialBuy),
             ]
         )
     }
@@ -322,12 +342,12 @@ public enum SubscriptionLifecycle {
             guard state.autoRenew else { return .rejected(.autoRenewAlreadyOff) }
             var next = state
             next.autoRenew = false
-            return .changed(next, [.notify(.didChangeRenewalStatus, .autoRenewDisabled, snapshot: next)])
+            return .changed(next, [.notify(.didChangeRenewalStatus, .autoRenewDisabled)])
         case (.active, .autoRenewEnabled):
             guard !state.autoRenew else { return .rejected(.autoRenewAlreadyOn) }
             var next = state
             next.autoRenew = true
-            return .changed(next, [.notify(.didChangeRenewalStatus, .autoRenewEnabled, snapshot: next)])
+            return .changed(next, [.notify(.didChangeRenewalStatus, .autoRenewEnabled)])
         case (.active, .billingFixed), (.active, .productRestoredToSale):
             return .ignored(because: "the subscription is not failing to renew")
         case (.active, .refunded), (.gracePeriod, .refunded), (.billingRetry, .refunded), (.expired, .refunded):
@@ -342,7 +362,7 @@ public enum SubscriptionLifecycle {
             // GRACE_PERIOD_EXPIRED, status 3; retry continues; gracePeriodExpiresDate kept (reference §5.5, A-9).
             var next = state
             next.phase = .billingRetry
-            return .changed(next, [.notify(.gracePeriodExpired, nil, snapshot: next)])
+            return .changed(next, [.notify(.gracePeriodExpired, nil)])
         case (.billingRetry, .gracePeriodEnds):
             return .ignored(because: "the grace period has already ended")
         case (.gracePeriod, .billingRetryEnds), (.billingRetry, .billingRetryEnds):
@@ -426,7 +446,7 @@ public enum SubscriptionLifecycle {
             // PRICE_INCREASE / ACCEPTED, priceIncreaseStatus 1 (reference §1.1, §5.12; S-NT, S-ST).
             var next = state
             next.priceIncrease = .accepted
-            return .changed(next, [.notify(.priceIncrease, .accepted, snapshot: next)])
+            return .changed(next, [.notify(.priceIncrease, .accepted)])
         case (.gracePeriod, .priceIncreaseConsented), (.billingRetry, .priceIncreaseConsented):
             return .rejected(.noPriceIncreasePending)
         case (.expired, .priceIncreaseConsented), (.revoked, .priceIncreaseConsented):
@@ -450,7 +470,7 @@ public enum SubscriptionLifecycle {
             guard state.autoRenew else { return .ignored(because: "auto-renew is already off") }
             var next = state
             next.autoRenew = false
-            return .changed(next, [.notify(.didChangeRenewalStatus, .autoRenewDisabled, snapshot: next)])
+            return .changed(next, [.notify(.didChangeRenewalStatus, .autoRenewDisabled)])
         case (.gracePeriod, .refundRequested), (.billingRetry, .refundRequested):
             // [assumed] Auto-renew turned off during a billing failure ends the retry, as a cancel does.
             return cancelDuringBillingFailure(state, at: context.now)
@@ -493,18 +513,16 @@ public enum SubscriptionLifecycle {
     /// The cycle and offer of the period that follows the current one. Offer periods run on the offer's own unit;
     /// when the offer is used up, the regular cycle is anchored at the offer's end (reference, §5.11).
     static func followingPeriod(_ state: SubscriptionState) -> (BillingCycle, OfferUse?) {
-        if let change = state.pendingChange { return pendingChangePeriod(change, from: state.expiresDate) }
-        if let offer = state.currentOffer, offer.periodsRemaining > 0 {
+        let offer = followingOffer(state)
+        if let change = state.pendingChange { return (pendingChangePeriod(change, from: state.expiresDate).0, offer) }
+        if let current = state.currentOffer, current.periodsRemaining > 0 {
             var cycle = state.cycle
             cycle.periodsElapsed += 1
-            return (cycle, OfferUse(offer: offer.offer, periodsRemaining: offer.periodsRemaining - 1))
+            return (cycle, offer)
         }
         if let pending = state.pendingOffer {
             // Rule offer-starts-at-next-renewal: a redeemed offer's periods run on their own unit from the renewal.
-            return (
-                BillingCycle(anchor: state.expiresDate, unit: pending.period, periodsElapsed: 1),
-                OfferUse(offer: pending, periodsRemaining: pending.periods - 1)
-            )
+            return (BillingCycle(anchor: state.expiresDate, unit: pending.period, periodsElapsed: 1), offer)
         }
         if state.currentOffer != nil {
             return (BillingCycle(anchor: state.expiresDate, unit: state.period.duration, periodsElapsed: 1), nil)
@@ -512,6 +530,20 @@ public enum SubscriptionLifecycle {
         var cycle = state.cycle
         cycle.periodsElapsed += 1
         return (cycle, nil)
+    }
+
+    /// The offer of the period that follows the current one: a pending plan change's own offer, the current offer's
+    /// next period, or a redeemed offer waiting for the renewal. ``followingPeriod(_:)``'s offer, without the
+    /// calendar arithmetic of its cycle (renewal info asks on every notification).
+    static func followingOffer(_ state: SubscriptionState) -> OfferUse? {
+        if let change = state.pendingChange {
+            return change.offer.map { OfferUse(offer: $0, periodsRemaining: $0.periods - 1) }
+        }
+        if let current = state.currentOffer, current.periodsRemaining > 0 {
+            return OfferUse(offer: current.offer, periodsRemaining: current.periodsRemaining - 1)
+        }
+        if let pending = state.pendingOffer { return OfferUse(offer: pending, periodsRemaining: pending.periods - 1) }
+        return nil
     }
 
     /// At `expiresDate`: expire after a cancel, fail (product not for sale, or payment), or renew.
@@ -522,7 +554,7 @@ public enum SubscriptionLifecycle {
             // EXPIRED / VOLUNTARY, status 2, expirationIntent 1 (reference §5.8, S-NT, S-EI).
             next.phase = .expired
             next.endReason = .customerCancelled
-            return .changed(next, [.notify(.expired, .voluntary, snapshot: next)])
+            return .changed(next, [.notify(.expired, .voluntary)])
         }
         if state.priceIncrease == .pending {
             return expireForUnconsentedPriceIncrease(state)
@@ -539,7 +571,7 @@ public enum SubscriptionLifecycle {
             next.isInBillingRetryPeriod = true
             return .changed(
                 next,
-                [.schedule(.billingRetryEnd, at: failure.retryEndsAt), .notify(.didFailToRenew, nil, snapshot: next)])
+                [.schedule(.billingRetryEnd, at: failure.retryEndsAt), .notify(.didFailToRenew, nil)])
         }
         if !context.paymentSucceeds {
             // DID_FAIL_TO_RENEW: GRACE_PERIOD when grace applies (status 4), otherwise no subtype (status 3);
@@ -563,7 +595,7 @@ public enum SubscriptionLifecycle {
                 next.phase = .billingRetry
             }
             effects.append(.schedule(.billingRetryEnd, at: failure.retryEndsAt))
-            effects.append(.notify(.didFailToRenew, graceEnd == nil ? nil : .gracePeriod, snapshot: next))
+            effects.append(.notify(.didFailToRenew, graceEnd == nil ? nil : .gracePeriod))
             return .changed(next, effects)
         }
         // DID_RENEW: new transaction, same originalTransactionId, transactionReason RENEWAL; the new period starts
@@ -580,7 +612,7 @@ public enum SubscriptionLifecycle {
             [
                 .charge(purchaseDate: now, expiresDate: cycle.currentPeriodEnd, offer: offer?.offer, reason: .renewal),
                 .schedule(.renewal, at: cycle.currentPeriodEnd),
-                .notify(.didRenew, nil, snapshot: next),
+                .notify(.didRenew, nil),
             ])
     }
 
@@ -623,7 +655,7 @@ public enum SubscriptionLifecycle {
                 .charge(
                     purchaseDate: now, expiresDate: next.expiresDate, offer: next.currentOffer?.offer, reason: .renewal),
                 .schedule(.renewal, at: next.expiresDate),
-                .notify(.didRenew, .billingRecovery, snapshot: next),
+                .notify(.didRenew, .billingRecovery),
             ])
     }
 
@@ -641,7 +673,7 @@ public enum SubscriptionLifecycle {
             next,
             [
                 .cancelAllTimers,
-                .notify(.expired, cause == .productNotForSale ? .productNotForSale : .billingRetry, snapshot: next),
+                .notify(.expired, cause == .productNotForSale ? .productNotForSale : .billingRetry),
             ])
     }
 
@@ -658,7 +690,7 @@ public enum SubscriptionLifecycle {
             return .ignored(because: "unreachable: retryExhausted always changes the state")
         }
         return .changed(
-            expired, [.notify(.didChangeRenewalStatus, .autoRenewDisabled, snapshot: cancelled)] + expiryEffects)
+            expired, [.notifyInterim(.didChangeRenewalStatus, .autoRenewDisabled, snapshot: cancelled)] + expiryEffects)
     }
 
     /// A full refund of the current transaction: REFUND (status 5, autoRenewStatus 0); the subscription ends there:
@@ -668,7 +700,7 @@ public enum SubscriptionLifecycle {
         var next = renewalInfoAtEnd(of: state, at: now)
         next.phase = .revoked
         next.autoRenew = false
-        return .changed(next, [.cancelAllTimers, .revokeCurrentTransaction, .notify(.refund, nil, snapshot: next)])
+        return .changed(next, [.cancelAllTimers, .revokeCurrentTransaction, .notify(.refund, nil)])
     }
 
     // MARK: extensions-refunds
@@ -699,7 +731,7 @@ public enum SubscriptionLifecycle {
             next,
             [
                 .cancelAllTimers, .extendCurrentTransaction(expiresDate: newExpiry),
-                .schedule(.renewal, at: newExpiry), .notify(.renewalExtended, nil, snapshot: next),
+                .schedule(.renewal, at: newExpiry), .notify(.renewalExtended, nil),
             ])
     }
 
@@ -720,7 +752,7 @@ public enum SubscriptionLifecycle {
             next.phase = .expired
             next.endReason = .customerCancelled
         }
-        effects.append(.notify(.refundReversed, nil, snapshot: next))
+        effects.append(.notify(.refundReversed, nil))
         return .changed(next, effects)
     }
 
@@ -757,7 +789,7 @@ public enum SubscriptionLifecycle {
                 .charge(
                     purchaseDate: context.now, expiresDate: next.expiresDate, offer: request.offer, reason: .purchase),
                 .schedule(.renewal, at: next.expiresDate),
-                .notify(.subscribed, .resubscribe, snapshot: next),
+                .notify(.subscribed, .resubscribe),
             ])
     }
 }

@@ -348,20 +348,33 @@ public struct SimulatedStore: Sendable {
         renewalExtension: RenewalExtensionRequest? = nil
     ) throws(StoreError) {
         // The chain is taken out once and put back at the end: a transition touches it many times. Without families
-        // nothing reads the held chain through `chains` meanwhile, so it is moved out (swapped with a placeholder,
-        // no copy of its strings); with a family, sharing code reads the purchaser's chain by key, so it stays
-        // readable there as a copy.
-        let moved = families.isEmpty && shares.isEmpty
-        var chain: SubscriptionChain
-        if moved {
-            chain = SubscriptionChain.placeholder
-            swap(&chain, &chains[key.index])
+        // nothing reads the held chain through `chains` meanwhile, so it is moved out (its slot holds a placeholder:
+        // no copy of its strings, and one move each way rather than a swap's three copies); with a family, sharing
+        // code reads the purchaser's chain by key, so it stays readable there as a copy.
+        if families.isEmpty && shares.isEmpty {
+            var chain = takeChain(key)
+            defer { putBackChain(&chain, key) }
+            try transition(
+                &chain, key: key, input, refundReason: refundReason, purchase: purchase, firedTimer: firedTimer,
+                priceIncreaseNeedsConsent: priceIncreaseNeedsConsent, refundAmount: refundAmount,
+                renewalExtension: renewalExtension)
         } else {
-            chain = chains[key.index]
+            var chain = chains[key.index]
+            defer { chains[key.index] = chain }
+            try transition(
+                &chain, key: key, input, refundReason: refundReason, purchase: purchase, firedTimer: firedTimer,
+                priceIncreaseNeedsConsent: priceIncreaseNeedsConsent, refundAmount: refundAmount,
+                renewalExtension: renewalExtension)
         }
-        defer {
-            if moved { swap(&chain, &chains[key.index]) } else { chains[key.index] = chain }
-        }
+    }
+
+    /// ``apply(_:to:refundReason:purchase:firedTimer:priceIncreaseNeedsConsent:refundAmount:renewalExtension:)`` on
+    /// the chain it holds.
+    private mutating func transition(
+        _ chain: inout SubscriptionChain, key: ChainID, _ input: LifecycleInput, refundReason: Int32,
+        purchase: PurchaseRequest?, firedTimer: LifecycleTimer?, priceIncreaseNeedsConsent: Bool,
+        refundAmount: RefundAmount, renewalExtension: RenewalExtensionRequest?
+    ) throws(StoreError) {
         if let firedTimer { chain.timers[firedTimer] = nil }
         var context = lifecycleContext(for: chain, purchase: purchase)
         context.priceIncreaseNeedsConsent = priceIncreaseNeedsConsent
@@ -383,11 +396,35 @@ public struct SimulatedStore: Sendable {
         }
     }
 
+    /// Moves a chain out of `chains`, leaving ``SubscriptionChain/placeholder`` in its slot until
+    /// ``putBackChain(_:_:)``.
+    mutating func takeChain(_ key: ChainID) -> SubscriptionChain {
+        chains.withUnsafeMutableBufferPointer { chains in
+            let slot = chains.baseAddress! + key.index
+            let chain = slot.move()
+            slot.initialize(to: .placeholder)
+            return chain
+        }
+    }
+
+    /// Moves a chain taken by ``takeChain(_:)`` back into its slot; `chain` holds the placeholder afterwards.
+    mutating func putBackChain(_ chain: inout SubscriptionChain, _ key: ChainID) {
+        chains.withUnsafeMutableBufferPointer { chains in
+            let slot = chains.baseAddress! + key.index
+            withUnsafeMutablePointer(to: &chain) { held in
+                let placeholder = slot.move()
+                slot.moveInitialize(from: held, count: 1)
+                held.initialize(to: placeholder)
+            }
+        }
+    }
+
     func lifecycleContext(for chain: SubscriptionChain, purchase: PurchaseRequest?) -> LifecycleContext {
         LifecycleContext(
             now: now, paymentSucceeds: !(position(of: chain).map { customerRecords[$0].paymentFails } ?? false),
-            productForSale: !removedFromSale.contains(chain.state.autoRenewProductId), gracePeriod: app.gracePeriod,
-            graceEligibility: app.graceEligibility, purchase: purchase)
+            // Most runs take nothing off sale: no hashing of the product id then.
+            productForSale: removedFromSale.isEmpty || !removedFromSale.contains(chain.state.autoRenewProductId),
+            gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility, purchase: purchase)
     }
 
     /// Carries out a transition's effects on a chain the caller holds (it is not in `chains` meanwhile).
@@ -465,17 +502,14 @@ public struct SimulatedStore: Sendable {
                     if let id = chain.timers[timer] { scheduler.cancel(id) }
                 }
                 chain.timers = PendingTimers()
-            case .notify(let type, let subtype, let snapshot):
-                send(
-                    type, subtype, to: chain.customer, at: customerPosition,
-                    transaction: transactions[chain.currentTransactionIndex],
-                    renewal: renewalSnapshot(of: chain, state: snapshot, productAt: productIndex),
-                    status: snapshot.phase)
-                if chain.ownership == .purchased && fansOut && !shares.isEmpty {
-                    notifyMembers(
-                        sharing: key, type, subtype, snapshot: snapshot,
-                        purchaserRecord: transactions[chain.currentTransactionIndex], refundReason: refundReason)
-                }
+            case .notify(let type, let subtype):
+                notify(
+                    type, subtype, reporting: chain.state, of: chain, key: key, customerAt: customerPosition,
+                    productAt: productIndex, toMembers: fansOut, refundReason: refundReason)
+            case .notifyInterim(let type, let subtype, let snapshot):
+                notify(
+                    type, subtype, reporting: snapshot, of: chain, key: key, customerAt: customerPosition,
+                    productAt: productIndex, toMembers: fansOut, refundReason: refundReason)
             case .markCurrentTransactionUpgraded:
                 markUpgraded(chain, key: key, membersToo: fansOut)
             // MARK: extensions-refunds
@@ -485,6 +519,24 @@ public struct SimulatedStore: Sendable {
                 transactions[chain.currentTransactionIndex].revocation = nil
                 markModified(chain.currentTransactionIndex)
             }
+        }
+    }
+
+    /// The notify effects: the notification about `snapshot` to the chain's customer, and to the family members the
+    /// purchase is shared with (`toMembers`: the product is shareable).
+    private mutating func notify(
+        _ type: NotificationType, _ subtype: NotificationSubtype?, reporting snapshot: SubscriptionState,
+        of chain: SubscriptionChain, key: ChainID, customerAt customerPosition: Int?, productAt productIndex: Int,
+        toMembers: Bool, refundReason: Int32
+    ) {
+        send(
+            type, subtype, to: chain.customer, at: customerPosition,
+            transaction: transactions[chain.currentTransactionIndex],
+            renewal: renewalSnapshot(of: chain, state: snapshot, productAt: productIndex), status: snapshot.phase)
+        if chain.ownership == .purchased && toMembers && !shares.isEmpty {
+            notifyMembers(
+                sharing: key, type, subtype, snapshot: snapshot,
+                purchaserRecord: transactions[chain.currentTransactionIndex], refundReason: refundReason)
         }
     }
 
@@ -613,7 +665,7 @@ public struct SimulatedStore: Sendable {
         // Products are read in place by index: a copy would retain each of their strings, arrays and dictionaries.
         let product = known ?? catalog.index(of: state.productId)!
         let products = catalog.products
-        let (_, upcoming) = SubscriptionLifecycle.followingPeriod(state)
+        let upcoming = SubscriptionLifecycle.followingOffer(state)
         let expirationIntent: EndReason?
         switch state.phase {
         case .active, .revoked: expirationIntent = nil

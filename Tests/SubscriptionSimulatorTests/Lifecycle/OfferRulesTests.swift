@@ -241,7 +241,7 @@ func makeOfferStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
             Issue.record("expected a change")
             return
         }
-        #expect(next.pendingOffer == promoHalfOff && effects == [.notify(.offerRedeemed, nil, snapshot: next)])
+        #expect(next.pendingOffer == promoHalfOff && effects == [.notify(.offerRedeemed, nil)])
         var downgrading = active
         downgrading.pendingChange = PurchaseRequest(productId: "q", period: .oneYear)
         #expect(

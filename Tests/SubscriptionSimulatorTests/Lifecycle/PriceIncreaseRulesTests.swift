@@ -176,10 +176,6 @@ extension TransitionResult {
 
     /// The subtypes of the PRICE_INCREASE notifications a change sends.
     var notified: [NotificationSubtype?] {
-        guard case .changed(_, let effects) = self else { return [] }
-        return effects.compactMap { effect in
-            if case .notify(.priceIncrease, let subtype, _) = effect { return subtype }
-            return nil
-        }
+        notifications.filter { $0.type == .priceIncrease }.map(\.subtype)
     }
 }

@@ -40,9 +40,9 @@ func renewalInfoContradictions(in store: SimulatedStore) -> [String] {
         for now in [at("P1M2D"), at("P1M16D"), at("P1M20D")] {
             let context = LifecycleContext(now: now, purchase: PurchaseRequest(productId: "p", period: .oneMonth))
             for input in LifecycleInput.allCases {
-                guard case .changed(let final, let effects) = SubscriptionLifecycle.transition(state, input, context)
-                else { continue }
-                for case .notify(let type, _, let snapshot) in effects {
+                let result = SubscriptionLifecycle.transition(state, input, context)
+                guard case .changed(let final, _) = result else { continue }
+                for (type, _, snapshot) in result.notifications {
                     let problem = renewalInfoContradiction(
                         RenewalSnapshot(
                             originalTransactionId: "1", productId: "p", autoRenewProductId: "p",

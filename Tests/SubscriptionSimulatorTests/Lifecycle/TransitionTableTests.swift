@@ -184,18 +184,60 @@ import Testing
         guard case .ignored = result else { Issue.record("expected ignored, got \(result)"); return }
     }
 
+    /// `followingOffer` (renewal info's upcoming offer) is `followingPeriod`'s offer in every case it distinguishes:
+    /// none, an offer with periods left or used up, a redeemed offer waiting, a pending plan change with or without
+    /// an offer of its own.
+    @Test func followingOfferIsTheFollowingPeriodsOffer() {
+        let plain = Self.state(.active)
+        var offerLeft = plain
+        offerLeft.currentOffer = OfferUse(offer: promoHalfOff, periodsRemaining: 2)
+        var offerUsedUp = plain
+        offerUsedUp.currentOffer = OfferUse(offer: promoHalfOff, periodsRemaining: 0)
+        var waiting = plain
+        waiting.pendingOffer = codeFreeMonth
+        var change = plain
+        change.pendingChange = PurchaseRequest(productId: "q", period: .oneYear)
+        var changeWithOffer = change
+        changeWithOffer.pendingChange?.offer = winBackUpFront
+        var cases = [plain, offerLeft, offerUsedUp, waiting, change, changeWithOffer]
+        cases.append(
+            contentsOf: cases.map {
+                var state = $0; state.currentOffer = offerLeft.currentOffer; return state
+            })
+        for state in cases {
+            #expect(SubscriptionLifecycle.followingOffer(state) == SubscriptionLifecycle.followingPeriod(state).1)
+        }
+        #expect(SubscriptionLifecycle.followingOffer(offerLeft)?.periodsRemaining == 1)
+        #expect(SubscriptionLifecycle.followingOffer(waiting)?.offer == codeFreeMonth)
+        #expect(SubscriptionLifecycle.followingOffer(changeWithOffer)?.offer == winBackUpFront)
+        #expect(
+            SubscriptionLifecycle.followingOffer(plain) == nil && SubscriptionLifecycle.followingOffer(change) == nil)
+    }
+
+    /// The cycle's end is kept up to date as the cycle changes (it is worked out on change, not on read).
+    @Test func billingCycleEndFollowsItsFields() {
+        var cycle = BillingCycle(anchor: testStart, unit: .months(1), periodsElapsed: 1)
+        #expect(cycle.currentPeriodEnd == at("P1M"))
+        cycle.periodsElapsed += 2
+        #expect(cycle.currentPeriodEnd == at("P3M"))
+        cycle.unit = .days(7)
+        #expect(cycle.currentPeriodEnd == at("P21D"))
+        cycle.anchor = at("P1D")
+        #expect(cycle.currentPeriodEnd == at("P22D") && cycle.nextPeriodEnd == at("P29D"))
+    }
+
     @Test func everyNotificationReportsTheStateItDescribes() {
         // The first of two notifications at one instant (cancel during grace) carries the state before expiry.
         let result = SubscriptionLifecycle.transition(
             Self.state(.gracePeriod), .autoRenewDisabled, LifecycleContext(now: at("P1M2D")))
         guard case .changed(let final, let effects) = result else { Issue.record("expected a change"); return }
-        let snapshots = effects.compactMap { effect -> (NotificationType, SubscriptionState)? in
-            if case .notify(let type, _, let snapshot) = effect { return (type, snapshot) }
-            return nil
-        }
+        let snapshots = result.notifications.map { ($0.type, $0.snapshot) }
         #expect(snapshots.map(\.0) == [.didChangeRenewalStatus, .expired])
         #expect(snapshots[0].1.phase == .gracePeriod && snapshots[0].1.autoRenew == false)
         #expect(snapshots[1].1 == final && final.phase == .expired)
+        // The interim state travels with its effect; the final one is the result's own.
+        #expect(effects.first == .notifyInterim(.didChangeRenewalStatus, .autoRenewDisabled, snapshot: snapshots[0].1))
+        #expect(effects.last == .notify(.expired, .billingRetry))
     }
 
     // MARK: offer for another product

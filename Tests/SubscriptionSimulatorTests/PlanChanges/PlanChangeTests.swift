@@ -302,7 +302,7 @@ func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         guard case .changed(let next, let effects) = result else { Issue.record("expected a change"); return }
         #expect(next.productId == "q" && next.period == .oneYear && next.pendingChange == nil)
         #expect(next.expiresDate == at("P1M").adding(.years(1)))
-        #expect(effects.contains(.notify(.didRenew, nil, snapshot: next)))
+        #expect(effects.contains(.notify(.didRenew, nil)))
     }
 
     @Test func failedRenewalKeepsThePendingProduct() {
@@ -333,7 +333,7 @@ func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         let result = SubscriptionLifecycle.transition(
             Self.pending(), .currentProductChosen, LifecycleContext(now: at("10d")))
         guard case .changed(let next, let effects) = result else { Issue.record("expected a change"); return }
-        #expect(next.pendingChange == nil && effects == [.notify(.didChangeRenewalPref, nil, snapshot: next)])
+        #expect(next.pendingChange == nil && effects == [.notify(.didChangeRenewalPref, nil)])
     }
 }
 

@@ -116,7 +116,7 @@ public struct TransactionLog: RandomAccessCollection, MutableCollection, Sendabl
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
 
-    mutating func append(_ record: TransactionRecord) { window.append(record) }
+    mutating func append(_ record: consuming TransactionRecord) { window.append(record) }
 
     mutating func reserveCapacity(_ n: Int) { window.reserveCapacity(n) }
 

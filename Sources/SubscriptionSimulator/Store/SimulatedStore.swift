@@ -376,7 +376,13 @@ public struct SimulatedStore: Sendable {
         refundAmount: RefundAmount, renewalExtension: RenewalExtensionRequest?
     ) throws(StoreError) {
         if let firedTimer { chain.timers[firedTimer] = nil }
-        var context = lifecycleContext(for: chain, purchase: purchase)
+        // Built here from the fields it needs: a call to a method of the store would copy the store and the chain.
+        let position = chain.customerPosition >= 0 ? chain.customerPosition : customerPositions[chain.customer]
+        var context = LifecycleContext(
+            now: now, paymentSucceeds: !(position.map { customerRecords[$0].paymentFails } ?? false),
+            // Most runs take nothing off sale: no hashing of the product id then.
+            productForSale: removedFromSale.isEmpty || !removedFromSale.contains(chain.state.autoRenewProductId),
+            gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility, purchase: purchase)
         context.priceIncreaseNeedsConsent = priceIncreaseNeedsConsent
         context.renewalExtension = renewalExtension
         switch SubscriptionLifecycle.transition(chain.state, input, context) {
@@ -417,14 +423,6 @@ public struct SimulatedStore: Sendable {
                 held.initialize(to: placeholder)
             }
         }
-    }
-
-    func lifecycleContext(for chain: SubscriptionChain, purchase: PurchaseRequest?) -> LifecycleContext {
-        LifecycleContext(
-            now: now, paymentSucceeds: !(position(of: chain).map { customerRecords[$0].paymentFails } ?? false),
-            // Most runs take nothing off sale: no hashing of the product id then.
-            productForSale: removedFromSale.isEmpty || !removedFromSale.contains(chain.state.autoRenewProductId),
-            gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility, purchase: purchase)
     }
 
     /// Carries out a transition's effects on a chain the caller holds (it is not in `chains` meanwhile).
@@ -673,6 +671,12 @@ public struct SimulatedStore: Sendable {
         }
         // After a downgrade the renewal is priced as the pending product (reference §5.10; renewalPrice §2.6).
         let renewing = state.pendingChange == nil ? product : (catalog.index(of: state.autoRenewProductId) ?? product)
+        // Every field is worked out before the snapshot is built, so that it is built once and returned as it is (set
+        // field by field on some paths, it was copied on the way out).
+        let purchased = chain.ownership == .purchased
+        let winBackOfferIds =
+            purchased && state.phase == .expired && !products[product].offers.isEmpty
+            ? eligibleWinBackOfferIds(products[product], chain: chain, state: state) : []
         var snapshot = RenewalSnapshot(
             originalTransactionId: chain.originalTransactionId, productId: state.productId,
             autoRenewProductId: state.autoRenewProductId, autoRenewOn: state.autoRenew,
@@ -681,15 +685,9 @@ public struct SimulatedStore: Sendable {
             gracePeriodExpiresDate: state.gracePeriodExpiresDate,
             renewalDate: state.expiresDate, recentSubscriptionStartDate: chain.recentSubscriptionStartDate,
             renewalPrice: upcoming?.offer.price ?? products[renewing].price, currency: products[product].currency,
-            upcomingOffer: upcoming?.offer)
+            upcomingOffer: upcoming?.offer, priceIncreaseStatus: purchased ? state.priceIncrease : nil,
+            eligibleWinBackOfferIds: winBackOfferIds)
         addAccountFields(of: chain, productAt: renewing, to: &snapshot)
-        if chain.ownership == .purchased {
-            snapshot.priceIncreaseStatus = state.priceIncrease
-            if state.phase == .expired, !products[product].offers.isEmpty {
-                snapshot.eligibleWinBackOfferIds = eligibleWinBackOfferIds(
-                    products[product], chain: chain, state: state)
-            }
-        }
         return snapshot
     }
 
@@ -793,7 +791,8 @@ public struct SimulatedStore: Sendable {
         if record.productType != .autoRenewable {
             customerRecords[position].oneTimePurchases.append(transactions.endIndex)
         }
-        var record = record
+        // The record is the caller's, consumed: changed in place and moved into the log, never copied (a copy retains
+        // its shared fields and identifiers).
         addAccountFields(to: &record, customerAt: position, productAt: product)
         // markModified, on the record before it is stored.
         transactionModifications += 1

@@ -106,10 +106,7 @@ public struct IntroductoryOffer: Hashable, Sendable {
     /// ``Fields`` held out of line and never changed in place (a setter stores a new box): an offer is carried by
     /// every subscription state, pending plan change, transaction and renewal snapshot, most of which have none,
     /// and inline it made each of them about 200 bytes larger.
-    final class Box: Sendable {
-        let fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
+    typealias Box = SharedFields<Fields>
 
     var box: Box
 
@@ -158,12 +155,6 @@ public struct IntroductoryOffer: Hashable, Sendable {
     public init(mode: IntroductoryOfferMode, period: CalendarDuration, periods: Int = 1, price: Price = .free) {
         box = Box(Fields(mode: mode, period: period, periods: periods, price: mode == .freeTrial ? .free : price))
     }
-
-    public static func == (a: IntroductoryOffer, b: IntroductoryOffer) -> Bool {
-        a.box === b.box || a.fields == b.fields
-    }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
 
     /// The whole length of the offer (all its periods).
     public var totalDuration: CalendarDuration { period.times(periods) }

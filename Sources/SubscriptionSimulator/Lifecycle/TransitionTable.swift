@@ -532,9 +532,10 @@ public enum SubscriptionLifecycle {
         return (cycle, nil)
     }
 
-    /// The offer of the period that follows the current one: a pending plan change's own offer, the current offer's
-    /// next period, or a redeemed offer waiting for the renewal. ``followingPeriod(_:)``'s offer, without the
-    /// calendar arithmetic of its cycle (renewal info asks on every notification).
+    /// The offer of the period that follows the current one: a pending plan change's own offer (rule
+    /// offer-for-another-product-downgrade), the current offer's next period (reference §5.11), or a redeemed
+    /// offer waiting for the renewal (rule offer-starts-at-next-renewal). ``followingPeriod(_:)``'s offer, without the
+    /// calendar arithmetic of its cycle (renewal info asks on every notification; `upcomingOffer`, §2.6).
     static func followingOffer(_ state: SubscriptionState) -> OfferUse? {
         if let change = state.pendingChange {
             return change.offer.map { OfferUse(offer: $0, periodsRemaining: $0.periods - 1) }

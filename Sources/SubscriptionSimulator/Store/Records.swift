@@ -58,13 +58,7 @@ public struct TransactionRecord: Hashable, Sendable {
     }
 
     /// ``Shared`` in an immutable box, shared by the records that have the same fields.
-    final class Box: Hashable, Sendable {
-        let fields: Shared
-        init(_ fields: Shared) { self.fields = fields }
-
-        static func == (a: Box, b: Box) -> Bool { a === b || a.fields == b.fields }
-        func hash(into hasher: inout Hasher) { hasher.combine(fields) }
-    }
+    typealias Box = SharedFields<Shared>
 
     var box: Box
 

@@ -351,6 +351,8 @@ public struct SimulatedStore: Sendable {
         // nothing reads the held chain through `chains` meanwhile, so it is moved out (its slot holds a placeholder:
         // no copy of its strings, and one move each way rather than a swap's three copies); with a family, sharing
         // code reads the purchaser's chain by key, so it stays readable there as a copy.
+        // Two calls rather than one chain chosen by a condition: held in one variable across both cases, the chain
+        // was copied once more per event.
         if families.isEmpty && shares.isEmpty {
             var chain = takeChain(key)
             defer { putBackChain(&chain, key) }

@@ -10,8 +10,9 @@ let package = Package(
         .library(name: "SubscriptionSimulator", targets: ["SubscriptionSimulator"]),
         .library(name: "SubscriptionSimulatorTesting", targets: ["SubscriptionSimulatorTesting"]),
         .executable(name: "simctl", targets: ["simctl"]),
-        // HTTP delivery for Swift test suites that want real requests (docs/delivery.md).
-        .library(name: "SimctlHTTP", targets: ["SimctlHTTP"]),
+        // HTTP for Swift test suites that want real requests: the HTTP/1.1 client, server and loopback receiver, and
+        // the delivery pump's HTTP transport (docs/delivery.md).
+        .library(name: "SimctlHTTP", targets: ["SimctlHTTP", "SimctlHTTPDelivery"]),
     ],
     targets: [
         // All behaviour: engine, catalog, lifecycle rules, family sharing, store, wire formats, scenarios.
@@ -20,16 +21,23 @@ let package = Package(
         // failures to Swift Testing or XCTest, whichever runs the test. The only target that imports them.
         .target(name: "SubscriptionSimulatorTesting", dependencies: ["SubscriptionSimulator"]),
         // The command line as a library (argument parsing, commands, output, exit codes), so tests can call it.
-        .target(name: "SimctlCommand", dependencies: ["SubscriptionSimulator", "SimctlHTTP", "SimctlServer"]),
-        // HTTP/1.1 over sockets, no dependencies: message parser, client, a loopback receiver, delivery over HTTP.
-        .target(name: "SimctlHTTP", dependencies: ["SubscriptionSimulator"]),
+        .target(
+            name: "SimctlCommand",
+            dependencies: ["SubscriptionSimulator", "SimctlHTTP", "SimctlHTTPDelivery", "SimctlServer"]),
+        // HTTP/1.1 over sockets, no dependencies (nothing of the simulator): message parser, client, server, a
+        // loopback receiver.
+        .target(name: "SimctlHTTP"),
+        // The delivery pump's HTTP transport: `SimctlHTTP`'s client as a `DeliveryTransport` (`--deliver URL`).
+        .target(name: "SimctlHTTPDelivery", dependencies: ["SubscriptionSimulator", "SimctlHTTP"]),
         // `simctl serve`: one simulated store behind the App Store Server API (Apple's paths, shapes, errors and JWT
         // bearer checks), a control API (clock, actions, state, reset) and the delivery pump (docs/server.md).
         .target(name: "SimctlServer", dependencies: ["SubscriptionSimulator", "SimctlHTTP"]),
         // Thin executable: argv in, exit code out.
         .executableTarget(name: "simctl", dependencies: ["SimctlCommand"]),
         // Release-mode benchmark: `swift run -c release simbench`.
-        .executableTarget(name: "simbench", dependencies: ["SubscriptionSimulator", "SimctlHTTP", "SimctlServer"]),
+        .executableTarget(
+            name: "simbench",
+            dependencies: ["SubscriptionSimulator", "SimctlHTTP", "SimctlHTTPDelivery", "SimctlServer"]),
         // Golden files live beside the tests that read them (by path, not as resources).
         .testTarget(
             name: "SubscriptionSimulatorTests",
@@ -38,7 +46,8 @@ let package = Package(
         // Depends on the executable too, so `swift test` builds the binary its end-to-end tests run.
         // HTTP parser and client, and delivery end to end (the binary against a receiver on loopback).
         .testTarget(
-            name: "SimctlHTTPTests", dependencies: ["SimctlHTTP", "SimctlCommand", "SubscriptionSimulator", "simctl"]),
+            name: "SimctlHTTPTests",
+            dependencies: ["SimctlHTTP", "SimctlHTTPDelivery", "SimctlCommand", "SubscriptionSimulator", "simctl"]),
         // The server's routes as pure request -> response calls, hostile requests, and `simctl serve` end to end.
         .testTarget(
             name: "SimctlServerTests",

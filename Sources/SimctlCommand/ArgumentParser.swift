@@ -1,15 +1,5 @@
 import SubscriptionSimulator
 
-/// Output formats of `simctl run`.
-public enum OutputFormat: String, CaseIterable, Sendable {
-    /// A readable table of the run (default).
-    case timeline
-    /// One App Store POST body per line, nothing else.
-    case jsonl
-    /// One JSON object per line: recipient, instant, decoded payload.
-    case decoded
-}
-
 /// What the command line asked for.
 public enum SimctlInvocation: Equatable, Sendable {
     case run(RunOptions)

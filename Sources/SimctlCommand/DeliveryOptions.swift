@@ -1,5 +1,6 @@
 import Foundation
 import SimctlHTTP
+import SimctlHTTPDelivery
 import SubscriptionSimulator
 
 /// `simctl run FILE --deliver URL ...`: the delivery options and what running them does.
@@ -140,50 +141,11 @@ public struct DeliveryOptions: Equatable, Sendable {
         Exit code 2 when a notification is still undelivered after its last attempt.
         """
 
-    /// Delivers the run's notifications as `options` say; the summary goes to standard error.
-    static func deliver(
-        _ run: ScenarioRun, _ options: DeliveryOptions, signer: (any PayloadSigner)? = nil
-    ) -> (stderr: String, exitCode: Int32?) {
-        let endpoint: HTTPEndpoint
-        do throws(HTTPEndpointError) { endpoint = try HTTPEndpoint(url: options.url) } catch {
-            return ("error: \(error)\n", ExitCode.usage)
-        }
-        var logHandle: FileHandle?
-        if let path = options.logFile {
-            guard FileManager.default.createFile(atPath: path, contents: nil),
-                let handle = FileHandle(forWritingAtPath: path)
-            else { return ("error: cannot write the delivery log '\(path)'\n", ExitCode.cannotCreate) }
-            logHandle = handle
-        }
-        let http = HTTPDelivery(
-            endpoint: endpoint, timeoutMilliseconds: options.timeoutMilliseconds, connections: options.connections)
-        defer { http.close() }
-        let items = DeliveryItem.items(of: run.store, signer: signer)
-        var delivery = NotificationDelivery(
-            items: items, schedule: options.mode.schedule, chaos: options.chaos, seed: run.scenario.seed)
-        var written = 0
-        while !delivery.isFinished {
-            let requests = delivery.nextRequests(limit: options.connections)
-            for (request, outcome) in zip(requests, http.attempt(requests)) { delivery.record(outcome, for: request) }
-            // The log is written as the delivery goes, so a long run can be followed with `tail -f`.
-            let log = delivery.log
-            if let logHandle, written < log.count {
-                do {
-                    try logHandle.write(
-                        contentsOf: Data(log[written...].map { CanonicalJSON.string($0.json) + "\n" }.joined().utf8))
-                } catch {
-                    return (
-                        "error: cannot write the delivery log '\(options.logFile!)': \(error.localizedDescription)\n",
-                        ExitCode.cannotCreate
-                    )
-                }
-                written = log.count
-            }
-        }
-        try? logHandle?.close()
-        let report = delivery.report
+    /// The summary of a delivery, for standard error: how many notifications were delivered in how many attempts,
+    /// and each undelivered one with its attempts.
+    static func summary(_ report: DeliveryReport, destination: String, mode: DeliveryMode) -> String {
         var text =
-            "delivery to \(endpoint) (\(options.mode.rawValue)): \(report.delivered.count) of \(items.count) "
+            "delivery to \(destination) (\(mode.rawValue)): \(report.delivered.count) of \(report.notifications.count) "
             + "notifications delivered in \(report.log.count) attempts"
         if let end = report.finishedAt { text += ", last attempt at \(end)" }
         text += "\n"
@@ -194,7 +156,34 @@ public struct DeliveryOptions: Equatable, Sendable {
                 + "\(record.item.recipient ?? "the app") after \(record.sendAttempts.count) attempts: "
                 + attempts.joined(separator: ", ") + "\n"
         }
-        return (text, report.allDelivered ? nil : ExitCode.undelivered)
+        return text
+    }
+}
+
+/// `--delivery-log FILE`: one JSON line per attempt, written as the delivery goes.
+final class FileDeliveryLog: DeliveryLogWriter {
+    let path: String
+    var handle: FileHandle?
+
+    init(path: String) { self.path = path }
+
+    func open() throws(DeliveryLogError) {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else { throw DeliveryLogError(message: "cannot write the delivery log '\(path)'") }
+        self.handle = handle
+    }
+
+    func write(_ entry: DeliveryLogEntry) throws(DeliveryLogError) {
+        do { try handle?.write(contentsOf: Data((CanonicalJSON.string(entry.json) + "\n").utf8)) } catch {
+            throw DeliveryLogError(
+                message: "cannot write the delivery log '\(path)': \(error.localizedDescription)")
+        }
+    }
+
+    func close() {
+        try? handle?.close()
+        handle = nil
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SimctlHTTP
+import SimctlHTTPDelivery
 import SimctlServer
 import SubscriptionSimulator
 
@@ -217,9 +218,9 @@ enum ServeCommand {
         }
         // Before any thread starts, so every thread leaves SIGINT and SIGTERM to the waiting one.
         ShutdownSignals.block()
-        var transport: HTTPDeliveryTransport?
+        var transport: HTTPDelivery?
         if let delivery = options.delivery, let endpoint = try? HTTPEndpoint(url: delivery.url) {
-            transport = HTTPDeliveryTransport(
+            transport = HTTPDelivery(
                 endpoint: endpoint, timeoutMilliseconds: delivery.timeoutMilliseconds,
                 connections: delivery.connections)
         }

@@ -1,4 +1,6 @@
 import Foundation
+import SimctlHTTP
+import SimctlHTTPDelivery
 import SubscriptionSimulator
 
 /// What a command printed and how it ended.
@@ -122,91 +124,61 @@ public enum Simctl {
         }
         // The fixture folder's target is checked before the run, so a run is not wasted on a folder that cannot
         // be written; files go into its hidden staging folder as the run goes.
-        var staging: FixtureWriter.Staging?
+        var plan = RunPlan(format: options.format, signer: signer, guardCommit: { body in Interrupts.deferred(body) })
         if let directory = options.outDirectory {
             do throws(FixtureWriter.WriteError) {
-                staging = try FixtureWriter.Staging(directory: directory, replacingExisting: options.force)
+                plan.fixtures = try FixtureWriter.Staging(directory: directory, replacingExisting: options.force)
             } catch {
                 return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.cannotCreate)
             }
         }
+        var transport: HTTPDelivery?
+        if let delivery = options.delivery {
+            let endpoint: HTTPEndpoint
+            do throws(HTTPEndpointError) { endpoint = try HTTPEndpoint(url: delivery.url) } catch {
+                return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.usage)
+            }
+            let http = HTTPDelivery(
+                endpoint: endpoint, timeoutMilliseconds: delivery.timeoutMilliseconds,
+                connections: delivery.connections)
+            transport = http
+            plan.delivery = DeliveryPlan(
+                transport: http, mode: delivery.mode, chaos: delivery.chaos,
+                log: delivery.logFile.map { FileDeliveryLog(path: $0) })
+        }
+        defer { transport?.close() }
         var collected: [UInt8] = []
-        let write: ([UInt8]) -> Void = standardOutput ?? { collected += $0 }
-        var sink = RunCommandSink()
-        switch options.format {
-        case .timeline: sink.timeline = TimelineSink(scenario: scenario, write: write)
-        case .jsonl: sink.jsonl = JSONLSink(app: scenario.app, signer: signer, write: write)
-        case .decoded: sink.decoded = DecodedSink(app: scenario.app, write: write)
-        }
-        if let staging {
-            sink.fixtures = FixtureSink(scenario: scenario, app: scenario.app, signer: signer, staging: staging)
-        }
-        // The output is written on a second thread while the run goes on (same bytes; docs/streaming.md).
-        var background = BackgroundSink(sink)
-        // Delivery sends the whole run after it (Delivery/), so it needs the store to keep every notification.
-        let result = ScenarioRunner.stream(
-            scenario, retention: options.delivery == nil ? .liveState : .everything, into: &background)
-        sink = background.finish()
-        sink.finishStandardOutput()
-        func standardOutputText(_ tail: String = "") -> String {
-            if let standardOutput {
-                if !tail.isEmpty { standardOutput(Array(tail.utf8)) }
-                return ""
-            }
-            return String(decoding: collected, as: UTF8.self) + tail
-        }
+        let verdict = plan.run(scenario, write: standardOutput ?? { collected += $0 })
+        let stdout = standardOutput == nil ? String(decoding: collected, as: UTF8.self) : ""
+        let result = verdict.run
         if let stop = result.stoppedBy {
-            // What happened up to the refused action helps to see why it was refused. jsonl and decoded lines
-            // were written as the run went: a stopped run's stream ends early, and the exit code (65) says so.
-            staging?.abandon()
-            var tail = ""
-            if options.format == .timeline {
-                tail =
-                    "\nstopped at \(stop.file):\(stop.location.line):\(stop.location.column) (see standard error); "
-                    + "expectations not checked\n"
-            }
             var stderr = "\(stop)\n"
             if let directory = options.outDirectory {
                 stderr += "no fixture folder written to '\(directory)': the run stopped before its end\n"
             }
-            return CommandOutput(stdout: standardOutputText(tail), stderr: stderr, exitCode: ExitCode.dataError)
+            return CommandOutput(stdout: stdout, stderr: stderr, exitCode: ExitCode.dataError)
         }
-        var tail = ""
-        if options.format == .timeline {
-            let count = scenario.expectations.count
-            tail =
-                result.passed
-                ? "\nexpectations: \(count) checked, all hold\n"
-                : "\nexpectations: \(count) checked, \(result.failures.count) failed (see standard error)\n"
-        }
-        let stdout = standardOutputText(tail)
         var stderr = result.failures.map { "\($0)\n" }.joined()
-        if let directory = options.outDirectory, let staging, var fixtures = sink.fixtures {
-            // Fixtures of a run whose expectations fail are not what the scenario describes: none are written.
-            if result.passed {
-                fixtures.finish()
-                do throws(FixtureWriter.WriteError) {
-                    if let error = fixtures.error { throw error }
-                    try Interrupts.deferred { () throws(FixtureWriter.WriteError) in try staging.commit() }
-                } catch {
-                    staging.abandon()
-                    return CommandOutput(
-                        stdout: stdout, stderr: stderr + "error: \(error)\n", exitCode: ExitCode.cannotCreate)
-                }
-            } else {
-                staging.abandon()
-                stderr += "no fixture folder written to '\(directory)': the scenario's expectations failed\n"
-            }
+        switch verdict.fixtures {
+        case nil, .written: break
+        case .notWritten:
+            stderr +=
+                "no fixture folder written to '\(options.outDirectory ?? "")': the scenario's expectations failed\n"
+        case .failed(let error):
+            return CommandOutput(stdout: stdout, stderr: stderr + "error: \(error)\n", exitCode: ExitCode.cannotCreate)
         }
         var exitCode = result.passed ? ExitCode.success : ExitCode.expectationFailed
-        if let delivery = options.delivery {
-            // Like fixtures, a run whose expectations fail is not delivered.
-            if result.passed {
-                let delivered = DeliveryOptions.deliver(result, delivery, signer: signer)
-                stderr += delivered.stderr
-                exitCode = delivered.exitCode ?? exitCode
-            } else {
-                stderr += "nothing delivered to '\(delivery.url)': the scenario's expectations failed\n"
+        if let options = options.delivery, let transport {
+            switch verdict.delivery {
+            case nil: break
+            case .notDelivered:
+                stderr += "nothing delivered to '\(options.url)': the scenario's expectations failed\n"
+            case .logFailed(let error):
+                return CommandOutput(
+                    stdout: stdout, stderr: stderr + "error: \(error)\n", exitCode: ExitCode.cannotCreate)
+            case .delivered(let report):
+                stderr += DeliveryOptions.summary(report, destination: transport.destination, mode: options.mode)
+                if !report.allDelivered { exitCode = ExitCode.undelivered }
             }
         }
         return CommandOutput(stdout: stdout, stderr: stderr, exitCode: exitCode)
@@ -282,28 +254,6 @@ struct NotificationCounter: RunSink {
     var count = 0
     mutating func receive(_ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>) {
         count += notifications.count
-    }
-}
-
-/// What `simctl run` streams to: the chosen format on standard output, and the fixture folder with `--out`.
-struct RunCommandSink: RunSink {
-    var timeline: TimelineSink?
-    var jsonl: JSONLSink?
-    var decoded: DecodedSink?
-    var fixtures: FixtureSink?
-
-    mutating func receive(_ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>) {
-        timeline?.receive(notifications, changes)
-        jsonl?.receive(notifications, changes)
-        decoded?.receive(notifications, changes)
-        fixtures?.receive(notifications, changes)
-    }
-
-    /// Writes what standard output still holds (the whole table, for the timeline).
-    mutating func finishStandardOutput() {
-        timeline?.finish()
-        jsonl?.finish()
-        decoded?.finish()
     }
 }
 

@@ -99,12 +99,12 @@ extension SimulatorServer {
                 if let customer = entry.action.customer { copy.addCustomer(customer) }
             }
             let before = copy.notifications.count
-            do throws(StoreError) { try copy.perform(entry.action) } catch {
-                return .problem(409, "\(entry.action.name) at \(entry.at) cannot happen: \(error)")
+            do throws(StoreError) { try TimelineDriver.perform(entry.action, on: &copy) } catch {
+                return .problem(409, TimelineDriver.refusal(of: entry, error, file: "request").message)
             }
             state.store = copy
             state.version += 1
-            finish(&state, until: copy.now, before: before, summary: &summary)
+            finish(&state, copy, summary: &summary)
             var o = clockJSON(state)
             o["action"] = .string(entry.action.name)
             o["notifications"] = .array(
@@ -180,9 +180,8 @@ extension SimulatorServer {
         o["transactionCount"] = .integer(Int64(store.transactions.count))
         o["deliveryAttempts"] = .integer(Int64(state.delivery?.log.count ?? 0))
         o["testNotifications"] = .integer(Int64(state.testTokens.count))
-        o["timelineEntriesLeft"] = .integer(Int64(configuration.scenario.timeline.count - state.nextEntry))
-        if state.nextEntry < configuration.scenario.timeline.count {
-            let entry = configuration.scenario.timeline[state.nextEntry]
+        o["timelineEntriesLeft"] = .integer(Int64(state.driver.remainingEntries))
+        if let entry = state.driver.next {
             o["nextTimelineEntry"] = .object([
                 "at": .string(entry.at.description), "action": .string(entry.action.name),
             ])

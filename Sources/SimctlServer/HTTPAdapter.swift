@@ -14,20 +14,3 @@ extension SimulatorServer {
             body: response.body)
     }
 }
-
-/// Delivery over HTTP (`--deliver URL`) as a ``DeliveryTransport``.
-public final class HTTPDeliveryTransport: DeliveryTransport, @unchecked Sendable {
-    public let connections: Int
-    public let destination: String
-    let http: HTTPDelivery
-
-    public init(endpoint: HTTPEndpoint, timeoutMilliseconds: Int64, connections: Int) {
-        self.connections = connections
-        destination = endpoint.description
-        http = HTTPDelivery(endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds, connections: connections)
-    }
-
-    public func attempt(_ requests: [DeliveryRequest]) -> [DeliveryOutcome] { http.attempt(requests) }
-
-    public func close() { http.close() }
-}

@@ -82,11 +82,11 @@ extension SimulatorServer {
     func requestTestNotification() -> ServerResponse {
         guard transport != nil else { return .apiError(.serverNotificationURLNotFound) }
         return locked {
-            let before = state.store.notifications.count
             let request = state.store.requestTestNotification()
             state.version += 1
             var summary = AdvanceSummary()
-            finish(&state, until: state.store.now, before: before, summary: &summary)
+            let store = state.store
+            finish(&state, store, summary: &summary)
             return .json(200, .object(["testNotificationToken": .string(request.testNotificationToken)]))
         }
     }

@@ -1,31 +1,6 @@
 import Foundation
 import SubscriptionSimulator
 
-/// Where the server sends notifications: any handler that makes delivery attempts (HTTP in `simctl serve`, a
-/// closure in tests). Called with the server's lock held, so attempts run one batch at a time.
-public protocol DeliveryTransport: AnyObject, Sendable {
-    /// Attempts that may be made at once (`--deliver-connections`).
-    var connections: Int { get }
-    /// Makes `requests` (at most ``connections``) and returns their outcomes in the same order.
-    func attempt(_ requests: [DeliveryRequest]) -> [DeliveryOutcome]
-    /// The destination, for the log.
-    var destination: String { get }
-}
-
-/// A transport that answers in process (tests, and `--deliver` left out but history wanted).
-public final class ClosureTransport: DeliveryTransport, @unchecked Sendable {
-    public let connections = 1
-    public let destination: String
-    let handler: (DeliveryRequest) -> DeliveryOutcome
-
-    public init(destination: String = "in-process handler", handler: @escaping (DeliveryRequest) -> DeliveryOutcome) {
-        self.destination = destination
-        self.handler = handler
-    }
-
-    public func attempt(_ requests: [DeliveryRequest]) -> [DeliveryOutcome] { requests.map(handler) }
-}
-
 /// What `simctl serve` serves.
 public struct ServerConfiguration: Sendable {
     /// The starting point: catalogue, app, family, customers, seed, and the timeline applied as the clock advances.
@@ -48,22 +23,24 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// One notification the server has sent: its POST body, its `signedPayload`, and its position in the delivery
-/// (the same as in ``ServerState/records``).
+/// One notification the server has sent: its delivery item (POST body and `signedPayload`), and its position in the
+/// delivery (the same as in ``ServerState/records``).
 struct SentRecord: Sendable {
     var item: DeliveryItem
-    var signedPayload: String
     var type: NotificationType
     var subtype: NotificationSubtype?
     /// The `testNotificationToken` of a `TEST` notification; nil for the others.
     var testToken: String?
+
+    /// The JWS the App Store POSTs, as the delivery item carries it.
+    var signedPayload: String { item.signedPayload }
 }
 
 /// Everything the server holds; changed only under the server's lock.
 struct ServerState: Sendable {
     var store: SimulatedStore
-    /// The scenario's timeline entries not applied yet start at `nextEntry`.
-    var nextEntry = 0
+    /// The scenario's timeline, as far as the clock has gone (the one driver, shared with `simctl run`).
+    var driver: TimelineDriver
     /// Store notifications already encoded into `records`.
     var encoded = 0
     var records: [SentRecord] = []
@@ -97,13 +74,11 @@ public final class SimulatorServer: @unchecked Sendable {
         self.configuration = configuration
         self.transport = transport
         self.logFunction = log
-        var empty = configuration.scenario
-        empty.timeline = []
-        empty.expectations = []
-        empty.until = empty.start
-        let start = ScenarioRunner.execute(empty)
-        if let stop = start.stoppedBy { throw ServerSetupError(message: stop.description) }
-        var state = ServerState(store: start.store)
+        let store: SimulatedStore
+        do throws(ScenarioError) { store = try TimelineDriver.prepare(configuration.scenario) } catch {
+            throw ServerSetupError(message: error.description)
+        }
+        var state = ServerState(store: store, driver: TimelineDriver(configuration.scenario))
         if transport != nil {
             do throws(DeliveryConfigurationError) {
                 state.delivery = try NotificationDelivery(
@@ -155,101 +130,74 @@ public final class SimulatorServer: @unchecked Sendable {
 
     var signer: any PayloadSigner { configuration.signer ?? configuration.scenario.app.environment.defaultSigner }
 
-    /// Encodes the store's new notifications and hands them to the delivery.
-    func encodeNew(_ state: inout ServerState) {
-        let notifications = state.store.notifications
+    /// Encodes the store's notifications not encoded yet and hands them to the delivery.
+    func encodeNew(_ state: inout ServerState, from store: borrowing SimulatedStore) {
+        let notifications = store.notifications
         guard state.encoded < notifications.count else { return }
-        let encoder = NotificationEncoder(app: state.store.app, signer: signer)
+        let encoder = NotificationEncoder(app: store.app, signer: signer)
         var items: [DeliveryItem] = []
         for n in notifications[state.encoded...] {
-            let encoded = encoder.encode(n)
-            let item = DeliveryItem(
-                notificationUUID: n.notificationUUID, recipient: n.recipient, instant: n.instant,
-                notificationType: n.type.rawValue, subtype: n.subtype?.rawValue, body: encoded.postBody)
+            let item = DeliveryItem(n, encoder: encoder)
             items.append(item)
             var token: String?
             if n.type == .test {
                 token = SimulatedStore.testNotificationToken(of: n)
                 state.testTokens[token!] = state.records.count
             }
-            state.records.append(
-                SentRecord(
-                    item: item, signedPayload: Self.signedPayload(of: encoded.postBody), type: n.type,
-                    subtype: n.subtype, testToken: token))
+            state.records.append(SentRecord(item: item, type: n.type, subtype: n.subtype, testToken: token))
         }
         state.encoded = notifications.count
         state.delivery?.append(items)
     }
 
-    static func signedPayload(of body: String) -> String {
-        (try? CanonicalJSON.parse(body))?.value(at: "signedPayload")?.stringValue ?? ""
-    }
-
-    /// Makes every delivery attempt due at or before `instant`, logging each.
+    /// Makes every delivery attempt due at or before `instant` through the one pump, logging each request made.
     func pump(_ state: inout ServerState, until instant: Instant, summary: inout AdvanceSummary) {
         guard let transport, state.delivery != nil else { return }
-        while true {
-            let requests = state.delivery!.nextRequests(limit: transport.connections, notAfter: instant)
-            if requests.isEmpty {
-                // Chaos failures are recorded without a request; stop once nothing more is due.
-                if state.delivery!.nextAttemptInstant.map({ $0 <= instant }) == true { continue }
-                break
-            }
-            let outcomes = transport.attempt(requests)
-            for (request, outcome) in zip(requests, outcomes) {
-                state.delivery!.record(outcome, for: request)
-                summary.deliveryAttempts += 1
-                log(
-                    "deliver \(request.item.notificationUUID) \(request.item.notificationType)"
-                        + (request.item.subtype.map { "/" + $0 } ?? "")
-                        + " to \(request.item.recipient ?? "the app") attempt "
-                        + "\(request.attempt) at \(request.instant): \(outcome.sendAttemptResult.rawValue)"
-                        + (outcome.httpStatus.map { " \($0)" } ?? "") + (request.isDuplicate ? " (duplicate)" : ""))
-            }
+        state.delivery!.pump(notAfter: instant, over: transport) { entry in
+            // Chaos failures make no request: the delivery log has them, the server's log shows requests.
+            guard entry.chaos != "failFirst" else { return }
+            summary.deliveryAttempts += 1
+            log(
+                "deliver \(entry.notificationUUID) \(entry.notificationType)" + (entry.subtype.map { "/" + $0 } ?? "")
+                    + " to \(entry.recipient ?? "the app") attempt \(entry.attempt) at \(entry.instant): "
+                    + entry.sendAttemptResult.rawValue + (entry.httpStatus.map { " \($0)" } ?? "")
+                    + (entry.chaos == "duplicate" ? " (duplicate)" : ""))
         }
     }
 
-    /// Advances the clock to `target`, applying the scenario's timeline entries due on the way (each after the
-    /// store events at its instant, as `simctl run` does) and making every delivery attempt due. Returns the error
-    /// of a timeline entry the rules refuse: the clock then stays at that entry's instant and the entry is skipped.
+    /// Advances the clock to `target` with the one timeline driver (``TimelineDriver``): the scenario's timeline
+    /// entries due on the way apply after the store events at their instant, as in `simctl run`, and every delivery
+    /// attempt due is made after each entry and at the target. Returns the error of a timeline entry the rules
+    /// refuse: the clock then stays at that entry's instant and the entry is skipped.
     func advanceLocked(to target: Instant, summary: inout AdvanceSummary) -> String? {
-        let timeline = configuration.scenario.timeline
-        let file = configuration.scenario.file
         state.version += 1
-        while state.nextEntry < timeline.count, timeline[state.nextEntry].at <= target {
-            let entry = timeline[state.nextEntry]
-            state.nextEntry += 1
-            let before = state.store.notifications.count
-            do throws(StoreError) {
-                try state.store.advance(to: entry.at)
-                try state.store.perform(entry.action)
-            } catch {
-                finish(&state, until: state.store.now, before: before, summary: &summary)
-                return ScenarioError(
-                    file: file, location: entry.location,
-                    message: "\(entry.action.name) at \(entry.at) cannot happen: \(error)"
-                ).description
-            }
-            summary.timelineEntries += 1
-            finish(&state, until: entry.at, before: before, summary: &summary)
+        // The store is taken out of `state` while the driver moves it, so `finish` may change the rest of `state`.
+        var store = initial.store
+        swap(&store, &state.store)
+        defer { swap(&store, &state.store) }
+        let entriesBefore = state.driver.nextEntry
+        var driver = state.driver
+        let stop = driver.advance(&store, to: target) { store in finish(&state, store, summary: &summary) }
+        state.driver = driver
+        summary.timelineEntries += driver.nextEntry - entriesBefore
+        switch stop {
+        case nil: return nil
+        case .refused(let error):
+            summary.timelineEntries -= 1
+            return error.description
+        case .store(let error): return "\(error)"
         }
-        let before = state.store.notifications.count
-        do throws(StoreError) { try state.store.advance(to: target) } catch {
-            finish(&state, until: state.store.now, before: before, summary: &summary)
-            return "\(error)"
-        }
-        finish(&state, until: target, before: before, summary: &summary)
-        return nil
     }
 
-    func finish(_ state: inout ServerState, until instant: Instant, before: Int, summary: inout AdvanceSummary) {
-        summary.notificationsSent += state.store.notifications.count - before
-        encodeNew(&state)
-        pump(&state, until: instant, summary: &summary)
+    /// After the store moved or acted: encodes what it sent, makes the delivery attempts due up to its clock, and
+    /// forgets cached answers.
+    func finish(_ state: inout ServerState, _ store: borrowing SimulatedStore, summary: inout AdvanceSummary) {
+        summary.notificationsSent += store.notifications.count - state.encoded
+        encodeNew(&state, from: store)
+        pump(&state, until: store.now, summary: &summary)
         cache.removeAll(keepingCapacity: true)
     }
 }
-
 /// What one clock advance or action did.
 struct AdvanceSummary {
     var notificationsSent = 0

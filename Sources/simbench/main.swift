@@ -4,6 +4,7 @@
 // figures are printed. Machines are noisy: compare medians and ratios, not single runs.
 import Foundation  // exit
 import SimctlHTTP
+import SimctlHTTPDelivery
 import SubscriptionSimulator
 
 struct Measurement {

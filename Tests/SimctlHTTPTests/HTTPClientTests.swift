@@ -3,6 +3,7 @@ import SubscriptionSimulator
 import Testing
 
 @testable import SimctlHTTP
+import SimctlHTTPDelivery
 
 /// The client against a receiver on loopback. Timeouts are short and only ever bound a wait; no test asserts a
 /// duration.

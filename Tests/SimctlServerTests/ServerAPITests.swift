@@ -14,7 +14,7 @@ import Testing
             store = ScenarioRunner.execute(empty).store
         }
 
-        mutating func perform(_ action: ScenarioAction) throws { try store.perform(action) }
+        mutating func perform(_ action: ScenarioAction) throws { try TimelineDriver.perform(action, on: &store) }
         mutating func advance(to instant: Instant) throws { try store.advance(to: instant) }
     }
 

@@ -22,16 +22,30 @@ public struct DeliveryItem: Hashable, Sendable {
         self.body = body
     }
 
+    /// The one way to make a delivery item from a notification: its POST body as `encoder` writes it (byte-identical
+    /// to the notification's line of `simctl run --format jsonl` with the same signer).
+    public init(_ n: SentNotification, encoder: NotificationEncoder) {
+        self.init(
+            notificationUUID: n.notificationUUID, recipient: n.recipient, instant: n.instant,
+            notificationType: n.type.rawValue, subtype: n.subtype?.rawValue, body: encoder.postBody(of: n))
+    }
+
+    /// The JWS the body carries (`{"signedPayload":"<JWS>"}`, canonical JSON, so the JWS is the text between the
+    /// fixed prefix and suffix); empty for a body of another shape (an item made by hand in a test).
+    public var signedPayload: String {
+        let prefix = #"{"signedPayload":""#
+        let suffix = #""}"#
+        guard body.hasPrefix(prefix), body.hasSuffix(suffix), body.utf8.count >= prefix.utf8.count + suffix.utf8.count
+        else { return "" }
+        return String(body.dropFirst(prefix.count).dropLast(suffix.count))
+    }
+
     /// The notifications a store has sent, in virtual-time order, encoded as the App Store POSTs them. Reads the
     /// store; changes nothing. `signer` signs the bodies as `simctl run --format jsonl` does with the same signer
     /// (`nil`: the environment's default signer).
     public static func items(of store: SimulatedStore, signer: (any PayloadSigner)? = nil) -> [DeliveryItem] {
         let encoder = NotificationEncoder(app: store.app, signer: signer)
-        return store.notifications.map { n in
-            DeliveryItem(
-                notificationUUID: n.notificationUUID, recipient: n.recipient, instant: n.instant,
-                notificationType: n.type.rawValue, subtype: n.subtype?.rawValue, body: encoder.encode(n).postBody)
-        }
+        return store.notifications.map { DeliveryItem($0, encoder: encoder) }
     }
 }
 
@@ -340,27 +354,19 @@ public struct NotificationDelivery: Sendable {
             }, log: log, finishedAt: finishedAt)
     }
 
-    /// Delivers `items` one attempt at a time through `handler` until each is delivered or out of attempts.
-    public static func deliver(
+    /// Delivers `items` one attempt at a time through `handler` until each is delivered or out of attempts (the
+    /// pump, ``pump(notAfter:limit:attempt:recorded:)``, over a closure).
+    public static func deliver<Failure: Error>(
         _ items: [DeliveryItem], schedule: RetrySchedule, chaos: DeliveryChaos = .none, seed: UInt64,
-        handler: (DeliveryRequest) throws -> DeliveryOutcome
-    ) rethrows -> DeliveryReport {
+        handler: (DeliveryRequest) throws(Failure) -> DeliveryOutcome
+    ) throws(Failure) -> DeliveryReport {
         var delivery = NotificationDelivery(items: items, schedule: schedule, chaos: chaos, seed: seed)
-        while !delivery.isFinished {
-            for request in delivery.nextRequests(limit: 1) {
-                delivery.record(try handler(request), for: request)
-            }
-        }
+        try delivery.pump(
+            attempt: { (requests) throws(Failure) in
+                var outcomes: [DeliveryOutcome] = []
+                for request in requests { outcomes.append(try handler(request)) }
+                return outcomes
+            }, recorded: { (_) throws(Failure) in })
         return delivery.report
-    }
-
-    /// Delivers every notification of a scenario run (in `mode`, seeded by the scenario's seed) through `handler`.
-    public static func deliver(
-        _ run: ScenarioRun, mode: DeliveryMode = .production, chaos: DeliveryChaos = .none,
-        handler: (DeliveryRequest) throws -> DeliveryOutcome
-    ) rethrows -> DeliveryReport {
-        try deliver(
-            DeliveryItem.items(of: run.store), schedule: mode.schedule, chaos: chaos, seed: run.scenario.seed,
-            handler: handler)
     }
 }

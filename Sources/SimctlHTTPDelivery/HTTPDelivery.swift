@@ -1,12 +1,19 @@
 import Dispatch
+import SimctlHTTP
 import SubscriptionSimulator
 
-/// Delivery over HTTP: each attempt POSTs the notification's body to the endpoint with `Content-Type:
-/// application/json`; the answer, timeout or socket failure becomes Apple's `sendAttemptResult`. The wall-clock
-/// latency of each attempt is measured here (the library never reads a clock).
-public final class HTTPDelivery {
+/// Delivery over HTTP (`--deliver URL`), a ``DeliveryTransport`` for the library's one delivery pump: each attempt
+/// POSTs the notification's body to the endpoint with `Content-Type: application/json`; the answer, timeout or socket
+/// failure becomes Apple's `sendAttemptResult`. The wall-clock latency of each attempt is measured here (the library
+/// never reads a clock). This target joins the HTTP client (`SimctlHTTP`, which knows nothing of the simulator) to the
+/// simulator's delivery.
+public final class HTTPDelivery: DeliveryTransport, @unchecked Sendable {
     public let endpoint: HTTPEndpoint
     public let timeoutMilliseconds: Int64
+    /// Attempts in flight at once, one keep-alive connection each.
+    public var connections: Int { clients.count }
+    /// The endpoint, for logs and summaries.
+    public var destination: String { endpoint.description }
     /// One keep-alive client per concurrent connection.
     let clients: [HTTPClient]
 
@@ -57,22 +64,19 @@ public final class HTTPDelivery {
         precondition(requests.count <= clients.count)
         if requests.count == 1 { return [attempt(requests[0])] }
         let results = OutcomeSlots(count: requests.count)
-        let box = UncheckedBox(self)
         DispatchQueue.concurrentPerform(iterations: requests.count) { index in
-            results.set(index, box.value.attempt(requests[index], connection: index))
+            results.set(index, self.attempt(requests[index], connection: index))
         }
         return results.values
     }
 
-    /// Delivers every item, retrying on `schedule`, until each is delivered or out of attempts.
+    /// Delivers every item, retrying on `schedule`, until each is delivered or out of attempts (the library's pump,
+    /// ``NotificationDelivery/pump(notAfter:over:recorded:)``, over this transport).
     public func deliver(_ items: [DeliveryItem], schedule: RetrySchedule, chaos: DeliveryChaos = .none, seed: UInt64)
         -> DeliveryReport
     {
         var delivery = NotificationDelivery(items: items, schedule: schedule, chaos: chaos, seed: seed)
-        while !delivery.isFinished {
-            let requests = delivery.nextRequests(limit: clients.count)
-            for (request, outcome) in zip(requests, attempt(requests)) { delivery.record(outcome, for: request) }
-        }
+        delivery.pump(over: self, recorded: { _ in })
         return delivery.report
     }
 }

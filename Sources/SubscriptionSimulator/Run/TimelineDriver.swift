@@ -1,0 +1,183 @@
+/// The one timeline driver: prepares a store from a scenario and moves it along the scenario's timeline, for every
+/// front end (`simctl run` and `validate` through ``ScenarioRunner``, `simctl serve`, code that embeds the library).
+///
+/// The rule (docs/scenario-format.md, "Timeline"): moving the clock to an instant runs the store's events due up to
+/// and at that instant first, then the timeline entries at it, in file order. An entry the rules refuse changes
+/// nothing: the clock stays where the store's events left it (the entry's instant), and the driver stops there with
+/// the error, located at the entry. A front end decides what a stop means: a run ends (exit 65), a server answers 409
+/// and goes on with the next entry.
+public struct TimelineDriver: Sendable {
+    /// How often ``advance(_:to:stepping:step:)`` calls its `step`.
+    public enum Stepping: Sendable {
+        /// After every timeline entry (applied or refused) and when the target is reached.
+        case entries
+        /// Also after every instant at which store events ran (and once before the clock moves): a streamed run
+        /// hands its output on and judges its expectations instant by instant.
+        case instants
+    }
+
+    /// Why the driver stopped before its target.
+    public enum Stop: Error, Sendable {
+        /// A timeline entry the rules refuse (not applied; the clock stays at its instant).
+        case refused(ScenarioError)
+        /// The store's own events failed on the way (a run limit, ``RunLimits``).
+        case store(StoreError)
+    }
+
+    public let scenario: Scenario
+    /// The position of the first timeline entry not applied (or refused) yet.
+    public private(set) var nextEntry = 0
+
+    public init(_ scenario: Scenario) { self.scenario = scenario }
+
+    /// The next timeline entry, if any is left.
+    public var next: TimelineEntry? { nextEntry < scenario.timeline.count ? scenario.timeline[nextEntry] : nil }
+
+    /// Timeline entries not applied yet.
+    public var remainingEntries: Int { scenario.timeline.count - nextEntry }
+
+    /// A store at the scenario's start with its customers, storefronts and family: what every run and server starts
+    /// from. `retention`: what the store keeps of what it sends (docs/streaming.md). Throws when the family cannot be
+    /// created, located at the scenario's `family:`.
+    public static func prepare(_ scenario: Scenario, retention: StoreRetention = .everything) throws(ScenarioError)
+        -> SimulatedStore
+    {
+        let prepared = Self.prepared(scenario, retention: retention)
+        if let stop = prepared.stop { throw stop }
+        return prepared.store
+    }
+
+    /// ``prepare(_:retention:)`` that hands back the store as far as it got when the family cannot be created (a
+    /// stopped run still has a store to show).
+    static func prepared(_ scenario: Scenario, retention: StoreRetention) -> (
+        store: SimulatedStore, stop: ScenarioError?
+    ) {
+        var store = SimulatedStore(
+            app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed,
+            retention: retention)
+        if retention == .liveState { store.limits = .streaming }
+        let purchases = scenario.timeline.reduce(0) { count, entry in
+            if case .purchase = entry.action { count + 1 } else { count }
+        }
+        store.reserveCapacity(customers: scenario.customers.count, subscriptions: purchases)
+        for customer in scenario.customers { store.addCustomer(customer) }
+        for (customer, storefront) in scenario.storefronts {
+            // Before any purchase, so this cannot be refused.
+            try? store.setStorefront(storefront, for: customer)
+        }
+        if let family = scenario.family {
+            do { try store.createFamily(organizer: family.organizer, members: family.members) } catch {
+                return (store, ScenarioError(file: scenario.file, location: family.location, message: "\(error)"))
+            }
+        }
+        return (store, nil)
+    }
+
+    /// Moves `store` to `target`, applying the timeline entries due on the way by the rule above, and calls `step`
+    /// as `stepping` says. Returns why it stopped early, or nil when the store reached `target`.
+    public mutating func advance(
+        _ store: inout SimulatedStore, to target: Instant, stepping: Stepping = .entries,
+        step: (inout SimulatedStore) -> Void = { _ in }
+    ) -> Stop? {
+        func moveClock(_ store: inout SimulatedStore, to instant: Instant) throws(StoreError) {
+            guard stepping == .instants else { return try store.advance(to: instant) }
+            step(&store)
+            while let next = store.nextEventInstant, next <= instant, next >= store.now {
+                try store.advance(to: next)
+                step(&store)
+            }
+            try store.advance(to: instant)
+        }
+        let timeline = scenario.timeline
+        while nextEntry < timeline.count, timeline[nextEntry].at <= target {
+            let entry = timeline[nextEntry]
+            nextEntry += 1
+            // The store's actions check their rule before they change anything, so a stop shows what led up to it.
+            do throws(StoreError) {
+                try moveClock(&store, to: entry.at)
+                try Self.perform(entry.action, on: &store)
+            } catch {
+                step(&store)
+                return .refused(Self.refusal(of: entry, error, file: scenario.file))
+            }
+            step(&store)
+        }
+        do throws(StoreError) { try moveClock(&store, to: target) } catch {
+            step(&store)
+            return .store(error)
+        }
+        step(&store)
+        return nil
+    }
+
+    /// The whole run: every timeline entry, then the clock to `until` (events exactly at `until` run). Returns the
+    /// error that stopped it, located at the refused entry or, for a failure of the store's own events, at the end of
+    /// the scenario (`until`).
+    public mutating func run(
+        _ store: inout SimulatedStore, stepping: Stepping = .entries, step: (inout SimulatedStore) -> Void = { _ in }
+    ) -> ScenarioError? {
+        switch advance(&store, to: scenario.until, stepping: stepping, step: step) {
+        case nil: return nil
+        case .refused(let error): return error
+        case .store(let error):
+            return ScenarioError(file: scenario.file, location: scenario.endLocation, message: "\(error)")
+        }
+    }
+
+    /// The error for an action the rules refuse, the same text wherever the action came from (a timeline entry, the
+    /// control API of `simctl serve`): `<action> at <instant> cannot happen: <the rule>`.
+    public static func refusal(of entry: TimelineEntry, _ error: StoreError, file: String) -> ScenarioError {
+        ScenarioError(
+            file: file, location: entry.location, message: "\(entry.action.name) at \(entry.at) cannot happen: \(error)"
+        )
+    }
+
+    /// Performs one action of the scenario vocabulary on the store, now. Throws the rule that forbids it; the store
+    /// checks its rules before it changes anything.
+    public static func perform(_ action: ScenarioAction, on store: inout SimulatedStore) throws(StoreError) {
+        switch action {
+        case .purchase(let customer, let product, let token):
+            try store.purchase(product, by: customer, appAccountToken: token)
+        case .cancel(let customer, let product): try store.cancel(product, by: customer)
+        case .resume(let customer, let product): try store.resume(product, by: customer)
+        case .stopSharing(let customer, let product): try store.stopSharing(product, by: customer)
+        case .startSharing(let customer, let product): try store.startSharing(product, by: customer)
+        case .refund(let customer, let product, let reason): try store.refund(product, of: customer, reason: reason)
+        case .failBilling(let customer): store.failBilling(for: customer)
+        case .fixBilling(let customer): try store.fixBilling(for: customer)
+        case .joinFamily(let customer): try store.joinFamily(customer)
+        case .leaveFamily(let customer): try store.leaveFamily(customer)
+        case .restorePurchases(let customer): try store.restorePurchases(for: customer)
+        case .shareWithFamily(let customer, let enabled): try store.setShareWithFamily(enabled, for: customer)
+        case .makeFamilyShareable(let product): try store.makeFamilyShareable(product)
+        case .removeFromSale(let product): try store.removeFromSale(product)
+        case .restoreToSale(let product): try store.restoreToSale(product)
+        case .changePlan(let customer, let product): try store.changePlan(to: product, by: customer)
+        case .redeemOffer(let customer, let product, let offer):
+            try store.redeemOffer(offer, for: product, by: customer)
+        case .raisePrice(let product, let price, let storefront, let consent):
+            try store.raisePrice(product, to: price, in: storefront, consentRequired: consent)
+        case .consentToPriceIncrease(let customer, let product):
+            try store.consentToPriceIncrease(product, by: customer)
+        case .extendRenewalDate(let customer, let product, let days, let reason):
+            try store.extendRenewalDate(product, for: customer, days: days, reason: reason)
+        case .refundTransaction(let customer, let product, let transaction, let amount, let reason):
+            try store.refund(product, of: customer, transaction: transaction, amount: amount, reason: reason)
+        case .requestRefund(let customer, let product, let transaction, let reason):
+            try store.requestRefund(product, by: customer, transaction: transaction, reason: reason)
+        case .sendConsumptionInformation(let customer, let product, let transaction, let consented, let preference):
+            try store.sendConsumptionInformation(
+                product, of: customer, transaction: transaction, customerConsented: consented,
+                refundPreference: preference)
+        case .decideRefund(let customer, let product, let transaction, let decision, let reason):
+            try store.decideRefund(product, of: customer, transaction: transaction, decision, reason: reason)
+        case .reverseRefund(let customer, let product, let transaction):
+            try store.reverseRefund(product, of: customer, transaction: transaction)
+        case .openApp(let customer): store.openApp(for: customer)
+        case .requestTestNotification: store.requestTestNotification()
+        case .extendRenewalDatesForAllActiveSubscribers(let product, let days, let reason, let request, let codes):
+            _ = try store.extendRenewalDatesForAllActiveSubscribers(
+                product, days: days, reason: reason, requestIdentifier: request, storefrontCountryCodes: codes)
+        }
+    }
+}

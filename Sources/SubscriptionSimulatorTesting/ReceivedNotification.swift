@@ -25,7 +25,7 @@ public struct ReceivedNotification: Hashable, Sendable, CustomStringConvertible 
         let encoded = NotificationEncoder(app: app).encode(notification)
         self.notification = notification
         postBody = encoded.postBody
-        signedPayload = (try? CanonicalJSON.parse(encoded.postBody))?.value(at: "signedPayload")?.stringValue ?? ""
+        signedPayload = encoded.signedPayload
         // The simulator's own output always decodes; an empty object would make every typed field nil.
         let payloadJSON = (try? JWS.decodePayload(signedPayload)) ?? .object([:])
         signedTransactionInfo = payloadJSON.value(at: "data.signedTransactionInfo")?.stringValue ?? ""

@@ -97,6 +97,7 @@ public enum ExpectationChecker {
         if actual.type != item.type || actual.subtype != item.subtype || actual.instant != item.at {
             return "expected \(describe(item)), found \(describe(actual))"
         }
+        if item.fields.isEmpty { return nil }
         let decoded = NotificationEncoder.decodedView(of: actual, app: app)
         for field in item.fields {
             guard let value = FieldPath.lookup(field.path, in: decoded) else {

@@ -166,8 +166,11 @@ public struct EncodedNotification: Sendable {
     public var payload: JSONValue
     /// The same payload with `signedTransactionInfo` and `signedRenewalInfo` replaced by their decoded objects.
     public var decodedPayload: JSONValue
-    /// The HTTP body the App Store POSTs: `{"signedPayload":"<JWS>"}`, canonical JSON.
-    public var postBody: String
+    /// The compact JWS of ``payload``: what the POST body carries as `signedPayload`.
+    public var signedPayload: String
+
+    /// The HTTP body the App Store POSTs: `{"signedPayload":"<JWS>"}`, canonical JSON (a JWS needs no escaping).
+    public var postBody: String { #"{"signedPayload":""# + signedPayload + #""}"# }
 }
 
 /// Encodes notifications for one app and signs them with any ``PayloadSigner``. Deterministic: the same
@@ -183,35 +186,38 @@ public struct NotificationEncoder: Sendable {
         self.signer = signer ?? app.environment.defaultSigner
     }
 
+    /// The notification in its three forms, each object built once: the nested payloads and the notification's payload
+    /// as ``JSONValue``s, each signed from its canonical bytes (the same bytes the sinks write directly,
+    /// ``appendPostBody(of:signing:to:buffers:)``); the decoded view is the payload with the nested objects in place
+    /// of their JWS.
     public func encode(_ n: SentNotification) -> EncodedNotification {
-        // Each nested JWS is signed once and used both in `payload` and in the POST body.
         let signing = JWSSigning(signer)
-        func signed(_ nested: Payloads.Nested) -> String {
-            var json = CanonicalJSONBytes()
-            json.object { nested.describe(app: app, signedDate: n.instant, into: &$0) }
+        func signed(_ object: JSONValue) -> String {
             var jws: [UInt8] = []
-            JWS.append(payloadJSON: json.bytes, signing: signing, to: &jws)
+            var json: [UInt8] = []
+            CanonicalJSON.write(object, into: &json, indent: nil, depth: 0)
+            JWS.append(payloadJSON: json, signing: signing, to: &jws)
             return String(decoding: jws, as: UTF8.self)
         }
-        let signedTransaction = n.transaction.map { signed(.transaction($0)) }
-        let signedRenewal = n.renewal.map { signed(.renewal($0)) }
-        func signedValue(_ nested: Payloads.Nested) -> String? {
-            if case .transaction = nested { return signedTransaction } else { return signedRenewal }
+        var nestedObjects: [(key: String, object: JSONValue)] = []
+        var builder = JSONObjectBuilder()
+        Payloads.notification(n, app: app, into: &builder) { o, key, nested in
+            var object = JSONObjectBuilder()
+            nested.describe(app: app, signedDate: n.instant, into: &object)
+            nestedObjects.append((key.description, object.value))
+            o.member(key, signed(object.value))
         }
-        var payload = JSONObjectBuilder()
-        Payloads.notification(n, app: app, into: &payload) { o, key, nested in o.member(key, signedValue(nested)) }
-        var payloadJSON = CanonicalJSONBytes()
-        payloadJSON.object { o in
-            Payloads.notification(n, app: app, into: &o) { o, key, nested in o.member(key, signedValue(nested)) }
+        var decoded = builder.members
+        if case .object(var data) = decoded["data"], !nestedObjects.isEmpty {
+            for nested in nestedObjects { data[nested.key] = nested.object }
+            decoded["data"] = .object(data)
         }
-        var body: [UInt8] = []
-        Self.appendPostBody(payloadJSON: payloadJSON.bytes, signing: signing, to: &body)
         return EncodedNotification(
-            notification: n, payload: payload.value, decodedPayload: Self.decodedView(of: n, app: app),
-            postBody: String(decoding: body, as: UTF8.self))
+            notification: n, payload: builder.value, decodedPayload: .object(decoded),
+            signedPayload: signed(builder.value))
     }
 
-    /// Buffers reused from one notification to the next by ``appendPostBody(of:to:buffers:)``.
+    /// Buffers reused from one notification to the next by ``appendPostBody(of:signing:to:buffers:)``.
     struct Buffers {
         var payload: [UInt8] = []
         var nested: [UInt8] = []
@@ -259,51 +265,5 @@ public struct NotificationEncoder: Sendable {
         var o = JSONObjectBuilder()
         describeDecoded(of: n, app: app, into: &o)
         return o.value
-    }
-}
-
-/// Paths into a decoded notification as scenario files write them: `data.X`, `transaction.X` (the decoded
-/// `signedTransactionInfo`), `renewal.X` (the decoded `signedRenewalInfo`), or a top-level field.
-public enum FieldPath {
-    public static func lookup(_ path: String, in decoded: JSONValue) -> JSONValue? {
-        if path.hasPrefix("transaction.") {
-            return decoded.value(at: "data.signedTransactionInfo." + path.dropFirst("transaction.".count))
-        }
-        if path.hasPrefix("renewal.") {
-            return decoded.value(at: "data.signedRenewalInfo." + path.dropFirst("renewal.".count))
-        }
-        return decoded.value(at: path)
-    }
-
-    /// Whether `value` equals the expected text. Date fields (names ending in `Date`) are compared as times: the
-    /// expected text is an offset from the scenario's start or an ISO instant. A list of strings is its items joined
-    /// by commas (`a,b`).
-    public static func matches(_ value: JSONValue, expected: String, path: String, start: Instant) -> Bool {
-        switch value {
-        case .integer(let number):
-            if path.hasSuffix("Date") {
-                let instant =
-                    CalendarDurationSyntax.parse(expected).map { start.adding($0) }
-                    ?? CalendarDurationSyntax.parseInstant(expected)
-                return instant?.millisecondsSince1970 == number
-            }
-            return Int64(expected) == number
-        case .string(let text): return text == expected
-        case .bool(let flag): return (flag ? "true" : "false") == expected
-        case .decimal(let text): return text == expected
-        case .array(let items):
-            // A list of strings (`eligibleWinBackOfferIds`) is written as its items separated by commas.
-            let texts = items.compactMap(\.stringValue)
-            return texts.count == items.count && texts.joined(separator: ",") == expected
-        case .null, .object: return false
-        }
-    }
-
-    /// How a found value is shown in a failure message (dates also as ISO instants).
-    public static func render(_ value: JSONValue, path: String) -> String {
-        if path.hasSuffix("Date"), let ms = value.integerValue {
-            return "\(ms) (\(Instant(millisecondsSince1970: ms)))"
-        }
-        return CanonicalJSON.string(value)
     }
 }

@@ -48,6 +48,8 @@ import Testing
         let body = CanonicalJSON.string(
             .object(["signedPayload": .string(JWS.compact(payload: reference, signer: signer))]))
         #expect(encoded.postBody == body, "POST body of \(n.type.rawValue)")
+        #expect(encoded.signedPayload == JWS.compact(payload: reference, signer: signer), "JWS of \(n.type.rawValue)")
+        #expect(encoded.decodedPayload == decoded, "decoded payload of \(n.type.rawValue)")
         var buffers = NotificationEncoder.Buffers()
         var streamed: [UInt8] = []
         for _ in 0..<2 {  // the reused buffers give the same bytes again

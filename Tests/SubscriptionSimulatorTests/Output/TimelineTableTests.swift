@@ -8,7 +8,7 @@ import Testing
     /// Each line as the table is meant to be: every cell but the last padded by characters to its column's width
     /// and two spaces, trailing spaces removed.
     static func expectedLines(_ rows: [[String]]) -> String {
-        var widths = RunOutput.timelineHeader.map(\.count)
+        var widths = TimelineSink.header.map(\.count)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
         var text = ""
         for row in rows {
@@ -35,7 +35,7 @@ import Testing
     }
 
     static func table(_ rows: TimelineRows) -> TimelineTable {
-        TimelineTable(widths: zip(RunOutput.timelineHeader, rows.widths).map { max($0.0.count, $0.1) })
+        TimelineTable(widths: zip(TimelineSink.header, rows.widths).map { max($0.0.count, $0.1) })
     }
 
     static let rows: [[String]] = [

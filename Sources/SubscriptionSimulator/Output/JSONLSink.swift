@@ -1,0 +1,34 @@
+/// The `jsonl` format: exactly one App Store POST body (`{"signedPayload":"..."}`) per line, in virtual-time order,
+/// signed by `signer`, or by the environment's default signer when it is `nil`. The one writer of the format: a
+/// streamed run (``ScenarioRunner/stream(_:retention:into:)``) feeds it as the run goes, ``RunOutput/jsonl(_:signer:)``
+/// hands it a finished run at once.
+///
+/// Like every sink of this folder, it hands its bytes to `write` in chunks of about 64 KB and keeps nothing that
+/// grows with the run, except what a format needs at its end, kept on disk in a ``Spool`` (the timeline's rows, a
+/// fixture folder's manifest entries); it writes the same bytes however its input is grouped.
+public struct JSONLSink: RunSink {
+    let encoder: NotificationEncoder
+    let signing: JWSSigning
+    var buffers = NotificationEncoder.Buffers()
+    var out: ChunkedWriter
+
+    /// Signed by `signer`, or by the environment's default signer when it is `nil`.
+    public init(app: AppConfiguration, signer: (any PayloadSigner)? = nil, write: @escaping ([UInt8]) -> Void) {
+        encoder = NotificationEncoder(app: app, signer: signer)
+        signing = JWSSigning(encoder.signer)
+        out = ChunkedWriter(write)
+    }
+
+    public mutating func receive(
+        _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
+    ) {
+        for n in notifications {
+            encoder.appendPostBody(of: n, signing: signing, to: &out.buffer, buffers: &buffers)
+            out.buffer.append(UInt8(ascii: "\n"))
+            out.flushIfFull()
+        }
+    }
+
+    /// Writes what is left.
+    public mutating func finish() { out.flush() }
+}

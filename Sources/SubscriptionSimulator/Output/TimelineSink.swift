@@ -1,0 +1,414 @@
+/// The `timeline` format: a table for people: virtual time, offset from the start, customer, notification
+/// type/subtype, status and key fields, with a line wherever a customer's access changes. The one writer of the
+/// format, for streamed runs and for ``RunOutput/timeline(_:)``. The table's column widths and the notification count
+/// in its title are known only at the end, so rows go to a ``Spool`` as they come and the table is written by
+/// ``finish()``. At one instant, notification rows come before access rows (as in the sorted table), so one instant's
+/// rows wait in memory until the clock moves on. Rows are written as bytes, cell by cell (``TimelineRows``), never as
+/// strings.
+public struct TimelineSink: RunSink {
+    let scenario: Scenario
+    var out: ChunkedWriter
+    var spool: Spool
+    var notificationCount = 0
+    var previous = LastEntitlements()
+    var pendingInstant: Instant?
+    var pendingNotifications = TimelineRows()
+    var pendingAccess = TimelineRows()
+    /// Whether ``finish()`` may format half of the spooled chunks on a second thread (same bytes either way).
+    var usesSecondThread = true
+
+    public init(scenario: Scenario, write: @escaping ([UInt8]) -> Void) {
+        self.init(scenario: scenario, spoolLimit: Spool.defaultLimit, write: write)
+    }
+
+    /// `spoolLimit`: how many bytes of rows the spool keeps in memory before it writes them to its file as a chunk.
+    init(scenario: Scenario, spoolLimit: Int, write: @escaping ([UInt8]) -> Void) {
+        self.scenario = scenario
+        out = ChunkedWriter(write)
+        spool = Spool(limit: spoolLimit)
+    }
+
+    public mutating func receive(
+        _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
+    ) {
+        var n = notifications.startIndex
+        var c = changes.startIndex
+        while n < notifications.endIndex || c < changes.endIndex {
+            let takeNotification =
+                c == changes.endIndex
+                || (n < notifications.endIndex && notifications[n].instant <= changes[c].instant)
+            let instant = takeNotification ? notifications[n].instant : changes[c].instant
+            if instant != pendingInstant { spoolPending(nextInstant: instant) }
+            if takeNotification {
+                Self.appendRow(notifications[n], start: scenario.start, to: &pendingNotifications)
+                notificationCount += 1
+                n += 1
+            } else {
+                Self.appendRow(
+                    changes[c], start: scenario.start, previous: &previous, to: &pendingAccess)
+                c += 1
+            }
+        }
+    }
+
+    mutating func spoolPending(nextInstant: Instant?) {
+        if !pendingNotifications.isEmpty {
+            spool.append(items: pendingNotifications.spooledBytes, count: pendingNotifications.cells)
+            pendingNotifications.removeAll()
+        }
+        if !pendingAccess.isEmpty {
+            spool.append(items: pendingAccess.spooledBytes, count: pendingAccess.cells)
+            pendingAccess.removeAll()
+        }
+        pendingInstant = nextInstant
+    }
+
+    /// Writes the whole table. Call once, after the run. The spool's chunks are formatted in order, each into one
+    /// write; with more than one chunk, a second thread formats every other one while this thread formats the rest
+    /// and writes each chunk's lines in turn.
+    public mutating func finish() {
+        spoolPending(nextInstant: nil)
+        var widths = Self.header.map(\.count)
+        for column in widths.indices {
+            widths[column] = max(
+                widths[column], pendingNotifications.widths[column], pendingAccess.widths[column])
+        }
+        let table = TimelineTable(widths: widths)
+        out.append(Self.title(scenario, notifications: notificationCount))
+        var header = TimelineRows()
+        for cell in Self.header {
+            header.append(cell)
+            header.endCell()
+        }
+        header.spooledBytes.withUnsafeBytes { table.appendLines($0, cells: header.cells, to: &out.buffer) }
+        out.flush()
+        let chunks = spool.chunks()
+        if usesSecondThread && chunks.count > 1 {
+            let helper = TimelineHelper(chunks: chunks, table: table)
+            startThread(helper)
+            var input: [UInt8] = []
+            for index in 0..<chunks.count {
+                out.pass(index % 2 == 1 ? helper.formatted.take()! : table.lines(of: chunks, index, input: &input))
+            }
+        } else {
+            var input: [UInt8] = []
+            for index in 0..<chunks.count { out.pass(table.lines(of: chunks, index, input: &input)) }
+        }
+    }
+
+}
+
+/// Timeline rows as they are written, in the spool's format (``Spool``): for each cell, its byte count (4 bytes,
+/// little-endian; the top bit set when the cell is not all ASCII) and its UTF-8 bytes, six cells a row
+/// (``TimelineSink/header``). The cells of a row are appended to ``bytes``, each closed by ``endCell()``.
+/// ``widths`` keeps each column's widest cell in characters, over every row since the start (``removeAll()``
+/// keeps it).
+struct TimelineRows {
+    /// The closed cells, then the open cell: 4 bytes for its header (filled in by ``endCell()``) and its bytes so
+    /// far.
+    var bytes: [UInt8] = [0, 0, 0, 0]
+    /// Where the open cell's header is: the closed cells' bytes end there.
+    var openCell = 0
+    var cells = 0
+    var column = 0
+    var widths = [Int](repeating: 0, count: TimelineSink.header.count)
+
+    /// Set in a cell's header when its text is not all ASCII.
+    static let notASCII: UInt32 = 1 << 31
+
+    var isEmpty: Bool { cells == 0 }
+
+    /// The closed cells, as the spool stores them.
+    var spooledBytes: ArraySlice<UInt8> { bytes[..<openCell] }
+
+    mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    mutating func endCell() {
+        let start = openCell + 4
+        let end = bytes.count
+        var header = UInt32(end - start)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            let cell = UnsafeBufferPointer(rebasing: buffer[start..<end])
+            var any: UInt8 = 0
+            for byte in cell { any |= byte }
+            var characters = cell.count
+            if any >= 0x80 {
+                header |= Self.notASCII
+                characters = String(decoding: cell, as: UTF8.self).count
+            }
+            widths[column] = max(widths[column], characters)
+            UnsafeMutableRawPointer(buffer.baseAddress! + openCell).storeBytes(
+                of: header.littleEndian, as: UInt32.self)
+        }
+        column = column == widths.count - 1 ? 0 : column + 1
+        cells += 1
+        openCell = end
+        reserveHeader()
+    }
+
+    /// Room for the next cell's header (four single appends: cheaper than appending a sequence).
+    mutating func reserveHeader() {
+        bytes.append(0)
+        bytes.append(0)
+        bytes.append(0)
+        bytes.append(0)
+    }
+
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        reserveHeader()
+        openCell = 0
+        cells = 0
+        column = 0
+    }
+}
+
+/// The timeline's lines from spooled cells (``TimelineRows``' format): every cell but a row's last padded with
+/// spaces to its column's width (in characters) and two more, the line's trailing spaces removed, a newline.
+struct TimelineTable: Sendable {
+    let widths: [Int]
+
+    /// The lines of chunk `index` of `chunks`, read into `input` (reused from chunk to chunk).
+    func lines(of chunks: Spool.Chunks, _ index: Int, input: inout [UInt8]) -> [UInt8] {
+        chunks.read(index, into: &input)
+        let cells = chunks.items[index]
+        return input.withUnsafeBytes { spooled in
+            [UInt8](unsafeUninitializedCapacity: bound(spooled.count, cells: cells)) { buffer, count in
+                count = widths.withUnsafeBufferPointer { Self.write(spooled, widths: $0, into: buffer.baseAddress!) }
+            }
+        }
+    }
+
+    /// Appends the lines of `cells` cells (whole rows) read from `spooled`.
+    func appendLines(_ spooled: UnsafeRawBufferPointer, cells: Int, to out: inout [UInt8]) {
+        let bound = bound(spooled.count, cells: cells)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: bound))
+        let written = out.withUnsafeMutableBufferPointer { buffer in
+            widths.withUnsafeBufferPointer { Self.write(spooled, widths: $0, into: buffer.baseAddress! + start) }
+        }
+        out.removeLast(bound - written)
+    }
+
+    /// At most how many bytes the lines of `cells` cells spooled in `count` bytes take: each cell's bytes, and for
+    /// each row its padding (a cell's characters are at most its bytes) and its newline.
+    func bound(_ count: Int, cells: Int) -> Int {
+        let rows = (cells + widths.count - 1) / widths.count
+        let padding = widths.dropLast().reduce(0) { $0 + $1 + 2 }
+        return count + rows * (padding + 1)
+    }
+
+    /// The tight loop: writes the lines to `output` (room for ``bound(_:cells:)`` bytes) and returns how many bytes
+    /// it wrote. Cells are copied, padding spaces set in one go; a line's trailing spaces are taken back before its
+    /// newline.
+    static func write(
+        _ spooled: UnsafeRawBufferPointer, widths: UnsafeBufferPointer<Int>, into output: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        guard var cell = spooled.baseAddress, !spooled.isEmpty else { return 0 }
+        let end = cell + spooled.count
+        let last = widths.count - 1
+        let space = UInt8(ascii: " ")
+        var p = output
+        var lineStart = p
+        var column = 0
+        while cell < end {
+            let header = UInt32(littleEndian: cell.loadUnaligned(as: UInt32.self))
+            let length = Int(header & ~TimelineRows.notASCII)
+            let text = (cell + 4).assumingMemoryBound(to: UInt8.self)
+            p.update(from: text, count: length)
+            p += length
+            cell += 4 + length
+            if column < last {
+                var characters = length
+                if header & TimelineRows.notASCII != 0 {
+                    characters = String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self).count
+                }
+                let spaces = widths[column] - characters + 2
+                p.update(repeating: space, count: spaces)
+                p += spaces
+                column += 1
+                if cell < end { continue }
+            }
+            // The row's last cell (or the last cell there is).
+            while p > lineStart && (p - 1).pointee == space { p -= 1 }
+            p.pointee = UInt8(ascii: "\n")
+            p += 1
+            lineStart = p
+            column = 0
+        }
+        return p - output
+    }
+}
+
+/// Formats the odd-numbered chunks of a spool on a thread of its own, in order, for ``TimelineSink/finish()`` to
+/// take one by one (``formatted``); at most two wait to be taken.
+final class TimelineHelper: BackgroundJob {
+    let chunks: Spool.Chunks
+    let table: TimelineTable
+    let formatted = Handoff<[UInt8]>(capacity: 2)
+
+    init(chunks: Spool.Chunks, table: TimelineTable) {
+        self.chunks = chunks
+        self.table = table
+    }
+
+    func work() {
+        var input: [UInt8] = []
+        for index in stride(from: 1, to: chunks.count, by: 2) {
+            formatted.put(table.lines(of: chunks, index, input: &input))
+        }
+        formatted.close()
+    }
+}
+
+extension TimelineSink {
+    /// The table's column titles.
+    static let header = ["TIME", "OFFSET", "CUSTOMER", "NOTIFICATION", "STATUS", "DETAILS"]
+
+    /// The lines above the table.
+    static func title(_ scenario: Scenario, notifications: Int) -> String {
+        "\(scenario.name)\n"
+            + "start \(scenario.start) · seed \(scenario.seed) · until \(scenario.until) · \(notifications) notifications\n\n"
+    }
+
+    /// A notification's row: time, offset, recipient (`(app)` for a notification about the app), type and subtype,
+    /// status code (`-` without one), and the details: the transaction, family sharing, expiry, grace period,
+    /// revocation, auto-renew off.
+    static func appendRow(_ n: SentNotification, start: Instant, to rows: inout TimelineRows) {
+        CalendarMath.appendISO8601(n.instant, to: &rows.bytes)
+        rows.endCell()
+        appendOffset(from: start, to: n.instant, to: &rows.bytes)
+        rows.endCell()
+        rows.append(n.recipient ?? "(app)")
+        rows.endCell()
+        rows.append(n.type.rawValue)
+        if let subtype = n.subtype {
+            rows.append(" ")
+            rows.append(subtype.rawValue)
+        }
+        rows.endCell()
+        if let status = n.status { appendInteger(Int64(status.statusCode), to: &rows.bytes) } else { rows.append("-") }
+        rows.endCell()
+        var first = true
+        func detail(_ text: String) {
+            if !first { rows.append(", ") }
+            first = false
+            rows.append(text)
+        }
+        // Fields are read through `?.`: binding the transaction or renewal info would copy the whole record.
+        if let transactionId = n.transaction?.transactionId {
+            detail("tx ")
+            rows.append(transactionId)
+            if n.transaction?.ownership == .familyShared { detail("family shared") }
+            if let expires = n.transaction?.expiresDate {
+                detail("expires ")
+                CalendarMath.appendISO8601(expires, to: &rows.bytes)
+            }
+        }
+        if let grace = n.renewal?.gracePeriodExpiresDate, n.status == .gracePeriod {
+            detail("grace until ")
+            CalendarMath.appendISO8601(grace, to: &rows.bytes)
+        }
+        if let revocation = n.transaction?.revocation {
+            detail("revoked (reason ")
+            appendInteger(Int64(revocation.reason), to: &rows.bytes)
+            rows.append(")")
+        }
+        if n.renewal?.autoRenewOn == false, n.type != .refund, n.type != .revoke {
+            detail("auto-renew off")
+        }
+        rows.endCell()
+    }
+
+    /// An access row: what the customer gained (`+product`) and lost (`-product`) since their previous change,
+    /// each sorted (`previous` is updated).
+    static func appendRow(
+        _ change: EntitlementChange, start: Instant, previous: inout LastEntitlements, to rows: inout TimelineRows
+    ) {
+        let before = previous.update(change.customer, to: change.products)
+        let after = change.products
+        let gained: [String]
+        let lost: [String]
+        if before.count <= 1 && after.count <= 1 {
+            // The usual case, without sets: at most one product before and after.
+            let same = before.first == after.first
+            gained = same ? [] : after
+            lost = same ? [] : before
+        } else {
+            let beforeSet = Set(before)
+            let afterSet = Set(after)
+            gained = afterSet.subtracting(beforeSet).sorted()
+            lost = beforeSet.subtracting(afterSet).sorted()
+        }
+        CalendarMath.appendISO8601(change.instant, to: &rows.bytes)
+        rows.endCell()
+        appendOffset(from: start, to: change.instant, to: &rows.bytes)
+        rows.endCell()
+        rows.append(change.customer)
+        rows.endCell()
+        rows.append("access")
+        rows.endCell()
+        rows.endCell()
+        var first = true
+        for (sign, products) in [("+", gained), ("-", lost)] {
+            for product in products {
+                if !first { rows.append(" ") }
+                first = false
+                rows.append(sign)
+                rows.append(product)
+            }
+        }
+        rows.endCell()
+    }
+
+    /// ``RunOutput/offset(from:to:)`` appended as bytes.
+    static func appendOffset(from start: Instant, to instant: Instant, to out: inout [UInt8]) {
+        let difference = start.milliseconds(to: instant)
+        if difference == 0 { return out.append(UInt8(ascii: "0")) }
+        out.append(difference < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+        var ms = difference.magnitude
+        var first = true
+        func unit(_ size: UInt64, _ letter: UInt8, _ second: UInt8? = nil) {
+            guard ms >= size else { return }
+            if !first { out.append(UInt8(ascii: " ")) }
+            first = false
+            CalendarMath.appendDigits(Int(ms / size), width: 1, to: &out)
+            out.append(letter)
+            if let second { out.append(second) }
+            ms %= size
+        }
+        unit(86_400_000, UInt8(ascii: "d"))
+        unit(3_600_000, UInt8(ascii: "h"))
+        unit(60_000, UInt8(ascii: "m"))
+        unit(1000, UInt8(ascii: "s"))
+        unit(1, UInt8(ascii: "m"), UInt8(ascii: "s"))
+    }
+
+    /// A signed decimal integer appended as bytes.
+    static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        CalendarMath.appendDigits(Int(truncatingIfNeeded: value), width: 1, to: &out)
+    }
+}
+
+/// What each customer was last entitled to, for the timeline's access rows. Each distinct list of products is kept
+/// once and a customer maps to its number: a run's customers share a handful of lists, so this costs a few bytes per
+/// customer rather than an array each.
+struct LastEntitlements {
+    var lists: [[String]] = [[]]
+    var numbers: [[String]: Int32] = [[]: 0]
+    var byCustomer: [String: Int32] = [:]
+
+    /// Records `products` as the customer's and returns what they were before (nothing, the first time).
+    mutating func update(_ customer: String, to products: [String]) -> [String] {
+        let number: Int32
+        if let known = numbers[products] {
+            number = known
+        } else {
+            number = Int32(lists.count)
+            lists.append(products)
+            numbers[products] = number
+        }
+        return lists[Int(byCustomer.updateValue(number, forKey: customer) ?? 0)]
+    }
+}

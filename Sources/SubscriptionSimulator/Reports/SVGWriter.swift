@@ -42,7 +42,7 @@ public struct SVGWriter {
     /// A data value: integers as integers, others with up to six decimals.
     public static func value(_ value: Double) -> String {
         if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
-        var text = CohortReport.fixed(value, places: 6)
+        var text = DecimalText.fixed(value, places: 6)
         while text.hasSuffix("0") { text.removeLast() }
         return text
     }

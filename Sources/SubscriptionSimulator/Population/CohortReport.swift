@@ -22,16 +22,8 @@ public enum CohortReport {
     /// Rounds to `places` decimals, as text (``DecimalText/fixed(_:places:)``).
     public static func fixed(_ value: Double, places: Int) -> String { DecimalText.fixed(value, places: places) }
 
-    /// `1234567` -> `1,234,567`.
-    public static func grouped(_ value: Int) -> String {
-        let digits = String(value.magnitude)
-        var out = ""
-        for (offset, character) in digits.enumerated() {
-            if offset > 0 && (digits.count - offset) % 3 == 0 { out += "," }
-            out.append(character)
-        }
-        return (value < 0 ? "-" : "") + out
-    }
+    /// `1234567` -> `1,234,567` (``DecimalText/grouped(_:)``).
+    public static func grouped(_ value: Int) -> String { DecimalText.grouped(value) }
 
     static func configurationJSON(_ c: CohortConfiguration, indent: String) -> String {
         let members: [(String, String)] = [

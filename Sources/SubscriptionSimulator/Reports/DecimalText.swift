@@ -13,4 +13,15 @@ enum DecimalText {
         while fraction.count < places { fraction = "0" + fraction }
         return "\(sign)\(whole).\(fraction)"
     }
+
+    /// An integer with its digits grouped in threes by commas: `1234567` -> `1,234,567`.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var out = ""
+        for (offset, character) in digits.enumerated() {
+            if offset > 0 && (digits.count - offset) % 3 == 0 { out += "," }
+            out.append(character)
+        }
+        return (value < 0 ? "-" : "") + out
+    }
 }

@@ -15,7 +15,7 @@ extension SimulatorServer {
         let store = state.store
         let query = try NotificationHistoryQuery.parse(body, now: store.now, environment: store.app.environment)
         var customer: String?
-        if let id = query.transactionId { customer = try store.customer(forTransactionId: id) }
+        if let id = query.transactionId { customer = try ServerAPI(store).customer(forTransactionId: id) }
         let fingerprint = Self.fingerprint(CanonicalJSON.string(body))
         var from = 0
         if let token = request.query.last(where: { $0.name == "paginationToken" })?.value {

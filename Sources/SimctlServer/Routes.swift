@@ -131,35 +131,28 @@ extension SimulatorServer {
 
     // MARK: App Store Server API reads
 
-    /// A `{transactionId}` path segment: digits only, at most 40 (`InvalidTransactionIdError` otherwise).
-    static func checkTransactionId(_ id: String) throws(ServerAPIError) {
-        guard !id.isEmpty, id.count <= 40, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw .invalidTransactionId
-        }
-    }
-
+    /// A read endpoint: the `{transactionId}` checked first (``ServerAPI/checkTransactionId(_:)``), then the query
+    /// string, then the store's answer (``ServerAPI``).
     func read(_ route: Route, _ id: String, _ query: [(name: String, value: String)], _ state: ServerState)
         throws(ServerAPIError) -> JSONValue
     {
-        let store = state.store
+        let api = ServerAPI(state.store, signer: signer)
         switch route {
         case .subscriptionStatuses:
-            try Self.checkTransactionId(id)
+            try ServerAPI.checkTransactionId(id)
             let parsed = try SubscriptionStatusQuery.parse(query)
-            return store.allSubscriptionStatuses(
-                for: try store.customer(forTransactionId: id), query: parsed, signer: signer)
+            return api.allSubscriptionStatuses(for: try api.customer(forTransactionId: id), query: parsed)
         case .transactionHistory:
-            try Self.checkTransactionId(id)
+            try ServerAPI.checkTransactionId(id)
             let parsed = try TransactionHistoryQuery.parse(query)
-            return try store.transactionHistory(
-                for: try store.customer(forTransactionId: id), query: parsed, signer: signer)
+            return try api.transactionHistory(for: try api.customer(forTransactionId: id), query: parsed)
         case .transactionInfo:
-            try Self.checkTransactionId(id)
-            return try store.transactionInfo(transactionId: id, signer: signer)
+            try ServerAPI.checkTransactionId(id)
+            return try api.transactionInfo(transactionId: id)
         case .refundHistory:
-            try Self.checkTransactionId(id)
+            try ServerAPI.checkTransactionId(id)
             let parsed = try RefundHistoryQuery.parse(query)
-            return try store.refundHistory(for: try store.customer(forTransactionId: id), query: parsed, signer: signer)
+            return try api.refundHistory(for: try api.customer(forTransactionId: id), query: parsed)
         case .testNotificationStatus:
             return try testNotificationStatus(token: id, state)
         default:

@@ -124,8 +124,8 @@ final class ServeProcess {
                 return
             }
             for (path, expected) in [
-                ("/inApps/v1/subscriptions/\(id)", reference.store.allSubscriptionStatuses(for: "alice")),
-                ("/inApps/v2/history/\(id)", reference.store.transactionHistory(for: "alice")),
+                ("/inApps/v1/subscriptions/\(id)", ServerAPI(reference.store).allSubscriptionStatuses(for: "alice")),
+                ("/inApps/v2/history/\(id)", ServerAPI(reference.store).transactionHistory(for: "alice")),
             ] {
                 let response = try #require(connection.request("GET", path, headers: [freshToken()]))
                 #expect(response.status == 200)

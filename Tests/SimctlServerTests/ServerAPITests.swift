@@ -24,17 +24,18 @@ import Testing
     }
 
     func expectReadViewsMatch(_ server: SimulatorServer, _ reference: Reference) {
+        let api = ServerAPI(reference.store)
         for customer in ["alice", "bob"] {
             guard let id = originalTransactionId(server, customer) else { continue }
             let statuses = server.get("/inApps/v1/subscriptions/\(id)")
             #expect(statuses.status == 200)
-            #expect(statuses.bodyText == CanonicalJSON.string(reference.store.allSubscriptionStatuses(for: customer)))
+            #expect(statuses.bodyText == CanonicalJSON.string(api.allSubscriptionStatuses(for: customer)))
             let history = server.get("/inApps/v2/history/\(id)")
-            #expect(history.bodyText == CanonicalJSON.string(reference.store.transactionHistory(for: customer)))
+            #expect(history.bodyText == CanonicalJSON.string(api.transactionHistory(for: customer)))
             let refunds = server.get("/inApps/v2/refund/lookup/\(id)")
-            #expect(refunds.bodyText == CanonicalJSON.string(try! reference.store.refundHistory(for: customer)))
+            #expect(refunds.bodyText == CanonicalJSON.string(try! api.refundHistory(for: customer)))
             let info = server.get("/inApps/v1/transactions/\(id)")
-            #expect(info.bodyText == CanonicalJSON.string(try! reference.store.transactionInfo(transactionId: id)))
+            #expect(info.bodyText == CanonicalJSON.string(try! api.transactionInfo(transactionId: id)))
         }
     }
 

@@ -19,29 +19,11 @@ public enum CohortReport {
         return value.isFinite ? "\(value)" : "null"
     }
 
-    /// Rounds to `places` decimals, as text.
-    public static func fixed(_ value: Double, places: Int) -> String {
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        let scaled = Int64((abs(value) * scale).rounded())
-        let sign = value < 0 && scaled != 0 ? "-" : ""
-        guard places > 0 else { return sign + String(scaled) }
-        let whole = scaled / Int64(scale)
-        var fraction = String(scaled % Int64(scale))
-        while fraction.count < places { fraction = "0" + fraction }
-        return "\(sign)\(whole).\(fraction)"
-    }
+    /// Rounds to `places` decimals, as text (``DecimalText/fixed(_:places:)``).
+    public static func fixed(_ value: Double, places: Int) -> String { DecimalText.fixed(value, places: places) }
 
-    /// `1234567` -> `1,234,567`.
-    public static func grouped(_ value: Int) -> String {
-        let digits = String(value.magnitude)
-        var out = ""
-        for (offset, character) in digits.enumerated() {
-            if offset > 0 && (digits.count - offset) % 3 == 0 { out += "," }
-            out.append(character)
-        }
-        return (value < 0 ? "-" : "") + out
-    }
+    /// `1234567` -> `1,234,567` (``DecimalText/grouped(_:)``).
+    public static func grouped(_ value: Int) -> String { DecimalText.grouped(value) }
 
     static func configurationJSON(_ c: CohortConfiguration, indent: String) -> String {
         let members: [(String, String)] = [

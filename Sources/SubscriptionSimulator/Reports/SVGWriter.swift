@@ -42,7 +42,7 @@ public struct SVGWriter {
     /// A data value: integers as integers, others with up to six decimals.
     public static func value(_ value: Double) -> String {
         if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
-        var text = CohortReport.fixed(value, places: 6)
+        var text = DecimalText.fixed(value, places: 6)
         while text.hasSuffix("0") { text.removeLast() }
         return text
     }
@@ -166,7 +166,7 @@ public struct LineChart {
     public var xRange: ClosedRange<Double>
     public var yRange: ClosedRange<Double>
     /// Formats a y tick (for example as a percentage).
-    public var yTick: (Double) -> String = { CohortReport.grouped(Int($0.rounded())) }
+    public var yTick: (Double) -> String = { DecimalText.grouped(Int($0.rounded())) }
     public var xTicks: [Double]? = nil
 
     public init(
@@ -220,7 +220,7 @@ public struct LineChart {
         }
         for tick in xTicks ?? Self.ticks(xRange, count: 8) {
             svg.line(x1: x(tick), y1: bottom, x2: x(tick), y2: bottom + 5, stroke: "#444")
-            svg.text(CohortReport.grouped(Int(tick.rounded())), x: x(tick), y: bottom + 19, size: 11, anchor: .middle)
+            svg.text(DecimalText.grouped(Int(tick.rounded())), x: x(tick), y: bottom + 19, size: 11, anchor: .middle)
         }
         svg.line(x1: left, y1: bottom, x2: right, y2: bottom, stroke: "#444")
         svg.line(x1: left, y1: top, x2: left, y2: bottom, stroke: "#444")

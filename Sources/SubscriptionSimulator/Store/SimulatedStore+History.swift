@@ -1,5 +1,5 @@
 /// The order in which transactions were created and changed, which the history's `revision` token reads (rule
-/// history-revision-is-a-modification-token, `Wire/ServerAPIRequests.swift`). Every creation (`appendTransaction`)
+/// history-revision-is-a-modification-token, `ServerAPI/ServerAPIRequests.swift`). Every creation (`appendTransaction`)
 /// and every change of a recorded transaction (a refund, a Family Sharing revocation) goes through `markModified`.
 extension SimulatedStore {
     /// Puts a transaction last in the modification order (its creation or a change: refund, revocation).

@@ -145,8 +145,8 @@ public struct SimulatedStore: Sendable {
     var shareNewPurchases: [String: Bool] = [:]
     /// Non-consumable purchases (transaction index) whose purchaser switched sharing off.
     var nonConsumableSharingOff: Set<Int> = []
-    /// Restores of purchases on customers' devices, for the device view (`Family/DeviceView.swift`), which is
-    /// otherwise derived from the notifications when asked for.
+    /// Restores of purchases on customers' devices, for the device view (`Store/SimulatedStore+DeviceView.swift`),
+    /// which is otherwise derived from the notifications when asked for.
     var restores: [RestoreRecord] = []
     /// Notifications (by index) whose transaction reached the device through a restore.
     var restoredNotifications: Set<Int> = []

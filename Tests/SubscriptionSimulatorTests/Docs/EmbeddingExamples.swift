@@ -74,7 +74,7 @@ final class BillingRetryTests: XCTestCase {
         #expect(body.hasPrefix("{\"signedPayload\":\""))
         // e.g. try await myServer.handleAppStoreNotification(body)
     }
-    let status = store.allSubscriptionStatuses(for: "alice")  // Get All Subscription Statuses, Apple's JSON
+    let status = ServerAPI(store).allSubscriptionStatuses(for: "alice")  // Get All Subscription Statuses
     #expect(status.value(at: "bundleId") == .string("com.example.app"))
 }
 // docs:end

@@ -186,8 +186,8 @@ import Testing
         let (_, grace, script) = Self.snapshots.first { $0.0 == name }!
         var store = makeStore(grace: grace)
         try script(&store)
-        let statuses = CanonicalJSON.pretty(decodeNested(store.allSubscriptionStatuses(for: "alice"))) + "\n"
-        let history = CanonicalJSON.pretty(decodeNested(store.transactionHistory(for: "alice"))) + "\n"
+        let statuses = CanonicalJSON.pretty(decodeNested(ServerAPI(store).allSubscriptionStatuses(for: "alice"))) + "\n"
+        let history = CanonicalJSON.pretty(decodeNested(ServerAPI(store).transactionHistory(for: "alice"))) + "\n"
         if let problem = checkGolden(statuses, "Lifecycles/\(name).statuses.json") { Issue.record("\(problem)") }
         if let problem = checkGolden(history, "Lifecycles/\(name).history.json") { Issue.record("\(problem)") }
     }

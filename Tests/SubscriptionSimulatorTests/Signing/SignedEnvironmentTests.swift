@@ -60,7 +60,7 @@ import Testing
     @Test func serverAPIResponsesAreSignedInSandbox() throws {
         let result = try run(.sandbox)
         let customer = try #require(result.store.notifications.first?.recipient)
-        let history = result.store.transactionHistory(for: customer)
+        let history = ServerAPI(result.store).transactionHistory(for: customer)
         let token = try #require(history.value(at: "signedTransactions.0")?.stringValue)
         #expect(try JWS.decodeHeader(token) == ES256Signer.defaultSigner.header)
     }

@@ -24,18 +24,18 @@ import Testing
         var store = makeStore()
         try store.purchase(monthly.id, by: "alice")
         try store.advance(by: .months(1))
-        let first = try store.transactionHistory(for: "alice", query: TransactionHistoryQuery())
+        let first = try ServerAPI(store).transactionHistory(for: "alice", query: TransactionHistoryQuery())
         #expect(try ids(first).count == 2)
         #expect(first.value(at: "hasMore") == .bool(false))
         // Nothing changed: the stored revision gives an empty page and the same revision.
-        let unchanged = try store.transactionHistory(
+        let unchanged = try ServerAPI(store).transactionHistory(
             for: "alice", query: TransactionHistoryQuery(revision: revision(first)))
         #expect(try ids(unchanged).isEmpty)
         #expect(revision(unchanged) == revision(first))
         // Refund the current period: the refunded transaction, already seen, comes back with its revocation.
         try store.advance(by: .days(5))
         try store.refund(monthly.id, of: "alice")
-        let later = try store.transactionHistory(
+        let later = try ServerAPI(store).transactionHistory(
             for: "alice", query: TransactionHistoryQuery(revision: revision(first)))
         let changed = try signed(later)
         #expect(changed.count == 1)
@@ -46,9 +46,9 @@ import Testing
     @Test func historyRevisionSeesAChangeAtTheInstantOfTheSync() throws {
         var store = makeStore()
         try store.purchase(monthly.id, by: "alice")
-        let first = try store.transactionHistory(for: "alice", query: TransactionHistoryQuery())
+        let first = try ServerAPI(store).transactionHistory(for: "alice", query: TransactionHistoryQuery())
         try store.refund(monthly.id, of: "alice")  // same virtual instant as the sync
-        let later = try store.transactionHistory(
+        let later = try ServerAPI(store).transactionHistory(
             for: "alice", query: TransactionHistoryQuery(revision: revision(first)))
         #expect(try signed(later).first?.value(at: "revocationType")?.stringValue == "REFUND_FULL")
     }
@@ -59,18 +59,19 @@ import Testing
             try store.purchase(coins.id, by: "alice")
             try store.advance(by: .hours(1))
         }
-        let first = try store.transactionHistory(for: "alice", query: TransactionHistoryQuery())
+        let first = try ServerAPI(store).transactionHistory(for: "alice", query: TransactionHistoryQuery())
         #expect(try ids(first).count == 20)
         #expect(first.value(at: "hasMore") == .bool(true))
-        let second = try store.transactionHistory(
+        let second = try ServerAPI(store).transactionHistory(
             for: "alice", query: TransactionHistoryQuery(revision: revision(first)))
         #expect(try ids(second).count == 5)
         #expect(second.value(at: "hasMore") == .bool(false))
         #expect(Set(try ids(first)).isDisjoint(with: try ids(second)))
         // Descending: newest first, and its revision continues towards older transactions.
-        let newest = try store.transactionHistory(for: "alice", query: TransactionHistoryQuery(sort: .descending))
+        let newest = try ServerAPI(store).transactionHistory(
+            for: "alice", query: TransactionHistoryQuery(sort: .descending))
         #expect(try ids(newest) == (try ids(first) + ids(second)).reversed().prefix(20).map { $0 })
-        let older = try store.transactionHistory(
+        let older = try ServerAPI(store).transactionHistory(
             for: "alice", query: TransactionHistoryQuery(revision: revision(newest), sort: .descending))
         #expect(try ids(older) == (try ids(first)).prefix(5).reversed().map { $0 })
     }
@@ -78,7 +79,7 @@ import Testing
     @Test func historyResponseHasApplesFields() throws {
         var store = makeStore()
         try store.purchase(monthly.id, by: "alice")
-        guard case .object(let members) = try store.transactionHistory(for: "alice", query: .init()) else {
+        guard case .object(let members) = try ServerAPI(store).transactionHistory(for: "alice", query: .init()) else {
             Issue.record("not an object")
             return
         }
@@ -98,7 +99,7 @@ import Testing
         try store.advance(by: .days(1))
         try store.refund(coins.id, of: "alice")
         func products(_ query: TransactionHistoryQuery) throws -> [String] {
-            try signed(try store.transactionHistory(for: "alice", query: query)).compactMap {
+            try signed(try ServerAPI(store).transactionHistory(for: "alice", query: query)).compactMap {
                 $0.value(at: "productId")?.stringValue
             }
         }
@@ -158,11 +159,12 @@ import Testing
         try store.purchase(monthly.id, by: "alice")
         try store.purchase(weekly.id, by: "alice")
         try store.refund(weekly.id, of: "alice")
-        let revoked = store.allSubscriptionStatuses(for: "alice", query: SubscriptionStatusQuery(statuses: [.revoked]))
+        let revoked = ServerAPI(store).allSubscriptionStatuses(
+            for: "alice", query: SubscriptionStatusQuery(statuses: [.revoked]))
         let groups = items(revoked.value(at: "data"))
         #expect(groups.count == 1)
         #expect(items(groups.first?.value(at: "lastTransactions")).map { $0.value(at: "status") } == [.integer(5)])
-        #expect(items(store.allSubscriptionStatuses(for: "alice").value(at: "data")).count == 2)
+        #expect(items(ServerAPI(store).allSubscriptionStatuses(for: "alice").value(at: "data")).count == 2)
         #expect(
             try SubscriptionStatusQuery.parse([("status", "1"), ("status", "4")]).statuses == [.active, .gracePeriod])
         #expect(throws: ServerAPIError.invalidStatus) { try SubscriptionStatusQuery.parse([("status", "6")]) }
@@ -173,7 +175,7 @@ import Testing
         try store.purchase(lifetime.id, by: "alice")
         let id = store.transactions[0].transactionId
         try store.refund(lifetime.id, of: "alice")
-        let response = try store.transactionInfo(transactionId: id)
+        let response = try ServerAPI(store).transactionInfo(transactionId: id)
         guard case .object(let members) = response else {
             Issue.record("not an object")
             return
@@ -182,8 +184,12 @@ import Testing
         let payload = try JWS.decodePayload(members["signedTransactionInfo"]?.stringValue ?? "")
         #expect(payload.value(at: "transactionId")?.stringValue == id)
         #expect(payload.value(at: "revocationReason") == .integer(0))
-        #expect(throws: ServerAPIError.transactionIdNotFound) { try store.transactionInfo(transactionId: "1") }
-        #expect(throws: ServerAPIError.invalidTransactionId) { try store.transactionInfo(transactionId: "abc") }
+        #expect(throws: ServerAPIError.transactionIdNotFound) {
+            try ServerAPI(store).transactionInfo(transactionId: "1")
+        }
+        #expect(throws: ServerAPIError.invalidTransactionId) {
+            try ServerAPI(store).transactionInfo(transactionId: "abc")
+        }
     }
 
     @Test func refundHistoryListsRefundsByRevocationDateWithARevision() throws {
@@ -194,7 +200,7 @@ import Testing
         try store.refund(coins.id, of: "alice")
         try store.advance(by: .days(2))
         try store.refund(lifetime.id, of: "alice")
-        let first = try store.refundHistory(for: "alice")
+        let first = try ServerAPI(store).refundHistory(for: "alice")
         guard case .object(let members) = first else {
             Issue.record("not an object")
             return
@@ -203,17 +209,31 @@ import Testing
         #expect(try signed(first).compactMap { $0.value(at: "productId")?.stringValue } == [coins.id, lifetime.id])
         try store.purchase(coins.id, by: "alice")
         try store.refund(coins.id, of: "alice")
-        let next = try store.refundHistory(for: "alice", query: RefundHistoryQuery(revision: revision(first)))
+        let next = try ServerAPI(store).refundHistory(
+            for: "alice", query: RefundHistoryQuery(revision: revision(first)))
         #expect(try signed(next).count == 1)
         #expect(throws: ServerAPIError.invalidRequestRevision) { try RefundHistoryQuery.parse([("revision", "x")]) }
+    }
+
+    /// Rule transaction-id-is-decimal (``ServerAPI/checkTransactionId(_:)``), in every read that takes an id.
+    @Test func transactionIdIsDecimal() throws {
+        let api = ServerAPI(makeStore())
+        for id in ["", "12a", "\u{0661}\u{0662}", String(repeating: "1", count: 41)] {
+            #expect(throws: ServerAPIError.invalidTransactionId) { try ServerAPI.checkTransactionId(id) }
+            #expect(throws: ServerAPIError.invalidTransactionId) { try api.customer(forTransactionId: id) }
+            #expect(throws: ServerAPIError.invalidTransactionId) { try api.transactionInfo(transactionId: id) }
+        }
+        let longest = String(repeating: "9", count: 40)
+        #expect(throws: Never.self) { try ServerAPI.checkTransactionId(longest) }
+        #expect(throws: ServerAPIError.transactionIdNotFound) { try api.customer(forTransactionId: longest) }
     }
 
     @Test func anyIdOfTheCustomerFindsTheCustomer() throws {
         var store = makeStore()
         try store.purchase(monthly.id, by: "alice")
         try store.purchase(monthly.id, by: "bob")
-        #expect(try store.customer(forTransactionId: store.transactions[1].transactionId) == "bob")
-        #expect(try store.customer(forTransactionId: store.appTransactionId(of: "alice")!) == "alice")
-        #expect(throws: ServerAPIError.transactionIdNotFound) { try store.customer(forTransactionId: "42") }
+        #expect(try ServerAPI(store).customer(forTransactionId: store.transactions[1].transactionId) == "bob")
+        #expect(try ServerAPI(store).customer(forTransactionId: store.appTransactionId(of: "alice")!) == "alice")
+        #expect(throws: ServerAPIError.transactionIdNotFound) { try ServerAPI(store).customer(forTransactionId: "42") }
     }
 }

@@ -20,7 +20,7 @@ import Testing
         try store.purchase(family.id, by: "alice", appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138")
         try store.purchase(lifetime.id, by: "carol")
         try store.advance(by: .months(1))
-        let synced = try store.transactionHistory(for: "alice", query: TransactionHistoryQuery())
+        let synced = try ServerAPI(store).transactionHistory(for: "alice", query: TransactionHistoryQuery())
         try store.advance(by: .days(3))
         try store.refund(family.id, of: "alice")
         try store.refund(lifetime.id, of: "carol")
@@ -29,22 +29,24 @@ import Testing
             ("history-first-sync.HistoryResponse", synced),
             (
                 "history-after-refund.HistoryResponse",
-                try store.transactionHistory(for: "alice", query: TransactionHistoryQuery(revision: revision))
+                try ServerAPI(store).transactionHistory(
+                    for: "alice", query: TransactionHistoryQuery(revision: revision))
             ),
             (
                 "history-member-descending.HistoryResponse",
-                try store.transactionHistory(for: "bob", query: TransactionHistoryQuery(sort: .descending))
+                try ServerAPI(store).transactionHistory(for: "bob", query: TransactionHistoryQuery(sort: .descending))
             ),
-            ("statuses-alice.StatusResponse", store.allSubscriptionStatuses(for: "alice")),
+            ("statuses-alice.StatusResponse", ServerAPI(store).allSubscriptionStatuses(for: "alice")),
             (
                 "statuses-bob-revoked.StatusResponse",
-                store.allSubscriptionStatuses(for: "bob", query: SubscriptionStatusQuery(statuses: [.revoked]))
+                ServerAPI(store).allSubscriptionStatuses(
+                    for: "bob", query: SubscriptionStatusQuery(statuses: [.revoked]))
             ),
             (
                 "transaction-info.TransactionInfoResponse",
-                try store.transactionInfo(transactionId: store.transactions(for: "carol")[0].transactionId)
+                try ServerAPI(store).transactionInfo(transactionId: store.transactions(for: "carol")[0].transactionId)
             ),
-            ("refunds-carol.RefundHistoryResponse", try store.refundHistory(for: "carol")),
+            ("refunds-carol.RefundHistoryResponse", try ServerAPI(store).refundHistory(for: "carol")),
             ("error-invalid-revision.ErrorPayload", ServerAPIError.invalidRequestRevision.body),
         ]
     }

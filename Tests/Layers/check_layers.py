@@ -51,10 +51,11 @@ TARGETS = [
     ("SimctlHTTP", []),
     ("SubscriptionSimulator", ["SimctlCrypto"]),
     ("SubscriptionSimulatorTesting", ["SubscriptionSimulator", "SimctlCrypto"]),
+    ("SimctlHTTPDelivery", ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP"]),
     ("SimctlServer", ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP"]),
-    ("SimctlCommand", ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP", "SimctlServer"]),
+    ("SimctlCommand", ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP", "SimctlHTTPDelivery", "SimctlServer"]),
     ("simctl", ["SimctlCommand"]),
-    ("simbench", ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP", "SimctlServer"]),
+    ("simbench", ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP", "SimctlHTTPDelivery", "SimctlServer"]),
 ]
 
 LIBRARY = "SubscriptionSimulator"

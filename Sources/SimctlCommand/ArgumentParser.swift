@@ -1,7 +1,7 @@
 import SubscriptionSimulator
 
 /// What the command line asked for.
-public enum SimctlInvocation: Equatable, Sendable {
+package enum SimctlInvocation: Equatable, Sendable {
     case run(RunOptions)
     case validate(file: String)
     case catalog(file: String)
@@ -10,25 +10,25 @@ public enum SimctlInvocation: Equatable, Sendable {
     case version
 }
 
-public struct RunOptions: Equatable, Sendable {
-    public var file: String
-    public var format: OutputFormat = .timeline
-    public var outDirectory: String?
+package struct RunOptions: Equatable, Sendable {
+    package var file: String
+    package var format: OutputFormat = .timeline
+    package var outDirectory: String?
     /// Raw text; the scenario decoder reads it with the scenario time syntax.
-    public var until: String?
-    public var seed: UInt64?
+    package var until: String?
+    package var seed: UInt64?
     /// `--start`: `now` or an ISO 8601 instant; resolved by ``Simctl`` (the only place that reads the clock).
-    public var start: String?
+    package var start: String?
     /// `--force`: replace an existing `--out` folder, once the new one is complete.
-    public var force: Bool
+    package var force: Bool
     /// `--deliver URL` and its options (DeliveryOptions.swift).
-    public var delivery: DeliveryOptions?
+    package var delivery: DeliveryOptions?
     /// Replaces the scenario's `app.environment`.
-    public var environment: SimulatedEnvironment?
+    package var environment: SimulatedEnvironment?
     /// `--ca-seed` / `--signing-chain`.
-    public var signing: SigningOptions = .init()
+    package var signing: SigningOptions = .init()
 
-    public init(
+    package init(
         file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil,
         seed: UInt64? = nil, start: String? = nil, force: Bool = false, environment: SimulatedEnvironment? = nil,
         signing: SigningOptions = .init()
@@ -46,15 +46,15 @@ public struct RunOptions: Equatable, Sendable {
 }
 
 /// A command line that cannot be run as given. `topic` names the command whose usage should follow the message.
-public struct UsageError: Error, Equatable, Sendable {
-    public var message: String
-    public var topic: String?
+package struct UsageError: Error, Equatable, Sendable {
+    package var message: String
+    package var topic: String?
 }
 
 /// A small, strict parser following swift-argument-parser's conventions: subcommands, `--option value` and
 /// `--option=value`, `--` to end options, `--help`/`-h` anywhere, and "did you mean" for near misses.
-public enum ArgumentParser {
-    public static let commands = ["run", "validate", "catalog", "certs", "help"]
+package enum ArgumentParser {
+    package static let commands = ["run", "validate", "catalog", "certs", "help"]
     static let runOptions =
         [
             "--format", "--out", "--until", "--seed", "--start", "--force", "--environment", "--ca-seed",
@@ -64,7 +64,7 @@ public enum ArgumentParser {
     /// Options that take no value.
     static let runFlags = ["--force"]
 
-    public static func parse(_ arguments: [String]) throws(UsageError) -> SimctlInvocation {
+    package static func parse(_ arguments: [String]) throws(UsageError) -> SimctlInvocation {
         guard let first = arguments.first else { return .help(topic: nil) }
         switch first {
         case "--help", "-h": return .help(topic: nil)

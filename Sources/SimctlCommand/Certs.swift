@@ -3,17 +3,17 @@ import SubscriptionSimulator
 
 /// How payloads are signed: `--ca-seed TEXT` (a generated chain) or `--signing-chain DIR` (the user's own);
 /// neither means the environment's default (``SimulatedEnvironment/defaultSigner``).
-public struct SigningOptions: Equatable, Sendable {
-    public var caSeed: String?
-    public var chainDirectory: String?
+package struct SigningOptions: Equatable, Sendable {
+    package var caSeed: String?
+    package var chainDirectory: String?
 
-    public init(caSeed: String? = nil, chainDirectory: String? = nil) {
+    package init(caSeed: String? = nil, chainDirectory: String? = nil) {
         self.caSeed = caSeed
         self.chainDirectory = chainDirectory
     }
 
     /// The files `--signing-chain DIR` reads, as `simctl certs export` writes them.
-    public static let chainFiles = (
+    package static let chainFiles = (
         root: "root.pem", intermediate: "intermediate.pem", leaf: "leaf.pem", leafKey: "leaf-key.pem"
     )
 
@@ -80,11 +80,11 @@ public struct SigningOptions: Equatable, Sendable {
 }
 
 /// `simctl certs export DIR` and `simctl certs negative-fixtures FILE DIR`.
-public enum CertsInvocation: Equatable, Sendable {
+package enum CertsInvocation: Equatable, Sendable {
     case export(directory: String, signing: SigningOptions)
     case negativeFixtures(file: String, directory: String, environment: SimulatedEnvironment?, caSeed: String?)
 
-    public static let subcommands = ["export", "negative-fixtures"]
+    package static let subcommands = ["export", "negative-fixtures"]
 
     static func parse(_ arguments: [String]) throws(UsageError) -> CertsInvocation {
         guard let sub = arguments.first else {

@@ -4,15 +4,15 @@ import SimctlHTTPDelivery
 import SubscriptionSimulator
 
 /// `simctl run FILE --deliver URL ...`: the delivery options and what running them does.
-public struct DeliveryOptions: Equatable, Sendable {
-    public var url: String
-    public var timeoutMilliseconds: Int64 = 5000
-    public var mode: DeliveryMode = .production
-    public var connections = 1
-    public var chaos = DeliveryChaos.none
-    public var logFile: String?
+package struct DeliveryOptions: Equatable, Sendable {
+    package var url: String
+    package var timeoutMilliseconds: Int64 = 5000
+    package var mode: DeliveryMode = .production
+    package var connections = 1
+    package var chaos = DeliveryChaos.none
+    package var logFile: String?
 
-    public init(url: String) { self.url = url }
+    package init(url: String) { self.url = url }
 
     /// Options that need `--deliver`.
     static let names = [
@@ -189,5 +189,5 @@ final class FileDeliveryLog: DeliveryLogWriter {
 
 extension ExitCode {
     /// `--deliver`: a notification is still undelivered after its last attempt.
-    public static let undelivered: Int32 = 2
+    package static let undelivered: Int32 = 2
 }

@@ -1,6 +1,6 @@
 /// Usage and help texts, written once here.
-public enum HelpText {
-    public static let overview = """
+package enum HelpText {
+    package static let overview = """
         simctl \(simctlVersion): simulate the App Store subscription lifecycle and its server notifications
 
         USAGE: simctl <command> [options]
@@ -30,7 +30,7 @@ public enum HelpText {
         See 'simctl help run' for the scenario run options, and docs/scenario-format.md for the file format.
         """
 
-    public static let run = """
+    package static let run = """
         USAGE: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR [--force]] [--until TIME] [--seed N]
                               [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR]
                               [--deliver URL ...]
@@ -73,7 +73,7 @@ public enum HelpText {
         \(DeliveryOptions.help)
         """
 
-    public static let validate = """
+    package static let validate = """
         USAGE: simctl validate FILE
 
         Checks the scenario FILE (syntax, schema, names, times, field paths) and runs it without printing
@@ -83,7 +83,7 @@ public enum HelpText {
         Errors are printed as FILE:LINE:COLUMN: error: MESSAGE; the exit code is then 65.
         """
 
-    public static let catalog = """
+    package static let catalog = """
         USAGE: simctl catalog FILE
 
         Prints the product catalogue the simulator will use: one row per product with id, type, group and level,
@@ -91,7 +91,7 @@ public enum HelpText {
         Xcode StoreKit configuration file (.storekit); for a .storekit file the settings it holds are listed too.
         """
 
-    public static let certs = """
+    package static let certs = """
         USAGE: simctl certs export DIR [--ca-seed TEXT | --signing-chain DIR]
                simctl certs negative-fixtures FILE DIR [--environment Sandbox|Production] [--ca-seed TEXT]
 
@@ -113,7 +113,7 @@ public enum HelpText {
         outside tests.
         """
 
-    public static func text(for topic: String?) -> String {
+    package static func text(for topic: String?) -> String {
         switch topic {
         case "run": return run
         case "validate": return validate
@@ -124,7 +124,7 @@ public enum HelpText {
         }
     }
 
-    public static func usageLine(for topic: String?) -> String {
+    package static func usageLine(for topic: String?) -> String {
         switch topic {
         case "run":
             return

@@ -3,8 +3,8 @@ import SubscriptionSimulator
 
 /// `simctl population`: the cohort model (cohort-v1) with its what-ifs and pictures. Its options are parsed here,
 /// apart from the scenario commands'.
-public enum PopulationCommand {
-    public static let help = """
+package enum PopulationCommand {
+    package static let help = """
         USAGE: simctl population [--subscribers N] [--months M] [--days D] [--churn C] [--billing-failure F]
                                  [--grace off|3|16|28] [--seed S] [--price P] [--format table|json]
                                  [--compare-grace LIST] [--retention LIST] [--svg DIR]
@@ -34,7 +34,7 @@ public enum PopulationCommand {
         options and the seed.
         """
 
-    public static let usageLine =
+    package static let usageLine =
         "usage: simctl population [--subscribers N] [--grace off|3|16|28] [--compare-grace LIST] [--format json] ..."
 
     struct Options {
@@ -50,7 +50,7 @@ public enum PopulationCommand {
         "--format", "--json", "--compare-grace", "--retention", "--svg", "--help",
     ]
 
-    public static func main(_ arguments: [String]) -> CommandOutput {
+    package static func main(_ arguments: [String]) -> CommandOutput {
         if arguments.contains("--help") || arguments.contains("-h") {
             return CommandOutput(stdout: help + "\n", stderr: "", exitCode: ExitCode.success)
         }

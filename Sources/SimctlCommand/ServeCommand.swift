@@ -5,21 +5,21 @@ import SimctlServer
 import SubscriptionSimulator
 
 /// `simctl serve FILE`: the scenario's store behind a local App Store Server API and a control API (docs/server.md).
-public struct ServeOptions: Equatable, Sendable {
-    public var file: String
-    public var host = "127.0.0.1"
-    public var port: UInt16 = 0
-    public var seed: UInt64?
-    public var start: String?
-    public var environment: SimulatedEnvironment?
-    public var signing = SigningOptions()
-    public var delivery: DeliveryOptions?
+package struct ServeOptions: Equatable, Sendable {
+    package var file: String
+    package var host = "127.0.0.1"
+    package var port: UInt16 = 0
+    package var seed: UInt64?
+    package var start: String?
+    package var environment: SimulatedEnvironment?
+    package var signing = SigningOptions()
+    package var delivery: DeliveryOptions?
     /// `--api-key-pem FILE`: bearer tokens must be signed with this key (a public key, or the private key, PEM).
-    public var apiKeyPEM: String?
+    package var apiKeyPEM: String?
     /// `--log FILE`: the readable log (default: standard error).
-    public var logFile: String?
+    package var logFile: String?
 
-    public init(file: String) { self.file = file }
+    package init(file: String) { self.file = file }
 }
 
 enum ServeCommand {
@@ -265,7 +265,7 @@ enum ServeCommand {
 
 extension ExitCode {
     /// `simctl serve`: the address cannot be listened on (in use, not this machine's).
-    public static let unavailable: Int32 = 69
+    package static let unavailable: Int32 = 69
 }
 
 /// The readable log: one line per request and answer, per delivery attempt, per start and stop, each prefixed with

@@ -4,33 +4,33 @@ import SimctlHTTPDelivery
 import SubscriptionSimulator
 
 /// What a command printed and how it ended.
-public struct CommandOutput: Error, Equatable, Sendable {
-    public var stdout: String
-    public var stderr: String
-    public var exitCode: Int32
+package struct CommandOutput: Error, Equatable, Sendable {
+    package var stdout: String
+    package var stderr: String
+    package var exitCode: Int32
 }
 
 /// Exit codes (sysexits.h where one fits).
-public enum ExitCode {
-    public static let success: Int32 = 0
-    public static let expectationFailed: Int32 = 1
-    public static let usage: Int32 = 64
-    public static let dataError: Int32 = 65
-    public static let noInput: Int32 = 66
-    public static let cannotCreate: Int32 = 73
+package enum ExitCode {
+    package static let success: Int32 = 0
+    package static let expectationFailed: Int32 = 1
+    package static let usage: Int32 = 64
+    package static let dataError: Int32 = 65
+    package static let noInput: Int32 = 66
+    package static let cannotCreate: Int32 = 73
 }
 
 /// The command line: argv in, output and exit code out. No process state is touched, so tests call it directly.
-public enum Simctl {
+package enum Simctl {
     /// The wall clock, read only here at the command line's edge (for `--start now`); the library never reads it.
-    public static let wallClock: @Sendable () -> Instant = {
+    package static let wallClock: @Sendable () -> Instant = {
         Instant(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
     /// `clock` is read once, and only for `--start now`; tests pass a fixed one. With `standardOutput`, `run`
     /// writes its standard output there as the run goes (the returned `stdout` is then empty); without it, the
     /// returned `stdout` holds the same bytes.
-    public static func main(
+    package static func main(
         _ arguments: [String], clock: @Sendable () -> Instant = wallClock,
         standardOutput: (([UInt8]) -> Void)? = nil
     ) -> CommandOutput {
@@ -258,8 +258,8 @@ struct NotificationCounter: RunSink {
 }
 
 /// The catalogue as a table for people.
-public enum CatalogTable {
-    public static func render(_ catalog: Catalog) -> String {
+package enum CatalogTable {
+    package static func render(_ catalog: Catalog) -> String {
         var rows = [["PRODUCT", "TYPE", "GROUP/LEVEL", "PERIOD", "PRICE", "CURRENCY", "FAMILY", "INTRO OFFER"]]
         for p in catalog.products {
             let group = p.group.map { "\($0)/\(p.level)" } ?? "-"

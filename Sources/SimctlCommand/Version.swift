@@ -1,2 +1,2 @@
 /// The version `simctl --version` prints.
-public let simctlVersion = "0.1.0"
+package let simctlVersion = "0.1.0"

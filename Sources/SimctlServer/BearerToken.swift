@@ -15,28 +15,28 @@ import SubscriptionSimulator
 ///   Without a clock (tests), only the form and the 60-minute span are checked.
 /// - The signature is checked only when a public key is configured (`--api-key-pem`): simctl cannot know the key
 ///   of a throwaway client otherwise.
-public struct BearerTokenPolicy: Sendable {
-    public var bundleId: String
+package struct BearerTokenPolicy: Sendable {
+    package var bundleId: String
     /// The key the tokens must be signed with; nil: the signature is not checked.
-    public var publicKey: P256.PublicKey?
+    package var publicKey: P256.PublicKey?
     /// Seconds since 1970 for the expiry checks; nil: no expiry checks.
-    public var clock: (@Sendable () -> Int64)?
+    package var clock: (@Sendable () -> Int64)?
 
     /// Apple: tokens with an expiration more than 60 minutes after issue are rejected.
-    public static let maximumLifetimeSeconds: Int64 = 3600
+    package static let maximumLifetimeSeconds: Int64 = 3600
     /// Clock skew tolerated between client and server [assumed].
-    public static let leewaySeconds: Int64 = 60
+    package static let leewaySeconds: Int64 = 60
     /// Longest token accepted, in bytes [assumed].
-    public static let maximumTokenLength = 4096
+    package static let maximumTokenLength = 4096
 
-    public init(bundleId: String, publicKey: P256.PublicKey? = nil, clock: (@Sendable () -> Int64)? = nil) {
+    package init(bundleId: String, publicKey: P256.PublicKey? = nil, clock: (@Sendable () -> Int64)? = nil) {
         self.bundleId = bundleId
         self.publicKey = publicKey
         self.clock = clock
     }
 
     /// nil when the header is acceptable; otherwise why not.
-    public func problem(authorization: String?) -> String? {
+    package func problem(authorization: String?) -> String? {
         guard let authorization else { return "no Authorization header" }
         guard authorization.count <= Self.maximumTokenLength + 7 else { return "the Authorization header is too long" }
         let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)

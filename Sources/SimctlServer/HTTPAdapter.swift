@@ -3,7 +3,7 @@ import SubscriptionSimulator
 
 extension SimulatorServer {
     /// The handler an ``HTTPServer`` calls (concurrently, one call per request).
-    public func handle(http request: HTTPRequest) -> HTTPResponse {
+    package func handle(http request: HTTPRequest) -> HTTPResponse {
         let response = handle(
             ServerRequest(
                 method: request.method, path: request.path, query: request.query,

@@ -5,9 +5,9 @@ import SubscriptionSimulator
 /// `CheckTestNotificationResponse`). `sendAttempts` come from the server's delivery log.
 extension SimulatorServer {
     /// Apple: "up to 20" notification history records per page.
-    public static let notificationHistoryPageSize = 20
+    package static let notificationHistoryPageSize = 20
     /// Apple's notification history keeps at most 6 `sendAttempts` per notification (reference §6.1).
-    public static let maximumSendAttempts = 6
+    package static let maximumSendAttempts = 6
 
     func notificationHistory(_ request: ServerRequest, _ state: ServerState) throws(ServerAPIError) -> JSONValue {
         let text = String(decoding: request.body, as: UTF8.self)

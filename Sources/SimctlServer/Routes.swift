@@ -47,7 +47,7 @@ enum Route: String, CaseIterable, Sendable {
 
 extension SimulatorServer {
     /// Every method and path the server answers, for docs and the OpenAPI check.
-    public static var servedPaths: [(method: String, path: String)] { Route.allCases.map(\.pattern) }
+    package static var servedPaths: [(method: String, path: String)] { Route.allCases.map(\.pattern) }
 
     func route(_ request: ServerRequest) -> ServerResponse {
         var allowed: [String] = []

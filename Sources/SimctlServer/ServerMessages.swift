@@ -1,16 +1,16 @@
 import SubscriptionSimulator
 
 /// A request as the server's routes see it, independent of the socket it came from (tests build these directly).
-public struct ServerRequest: Sendable {
-    public var method: String
+package struct ServerRequest: Sendable {
+    package var method: String
     /// Percent-decoded, without the query.
-    public var path: String
+    package var path: String
     /// Query parameters in order, repeated names allowed, percent-decoded.
-    public var query: [(name: String, value: String)]
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
+    package var query: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
 
-    public init(
+    package init(
         method: String, path: String, query: [(name: String, value: String)] = [],
         headers: [(name: String, value: String)] = [], body: [UInt8] = []
     ) {
@@ -22,13 +22,13 @@ public struct ServerRequest: Sendable {
     }
 
     /// The first header of that name (case-insensitive).
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         let lower = name.lowercased()
         return headers.first { $0.name.lowercased() == lower }?.value
     }
 
     /// The request line as the log shows it: method, path and query (control characters escaped).
-    public var summary: String {
+    package var summary: String {
         var text = method + " " + path
         if !query.isEmpty { text += "?" + query.map { "\($0.name)=\($0.value)" }.joined(separator: "&") }
         if text.count > 300 { text = String(text.prefix(300)) + "…" }
@@ -37,38 +37,38 @@ public struct ServerRequest: Sendable {
 }
 
 /// A response: status, headers, body.
-public struct ServerResponse: Error, Hashable, Sendable {
-    public var status: Int
-    public var headers: [ServerHeader]
-    public var body: [UInt8]
+package struct ServerResponse: Error, Hashable, Sendable {
+    package var status: Int
+    package var headers: [ServerHeader]
+    package var body: [UInt8]
 
-    public init(status: Int, headers: [ServerHeader] = [], body: [UInt8] = []) {
+    package init(status: Int, headers: [ServerHeader] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
     /// A JSON body, canonical (sorted keys, no spaces), `Content-Type: application/json`.
-    public static func json(_ status: Int, _ value: JSONValue) -> ServerResponse {
+    package static func json(_ status: Int, _ value: JSONValue) -> ServerResponse {
         ServerResponse(
             status: status, headers: [ServerHeader(name: "Content-Type", value: "application/json")],
             body: Array(CanonicalJSON.string(value).utf8))
     }
 
     /// An App Store Server API error: `{"errorCode": ..., "errorMessage": ...}` with Apple's HTTP status.
-    public static func apiError(_ error: ServerAPIError) -> ServerResponse {
+    package static func apiError(_ error: ServerAPIError) -> ServerResponse {
         json(error.httpStatus, error.body)
     }
 
     /// A control API or routing error: `{"error": "<message>"}`.
-    public static func problem(_ status: Int, _ message: String) -> ServerResponse {
+    package static func problem(_ status: Int, _ message: String) -> ServerResponse {
         json(status, .object(["error": .string(message)]))
     }
 
     /// Apple's 401: the JWT is missing or invalid. Apple documents no body for it (`401 Unauthorized`, "The JSON
     /// Web Token (JWT) in the authorization header is invalid"), so the body is empty; the reason is in the log
     /// and in the `WWW-Authenticate` header's `error_description` [assumed].
-    public static func unauthorized(_ reason: String) -> ServerResponse {
+    package static func unauthorized(_ reason: String) -> ServerResponse {
         let quoted = reason.replacingOccurrences(of: "\"", with: "'")
         return ServerResponse(
             status: 401,
@@ -78,14 +78,14 @@ public struct ServerResponse: Error, Hashable, Sendable {
             ])
     }
 
-    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+    package var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
-public struct ServerHeader: Hashable, Sendable {
-    public var name: String
-    public var value: String
+package struct ServerHeader: Hashable, Sendable {
+    package var name: String
+    package var value: String
 
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }

@@ -2,16 +2,16 @@ import Foundation
 import SubscriptionSimulator
 
 /// What `simctl serve` serves.
-public struct ServerConfiguration: Sendable {
+package struct ServerConfiguration: Sendable {
     /// The starting point: catalogue, app, family, customers, seed, and the timeline applied as the clock advances.
-    public var scenario: Scenario
+    package var scenario: Scenario
     /// Signs every JWS the server answers or delivers; nil: the environment's default signer (as `simctl run`).
-    public var signer: (any PayloadSigner)?
-    public var deliveryMode: DeliveryMode
-    public var chaos: DeliveryChaos
-    public var token: BearerTokenPolicy
+    package var signer: (any PayloadSigner)?
+    package var deliveryMode: DeliveryMode
+    package var chaos: DeliveryChaos
+    package var token: BearerTokenPolicy
 
-    public init(
+    package init(
         scenario: Scenario, signer: (any PayloadSigner)? = nil, deliveryMode: DeliveryMode = .production,
         chaos: DeliveryChaos = .none, token: BearerTokenPolicy? = nil
     ) {
@@ -53,8 +53,8 @@ struct ServerState: Sendable {
 /// One simulated store behind the App Store Server API and the control API. Thread-safe: `handle` may be called
 /// from many connections at once; requests run one at a time under a lock, and answers to repeated reads of an
 /// unchanged store come from a cache (they are deterministic: same store, same bytes).
-public final class SimulatorServer: @unchecked Sendable {
-    public let configuration: ServerConfiguration
+package final class SimulatorServer: @unchecked Sendable {
+    package let configuration: ServerConfiguration
     let transport: DeliveryTransport?
     let logFunction: (@Sendable (String) -> Void)?
     let lock = NSLock()
@@ -67,7 +67,7 @@ public final class SimulatorServer: @unchecked Sendable {
 
     /// Builds the store at the scenario's start (customers, storefronts, family) and applies the timeline entries
     /// due at the start. Throws the scenario error that stops it (a family that cannot be created, ...).
-    public init(
+    package init(
         configuration: ServerConfiguration, transport: DeliveryTransport? = nil,
         log: (@Sendable (String) -> Void)? = nil
     ) throws(ServerSetupError) {
@@ -97,7 +97,7 @@ public final class SimulatorServer: @unchecked Sendable {
     }
 
     /// Answers one request. Never throws, never traps on input: every request gets a status.
-    public func handle(_ request: ServerRequest) -> ServerResponse {
+    package func handle(_ request: ServerRequest) -> ServerResponse {
         let response = route(request)
         if let logFunction {
             logFunction(
@@ -206,7 +206,7 @@ struct AdvanceSummary {
 }
 
 /// The scenario cannot be served (its family cannot be created, delivery options are wrong, ...).
-public struct ServerSetupError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+package struct ServerSetupError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }

@@ -1,21 +1,21 @@
 /// Identifies one scheduled event, for cancellation.
-public struct EventID: Hashable, Sendable, Comparable {
-    public let rawValue: UInt64
+@usableFromInline package struct EventID: Hashable, Sendable, Comparable {
+    @usableFromInline package let rawValue: UInt64
 
-    @inlinable public init(rawValue: UInt64) { self.rawValue = rawValue }
+    @inlinable package init(rawValue: UInt64) { self.rawValue = rawValue }
 
-    public static func < (lhs: EventID, rhs: EventID) -> Bool { lhs.rawValue < rhs.rawValue }
+    @usableFromInline package static func < (lhs: EventID, rhs: EventID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// An event taken from the queue.
-public struct ScheduledEvent<Payload> {
-    public let id: EventID
-    public let instant: Instant
-    public let priority: Int
-    public let payload: Payload
+@usableFromInline package struct ScheduledEvent<Payload> {
+    @usableFromInline package let id: EventID
+    @usableFromInline package let instant: Instant
+    @usableFromInline package let priority: Int
+    @usableFromInline package let payload: Payload
 
     @inlinable
-    public init(id: EventID, instant: Instant, priority: Int, payload: Payload) {
+    package init(id: EventID, instant: Instant, priority: Int, payload: Payload) {
         self.id = id
         self.instant = instant
         self.priority = priority
@@ -46,17 +46,17 @@ extension ScheduledEvent: Equatable where Payload: Equatable {}
 /// Limits: instants within ±2^55 ms of 1970 (±1.1 million years); priorities in ``priorityRange``; fewer than
 /// 2^32 events pending at once. Sequence numbers are 32 bits: when they run out, the pending events are renumbered
 /// in their current order (an O(n log n) step once every 2^32 schedules), so a queue may live forever.
-public struct EventQueue<Payload> {
+@usableFromInline package struct EventQueue<Payload> {
     @usableFromInline var storage: EventQueueStorage<Payload>
 
     /// Priorities must fit in 8 bits.
-    public static var priorityRange: ClosedRange<Int> { -128...127 }
+    @usableFromInline package static var priorityRange: ClosedRange<Int> { -128...127 }
     /// Instants must fit in 56 bits (the low 8 bits of a node's key hold the priority).
-    public static var instantRange: ClosedRange<Int64> { -(1 << 55)...((1 << 55) - 1) }
+    @usableFromInline package static var instantRange: ClosedRange<Int64> { -(1 << 55)...((1 << 55) - 1) }
     /// Cancelled nodes are kept (and dropped when they reach the root) until they outnumber the live ones by this.
-    public static var compactionFloor: Int { 64 }
+    @usableFromInline package static var compactionFloor: Int { 64 }
 
-    @inlinable public init() { storage = EventQueueStorage(EventHeap(sequenceLimit: 1 << 32, capacity: 16)) }
+    @inlinable package init() { storage = EventQueueStorage(EventHeap(sequenceLimit: 1 << 32, capacity: 16)) }
 
     /// For tests: a queue whose sequence numbers run out after `sequenceLimit` schedules.
     init(sequenceLimit: UInt64) {
@@ -68,8 +68,8 @@ public struct EventQueue<Payload> {
     @inlinable var heap: UnsafeMutablePointer<EventHeap<Payload>> { storage.heap }
 
     /// Live (not cancelled) events.
-    @inlinable public var count: Int { heap.pointee.nodeCount - heap.pointee.cancelledCount }
-    @inlinable public var isEmpty: Bool { count == 0 }
+    @inlinable package var count: Int { heap.pointee.nodeCount - heap.pointee.cancelledCount }
+    @inlinable package var isEmpty: Bool { count == 0 }
     /// Nodes held, cancelled ones included (for tests of compaction).
     var storedNodeCount: Int { heap.pointee.nodeCount }
 
@@ -80,7 +80,7 @@ public struct EventQueue<Payload> {
 
     /// Adds an event; the returned id cancels it.
     @inlinable @discardableResult
-    public mutating func schedule(_ payload: Payload, at instant: Instant, priority: Int = 0) -> EventID {
+    package mutating func schedule(_ payload: Payload, at instant: Instant, priority: Int = 0) -> EventID {
         precondition(
             Self.priorityRange.contains(priority), "event priority \(priority) is outside \(Self.priorityRange)")
         let milliseconds = instant.millisecondsSince1970
@@ -92,7 +92,7 @@ public struct EventQueue<Payload> {
 
     /// Cancels a scheduled event. Returns false when the id is unknown, already taken, or already cancelled.
     @discardableResult
-    public mutating func cancel(_ id: EventID) -> Bool {
+    @usableFromInline package mutating func cancel(_ id: EventID) -> Bool {
         guard heap.pointee.isLive(id) else { return false }
         makeUnique()
         heap.pointee.markCancelled(id)
@@ -101,20 +101,20 @@ public struct EventQueue<Payload> {
     }
 
     /// The next event, without removing it.
-    public func peek() -> ScheduledEvent<Payload>? {
+    @usableFromInline package func peek() -> ScheduledEvent<Payload>? {
         let heap = self.heap.pointee
         guard heap.nodeCount > 0 else { return nil }
         return heap.event(heap.nodes[1], payload: heap.slots[heap.nodes[1].slot].payload!)
     }
 
     /// The instant of the next event, if any.
-    @inlinable public var nextInstant: Instant? {
+    @inlinable package var nextInstant: Instant? {
         heap.pointee.nodeCount > 0 ? heap.pointee.nodes[1].instant : nil
     }
 
     /// Removes and returns the next event.
     @inlinable
-    public mutating func popNext() -> ScheduledEvent<Payload>? {
+    package mutating func popNext() -> ScheduledEvent<Payload>? {
         guard heap.pointee.nodeCount > 0 else { return nil }
         makeUnique()
         return heap.pointee.removeNext()
@@ -122,7 +122,7 @@ public struct EventQueue<Payload> {
 
     /// Removes and returns the next event if it is due at or before `limit`.
     @inlinable
-    public mutating func popNext(notAfter limit: Instant) -> ScheduledEvent<Payload>? {
+    package mutating func popNext(notAfter limit: Instant) -> ScheduledEvent<Payload>? {
         guard heap.pointee.nodeCount > 0, heap.pointee.nodes[1].instant <= limit else { return nil }
         makeUnique()
         return heap.pointee.removeNext()

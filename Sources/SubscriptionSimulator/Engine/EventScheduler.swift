@@ -27,19 +27,20 @@ public enum SchedulingError: Error, Hashable, Sendable, CustomStringConvertible 
 /// The rule for the end of a window: ``advance(to:_:)`` runs every event due **at or before** the target, so an
 /// event exactly at the target runs; `now` is set to each event's instant before it runs, and to the target at the
 /// end. Time never moves backwards, and events cannot be scheduled in the past.
-public struct EventScheduler<Payload> {
-    public private(set) var now: Instant
+@usableFromInline package struct EventScheduler<Payload> {
+    @usableFromInline package private(set) var now: Instant
     @usableFromInline var queue = EventQueue<Payload>()
 
-    public init(start: Instant) {
+    @usableFromInline package init(start: Instant) {
         self.now = start
     }
 
-    public var pendingCount: Int { queue.count }
+    @usableFromInline package var pendingCount: Int { queue.count }
 
     /// Schedules `payload` at `instant` (at or after `now`).
     @discardableResult
-    public mutating func schedule(_ payload: Payload, at instant: Instant, priority: Int = 0) throws(SchedulingError)
+    @usableFromInline package mutating func schedule(_ payload: Payload, at instant: Instant, priority: Int = 0)
+        throws(SchedulingError)
         -> EventID
     {
         if instant < now { throw .inThePast(requested: instant, now: now) }
@@ -49,24 +50,24 @@ public struct EventScheduler<Payload> {
     }
 
     @discardableResult
-    public mutating func cancel(_ id: EventID) -> Bool {
+    @usableFromInline package mutating func cancel(_ id: EventID) -> Bool {
         queue.cancel(id)
     }
 
-    public func nextEventInstant() -> Instant? {
+    @usableFromInline package func nextEventInstant() -> Instant? {
         queue.nextInstant
     }
 
     /// Takes the next event due at or before `limit`, sets `now` to its instant, and returns it; nil (and `now`
     /// unchanged) when nothing is due.
-    public mutating func nextDueEvent(notAfter limit: Instant) -> ScheduledEvent<Payload>? {
+    @usableFromInline package mutating func nextDueEvent(notAfter limit: Instant) -> ScheduledEvent<Payload>? {
         guard let event = queue.popNext(notAfter: limit) else { return nil }
         now = event.instant
         return event
     }
 
     /// Sets `now` to `instant` without running events (callers drain ``nextDueEvent(notAfter:)`` first).
-    public mutating func moveClock(to instant: Instant) throws(SchedulingError) {
+    @usableFromInline package mutating func moveClock(to instant: Instant) throws(SchedulingError) {
         if instant < now { throw .clockMovesBackwards(requested: instant, now: now) }
         guard instant.isSupported else { throw .outsideSupportedRange(requested: instant) }
         now = instant
@@ -74,7 +75,7 @@ public struct EventScheduler<Payload> {
 
     /// Runs every event due at or before `target` in order, handing each to `body` (which may schedule or cancel
     /// events; those due inside the window run too), then sets `now` to `target`.
-    public mutating func advance(
+    @usableFromInline package mutating func advance(
         to target: Instant, _ body: (ScheduledEvent<Payload>, inout EventScheduler<Payload>) throws -> Void
     ) throws {
         if target < now { throw SchedulingError.clockMovesBackwards(requested: target, now: now) }
@@ -86,14 +87,14 @@ public struct EventScheduler<Payload> {
     }
 
     /// `advance(to: now + duration)` on the calendar.
-    public mutating func advance(
+    @usableFromInline package mutating func advance(
         by duration: CalendarDuration, _ body: (ScheduledEvent<Payload>, inout EventScheduler<Payload>) throws -> Void
     ) throws {
         try advance(to: now.adding(duration), body)
     }
 
     /// Same as ``advance(to:_:)``: runs the simulation until `target`, inclusive.
-    public mutating func run(
+    @usableFromInline package mutating func run(
         until target: Instant, _ body: (ScheduledEvent<Payload>, inout EventScheduler<Payload>) throws -> Void
     ) throws {
         try advance(to: target, body)

@@ -14,13 +14,13 @@
 ///   `"71134"`); the length here is [assumed].
 /// - Notification UUIDs are lowercase RFC 4122 strings with version 4 and variant bits set, built from SplitMix64
 ///   mixes of (seed, counter): distinct for distinct counters.
-public struct IdentifierSource: Sendable {
-    public let seed: UInt64
+package struct IdentifierSource: Sendable {
+    package let seed: UInt64
     var transactionCounter: UInt64 = 0
     var webOrderCounter: UInt64 = 0
     var uuidCounter: UInt64 = 0
 
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         self.seed = seed
     }
 
@@ -66,7 +66,7 @@ public struct IdentifierSource: Sendable {
         Self.identifier(prefixDigit: prefixDigit, seed: seed, counter: counter)
     }
 
-    public mutating func nextTransactionId() -> String {
+    package mutating func nextTransactionId() -> String {
         nextTransactionIdentifier().text
     }
 
@@ -77,7 +77,7 @@ public struct IdentifierSource: Sendable {
         return .generated(GeneratedIdentifier(seed: seed, prefixDigit: UInt8(ascii: "2"), counter: transactionCounter))
     }
 
-    public mutating func nextWebOrderLineItemId() -> String {
+    package mutating func nextWebOrderLineItemId() -> String {
         nextWebOrderLineItemIdentifier().text
     }
 
@@ -90,11 +90,11 @@ public struct IdentifierSource: Sendable {
 
     /// The `appTransactionId` of the customer at `position` (0 for the first customer named): a pure function of the
     /// seed and the position, so it is the same in every transaction and renewal info of that customer.
-    public func appTransactionId(forCustomerAt position: Int) -> String {
+    package func appTransactionId(forCustomerAt position: Int) -> String {
         identifier(prefixDigit: UInt8(ascii: "7"), counter: UInt64(position) + 1)
     }
 
-    public mutating func nextNotificationUUID() -> NotificationUUID {
+    package mutating func nextNotificationUUID() -> NotificationUUID {
         uuidCounter += 1
         let high = SplitMix64.mix(seed ^ 0x5349_4D43_544C_5555 &+ uuidCounter &* 0x9E37_79B9_7F4A_7C15)
         let low = SplitMix64.mix(high ^ uuidCounter ^ (seed << 1))

@@ -1,11 +1,11 @@
 /// Identifies one event scheduled on a ``RadixEventQueue``, for cancellation: its key and its sequence number.
-public struct RadixEventID: Hashable, Sendable {
+@usableFromInline package struct RadixEventID: Hashable, Sendable {
     /// The event's (instant, priority) key, as the queue orders it.
-    public let key: UInt64
+    @usableFromInline package let key: UInt64
     /// The event's scheduling order: 0 for the queue's first event, then 1, 2, ...
-    public let sequence: UInt64
+    @usableFromInline package let sequence: UInt64
 
-    @inlinable public init(key: UInt64, sequence: UInt64) {
+    @inlinable package init(key: UInt64, sequence: UInt64) {
         self.key = key
         self.sequence = sequence
     }
@@ -51,26 +51,26 @@ public struct RadixEventID: Hashable, Sendable {
 /// Limits: as ``EventQueue``: instants within ±2^55 ms of 1970, priorities in -128...127.
 ///
 /// A value type: a copy is independent (its storage is copied on the first change).
-public struct RadixEventQueue<Payload> {
+@usableFromInline package struct RadixEventQueue<Payload> {
     @usableFromInline var storage: RadixQueueStorage<Payload>
 
     /// Cancelled events are kept (and dropped lazily) until they outnumber the live ones by this.
-    public static var compactionFloor: Int { 64 }
+    @usableFromInline package static var compactionFloor: Int { 64 }
 
-    @inlinable public init() { storage = RadixQueueStorage() }
+    @inlinable package init() { storage = RadixQueueStorage() }
 
     @inlinable var buckets: UnsafeMutablePointer<RadixBuckets<Payload>> { storage.buckets }
 
     /// Live (not cancelled) events.
-    @inlinable public var count: Int { buckets.pointee.storedCount - buckets.pointee.cancelledHeld }
-    @inlinable public var isEmpty: Bool { count == 0 }
+    @inlinable package var count: Int { buckets.pointee.storedCount - buckets.pointee.cancelledHeld }
+    @inlinable package var isEmpty: Bool { count == 0 }
     /// Events held, cancelled ones included (for tests of compaction).
     var storedCount: Int { buckets.pointee.storedCount }
 
     /// The key of (instant, priority), ordered as unsigned integers: the instant times 256 plus the priority biased
     /// by 128, with the sign bit flipped (the same key as the binary heap's).
     @inlinable
-    public static func key(instant: Instant, priority: Int) -> UInt64 {
+    package static func key(instant: Instant, priority: Int) -> UInt64 {
         UInt64(bitPattern: instant.millisecondsSince1970 &* 256 &+ Int64(priority &+ 128)) ^ (1 << 63)
     }
 
@@ -82,7 +82,7 @@ public struct RadixEventQueue<Payload> {
 
     /// Whether an event at (instant, priority) may be scheduled now: in range, and not before the last popped event.
     @inlinable
-    public func canSchedule(at instant: Instant, priority: Int = 0) -> Bool {
+    package func canSchedule(at instant: Instant, priority: Int = 0) -> Bool {
         EventQueue<Payload>.priorityRange.contains(priority)
             && EventQueue<Payload>.instantRange.contains(instant.millisecondsSince1970)
             && Self.key(instant: instant, priority: priority) >= buckets.pointee.lastPopped
@@ -95,7 +95,7 @@ public struct RadixEventQueue<Payload> {
 
     /// Adds an event at or after the last popped one (``canSchedule(at:priority:)``); the returned id cancels it.
     @inlinable @discardableResult
-    public mutating func schedule(_ payload: Payload, at instant: Instant, priority: Int = 0) -> RadixEventID {
+    package mutating func schedule(_ payload: Payload, at instant: Instant, priority: Int = 0) -> RadixEventID {
         precondition(
             EventQueue<Payload>.priorityRange.contains(priority),
             "event priority \(priority) is outside \(EventQueue<Payload>.priorityRange)")
@@ -112,7 +112,7 @@ public struct RadixEventQueue<Payload> {
 
     /// Cancels a scheduled event. Returns false when the id is unknown, already taken, or already cancelled.
     @discardableResult
-    public mutating func cancel(_ id: RadixEventID) -> Bool {
+    @usableFromInline package mutating func cancel(_ id: RadixEventID) -> Bool {
         guard buckets.pointee.isPending(id) else { return false }
         makeUnique()
         buckets.pointee.cancel(id)
@@ -122,7 +122,7 @@ public struct RadixEventQueue<Payload> {
 
     /// The next event, without removing it. Mutating (unlike the heap's): finding it may empty a bucket into lower
     /// ones; the order and the events are unchanged.
-    public mutating func peek() -> RadixScheduledEvent<Payload>? {
+    @usableFromInline package mutating func peek() -> RadixScheduledEvent<Payload>? {
         guard count > 0 else { return nil }
         makeUnique()
         let entry = buckets.pointee.front()
@@ -132,7 +132,7 @@ public struct RadixEventQueue<Payload> {
     }
 
     /// The instant of the next event, if any (mutating, as ``peek()``).
-    public mutating func nextInstant() -> Instant? {
+    @usableFromInline package mutating func nextInstant() -> Instant? {
         guard count > 0 else { return nil }
         makeUnique()
         return Self.instant(ofKey: buckets.pointee.front().key)
@@ -140,7 +140,7 @@ public struct RadixEventQueue<Payload> {
 
     /// Removes and returns the next event.
     @inlinable
-    public mutating func popNext() -> RadixScheduledEvent<Payload>? {
+    package mutating func popNext() -> RadixScheduledEvent<Payload>? {
         guard count > 0 else { return nil }
         makeUnique()
         let entry = buckets.pointee.removeFront()
@@ -152,7 +152,7 @@ public struct RadixEventQueue<Payload> {
     /// Removes the next event if it is due before `limit` (strictly earlier: the cohort model's horizon rule) and
     /// returns its key and payload; the fastest way to run a loop.
     @inlinable
-    public mutating func popNext(before limit: Instant) -> (instant: Instant, priority: Int, payload: Payload)? {
+    package mutating func popNext(before limit: Instant) -> (instant: Instant, priority: Int, payload: Payload)? {
         guard count > 0 else { return nil }
         makeUnique()
         let limitKey = Self.key(instant: limit, priority: EventQueue<Payload>.priorityRange.lowerBound)
@@ -168,14 +168,14 @@ extension RadixEventQueue: @unchecked Sendable where Payload: Sendable {
 }
 
 /// An event taken from a ``RadixEventQueue``.
-public struct RadixScheduledEvent<Payload> {
-    public let id: RadixEventID
-    public let instant: Instant
-    public let priority: Int
-    public let payload: Payload
+@usableFromInline package struct RadixScheduledEvent<Payload> {
+    @usableFromInline package let id: RadixEventID
+    @usableFromInline package let instant: Instant
+    @usableFromInline package let priority: Int
+    @usableFromInline package let payload: Payload
 
     @inlinable
-    public init(id: RadixEventID, instant: Instant, priority: Int, payload: Payload) {
+    package init(id: RadixEventID, instant: Instant, priority: Int, payload: Payload) {
         self.id = id
         self.instant = instant
         self.priority = priority

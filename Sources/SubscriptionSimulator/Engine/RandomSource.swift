@@ -1,15 +1,15 @@
 /// A seeded, deterministic random number generator: SplitMix64 expands the seed into the state of xoshiro256**.
 /// Ranges are mapped by our own code (rejection sampling), not the standard library's, whose mapping may change
 /// between Swift versions.
-public struct RandomSource: Sendable {
+package struct RandomSource: Sendable {
     var state: (UInt64, UInt64, UInt64, UInt64)
 
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         var splitMix = SplitMix64(state: seed)
         state = (splitMix.next(), splitMix.next(), splitMix.next(), splitMix.next())
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         let result = rotateLeft(state.1 &* 5, 7) &* 9
         let t = state.1 << 17
         state.2 ^= state.0
@@ -22,7 +22,7 @@ public struct RandomSource: Sendable {
     }
 
     /// A uniformly distributed integer in `range` (unbiased: rejection sampling).
-    public mutating func nextInt(in range: ClosedRange<Int>) -> Int {
+    package mutating func nextInt(in range: ClosedRange<Int>) -> Int {
         let span = UInt64(bitPattern: Int64(range.upperBound) &- Int64(range.lowerBound)) &+ 1
         if span == 0 { return Int(truncatingIfNeeded: next()) }  // the full 64-bit range
         let limit = UInt64.max - (UInt64.max % span) - 1
@@ -32,7 +32,7 @@ public struct RandomSource: Sendable {
     }
 
     /// A uniformly distributed double in [0, 1) with 53 random bits.
-    public mutating func nextDouble() -> Double {
+    package mutating func nextDouble() -> Double {
         Double(next() >> 11) * (1.0 / 9_007_199_254_740_992.0)
     }
 

@@ -1,34 +1,34 @@
 /// The cohort model `cohort-v1` (`/work/shared/population/cohort-model.md`, rules R1-R10): a population of monthly
 /// subscriptions followed for a year with voluntary churn, billing failures, Apple's 60-day billing retry, an
 /// optional billing grace period and Family Sharing. Rule numbers below are the model's.
-public enum CohortModel {
+package enum CohortModel {
     /// The version of the model this code implements.
-    public static let version = "cohort-v1"
+    package static let version = "cohort-v1"
 
     /// R1.1: one model day in the Engine's milliseconds.
-    public static let day: Int64 = 86_400_000
+    package static let day: Int64 = 86_400_000
     /// R1.2: a month is 30 days.
-    public static let month: Int64 = 30 * day
+    package static let month: Int64 = 30 * day
     /// R2.3: members gain access one hour after the initial purchase.
-    public static let familyDelay: Int64 = day / 24
+    package static let familyDelay: Int64 = day / 24
     /// R5: the billing retry window, 60 days.
-    public static let retryWindow: Int64 = 60 * day
+    package static let retryWindow: Int64 = 60 * day
     /// R5: the grace lengths the model allows, in days (0 = no grace period).
-    public static let graceLengths = [0, 3, 16, 28]
+    package static let graceLengths = [0, 3, 16, 28]
 
     /// R2.2: P(k <= 0..4) as the thresholds that, counted below u, give the family size k.
-    public static let familyThresholds: [Double] = [0.60, 0.75, 0.85, 0.93, 0.98]
+    package static let familyThresholds: [Double] = [0.60, 0.75, 0.85, 0.93, 0.98]
 
     /// R2.2: the number of thresholds that are <= u (u uniform in [0, 1)).
     @inlinable
-    public static func familySize(_ u: Double) -> Int {
+    package static func familySize(_ u: Double) -> Int {
         (u >= 0.60 ? 1 : 0) + (u >= 0.75 ? 1 : 0) + (u >= 0.85 ? 1 : 0) + (u >= 0.93 ? 1 : 0) + (u >= 0.98 ? 1 : 0)
     }
 
     /// R5.1: the recovery delay in days by inversion of the piecewise-linear CDF through (0, 0), (3, 0.40),
     /// (16, 0.75), (28, 0.90), (60, 0.95); nil (never recovers) for u >= 0.95. A drawn delay is always < 60.
     @inlinable
-    public static func recoveryDelay(_ u: Double) -> Double? {
+    package static func recoveryDelay(_ u: Double) -> Double? {
         if u < 0.40 { return 3 * u / 0.40 }
         if u < 0.75 { return 3 + 13 * (u - 0.40) / 0.35 }
         if u < 0.90 { return 16 + 12 * (u - 0.75) / 0.15 }
@@ -37,7 +37,7 @@ public enum CohortModel {
     }
 
     /// R5.1 and R7.4: P(d <= days) under the recovery CDF (0.40 at 3, 0.75 at 16, 0.90 at 28, 0.95 at 60).
-    public static func recoveredFraction(within days: Double) -> Double {
+    package static func recoveredFraction(within days: Double) -> Double {
         let points: [(Double, Double)] = [(0, 0), (3, 0.40), (16, 0.75), (28, 0.90), (60, 0.95)]
         if days <= 0 { return 0 }
         for index in 1..<points.count where days <= points[index].0 {
@@ -50,32 +50,32 @@ public enum CohortModel {
 
     /// Apple's figures from the retention talk (reference §5.6): the share of billing issues recovered within 3, 16
     /// and 28 days.
-    public static let applePoints: [(days: Int, fraction: Double)] = [(3, 0.40), (16, 0.75), (28, 0.90)]
+    package static let applePoints: [(days: Int, fraction: Double)] = [(3, 0.40), (16, 0.75), (28, 0.90)]
 
     /// Proceeds rate in a subscriber's first year of paid service (reference §5.6: 70%, 85% after a year).
-    public static let yearOneProceedsRate = 0.70
+    package static let yearOneProceedsRate = 0.70
 }
 
 /// The parameters of one run (R1.3, R1.4, R2.1, R4.2, R5, R8.1).
-public struct CohortConfiguration: Sendable, Equatable {
+package struct CohortConfiguration: Sendable, Equatable {
     /// R2.1: N subscribers.
-    public var subscribers: Int
+    package var subscribers: Int
     /// R1.4: M months reported.
-    public var months: Int
+    package var months: Int
     /// R1.3: the horizon H in days; nil = max(365, 30M).
-    public var days: Double?
+    package var days: Double?
     /// R4.2: c, voluntary churn at each renewal.
-    public var churn: Double
+    package var churn: Double
     /// R4.2: f, billing failure at each renewal charge.
-    public var billingFailure: Double
+    package var billingFailure: Double
     /// R5: g in days, one of 0 (no grace period), 3, 16, 28.
-    public var grace: Int
+    package var grace: Int
     /// R8.1: the seed of the one generator.
-    public var seed: UInt64
+    package var seed: UInt64
     /// The price of a month, for proceeds (not part of the model; proceeds = charges x price x 70%).
-    public var price: Double
+    package var price: Double
 
-    public init(
+    package init(
         subscribers: Int = 10_000, months: Int = 12, days: Double? = nil, churn: Double = 0.05,
         billingFailure: Double = 0.05, grace: Int = 16, seed: UInt64 = 1, price: Double = 9.99
     ) {
@@ -90,16 +90,16 @@ public struct CohortConfiguration: Sendable, Equatable {
     }
 
     /// The most subscribers a run accepts (their index shares a 64-bit payload with the event kind).
-    public static let maximumSubscribers = 100_000_000
+    package static let maximumSubscribers = 100_000_000
 
     /// R1.4: H = `days` if given, else max(365, 30M).
-    public var horizonDays: Double { days ?? Double(max(365, 30 * months)) }
+    package var horizonDays: Double { days ?? Double(max(365, 30 * months)) }
 
     /// The horizon in the Engine's milliseconds.
-    public var horizon: Int64 { Int64((horizonDays * Double(CohortModel.day)).rounded()) }
+    package var horizon: Int64 { Int64((horizonDays * Double(CohortModel.day)).rounded()) }
 
     /// Checks the parameters against the model's rules; the error names the rule.
-    public func validate() throws(CohortError) {
+    package func validate() throws(CohortError) {
         guard (1...Self.maximumSubscribers).contains(subscribers) else {
             throw CohortError(
                 "subscribers must be from 1 to \(Self.maximumSubscribers) (R2.1), found \(subscribers)")
@@ -129,62 +129,62 @@ public struct CohortConfiguration: Sendable, Equatable {
 }
 
 /// A configuration the model cannot run, with the rule it breaks.
-public struct CohortError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct CohortError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// R7.4: failures whose outcome is known at the end (r + 60 < H).
-public struct ClosedFailures: Sendable, Equatable {
-    public var failures = 0
-    public var recoveredInGrace = 0
-    public var recoveredAfterGrace = 0
-    public var expired = 0
+package struct ClosedFailures: Sendable, Equatable {
+    package var failures = 0
+    package var recoveredInGrace = 0
+    package var recoveredAfterGrace = 0
+    package var expired = 0
 }
 
 /// Every output of R7 (timings excepted: the library never reads a clock; the command adds them).
-public struct CohortOutputs: Sendable, Equatable {
-    public var configuration: CohortConfiguration
+package struct CohortOutputs: Sendable, Equatable {
+    package var configuration: CohortConfiguration
     /// R7.1: paying subscribers at 30m, before any event at 30m, m = 1...M.
-    public var payingMonthEnd: [Int] = []
+    package var payingMonthEnd: [Int] = []
     /// R7.2
-    public var entitledPeopleEnd = 0
-    public var payingEnd = 0
-    public var inGraceEnd = 0
-    public var inRetryEnd = 0
+    package var entitledPeopleEnd = 0
+    package var payingEnd = 0
+    package var inGraceEnd = 0
+    package var inRetryEnd = 0
     /// R7.3
-    public var renewals = 0
-    public var billingFailures = 0
-    public var recoveredInGrace = 0
-    public var recoveredAfterGrace = 0
-    public var involuntaryExpirations = 0
-    public var voluntaryExpirations = 0
-    public var familyMembers = 0
+    package var renewals = 0
+    package var billingFailures = 0
+    package var recoveredInGrace = 0
+    package var recoveredAfterGrace = 0
+    package var involuntaryExpirations = 0
+    package var voluntaryExpirations = 0
+    package var familyMembers = 0
     /// R7.4
-    public var closedFailures = ClosedFailures()
+    package var closedFailures = ClosedFailures()
     /// R7.5, in milliseconds (exact); ``paidSubscriberDays`` in days.
-    public var paidSubscriberMilliseconds: Int64 = 0
+    package var paidSubscriberMilliseconds: Int64 = 0
     /// R7.6
-    public var events = 0
-    public var monitorEvents = 0
+    package var events = 0
+    package var monitorEvents = 0
     /// Charges at instants before day 365 (initial purchases, renewals, recoveries): the first year's proceeds.
-    public var chargesYearOne = 0
+    package var chargesYearOne = 0
     /// For the recovery curve: closed failures recovered with a delay in (k-1, k] days, k = 0...60 (k = 0: d = 0).
-    public var closedRecoveriesByDay = [Int](repeating: 0, count: 61)
+    package var closedRecoveriesByDay = [Int](repeating: 0, count: 61)
 
-    public init(configuration: CohortConfiguration) { self.configuration = configuration }
+    package init(configuration: CohortConfiguration) { self.configuration = configuration }
 
     /// R7.5: paid subscriber-days.
-    public var paidSubscriberDays: Double { Double(paidSubscriberMilliseconds) / Double(CohortModel.day) }
+    package var paidSubscriberDays: Double { Double(paidSubscriberMilliseconds) / Double(CohortModel.day) }
 
     /// Proceeds at 70% of the price for every charge in year one.
-    public var proceedsYearOne: Double {
+    package var proceedsYearOne: Double {
         Double(chargesYearOne) * configuration.price * CohortModel.yearOneProceedsRate
     }
 
     /// The invariants of R7, each as (name, holds).
-    public var invariants: [(name: String, holds: Bool)] {
+    package var invariants: [(name: String, holds: Bool)] {
         let n = configuration.subscribers
         var checks: [(String, Bool)] = [
             (

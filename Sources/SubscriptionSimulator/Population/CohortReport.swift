@@ -1,18 +1,18 @@
 /// Wall-clock timings of a run (R7.7), measured by the caller: the library never reads a clock.
-public struct CohortTimings: Sendable, Equatable {
+package struct CohortTimings: Sendable, Equatable {
     /// Seconds from creating the simulation (and its N subscribers) to the end of the run.
-    public var wallSeconds: Double
+    package var wallSeconds: Double
     /// Seconds in the run loop alone.
-    public var runSeconds: Double
+    package var runSeconds: Double
 
-    public init(wallSeconds: Double, runSeconds: Double) {
+    package init(wallSeconds: Double, runSeconds: Double) {
         self.wallSeconds = wallSeconds
         self.runSeconds = runSeconds
     }
 }
 
 /// The outputs of the cohort model as JSON (every R7 output under its name) and as tables for people.
-public enum CohortReport {
+package enum CohortReport {
     /// A number as JSON: integers without a fraction, others in Swift's shortest round-trip form.
     static func number(_ value: Double) -> String {
         if value.isFinite && value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
@@ -20,10 +20,10 @@ public enum CohortReport {
     }
 
     /// Rounds to `places` decimals, as text (``DecimalText/fixed(_:places:)``).
-    public static func fixed(_ value: Double, places: Int) -> String { DecimalText.fixed(value, places: places) }
+    package static func fixed(_ value: Double, places: Int) -> String { DecimalText.fixed(value, places: places) }
 
     /// `1234567` -> `1,234,567` (``DecimalText/grouped(_:)``).
-    public static func grouped(_ value: Int) -> String { DecimalText.grouped(value) }
+    package static func grouped(_ value: Int) -> String { DecimalText.grouped(value) }
 
     static func configurationJSON(_ c: CohortConfiguration, indent: String) -> String {
         let members: [(String, String)] = [
@@ -36,7 +36,7 @@ public enum CohortReport {
     }
 
     /// One run as a JSON object, keys in the order of R7 (then proceeds and the recovery curve, which are extras).
-    public static func json(_ o: CohortOutputs, timings: CohortTimings? = nil, indent: String = "") -> String {
+    package static func json(_ o: CohortOutputs, timings: CohortTimings? = nil, indent: String = "") -> String {
         var members: [(String, String)] = [
             ("model", "\"\(CohortModel.version)\""),
             ("implementation", "\"simctl-swift\""),
@@ -80,7 +80,7 @@ public enum CohortReport {
     }
 
     /// Rows of cells as aligned text: the first column left-aligned, the others right-aligned.
-    public static func table(_ rows: [[String]]) -> String {
+    package static func table(_ rows: [[String]]) -> String {
         guard let first = rows.first else { return "" }
         var widths = [Int](repeating: 0, count: first.count)
         for row in rows {
@@ -100,7 +100,7 @@ public enum CohortReport {
     static func graceName(_ grace: Int) -> String { grace == 0 ? "off" : "\(grace) d" }
 
     /// One run for people: the configuration, the month-end series, the end state, the counts.
-    public static func text(_ o: CohortOutputs, timings: CohortTimings? = nil) -> String {
+    package static func text(_ o: CohortOutputs, timings: CohortTimings? = nil) -> String {
         let c = o.configuration
         var out =
             "cohort model \(CohortModel.version): \(grouped(c.subscribers)) subscribers, \(c.months) months, "
@@ -142,7 +142,7 @@ public enum CohortReport {
     }
 
     /// The grace comparison for people: paying by month per grace length, then the year's totals.
-    public static func comparisonText(_ runs: [CohortOutputs]) -> String {
+    package static func comparisonText(_ runs: [CohortOutputs]) -> String {
         guard let first = runs.first else { return "" }
         let c = first.configuration
         var out =
@@ -166,7 +166,7 @@ public enum CohortReport {
     }
 
     /// The grace comparison as JSON: one run object per grace length.
-    public static func comparisonJSON(_ runs: [CohortOutputs]) -> String {
+    package static func comparisonJSON(_ runs: [CohortOutputs]) -> String {
         "{\n  \"model\": \"\(CohortModel.version)\",\n  \"compare_grace\": [\n"
             + runs.map { "    " + json($0, indent: "    ") }.joined(separator: ",\n") + "\n  ]\n}\n"
     }

@@ -14,8 +14,8 @@
 /// values themselves (a recovery is in grace when the drawn d <= g, R5.3), so rounding only moves instants by less
 /// than half a millisecond. Two events of the same millisecond run in the order they were scheduled, except a
 /// month-end snapshot, which runs first (priority -1, R1.5).
-public struct CohortSimulation {
-    public let configuration: CohortConfiguration
+package struct CohortSimulation {
+    package let configuration: CohortConfiguration
 
     /// The kinds of event, in the low 3 bits of a payload; the subscriber's index above them.
     enum Kind: UInt64 {
@@ -60,7 +60,7 @@ public struct CohortSimulation {
 
     /// Creates the N subscribers: draws their family sizes (R2.2, the first N draws, R8.2) and schedules the family
     /// events, the first renewal instants and the month-end snapshots.
-    public init(_ configuration: CohortConfiguration) throws(CohortError) {
+    package init(_ configuration: CohortConfiguration) throws(CohortError) {
         try configuration.validate()
         self.configuration = configuration
         let n = configuration.subscribers
@@ -105,7 +105,7 @@ public struct CohortSimulation {
     }
 
     /// Runs every event before H and returns the outputs (R7). A simulation runs once.
-    public mutating func run() -> CohortOutputs {
+    package mutating func run() -> CohortOutputs {
         let horizon = configuration.horizon
         let limit = Instant(millisecondsSince1970: horizon)
         let churn = configuration.churn
@@ -255,7 +255,7 @@ public struct CohortSimulation {
     }
 
     /// Runs one configuration.
-    public static func run(_ configuration: CohortConfiguration) throws(CohortError) -> CohortOutputs {
+    package static func run(_ configuration: CohortConfiguration) throws(CohortError) -> CohortOutputs {
         var simulation = try CohortSimulation(configuration)
         return simulation.run()
     }

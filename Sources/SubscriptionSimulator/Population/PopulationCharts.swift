@@ -1,16 +1,16 @@
 /// The pictures of the cohort model, as SVG files: paying subscribers by month (one line per run, so one per grace
 /// length in a comparison), and recoveries by day after the billing failure against Apple's 40% / 75% / 90% points.
-public enum PopulationCharts {
+package enum PopulationCharts {
     /// File names written by ``files(_:)``.
-    public static let payingFile = "paying-by-month.svg"
-    public static let recoveriesFile = "recoveries-by-day.svg"
+    package static let payingFile = "paying-by-month.svg"
+    package static let recoveriesFile = "recoveries-by-day.svg"
 
     static func graceName(_ run: CohortOutputs) -> String {
         run.configuration.grace == 0 ? "grace off" : "grace \(run.configuration.grace) days"
     }
 
     /// R7.1 per run: paying subscribers at the end of months 1...M.
-    public static func payingByMonth(_ runs: [CohortOutputs]) -> String {
+    package static func payingByMonth(_ runs: [CohortOutputs]) -> String {
         let months = runs.first?.configuration.months ?? 1
         let most = Double(runs.map { $0.payingMonthEnd.max() ?? 0 }.max() ?? 1)
         let least = Double(runs.map { $0.payingMonthEnd.min() ?? 0 }.min() ?? 0)
@@ -33,7 +33,7 @@ public enum PopulationCharts {
 
     /// The share of closed failures (R7.4) recovered within each day after the failure, from the run's
     /// ``CohortOutputs/closedRecoveriesByDay``; the model's CDF (R5.1) dashed; Apple's figures as marked points.
-    public static func recoveriesByDay(_ run: CohortOutputs) -> String {
+    package static func recoveriesByDay(_ run: CohortOutputs) -> String {
         let closed = Double(Swift.max(1, run.closedFailures.failures))
         var cumulative = 0
         var simulated: [(x: Double, y: Double)] = []
@@ -64,7 +64,7 @@ public enum PopulationCharts {
 
     /// Both pictures, by file name. The recovery curve is drawn from the first run (the delay does not depend on the
     /// grace length: R5.1 draws it before grace is looked at).
-    public static func files(_ runs: [CohortOutputs]) -> [(name: String, contents: String)] {
+    package static func files(_ runs: [CohortOutputs]) -> [(name: String, contents: String)] {
         guard let first = runs.first else { return [] }
         return [(payingFile, payingByMonth(runs)), (recoveriesFile, recoveriesByDay(first))]
     }

@@ -1,17 +1,17 @@
 /// A small SVG 1.1 writer: elements appended in order, attribute values and text escaped, numbers written with at
 /// most two decimals so the output is the same on every platform. No dependency.
-public struct SVGWriter {
-    public let width: Double
-    public let height: Double
+package struct SVGWriter {
+    package let width: Double
+    package let height: Double
     var body: [String] = []
 
-    public init(width: Double, height: Double) {
+    package init(width: Double, height: Double) {
         self.width = width
         self.height = height
     }
 
     /// `&`, `<`, `>`, `"` and `'` as entities.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         for character in text {
             switch character {
@@ -27,7 +27,7 @@ public struct SVGWriter {
     }
 
     /// A coordinate: at most two decimals, no trailing zeros, no "-0".
-    public static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         let hundredths = Int64((value * 100).rounded())
         if hundredths == 0 { return "0" }
         let sign = hundredths < 0 ? "-" : ""
@@ -40,7 +40,7 @@ public struct SVGWriter {
     }
 
     /// A data value: integers as integers, others with up to six decimals.
-    public static func value(_ value: Double) -> String {
+    package static func value(_ value: Double) -> String {
         if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
         var text = DecimalText.fixed(value, places: 6)
         while text.hasSuffix("0") { text.removeLast() }
@@ -51,11 +51,11 @@ public struct SVGWriter {
         pairs.map { " \($0.0)=\"\(escape($0.1))\"" }.joined()
     }
 
-    public mutating func element(_ name: String, _ pairs: [(String, String)]) {
+    package mutating func element(_ name: String, _ pairs: [(String, String)]) {
         body.append("<\(name)\(Self.attributes(pairs))/>")
     }
 
-    public mutating func rect(x: Double, y: Double, width: Double, height: Double, fill: String, stroke: String? = nil)
+    package mutating func rect(x: Double, y: Double, width: Double, height: Double, fill: String, stroke: String? = nil)
     {
         var pairs = [
             ("x", Self.number(x)), ("y", Self.number(y)), ("width", Self.number(width)),
@@ -65,7 +65,7 @@ public struct SVGWriter {
         element("rect", pairs)
     }
 
-    public mutating func line(
+    package mutating func line(
         x1: Double, y1: Double, x2: Double, y2: Double, stroke: String, width: Double = 1, dash: String? = nil
     ) {
         var pairs = [
@@ -77,7 +77,7 @@ public struct SVGWriter {
     }
 
     /// A polyline; `dataSeries` names it and `dataValues` holds the values it draws, for readers and tests.
-    public mutating func polyline(
+    package mutating func polyline(
         _ points: [(Double, Double)], stroke: String, width: Double = 2, dash: String? = nil, dataSeries: String? = nil,
         dataValues: String? = nil
     ) {
@@ -92,7 +92,7 @@ public struct SVGWriter {
         element("polyline", pairs)
     }
 
-    public mutating func circle(
+    package mutating func circle(
         cx: Double, cy: Double, r: Double, fill: String, stroke: String? = nil, dataSeries: String? = nil
     ) {
         var pairs = [("cx", Self.number(cx)), ("cy", Self.number(cy)), ("r", Self.number(r)), ("fill", fill)]
@@ -101,9 +101,9 @@ public struct SVGWriter {
         element("circle", pairs)
     }
 
-    public enum Anchor: String { case start, middle, end }
+    package enum Anchor: String { case start, middle, end }
 
-    public mutating func text(
+    package mutating func text(
         _ content: String, x: Double, y: Double, size: Double = 12, anchor: Anchor = .start, bold: Bool = false,
         rotate: Double? = nil, fill: String = "#222"
     ) {
@@ -119,7 +119,7 @@ public struct SVGWriter {
     }
 
     /// The whole document.
-    public func document(title: String) -> String {
+    package func document(title: String) -> String {
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             + "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"\(Self.number(width))\" "
             + "height=\"\(Self.number(height))\" viewBox=\"0 0 \(Self.number(width)) \(Self.number(height))\" "
@@ -129,14 +129,14 @@ public struct SVGWriter {
 }
 
 /// A line chart on ``SVGWriter``: axes with round ticks, labels, a title, a legend, lines and marked points.
-public struct LineChart {
-    public struct Series {
-        public var name: String
-        public var points: [(x: Double, y: Double)]
-        public var color: String
-        public var dash: String?
+package struct LineChart {
+    package struct Series {
+        package var name: String
+        package var points: [(x: Double, y: Double)]
+        package var color: String
+        package var dash: String?
 
-        public init(name: String, points: [(x: Double, y: Double)], color: String, dash: String? = nil) {
+        package init(name: String, points: [(x: Double, y: Double)], color: String, dash: String? = nil) {
             self.name = name
             self.points = points
             self.color = color
@@ -145,31 +145,31 @@ public struct LineChart {
     }
 
     /// A point drawn as a labelled dot (reference values, such as Apple's published figures).
-    public struct Marker {
-        public var x: Double
-        public var y: Double
-        public var label: String
+    package struct Marker {
+        package var x: Double
+        package var y: Double
+        package var label: String
 
-        public init(x: Double, y: Double, label: String) {
+        package init(x: Double, y: Double, label: String) {
             self.x = x
             self.y = y
             self.label = label
         }
     }
 
-    public var title: String
-    public var xLabel: String
-    public var yLabel: String
-    public var series: [Series]
-    public var markers: [Marker] = []
-    public var markerName = ""
-    public var xRange: ClosedRange<Double>
-    public var yRange: ClosedRange<Double>
+    package var title: String
+    package var xLabel: String
+    package var yLabel: String
+    package var series: [Series]
+    package var markers: [Marker] = []
+    package var markerName = ""
+    package var xRange: ClosedRange<Double>
+    package var yRange: ClosedRange<Double>
     /// Formats a y tick (for example as a percentage).
-    public var yTick: (Double) -> String = { DecimalText.grouped(Int($0.rounded())) }
-    public var xTicks: [Double]? = nil
+    package var yTick: (Double) -> String = { DecimalText.grouped(Int($0.rounded())) }
+    package var xTicks: [Double]? = nil
 
-    public init(
+    package init(
         title: String, xLabel: String, yLabel: String, series: [Series], xRange: ClosedRange<Double>,
         yRange: ClosedRange<Double>
     ) {
@@ -182,10 +182,10 @@ public struct LineChart {
     }
 
     /// The palette: distinguishable, and readable in grey.
-    public static let colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"]
+    package static let colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"]
 
     /// Ticks at 1, 2 or 5 times a power of ten, about `count` of them.
-    public static func ticks(_ range: ClosedRange<Double>, count: Int = 5) -> [Double] {
+    package static func ticks(_ range: ClosedRange<Double>, count: Int = 5) -> [Double] {
         let span = range.upperBound - range.lowerBound
         guard span > 0 else { return [range.lowerBound] }
         let rough = span / Double(count)
@@ -200,7 +200,7 @@ public struct LineChart {
         return (first...last).map { (Double($0) * step * 1e6).rounded() / 1e6 }
     }
 
-    public func svg(width: Double = 720, height: Double = 440) -> String {
+    package func svg(width: Double = 720, height: Double = 440) -> String {
         var svg = SVGWriter(width: width, height: height)
         let left = 80.0
         let right = width - 190

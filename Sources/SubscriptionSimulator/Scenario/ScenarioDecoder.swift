@@ -1196,7 +1196,7 @@ extension ScenarioDecoder {
     /// One timeline action outside a scenario file, for `simctl serve`'s control API: `node` is a mapping like a
     /// timeline entry (one action key and its arguments) whose `at` is optional (default: `now`). Times count from
     /// `now`, and an `at` before `now` is refused. The vocabulary, checks and error messages are a timeline entry's.
-    public func decodeAction(_ node: YAMLNode, now: Instant, catalog: Catalog) throws(ScenarioError) -> TimelineEntry {
+    package func decodeAction(_ node: YAMLNode, now: Instant, catalog: Catalog) throws(ScenarioError) -> TimelineEntry {
         var entry = node
         if case .mapping(let entries) = node.kind, !entries.contains(where: { $0.key.scalarText == "at" }) {
             let at = YAMLNode(kind: .scalar(YAMLScalar(text: "0", style: .plain)), location: node.location)

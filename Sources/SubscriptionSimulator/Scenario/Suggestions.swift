@@ -1,8 +1,8 @@
 /// "Did you mean" suggestions for misspelled keys, actions, products and customers.
-public enum Suggestions {
+package enum Suggestions {
     /// The candidate closest to `word` by edit distance (Damerau–Levenshtein, case-insensitive), if it is close
     /// enough to be a plausible typo: at most a third of the longer word's length, and at least 1.
-    public static func closest(to word: String, among candidates: [String]) -> String? {
+    package static func closest(to word: String, among candidates: [String]) -> String? {
         var best: (String, Int)?
         for candidate in candidates where candidate != word {
             let distance = editDistance(word.lowercased(), candidate.lowercased())
@@ -14,7 +14,7 @@ public enum Suggestions {
     }
 
     /// Optimal string alignment distance: insertions, deletions, substitutions and adjacent transpositions.
-    public static func editDistance(_ a: String, _ b: String) -> Int {
+    package static func editDistance(_ a: String, _ b: String) -> Int {
         let x = Array(a)
         let y = Array(b)
         if x.isEmpty { return y.count }

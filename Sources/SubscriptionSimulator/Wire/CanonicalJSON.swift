@@ -1,9 +1,9 @@
 /// The one JSON writer: deterministic and byte-identical on every platform (Foundation's `JSONEncoder` output has
 /// differed between Linux and macOS). Keys sorted by their UTF-8 bytes; integers in decimal; strings escaped as
 /// `\"` `\\` `\b` `\f` `\n` `\r` `\t`, other control characters as `\u00xx`; `/` and non-ASCII written as is.
-public enum CanonicalJSON {
+package enum CanonicalJSON {
     /// Compact form: no whitespace.
-    public static func string(_ value: JSONValue) -> String {
+    package static func string(_ value: JSONValue) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(512)
         write(value, into: &out, indent: nil, depth: 0)
@@ -11,7 +11,7 @@ public enum CanonicalJSON {
     }
 
     /// Pretty form for people and golden files: two-space indent, `"key": value`, sorted keys.
-    public static func pretty(_ value: JSONValue) -> String {
+    package static func pretty(_ value: JSONValue) -> String {
         var out: [UInt8] = []
         write(value, into: &out, indent: 2, depth: 0)
         return String(decoding: out, as: UTF8.self)
@@ -116,7 +116,7 @@ public enum CanonicalJSON {
 
     /// Parses JSON (RFC 8259). Numbers must be integers that fit in 64 bits: this project's payloads never carry
     /// fractions, so a fraction or exponent is reported rather than rounded.
-    public static func parse(_ text: String, allowFractions: Bool = false) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ text: String, allowFractions: Bool = false) throws(JSONParseError) -> JSONValue {
         var parser = Parser(bytes: Array(text.utf8), allowFractions: allowFractions)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
@@ -296,11 +296,11 @@ public enum CanonicalJSON {
     }
 }
 
-public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var offset: Int
-    public var line: Int
-    public var column: Int
-    public var message: String
+package struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var offset: Int
+    package var line: Int
+    package var column: Int
+    package var message: String
 
-    public var description: String { "\(line):\(column): \(message)" }
+    package var description: String { "\(line):\(column): \(message)" }
 }

@@ -1,25 +1,25 @@
 /// A scalar as written. Plain scalars are never typed: `off`, `yes`, `1.0` and `true` are all text; the scenario
 /// schema decides what a value means.
-public struct YAMLScalar: Hashable, Sendable {
-    public enum Style: Hashable, Sendable {
+package struct YAMLScalar: Hashable, Sendable {
+    package enum Style: Hashable, Sendable {
         case plain
         case singleQuoted
         case doubleQuoted
     }
 
-    public var text: String
-    public var style: Style
+    package var text: String
+    package var style: Style
 
-    public init(text: String, style: Style) {
+    package init(text: String, style: Style) {
         self.text = text
         self.style = style
     }
 }
 
-public struct YAMLMappingEntry: Hashable, Sendable {
+package struct YAMLMappingEntry: Hashable, Sendable {
     /// Always a scalar.
-    public var key: YAMLNode
-    public var value: YAMLNode
+    package var key: YAMLNode
+    package var value: YAMLNode
 }
 
 /// A node of the tree with the location of its first character (a block sequence: its first `-`; a block
@@ -28,37 +28,37 @@ public struct YAMLMappingEntry: Hashable, Sendable {
 /// Compact, because a long timeline is a tree of hundreds of thousands of nodes: 32 bytes each, held inline in their
 /// parent's array (``Kind`` is not `indirect`, so no node is boxed on the heap of its own), and scalar texts of up to
 /// 15 bytes stored inside their `String`.
-public struct YAMLNode: Hashable, Sendable {
-    public enum Kind: Hashable, Sendable {
+package struct YAMLNode: Hashable, Sendable {
+    package enum Kind: Hashable, Sendable {
         case scalar(YAMLScalar)
         case sequence([YAMLNode])
         case mapping([YAMLMappingEntry])
     }
 
-    public var kind: Kind
-    public var location: SourceLocation
+    package var kind: Kind
+    package var location: SourceLocation
 
-    public init(kind: Kind, location: SourceLocation) {
+    package init(kind: Kind, location: SourceLocation) {
         self.kind = kind
         self.location = location
     }
 
-    public var scalarText: String? {
+    package var scalarText: String? {
         if case .scalar(let scalar) = kind { return scalar.text }
         return nil
     }
 
-    public var sequenceItems: [YAMLNode]? {
+    package var sequenceItems: [YAMLNode]? {
         if case .sequence(let items) = kind { return items }
         return nil
     }
 
-    public var mappingEntries: [YAMLMappingEntry]? {
+    package var mappingEntries: [YAMLMappingEntry]? {
         if case .mapping(let entries) = kind { return entries }
         return nil
     }
 
-    public func value(forKey key: String) -> YAMLNode? {
+    package func value(forKey key: String) -> YAMLNode? {
         mappingEntries?.first { $0.key.scalarText == key }?.value
     }
 
@@ -77,7 +77,7 @@ public struct YAMLNode: Hashable, Sendable {
     }
 
     /// For messages: "a mapping", "a list", "a text value", "an empty value".
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch kind {
         case .scalar(let scalar):
             return scalar.text.isEmpty && scalar.style == .plain ? "an empty value" : "a text value ('\(scalar.text)')"
@@ -88,14 +88,14 @@ public struct YAMLNode: Hashable, Sendable {
 }
 
 /// A YAML syntax error, or a construct outside the supported subset.
-public struct YAMLError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var location: SourceLocation
-    public var message: String
+package struct YAMLError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var location: SourceLocation
+    package var message: String
 
-    public init(location: SourceLocation, message: String) {
+    package init(location: SourceLocation, message: String) {
         self.location = location
         self.message = SourceText.escapingControlCharacters(message)
     }
 
-    public var description: String { "\(location): \(message)" }
+    package var description: String { "\(location): \(message)" }
 }

@@ -29,10 +29,10 @@
 /// The nesting limit holds by construction: every block node is read through ``BlockParser/parseNode(_:indent:column:)``
 /// and every flow value through ``FlowParser/parseValue()``, the only places that count depth; the readers of a
 /// sequence, a mapping or an inline value never call each other directly.
-public enum YAMLReader {
+package enum YAMLReader {
     /// Collections nest at most this deep (scenario files need fewer than ten levels). Deeper input is an error, not
     /// a stack overflow.
-    public static let maximumDepth = 100
+    package static let maximumDepth = 100
 
     static func tooDeep(_ location: SourceLocation) -> YAMLError {
         YAMLError(
@@ -41,7 +41,7 @@ public enum YAMLReader {
         )
     }
 
-    public static func parse(_ text: String) throws(YAMLError) -> YAMLNode {
+    package static func parse(_ text: String) throws(YAMLError) -> YAMLNode {
         var parser = try BlockParser(text)
         // The parser reads the lines through views into their buffer: keep it alive until the tree is built.
         return try withExtendedLifetime(parser.lines) { () throws(YAMLError) -> YAMLNode in try parser.parseDocument() }

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The documented entry points are public, and only they need to be: the Swift examples of docs/ (kept verbatim in
+# the files below between `docs:begin` and `docs:end`, which DocExamplesTests checks) must type-check as a module
+# OUTSIDE this package. Inside the package, tests see `package` declarations too, so `swift test` alone cannot tell
+# whether an example needs something that is not public.
+# Usage: Tests/Layers/check_public_api.sh [BUILD_DIR]   (default .build/debug, after `swift build --build-tests`)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build="${1:-.build/debug}"
+resources="$(swift -print-target-info | sed -n 's/.*"runtimeResourcePath": "\(.*\)".*/\1/p' | head -1)"
+case "$(uname -s)" in
+  Darwin) platform=macosx ;;
+  *) platform=linux ;;
+esac
+examples=(
+  Tests/SubscriptionSimulatorTests/Docs/EmbeddingExamples.swift
+  Tests/SubscriptionSimulatorTests/Docs/DeliveryExamples.swift
+  Tests/SubscriptionSimulatorTests/Docs/StreamingExamples.swift
+)
+for file in "${examples[@]}"; do
+  # Each file alone, as a module of its own (no -package-name): only `public` declarations are visible.
+  swiftc -typecheck -swift-version 6 -module-name OutsideThePackage -I "$build/Modules" \
+    -I "$resources/$platform" "$file"
+done
+echo "public API: ${#examples[@]} files of docs examples type-check from outside the package"

@@ -1,4 +1,5 @@
 import Foundation
+import SimctlCrypto
 import SubscriptionSimulator
 
 /// Rule server-api-bearer-token: every App Store Server API request carries `Authorization: Bearer <JWT>`, a
@@ -18,7 +19,7 @@ import SubscriptionSimulator
 public struct BearerTokenPolicy: Sendable {
     public var bundleId: String
     /// The key the tokens must be signed with; nil: the signature is not checked.
-    public var publicKey: P256.PublicKey?
+    package var publicKey: P256.PublicKey?
     /// Seconds since 1970 for the expiry checks; nil: no expiry checks.
     public var clock: (@Sendable () -> Int64)?
 
@@ -29,7 +30,7 @@ public struct BearerTokenPolicy: Sendable {
     /// Longest token accepted, in bytes [assumed].
     public static let maximumTokenLength = 4096
 
-    public init(bundleId: String, publicKey: P256.PublicKey? = nil, clock: (@Sendable () -> Int64)? = nil) {
+    package init(bundleId: String, publicKey: P256.PublicKey? = nil, clock: (@Sendable () -> Int64)? = nil) {
         self.bundleId = bundleId
         self.publicKey = publicKey
         self.clock = clock

@@ -32,7 +32,7 @@ package struct ASN1Time: Hashable, Sendable {
         year: 9999, month: 12, day: 31, hour: 23, minute: 59, second: 59)
 
     /// The DER encoding in the form RFC 5280 requires for the year (1950-9999).
-    package var derEncoded: [UInt8] {
+    var derEncoded: [UInt8] {
         precondition(year >= 1950 && year <= 9999, "RFC 5280 times cover 1950-9999, found \(year)")
         let rest = [month, day, hour, minute, second].map { Self.pad($0, 2) }.joined() + "Z"
         if year < 2050 { return DER.tlv(DER.Tag.utcTime, Array((Self.pad(year % 100, 2) + rest).utf8)) }
@@ -41,7 +41,7 @@ package struct ASN1Time: Hashable, Sendable {
 
     /// Decodes a `Time`, refusing the forms RFC 5280 forbids: other lengths, missing `Z`, fractions, a
     /// GeneralizedTime before 2050, and out-of-range fields.
-    package init(node: DERNode, _ what: String) throws(DERError) {
+    init(node: DERNode, _ what: String) throws(DERError) {
         let text = Array(node.contents)
         let digitCount: Int
         switch node.tag {

@@ -4,9 +4,9 @@
 /// For test data only (see ``DER``).
 package enum ECKeyEncoding {
     /// `id-ecPublicKey` (RFC 5480 §2.1.1).
-    package static let ecPublicKey = DER.ObjectIdentifier("1.2.840.10045.2.1")!
+    static let ecPublicKey = DER.ObjectIdentifier("1.2.840.10045.2.1")!
     /// `secp256r1` / `prime256v1` (RFC 5480 §2.1.1.1).
-    package static let prime256v1 = DER.ObjectIdentifier("1.2.840.10045.3.1.7")!
+    static let prime256v1 = DER.ObjectIdentifier("1.2.840.10045.3.1.7")!
 
     /// `AlgorithmIdentifier { id-ecPublicKey, prime256v1 }`.
     static var algorithm: [UInt8] {
@@ -16,12 +16,12 @@ package enum ECKeyEncoding {
     // MARK: - Public keys
 
     /// SubjectPublicKeyInfo DER of a P-256 key (uncompressed point).
-    package static func subjectPublicKeyInfo(_ key: P256.PublicKey) -> [UInt8] {
+    static func subjectPublicKeyInfo(_ key: P256.PublicKey) -> [UInt8] {
         DER.sequence([algorithm, DER.bitString(key.x963Representation)])
     }
 
     /// Reads a SubjectPublicKeyInfo DER element.
-    package static func publicKey(subjectPublicKeyInfo node: DERNode) throws(KeyEncodingError) -> P256.PublicKey {
+    static func publicKey(subjectPublicKeyInfo node: DERNode) throws(KeyEncodingError) -> P256.PublicKey {
         do throws(DERError) {
             let fields = try node.sequence("SubjectPublicKeyInfo")
             guard fields.count == 2 else { throw DERError("SubjectPublicKeyInfo has 2 fields, found \(fields.count)") }
@@ -40,7 +40,7 @@ package enum ECKeyEncoding {
     }
 
     /// PEM `PUBLIC KEY` of a P-256 key.
-    package static func publicKeyPEM(_ key: P256.PublicKey) -> String {
+    static func publicKeyPEM(_ key: P256.PublicKey) -> String {
         PEM.encode(label: "PUBLIC KEY", derBytes: subjectPublicKeyInfo(key))
     }
 
@@ -67,7 +67,7 @@ package enum ECKeyEncoding {
     // MARK: - Private keys
 
     /// SEC1 `ECPrivateKey` DER: version 1, the 32-byte scalar, `[0]` the curve and `[1]` the public key.
-    package static func sec1(_ key: P256.PrivateKey, includeParameters: Bool = true) -> [UInt8] {
+    static func sec1(_ key: P256.PrivateKey, includeParameters: Bool = true) -> [UInt8] {
         var fields = [DER.integer(1), DER.octetString(key.rawRepresentation)]
         if includeParameters { fields.append(DER.contextConstructed(0, DER.objectIdentifier(prime256v1))) }
         fields.append(DER.contextConstructed(1, DER.bitString(key.publicKey.x963Representation)))
@@ -75,7 +75,7 @@ package enum ECKeyEncoding {
     }
 
     /// PKCS#8 `PrivateKeyInfo` DER: version 0, the EC algorithm with the curve, the SEC1 key without parameters.
-    package static func pkcs8(_ key: P256.PrivateKey) -> [UInt8] {
+    static func pkcs8(_ key: P256.PrivateKey) -> [UInt8] {
         DER.sequence([DER.integer(0), algorithm, DER.octetString(sec1(key, includeParameters: false))])
     }
 
@@ -85,7 +85,7 @@ package enum ECKeyEncoding {
     }
 
     /// PEM `EC PRIVATE KEY` (SEC1), as `openssl ecparam -genkey` writes.
-    package static func sec1PEM(_ key: P256.PrivateKey) -> String {
+    static func sec1PEM(_ key: P256.PrivateKey) -> String {
         PEM.encode(label: "EC PRIVATE KEY", derBytes: sec1(key))
     }
 
@@ -100,7 +100,7 @@ package enum ECKeyEncoding {
             ? try privateKey(pkcs8: block.derBytes) : try privateKey(sec1: block.derBytes)
     }
 
-    package static func privateKey(pkcs8 der: [UInt8]) throws(KeyEncodingError) -> P256.PrivateKey {
+    static func privateKey(pkcs8 der: [UInt8]) throws(KeyEncodingError) -> P256.PrivateKey {
         let inner: [UInt8]
         do throws(DERError) {
             let fields = try DERNode.parse(der).sequence("PrivateKeyInfo")
@@ -115,7 +115,7 @@ package enum ECKeyEncoding {
         return try privateKey(sec1: inner)
     }
 
-    package static func privateKey(sec1 der: [UInt8]) throws(KeyEncodingError) -> P256.PrivateKey {
+    static func privateKey(sec1 der: [UInt8]) throws(KeyEncodingError) -> P256.PrivateKey {
         do throws(DERError) {
             let fields = try DERNode.parse(der).sequence("ECPrivateKey")
             guard fields.count >= 2, fields.count <= 4 else {
@@ -157,6 +157,6 @@ package enum ECKeyEncoding {
 /// A key file that cannot be read; the message says what was expected and found.
 package struct KeyEncodingError: Error, Hashable, Sendable, CustomStringConvertible {
     package var message: String
-    package init(_ message: String) { self.message = message }
+    init(_ message: String) { self.message = message }
     package var description: String { message }
 }

@@ -30,7 +30,7 @@ package enum P256 {
         }
 
         /// A key from its 32-byte big-endian scalar, which must lie in [1, n-1].
-        package init(rawRepresentation: [UInt8]) throws {
+        init(rawRepresentation: [UInt8]) throws {
             guard rawRepresentation.count == 32 else {
                 throw CryptoFormatError(
                     "a P-256 private key is 32 bytes (a big-endian scalar); found \(rawRepresentation.count) bytes")
@@ -70,7 +70,7 @@ package enum P256 {
         }
 
         /// The 32-byte big-endian scalar.
-        package var rawRepresentation: [UInt8] { scalar.bigEndianBytes }
+        var rawRepresentation: [UInt8] { scalar.bigEndianBytes }
 
         /// The ES256 signature of `message`: SHA-256, then ECDSA with the RFC 6979 nonce.
         package func signature(for message: [UInt8]) -> ECDSASignature {
@@ -84,7 +84,7 @@ package enum P256 {
 
         /// The ECDSA signature of a message digest (its leftmost 256 bits are used, RFC 6979 bits2int), with the
         /// RFC 6979 nonce computed with HMAC-SHA-256.
-        package func signature(forDigest digest: [UInt8]) -> ECDSASignature {
+        func signature(forDigest digest: [UInt8]) -> ECDSASignature {
             digest.withUnsafeBytes { signature(digestBytes: $0) }
         }
 
@@ -168,7 +168,7 @@ package enum P256 {
 
         /// Whether `signature` is a valid ECDSA signature of the digest (leftmost 256 bits used). Rejects r or s
         /// outside [1, n-1] and a sum u1 G + u2 Q at infinity (FIPS 186-5 section 6.4.2).
-        package func isValidSignature(_ signature: ECDSASignature, forDigest digest: [UInt8]) -> Bool {
+        func isValidSignature(_ signature: ECDSASignature, forDigest digest: [UInt8]) -> Bool {
             digest.withUnsafeBytes { isValidSignature(signature, digestBytes: $0) }
         }
 
@@ -265,12 +265,12 @@ struct RFC6979Nonces {
 }
 
 /// A key or signature encoding the Signing primitives could not accept: what was found and what was expected.
-package struct CryptoFormatError: Error, Equatable, CustomStringConvertible {
-    package let message: String
+struct CryptoFormatError: Error, Equatable, CustomStringConvertible {
+    let message: String
 
-    package init(_ message: String) {
+    init(_ message: String) {
         self.message = message
     }
 
-    package var description: String { message }
+    var description: String { message }
 }

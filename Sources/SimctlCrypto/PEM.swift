@@ -4,17 +4,17 @@
 package enum PEM {
     /// One block: its label (`CERTIFICATE`, `PRIVATE KEY`, `EC PRIVATE KEY`, `PUBLIC KEY`) and its DER bytes.
     package struct Block: Hashable, Sendable {
-        package var label: String
+        var label: String
         package var derBytes: [UInt8]
 
-        package init(label: String, derBytes: [UInt8]) {
+        init(label: String, derBytes: [UInt8]) {
             self.label = label
             self.derBytes = derBytes
         }
     }
 
     /// The PEM text of one block, lines of 64 characters, ending in a newline.
-    package static func encode(_ block: Block) -> String {
+    static func encode(_ block: Block) -> String {
         let text = Base64URL.encodeStandard(block.derBytes)
         var out = "-----BEGIN \(block.label)-----\n"
         var index = text.startIndex
@@ -26,12 +26,12 @@ package enum PEM {
         return out + "-----END \(block.label)-----\n"
     }
 
-    package static func encode(label: String, derBytes: [UInt8]) -> String {
+    static func encode(label: String, derBytes: [UInt8]) -> String {
         encode(Block(label: label, derBytes: derBytes))
     }
 
     /// Every block in `text`, in order.
-    package static func decodeAll(_ text: String) throws(PEMError) -> [Block] {
+    static func decodeAll(_ text: String) throws(PEMError) -> [Block] {
         var blocks: [Block] = []
         var open: (label: String, line: Int, body: String)?
         for (number, rawLine) in text.split(
@@ -118,7 +118,7 @@ package enum PEM {
 
 /// PEM text that cannot be read; the message names the line and the rule.
 package struct PEMError: Error, Hashable, Sendable, CustomStringConvertible {
-    package var message: String
-    package init(_ message: String) { self.message = message }
+    var message: String
+    init(_ message: String) { self.message = message }
     package var description: String { message }
 }

@@ -6,7 +6,7 @@ package struct X509Certificate: Hashable, Sendable {
     /// The whole certificate, DER.
     package let derRepresentation: [UInt8]
     /// The signed part, DER (what ``signature`` covers).
-    package let tbsCertificate: [UInt8]
+    let tbsCertificate: [UInt8]
     /// The serial number's magnitude, big-endian, without a sign octet.
     package let serialNumber: [UInt8]
     package let issuer: DistinguishedName
@@ -14,19 +14,19 @@ package struct X509Certificate: Hashable, Sendable {
     package let notBefore: ASN1Time
     package let notAfter: ASN1Time
     package let publicKey: P256.PublicKey
-    package let extensions: [Extension]
-    package let signature: ECDSASignature
+    let extensions: [Extension]
+    let signature: ECDSASignature
 
     /// `ecdsa-with-SHA256` (RFC 5758 §3.2; its AlgorithmIdentifier has no parameters).
-    package static let ecdsaWithSHA256 = DER.ObjectIdentifier("1.2.840.10045.4.3.2")!
+    static let ecdsaWithSHA256 = DER.ObjectIdentifier("1.2.840.10045.4.3.2")!
 
     /// One extension (RFC 5280 §4.1, `Extension`): its OID, criticality and the DER inside `extnValue`.
     package struct Extension: Hashable, Sendable {
-        package var oid: DER.ObjectIdentifier
+        var oid: DER.ObjectIdentifier
         package var isCritical: Bool
         package var value: [UInt8]
 
-        package init(oid: DER.ObjectIdentifier, isCritical: Bool, value: [UInt8]) {
+        init(oid: DER.ObjectIdentifier, isCritical: Bool, value: [UInt8]) {
             self.oid = oid
             self.isCritical = isCritical
             self.value = value
@@ -41,8 +41,8 @@ package struct X509Certificate: Hashable, Sendable {
 
         package static let basicConstraintsOID = DER.ObjectIdentifier("2.5.29.19")!
         package static let keyUsageOID = DER.ObjectIdentifier("2.5.29.15")!
-        package static let subjectKeyIdentifierOID = DER.ObjectIdentifier("2.5.29.14")!
-        package static let authorityKeyIdentifierOID = DER.ObjectIdentifier("2.5.29.35")!
+        static let subjectKeyIdentifierOID = DER.ObjectIdentifier("2.5.29.14")!
+        static let authorityKeyIdentifierOID = DER.ObjectIdentifier("2.5.29.35")!
 
         /// BasicConstraints (RFC 5280 §4.2.1.9), critical as the RFC requires for CAs: `cA` is omitted when
         /// false (its DEFAULT), `pathLenConstraint` only for CAs.
@@ -95,13 +95,13 @@ package struct X509Certificate: Hashable, Sendable {
     /// What a certificate says, before it is signed. `notBefore` and `notAfter` must lie in 1950-9999, the years
     /// RFC 5280 times can express.
     package struct Template: Hashable, Sendable {
-        package var serialNumber: [UInt8]
-        package var issuer: DistinguishedName
-        package var subject: DistinguishedName
-        package var notBefore: ASN1Time
-        package var notAfter: ASN1Time
-        package var publicKey: P256.PublicKey
-        package var extensions: [Extension]
+        var serialNumber: [UInt8]
+        var issuer: DistinguishedName
+        var subject: DistinguishedName
+        var notBefore: ASN1Time
+        var notAfter: ASN1Time
+        var publicKey: P256.PublicKey
+        var extensions: [Extension]
 
         package init(
             serialNumber: [UInt8], issuer: DistinguishedName, subject: DistinguishedName, notBefore: ASN1Time,
@@ -117,7 +117,7 @@ package struct X509Certificate: Hashable, Sendable {
         }
 
         /// The `tbsCertificate` DER.
-        package var derEncoded: [UInt8] {
+        var derEncoded: [UInt8] {
             DER.sequence([
                 DER.contextConstructed(0, DER.integer(2)),
                 DER.unsignedInteger(serialNumber),
@@ -320,18 +320,18 @@ package struct X509Certificate: Hashable, Sendable {
 /// A Name (RFC 5280 §4.1.2.4): a sequence of one-attribute RDNs. Country is a PrintableString (RFC 5280
 /// Appendix A), the other attributes UTF8String (RFC 5280 §4.1.2.6 for new certificates).
 package struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
-    package struct Attribute: Hashable, Sendable {
-        package var oid: DER.ObjectIdentifier
-        package var value: String
+    struct Attribute: Hashable, Sendable {
+        var oid: DER.ObjectIdentifier
+        var value: String
     }
 
-    package static let countryName = DER.ObjectIdentifier("2.5.4.6")!
-    package static let organizationName = DER.ObjectIdentifier("2.5.4.10")!
-    package static let organizationalUnitName = DER.ObjectIdentifier("2.5.4.11")!
-    package static let commonName = DER.ObjectIdentifier("2.5.4.3")!
+    static let countryName = DER.ObjectIdentifier("2.5.4.6")!
+    static let organizationName = DER.ObjectIdentifier("2.5.4.10")!
+    static let organizationalUnitName = DER.ObjectIdentifier("2.5.4.11")!
+    static let commonName = DER.ObjectIdentifier("2.5.4.3")!
 
-    package let attributes: [Attribute]
-    package let derEncoded: [UInt8]
+    let attributes: [Attribute]
+    let derEncoded: [UInt8]
 
     /// A name in the usual order: C, O, OU, CN. `country` must use PrintableString's characters (a two-letter code).
     package init(commonName: String, organizationalUnit: String? = nil, organization: String, country: String) {
@@ -385,6 +385,6 @@ package struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
 /// A certificate that cannot be read or does not have the shape required.
 package struct CertificateError: Error, Hashable, Sendable, CustomStringConvertible {
     package var message: String
-    package init(_ message: String) { self.message = message }
+    init(_ message: String) { self.message = message }
     package var description: String { message }
 }

@@ -160,8 +160,7 @@ public struct SigningChain: Hashable, Sendable {
         let end = Instant(ASN1Time.noWellDefinedExpiration)
         let root = X509Certificate.Template(
             serialNumber: serial("root"), issuer: rootName, subject: rootName, notBefore: ASN1Time(validFrom),
-            notAfter: ASN1Time(end),
-            publicKey: rootKey.publicKey,
+            notAfter: ASN1Time(end), publicKey: rootKey.publicKey,
             extensions: [
                 .basicConstraints(isCA: true),
                 .keyUsage([.keyCertSign, .cRLSign]),

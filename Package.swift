@@ -15,15 +15,18 @@ let package = Package(
         .library(name: "SimctlHTTP", targets: ["SimctlHTTP", "SimctlHTTPDelivery"]),
     ],
     targets: [
-        // All behaviour: engine, catalog, lifecycle rules, family sharing, store, wire formats, scenarios.
-        .target(name: "SubscriptionSimulator"),
+        // All behaviour: engine, catalog, lifecycle rules, family sharing, store, signing, wire formats, scenarios.
+        .target(name: "SubscriptionSimulator", dependencies: ["SimctlCrypto"]),
+        // Domain-free cryptography for test data, no dependencies and not a product (`package` access): SHA-256,
+        // HMAC, P-256 ECDSA (RFC 6979), key encodings, base64, PEM, DER, X.509 certificates.
+        .target(name: "SimctlCrypto"),
         // Assertions for tests that embed the library (exhaustive notification checks, typed payloads); reports
         // failures to Swift Testing or XCTest, whichever runs the test. The only target that imports them.
         .target(name: "SubscriptionSimulatorTesting", dependencies: ["SubscriptionSimulator"]),
         // The command line as a library (argument parsing, commands, output, exit codes), so tests can call it.
         .target(
             name: "SimctlCommand",
-            dependencies: ["SubscriptionSimulator", "SimctlHTTP", "SimctlHTTPDelivery", "SimctlServer"]),
+            dependencies: ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP", "SimctlHTTPDelivery", "SimctlServer"]),
         // HTTP/1.1 over sockets, no dependencies (nothing of the simulator): message parser, client, server, a
         // loopback receiver.
         .target(name: "SimctlHTTP"),
@@ -31,18 +34,20 @@ let package = Package(
         .target(name: "SimctlHTTPDelivery", dependencies: ["SubscriptionSimulator", "SimctlHTTP"]),
         // `simctl serve`: one simulated store behind the App Store Server API (Apple's paths, shapes, errors and JWT
         // bearer checks), a control API (clock, actions, state, reset) and the delivery pump (docs/server.md).
-        .target(name: "SimctlServer", dependencies: ["SubscriptionSimulator", "SimctlHTTP"]),
+        .target(name: "SimctlServer", dependencies: ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP"]),
         // Thin executable: argv in, exit code out.
         .executableTarget(name: "simctl", dependencies: ["SimctlCommand"]),
         // Release-mode benchmark: `swift run -c release simbench`.
         .executableTarget(
             name: "simbench",
-            dependencies: ["SubscriptionSimulator", "SimctlHTTP", "SimctlHTTPDelivery", "SimctlServer"]),
+            dependencies: ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP", "SimctlHTTPDelivery", "SimctlServer"]),
         // Golden files live beside the tests that read them (by path, not as resources).
         .testTarget(
             name: "SubscriptionSimulatorTests",
-            dependencies: ["SubscriptionSimulator", "SubscriptionSimulatorTesting"],
-            exclude: ["Golden", "Signing/Vectors"]),
+            dependencies: ["SubscriptionSimulator", "SubscriptionSimulatorTesting", "SimctlCrypto"],
+            exclude: ["Golden"]),
+        // The primitives against published vectors (FIPS, RFC, Wycheproof, NIST CAVP), committed in Vectors/.
+        .testTarget(name: "SimctlCryptoTests", dependencies: ["SimctlCrypto"], exclude: ["Vectors"]),
         // Depends on the executable too, so `swift test` builds the binary its end-to-end tests run.
         // HTTP parser and client, and delivery end to end (the binary against a receiver on loopback).
         .testTarget(
@@ -51,8 +56,11 @@ let package = Package(
         // The server's routes as pure request -> response calls, hostile requests, and `simctl serve` end to end.
         .testTarget(
             name: "SimctlServerTests",
-            dependencies: ["SimctlServer", "SimctlHTTP", "SimctlCommand", "SubscriptionSimulator", "simctl"]),
-        .testTarget(name: "SimctlTests", dependencies: ["SimctlCommand", "SubscriptionSimulator", "simctl"]),
+            dependencies: [
+                "SimctlServer", "SimctlHTTP", "SimctlCommand", "SubscriptionSimulator", "SimctlCrypto", "simctl",
+            ]),
+        .testTarget(
+            name: "SimctlTests", dependencies: ["SimctlCommand", "SubscriptionSimulator", "SimctlCrypto", "simctl"]),
     ],
     swiftLanguageModes: [.v6]
 )

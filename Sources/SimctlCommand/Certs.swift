@@ -1,4 +1,5 @@
 import Foundation
+import SimctlCrypto
 import SubscriptionSimulator
 
 /// How payloads are signed: `--ca-seed TEXT` (a generated chain) or `--signing-chain DIR` (the user's own);

@@ -1,4 +1,5 @@
 import Foundation
+import SimctlCrypto
 import SubscriptionSimulator
 
 /// Rule server-api-bearer-token: every App Store Server API request carries `Authorization: Bearer <JWT>`, a

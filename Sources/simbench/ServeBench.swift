@@ -1,4 +1,5 @@
 import Foundation
+import SimctlCrypto
 import SimctlHTTP
 import SimctlServer
 import SubscriptionSimulator

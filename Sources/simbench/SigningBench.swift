@@ -1,6 +1,7 @@
 // The `signing` section of simbench (timed) and the untimed `sign-vectors` / `verify-vectors` modes that
 // Tests/Conformance/crypto_crosscheck.py uses to compare simctl's P-256 ECDSA with Python's `cryptography`.
 import Foundation
+import SimctlCrypto
 import SubscriptionSimulator
 
 /// Keys and messages for the benchmark and the cross-check: keys derived from `seed`, messages 0 to 300 bytes.

@@ -1,3 +1,4 @@
+import SimctlCrypto
 import SimctlServer
 import SubscriptionSimulator
 import Testing

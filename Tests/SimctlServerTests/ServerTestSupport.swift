@@ -1,4 +1,5 @@
 import Foundation
+import SimctlCrypto
 import SimctlServer
 import SubscriptionSimulator
 import Testing

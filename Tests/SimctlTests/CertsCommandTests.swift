@@ -1,4 +1,5 @@
 import Foundation
+import SimctlCrypto
 import Testing
 @testable import SimctlCommand
 @testable import SubscriptionSimulator

@@ -1,3 +1,5 @@
+import SimctlCrypto
+
 /// Signs JWS with ES256 (RFC 7518 §3.4: ECDSA P-256 with SHA-256, the signature as the 64-byte `r || s`) using
 /// a ``SigningChain``'s leaf key, with the header Apple's App Store uses: `{"alg":"ES256","x5c":[leaf,
 /// intermediate, root]}`, each certificate in standard base64 DER (reference §2.2). Apple's `SignedDataVerifier`

@@ -1,3 +1,5 @@
+import SimctlCrypto
+
 /// The certificates a JWS carries in `x5c` and the leaf's private key: a chain in the shape Apple's App Store
 /// signing chain has (reference §2.2), so that Apple's `SignedDataVerifier`, given this chain's root, verifies the
 /// simulator's payloads exactly as it verifies the App Store's.
@@ -16,31 +18,49 @@
 /// **Test data only**: the seed is public, so anyone can sign as this CA. Trust its root in tests, never in
 /// production.
 public struct SigningChain: Hashable, Sendable {
-    public let root: X509Certificate
-    public let intermediate: X509Certificate
-    public let leaf: X509Certificate
+    /// The self-signed root: the certificate a verifier is told to trust.
+    public let root: Certificate
+    /// The CA the root issued; it issued ``leaf``.
+    public let intermediate: Certificate
+    /// The certificate of the key that signs payloads.
+    public let leaf: Certificate
     /// The key that signs payloads; it belongs to ``leaf``.
-    public let leafKey: P256.PrivateKey
+    package let leafKey: P256.PrivateKey
 
     /// `x5c` order: leaf, intermediate, root (RFC 7515 §4.1.6).
-    public var certificates: [X509Certificate] { [leaf, intermediate, root] }
+    public var certificates: [Certificate] { [leaf, intermediate, root] }
+
+    /// One certificate of a chain: its DER and PEM forms, which is what a verifier is given, and the parsed
+    /// certificate for the package's own code (``x509``).
+    public struct Certificate: Hashable, Sendable {
+        /// The parsed certificate.
+        package let x509: X509Certificate
+
+        /// Wraps a parsed certificate.
+        package init(_ x509: X509Certificate) { self.x509 = x509 }
+
+        /// The whole certificate, DER.
+        public var derRepresentation: [UInt8] { x509.derRepresentation }
+        /// The `CERTIFICATE` PEM text.
+        public var pemRepresentation: String { x509.pemRepresentation }
+    }
 
     /// Marks Apple's intermediate CA ("Apple Worldwide Developer Relations"); Apple's libraries require it.
-    public static let appleIntermediateMarker = DER.ObjectIdentifier("1.2.840.113635.100.6.2.1")!
+    package static let appleIntermediateMarker = DER.ObjectIdentifier("1.2.840.113635.100.6.2.1")!
     /// Marks the App Store's payload-signing leaf; Apple's libraries require it.
-    public static let appleLeafMarker = DER.ObjectIdentifier("1.2.840.113635.100.6.11.1")!
+    package static let appleLeafMarker = DER.ObjectIdentifier("1.2.840.113635.100.6.11.1")!
 
     /// The documented default CA seed: `simctl-test-ca-1`. Changing it (`--ca-seed`) gives another root.
     public static let defaultCASeed = "simctl-test-ca-1"
 
-    /// The chain every run signs with unless told otherwise (``generate(caSeed:leafNotAfter:leafMarker:intermediateMarker:)``
-    /// with the default seed); computed once.
+    /// The chain every run signs with unless told otherwise (``generate(caSeed:leafNotAfter:)`` with the default
+    /// seed); computed once.
     public static let `default`: SigningChain = generate().chain
 
     /// A chain brought by the user (`simctl run --signing-chain DIR`). Checked: the leaf key belongs to the leaf,
     /// the leaf is signed by the intermediate and the intermediate by the root, and the root signs itself.
     /// Extensions are not checked here: a chain Apple's verifier rejects is a legitimate negative test.
-    public init(
+    package init(
         root: X509Certificate, intermediate: X509Certificate, leaf: X509Certificate, leafKey: P256.PrivateKey
     ) throws(SigningChainError) {
         guard leafKey.publicKey == leaf.publicKey else {
@@ -55,9 +75,9 @@ public struct SigningChain: Hashable, Sendable {
         guard root.isSigned(by: root.publicKey) else {
             throw SigningChainError("the root certificate is not self-signed")
         }
-        self.root = root
-        self.intermediate = intermediate
-        self.leaf = leaf
+        self.root = Certificate(root)
+        self.intermediate = Certificate(intermediate)
+        self.leaf = Certificate(leaf)
         self.leafKey = leafKey
     }
 
@@ -82,17 +102,17 @@ public struct SigningChain: Hashable, Sendable {
         unchecked root: X509Certificate, _ intermediate: X509Certificate, _ leaf: X509Certificate,
         _ key: P256.PrivateKey
     ) {
-        self.root = root
-        self.intermediate = intermediate
-        self.leaf = leaf
+        self.root = Certificate(root)
+        self.intermediate = Certificate(intermediate)
+        self.leaf = Certificate(leaf)
         self.leafKey = key
     }
 
     /// A generated chain and all three private keys (the CA keys are for issuing further test certificates).
     public struct Generated: Hashable, Sendable {
         public var chain: SigningChain
-        public var rootKey: P256.PrivateKey
-        public var intermediateKey: P256.PrivateKey
+        package var rootKey: P256.PrivateKey
+        package var intermediateKey: P256.PrivateKey
     }
 
     /// The first validity instant of generated certificates, 1970-01-01T00:00:00Z: the start of the simulator's
@@ -103,12 +123,17 @@ public struct SigningChain: Hashable, Sendable {
     /// `P256.PrivateKey(derivedFrom: seed, label: "simctl root" / "simctl intermediate" / "simctl leaf")`, serial
     /// numbers the first 16 bytes of HMAC-SHA-256(seed, "serial " + role) with the top bit cleared and the next
     /// set. Validity runs from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z, covering the whole virtual timeline,
-    /// except that `leafNotAfter` ends the leaf's (for expired-certificate tests). The markers can be replaced
-    /// (for wrong-OID tests).
-    public static func generate(
-        caSeed: String = defaultCASeed, leafNotAfter: Instant? = nil,
-        leafMarker: DER.ObjectIdentifier = appleLeafMarker,
-        intermediateMarker: DER.ObjectIdentifier = appleIntermediateMarker
+    /// except that `leafNotAfter` ends the leaf's (for expired-certificate tests).
+    public static func generate(caSeed: String = defaultCASeed, leafNotAfter: Instant? = nil) -> Generated {
+        generate(
+            caSeed: caSeed, leafNotAfter: leafNotAfter, leafMarker: appleLeafMarker,
+            intermediateMarker: appleIntermediateMarker)
+    }
+
+    /// ``generate(caSeed:leafNotAfter:)`` with the markers replaced (for wrong-OID tests).
+    package static func generate(
+        caSeed: String, leafNotAfter: Instant?, leafMarker: DER.ObjectIdentifier,
+        intermediateMarker: DER.ObjectIdentifier
     ) -> Generated {
         let seed = Array(caSeed.utf8)
         let rootKey = P256.PrivateKey(derivedFrom: seed, label: "simctl root")
@@ -132,10 +157,10 @@ public struct SigningChain: Hashable, Sendable {
         let rootID = X509Certificate.keyIdentifier(of: rootKey.publicKey)
         let intermediateID = X509Certificate.keyIdentifier(of: intermediateKey.publicKey)
         let leafID = X509Certificate.keyIdentifier(of: leafKey.publicKey)
-        let end = ASN1Time.noWellDefinedExpiration
+        let end = Instant(ASN1Time.noWellDefinedExpiration)
         let root = X509Certificate.Template(
-            serialNumber: serial("root"), issuer: rootName, subject: rootName, notBefore: validFrom, notAfter: end,
-            publicKey: rootKey.publicKey,
+            serialNumber: serial("root"), issuer: rootName, subject: rootName, notBefore: ASN1Time(validFrom),
+            notAfter: ASN1Time(end), publicKey: rootKey.publicKey,
             extensions: [
                 .basicConstraints(isCA: true),
                 .keyUsage([.keyCertSign, .cRLSign]),
@@ -143,8 +168,8 @@ public struct SigningChain: Hashable, Sendable {
             ]
         ).issued(by: rootKey)
         let intermediate = X509Certificate.Template(
-            serialNumber: serial("intermediate"), issuer: rootName, subject: intermediateName, notBefore: validFrom,
-            notAfter: end, publicKey: intermediateKey.publicKey,
+            serialNumber: serial("intermediate"), issuer: rootName, subject: intermediateName,
+            notBefore: ASN1Time(validFrom), notAfter: ASN1Time(end), publicKey: intermediateKey.publicKey,
             extensions: [
                 .basicConstraints(isCA: true, pathLength: 0),
                 .keyUsage([.keyCertSign, .cRLSign]),
@@ -155,8 +180,8 @@ public struct SigningChain: Hashable, Sendable {
         ).issued(by: rootKey)
         let leafEnd = leafNotAfter.map { Instant(millisecondsSince1970: $0.millisecondsSince1970 / 1000 * 1000) } ?? end
         let leaf = X509Certificate.Template(
-            serialNumber: serial("leaf"), issuer: intermediateName, subject: leafName, notBefore: validFrom,
-            notAfter: min(max(leafEnd, validFrom), end), publicKey: leafKey.publicKey,
+            serialNumber: serial("leaf"), issuer: intermediateName, subject: leafName, notBefore: ASN1Time(validFrom),
+            notAfter: ASN1Time(min(max(leafEnd, validFrom), end)), publicKey: leafKey.publicKey,
             extensions: [
                 .basicConstraints(isCA: false),
                 .keyUsage([.digitalSignature]),
@@ -177,6 +202,23 @@ extension X509Certificate.Template {
         do { return try signed(by: key) } catch {
             preconditionFailure("a generated certificate does not parse: \(error)")
         }
+    }
+}
+
+extension ASN1Time {
+    /// The certificate time of `instant`, its milliseconds dropped (certificates carry whole seconds).
+    init(_ instant: Instant) {
+        let c = CalendarMath.components(of: instant)
+        self.init(year: c.year, month: c.month, day: c.day, hour: c.hour, minute: c.minute, second: c.second)
+    }
+}
+
+extension Instant {
+    /// The instant a certificate time names.
+    init(_ time: ASN1Time) {
+        self = CalendarMath.instant(
+            year: time.year, month: time.month, day: time.day, hour: time.hour, minute: time.minute,
+            second: time.second)
     }
 }
 

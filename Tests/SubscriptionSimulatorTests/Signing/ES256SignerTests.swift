@@ -1,4 +1,6 @@
+import SimctlCrypto
 import Testing
+
 @testable import SubscriptionSimulator
 
 @Suite struct ES256SignerTests {
@@ -23,7 +25,7 @@ import Testing
         let p = parts(JWS.compact(payload: payload, signer: signer))
         let signature = try #require(Base64URL.decode(p[2]))
         #expect(signature.count == 64)
-        let valid = SigningChain.default.leaf.publicKey.isValidSignature(
+        let valid = SigningChain.default.leaf.x509.publicKey.isValidSignature(
             try ECDSASignature(rawRepresentation: signature), for: Array((p[0] + "." + p[1]).utf8))
         #expect(valid)
     }

@@ -1,88 +1,7 @@
+import SimctlCrypto
 import Testing
+
 @testable import SubscriptionSimulator
-
-@Suite struct X509CertificateTests {
-    @Test func anOpenSSLCertificateIsRead() throws {
-        let certificate = try X509Certificate(pem: OpenSSLSamples.certificate)
-        #expect(certificate.serialNumber == [0x12, 0x34])
-        #expect(certificate.subject.description == "CN=OpenSSL Test CA, O=Example, C=US")
-        #expect(certificate.issuer == certificate.subject)
-        #expect(certificate.isSigned(by: certificate.publicKey))
-        #expect(try certificate.basicConstraints()?.isCA == true)
-        #expect(try certificate.keyUsage() == [5, 6])
-        #expect(try certificate.subjectKeyIdentifier() == certificate.authorityKeyIdentifier())
-        let key = try P256.PrivateKey(rawRepresentation: OpenSSLSamples.scalar)
-        #expect(certificate.publicKey == key.publicKey)
-    }
-
-    @Test func aChangedByteBreaksTheSignature() throws {
-        let certificate = try X509Certificate(pem: OpenSSLSamples.certificate)
-        var der = certificate.derRepresentation
-        // A byte of the subject's common name ("OpenSSL Test CA"), inside the signed part.
-        let index = try #require(der.indices.last { der[$0] == UInt8(ascii: "T") })
-        der[index] = UInt8(ascii: "X")
-        let changed = try X509Certificate(derRepresentation: der)
-        #expect(!changed.isSigned(by: certificate.publicKey))
-    }
-
-    func template(extensions: [X509Certificate.Extension]) -> X509Certificate.Template {
-        let key = P256.PrivateKey(derivedFrom: [7], label: "t").publicKey
-        let name = DistinguishedName(commonName: "T", organization: "O", country: "US")
-        return X509Certificate.Template(
-            serialNumber: [1], issuer: name, subject: name, notBefore: Instant(millisecondsSince1970: 0),
-            notAfter: ASN1Time.noWellDefinedExpiration, publicKey: key, extensions: extensions)
-    }
-
-    /// Rebuilds a certificate around a changed `tbsCertificate` (its signature no longer matters to the parser).
-    func certificate(tbs: [UInt8]) -> [UInt8] {
-        DER.sequence([
-            tbs, X509Certificate.signatureAlgorithm, DER.bitString(DER.sequence([DER.integer(1), DER.integer(1)])),
-        ])
-    }
-
-    @Test func criticalFalseWrittenOutIsRefused() {
-        let ext = DER.sequence([
-            DER.objectIdentifier(X509Certificate.Extension.subjectKeyIdentifierOID), DER.boolean(false),
-            DER.octetString(DER.octetString([1])),
-        ])
-        let tbs = template(extensions: []).derEncoded
-        let patched = replaceExtensions(in: tbs, with: [ext])
-        #expect(throws: CertificateError.self) { try X509Certificate(derRepresentation: certificate(tbs: patched)) }
-    }
-
-    @Test func duplicateExtensionsAreRefused() {
-        let ski = X509Certificate.Extension.subjectKeyIdentifier([1])
-        let tbs = template(extensions: [ski, ski]).derEncoded
-        #expect(throws: CertificateError.self) { try X509Certificate(derRepresentation: certificate(tbs: tbs)) }
-    }
-
-    @Test func aSerialNumberOfZeroIsRefused() {
-        var t = template(extensions: [.basicConstraints(isCA: true)])
-        t.serialNumber = [0]
-        #expect(throws: CertificateError.self) {
-            try X509Certificate(derRepresentation: certificate(tbs: t.derEncoded))
-        }
-    }
-
-    @Test func signingATemplateThatBreaksARuleThrows() {
-        var t = template(extensions: [.basicConstraints(isCA: true)])
-        t.serialNumber = [UInt8](repeating: 1, count: 21)
-        #expect(throws: CertificateError.self) { try t.signed(by: P256.PrivateKey(derivedFrom: [7], label: "t")) }
-    }
-
-    @Test func basicConstraintsOmitCAWhenFalse() throws {
-        #expect(X509Certificate.Extension.basicConstraints(isCA: false).value == bytes("3000"))
-        #expect(
-            X509Certificate.Extension.basicConstraints(isCA: true, pathLength: 0).value == bytes("30060101FF020100"))
-    }
-
-    /// `tbs` with its `[3]` extensions replaced by `items`.
-    func replaceExtensions(in tbs: [UInt8], with items: [[UInt8]]) -> [UInt8] {
-        let fields = (try? DERNode.parse(tbs).children()) ?? []
-        let kept = fields.filter { $0.tag != DER.Tag.contextConstructed(3) }.map { Array($0.encoded) }
-        return DER.sequence(kept + [DER.contextConstructed(3, DER.sequence(items))])
-    }
-}
 
 @Suite struct SigningChainTests {
     let chain = SigningChain.default
@@ -98,59 +17,66 @@ import Testing
     }
 
     @Test func eachCertificateIsSignedByItsIssuer() {
-        #expect(chain.root.isSigned(by: chain.root.publicKey))
-        #expect(chain.intermediate.isSigned(by: chain.root.publicKey))
-        #expect(chain.leaf.isSigned(by: chain.intermediate.publicKey))
-        #expect(!chain.leaf.isSigned(by: chain.root.publicKey))
-        #expect(chain.leafKey.publicKey == chain.leaf.publicKey)
+        #expect(chain.root.x509.isSigned(by: chain.root.x509.publicKey))
+        #expect(chain.intermediate.x509.isSigned(by: chain.root.x509.publicKey))
+        #expect(chain.leaf.x509.isSigned(by: chain.intermediate.x509.publicKey))
+        #expect(!chain.leaf.x509.isSigned(by: chain.root.x509.publicKey))
+        #expect(chain.leafKey.publicKey == chain.leaf.x509.publicKey)
     }
 
     @Test func namesChainFromLeafToRoot() {
-        #expect(chain.root.issuer == chain.root.subject)
-        #expect(chain.intermediate.issuer == chain.root.subject)
-        #expect(chain.leaf.issuer == chain.intermediate.subject)
-        #expect(Set([chain.root.subject, chain.intermediate.subject, chain.leaf.subject]).count == 3)
+        #expect(chain.root.x509.issuer == chain.root.x509.subject)
+        #expect(chain.intermediate.x509.issuer == chain.root.x509.subject)
+        #expect(chain.leaf.x509.issuer == chain.intermediate.x509.subject)
+        #expect(Set([chain.root.x509.subject, chain.intermediate.x509.subject, chain.leaf.x509.subject]).count == 3)
     }
 
     @Test func keyIdentifiersLinkEachCertificateToItsIssuer() throws {
-        #expect(try chain.root.subjectKeyIdentifier() == X509Certificate.keyIdentifier(of: chain.root.publicKey))
-        #expect(try chain.intermediate.authorityKeyIdentifier() == chain.root.subjectKeyIdentifier())
-        #expect(try chain.leaf.authorityKeyIdentifier() == chain.intermediate.subjectKeyIdentifier())
-        #expect(try chain.leaf.subjectKeyIdentifier()?.count == 20)
+        #expect(
+            try chain.root.x509.subjectKeyIdentifier() == X509Certificate.keyIdentifier(of: chain.root.x509.publicKey))
+        #expect(try chain.intermediate.x509.authorityKeyIdentifier() == chain.root.x509.subjectKeyIdentifier())
+        #expect(try chain.leaf.x509.authorityKeyIdentifier() == chain.intermediate.x509.subjectKeyIdentifier())
+        #expect(try chain.leaf.x509.subjectKeyIdentifier()?.count == 20)
     }
 
     @Test func basicConstraintsAndKeyUsageFollowRFC5280() throws {
-        #expect(try chain.root.basicConstraints().map { [$0.isCA ? 1 : 0, Int($0.pathLength ?? -1)] } == [1, -1])
-        #expect(
-            try chain.intermediate.basicConstraints().map { [$0.isCA ? 1 : 0, Int($0.pathLength ?? -1)] } == [1, 0])
-        #expect(try chain.leaf.basicConstraints()?.isCA == false)
-        #expect(try chain.root.keyUsage() == [5, 6])
-        #expect(try chain.intermediate.keyUsage() == [5, 6])
-        #expect(try chain.leaf.keyUsage() == [0])
+        let intermediate = chain.intermediate.x509
+        #expect(try chain.root.x509.basicConstraints().map { [$0.isCA ? 1 : 0, Int($0.pathLength ?? -1)] } == [1, -1])
+        #expect(try intermediate.basicConstraints().map { [$0.isCA ? 1 : 0, Int($0.pathLength ?? -1)] } == [1, 0])
+        #expect(try chain.leaf.x509.basicConstraints()?.isCA == false)
+        #expect(try chain.root.x509.keyUsage() == [5, 6])
+        #expect(try intermediate.keyUsage() == [5, 6])
+        #expect(try chain.leaf.x509.keyUsage() == [0])
         for certificate in chain.certificates {
-            #expect(certificate.extension(X509Certificate.Extension.basicConstraintsOID)?.isCritical == true)
-            #expect(certificate.extension(X509Certificate.Extension.keyUsageOID)?.isCritical == true)
+            #expect(certificate.x509.extension(X509Certificate.Extension.basicConstraintsOID)?.isCritical == true)
+            #expect(certificate.x509.extension(X509Certificate.Extension.keyUsageOID)?.isCritical == true)
         }
     }
 
     @Test func appleMarkersSitOnTheIntermediateAndTheLeafNotCritical() {
-        let intermediate = chain.intermediate.extension(SigningChain.appleIntermediateMarker)
-        let leaf = chain.leaf.extension(SigningChain.appleLeafMarker)
+        let intermediate = chain.intermediate.x509.extension(SigningChain.appleIntermediateMarker)
+        let leaf = chain.leaf.x509.extension(SigningChain.appleLeafMarker)
         #expect(intermediate == .marker(SigningChain.appleIntermediateMarker) && intermediate?.value == [5, 0])
         #expect(leaf == .marker(SigningChain.appleLeafMarker) && leaf?.isCritical == false)
-        #expect(chain.leaf.extension(SigningChain.appleIntermediateMarker) == nil)
-        #expect(chain.root.extension(SigningChain.appleLeafMarker) == nil)
+        #expect(chain.leaf.x509.extension(SigningChain.appleIntermediateMarker) == nil)
+        #expect(chain.root.x509.extension(SigningChain.appleLeafMarker) == nil)
     }
 
     @Test func validityCoversTheWholeTimeline() {
         for certificate in chain.certificates {
-            #expect(certificate.notBefore == Instant(millisecondsSince1970: 0))
-            #expect(certificate.notAfter == ASN1Time.noWellDefinedExpiration)
+            #expect(Instant(certificate.x509.notBefore) == Instant(millisecondsSince1970: 0))
+            #expect(certificate.x509.notAfter == ASN1Time.noWellDefinedExpiration)
         }
     }
 
+    @Test func certificateTimesDropMilliseconds() {
+        let instant = CalendarMath.instant(year: 2026, month: 3, day: 1, millisecond: 999)
+        #expect(ASN1Time(instant) == ASN1Time(year: 2026, month: 3, day: 1))
+        #expect(Instant(ASN1Time(instant)) == CalendarMath.instant(year: 2026, month: 3, day: 1))
+    }
+
     @Test func serialNumbersArePositiveSixteenOctetsAndDistinct() {
-        let serials = chain.certificates.map(\.serialNumber)
+        let serials = chain.certificates.map(\.x509.serialNumber)
         #expect(serials.allSatisfy { $0.count == 16 && $0[0] & 0xC0 == 0x40 })
         #expect(Set(serials).count == 3)
     }
@@ -158,16 +84,16 @@ import Testing
     @Test func theLeafCanBeMadeToExpireAtAChosenInstant() {
         let end = CalendarMath.instant(year: 2026, month: 3, day: 1, hour: 9, millisecond: 500)
         let generated = SigningChain.generate(leafNotAfter: end).chain
-        #expect(generated.leaf.notAfter == CalendarMath.instant(year: 2026, month: 3, day: 1, hour: 9))
+        #expect(Instant(generated.leaf.x509.notAfter) == CalendarMath.instant(year: 2026, month: 3, day: 1, hour: 9))
         #expect(generated.root == chain.root && generated.intermediate == chain.intermediate)
-        #expect(generated.leaf.isSigned(by: chain.intermediate.publicKey))
+        #expect(generated.leaf.x509.isSigned(by: chain.intermediate.x509.publicKey))
     }
 
     @Test func aLeafExpiryOutsideRFC5280sRangeIsClampedToIt() {
         let late = SigningChain.generate(leafNotAfter: CalendarMath.instant(year: 10_500, month: 1, day: 1)).chain
-        #expect(late.leaf.notAfter == ASN1Time.noWellDefinedExpiration)
+        #expect(late.leaf.x509.notAfter == ASN1Time.noWellDefinedExpiration)
         let early = SigningChain.generate(leafNotAfter: Instant(millisecondsSince1970: -86_400_000)).chain
-        #expect(early.leaf.notAfter == SigningChain.validFrom)
+        #expect(Instant(early.leaf.x509.notAfter) == SigningChain.validFrom)
     }
 
     @Test func aChainReadFromPEMEqualsTheOneWritten() throws {
@@ -181,15 +107,18 @@ import Testing
         let other = SigningChain.generate(caSeed: "other").chain
         #expect(throws: SigningChainError.self) {
             try SigningChain(
-                root: chain.root, intermediate: chain.intermediate, leaf: chain.leaf, leafKey: other.leafKey)
+                root: chain.root.x509, intermediate: chain.intermediate.x509, leaf: chain.leaf.x509,
+                leafKey: other.leafKey)
         }
         #expect(throws: SigningChainError.self) {
             try SigningChain(
-                root: other.root, intermediate: chain.intermediate, leaf: chain.leaf, leafKey: chain.leafKey)
+                root: other.root.x509, intermediate: chain.intermediate.x509, leaf: chain.leaf.x509,
+                leafKey: chain.leafKey)
         }
         #expect(throws: SigningChainError.self) {
             try SigningChain(
-                root: chain.root, intermediate: other.intermediate, leaf: chain.leaf, leafKey: chain.leafKey)
+                root: chain.root.x509, intermediate: other.intermediate.x509, leaf: chain.leaf.x509,
+                leafKey: chain.leafKey)
         }
     }
 }

@@ -198,21 +198,6 @@ import Testing
             #expect(String(decoding: out, as: UTF8.self) == "x" + String(value))
         }
     }
-
-    @Test func fastBase64URLEqualsTheReferenceEncoder() {
-        var random = RandomSource(seed: 15)
-        for length in 0..<200 {
-            let bytes = (0..<length).map { _ in UInt8(random.nextInt(in: 0...255)) }
-            var out: [UInt8] = [UInt8(ascii: "x")]
-            bytes.withUnsafeBytes { Base64URL.appendURL($0, to: &out) }
-            #expect(String(decoding: out, as: UTF8.self) == "x" + Base64URL.encode(bytes), "length \(length)")
-        }
-        // Longer than the zeros the output grows by at a time.
-        let long = [UInt8](repeating: 0xFB, count: 10_000)
-        var out: [UInt8] = []
-        long.withUnsafeBytes { Base64URL.appendURL($0, to: &out) }
-        #expect(String(decoding: out, as: UTF8.self) == Base64URL.encode(long))
-    }
 }
 
 /// The placeholder signature of `LocalTesting` and `Xcode` payloads.

@@ -1,4 +1,6 @@
+import SimctlCrypto
 import Testing
+
 @testable import SubscriptionSimulator
 
 @Suite struct CanonicalJSONTests {
@@ -67,36 +69,6 @@ import Testing
 }
 
 @Suite struct JWSTests {
-    @Test(arguments: [
-        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"),
-        ("foobar", "Zm9vYmFy"),
-    ])
-    func base64URLMatchesRFC4648Vectors(plain: String, encoded: String) {
-        #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
-        #expect(Base64URL.decode(encoded) == Array(plain.utf8))
-        #expect(Base64URL.encodeStandard(Array(plain.utf8)).hasPrefix(encoded))
-    }
-
-    @Test(arguments: [
-        ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="),
-        ("foobar", "Zm9vYmFy"),
-    ])
-    func standardBase64MatchesRFC4648VectorsWithPadding(plain: String, encoded: String) {
-        #expect(Base64URL.encodeStandard(Array(plain.utf8)) == encoded)
-    }
-
-    @Test func everyByteValueRoundTripsAndUsesTheURLAlphabet() {
-        let bytes = (0...255).map(UInt8.init) + (0...255).reversed().map(UInt8.init)
-        let url = Base64URL.encode(bytes)
-        let standard = Base64URL.encodeStandard(bytes)
-        #expect(url.contains("-") && url.contains("_") && !url.contains("+") && !url.contains("/"))
-        #expect(standard.hasSuffix("="), "512 bytes leave 2 over: one padding character")
-        let translated = standard.compactMap { c -> Character? in c == "+" ? "-" : c == "/" ? "_" : c == "=" ? nil : c }
-        #expect(String(translated) == url)
-        #expect(Base64URL.decode(url) == bytes)
-        #expect(Base64URL.decode(url + "*") == nil)
-    }
-
     @Test func compactJWSHasApplesHeaderShapeAndRoundTrips() throws {
         let payload: JSONValue = .object(["a": .integer(1)])
         let jws = JWS.compact(payload: payload, signer: UnsignedTestSigner())

@@ -1,5 +1,5 @@
 import Testing
-@testable import SubscriptionSimulator
+@testable import SimctlCrypto
 
 /// Hex text to bytes, for DER written out by hand.
 func bytes(_ hex: String) -> [UInt8] {
@@ -24,7 +24,7 @@ func bytes(_ hex: String) -> [UInt8] {
     }
 
     @Test func integersRoundTripOverRandomValues() throws {
-        var random = RandomSource(seed: 11)
+        var random = TestRandom(seed: 11)
         for _ in 0..<2_000 {
             let value = Int64(bitPattern: random.next()) >> Int64(random.nextInt(in: 0...63))
             #expect(try DERNode.parse(DER.integer(value)).int64("x") == value, "seed 11, value \(value)")
@@ -135,22 +135,29 @@ func bytes(_ hex: String) -> [UInt8] {
 
 @Suite struct ASN1TimeTests {
     @Test(arguments: [
-        (CalendarMath.instant(year: 1970, month: 1, day: 1), "170D 3730303130313030303030305A"),
+        (ASN1Time(year: 1970, month: 1, day: 1), "170D 3730303130313030303030305A"),
         (
-            CalendarMath.instant(year: 2049, month: 12, day: 31, hour: 23, minute: 59, second: 59),
+            ASN1Time(year: 2049, month: 12, day: 31, hour: 23, minute: 59, second: 59),
             "170D 3439313233313233353935395A"
         ),
-        (CalendarMath.instant(year: 2050, month: 1, day: 1), "180F 32303530303130313030303030305A"),
+        (ASN1Time(year: 2050, month: 1, day: 1), "180F 32303530303130313030303030305A"),
         (ASN1Time.noWellDefinedExpiration, "180F 39393939313233313233353935395A"),
     ])
-    func timesUseUTCTimeUntil2049AndGeneralizedTimeAfter(instant: Instant, hex: String) throws {
-        #expect(ASN1Time.encode(instant) == bytes(hex))
-        #expect(try ASN1Time.decode(DERNode.parse(bytes(hex)), "t") == instant)
+    func timesUseUTCTimeUntil2049AndGeneralizedTimeAfter(time: ASN1Time, hex: String) throws {
+        #expect(time.derEncoded == bytes(hex))
+        #expect(try ASN1Time(node: DERNode.parse(bytes(hex)), "t") == time)
     }
 
-    @Test func encodingDropsMilliseconds() {
-        let instant = CalendarMath.instant(year: 2026, month: 3, day: 1, millisecond: 999)
-        #expect(ASN1Time.encode(instant) == ASN1Time.encode(CalendarMath.instant(year: 2026, month: 3, day: 1)))
+    /// Gregorian leap years: every fourth year, except centuries not divisible by 400.
+    @Test(arguments: [
+        ("170D 3030303232393030303030305A", true),  // 2000-02-29
+        ("170D 3234303232393030303030305A", true),  // 2024-02-29
+        ("170D 3235303232393030303030305A", false),  // 2025-02-29
+        ("180F 32313030303232393030303030305A", false),  // 2100-02-29
+        ("180F 32343030303232393030303030305A", true),  // 2400-02-29
+    ])
+    func february29IsReadInLeapYearsOnly(hex: String, valid: Bool) {
+        #expect(((try? ASN1Time(node: DERNode.parse(bytes(hex)), "t")) != nil) == valid)
     }
 
     @Test(arguments: [
@@ -163,6 +170,6 @@ func bytes(_ hex: String) -> [UInt8] {
         "170D 3236303130313234303030305A",  // hour 24
     ])
     func malformedTimesAreRefused(hex: String) {
-        #expect(throws: DERError.self) { try ASN1Time.decode(DERNode.parse(bytes(hex)), "t") }
+        #expect(throws: DERError.self) { try ASN1Time(node: DERNode.parse(bytes(hex)), "t") }
     }
 }

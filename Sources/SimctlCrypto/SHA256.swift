@@ -1,23 +1,23 @@
-// SHA-256 (FIPS 180-4, section 6.2). Part of the Signing folder: cryptography for simulated test data only.
+// SHA-256 (FIPS 180-4, section 6.2). Part of SimctlCrypto: cryptography for simulated test data only.
 // It is not hardened for protecting secrets (see P256.swift for what is and is not constant-time); SHA-256 itself
 // has no secret-dependent branches or table lookups.
 
 /// SHA-256 as specified by FIPS 180-4: a 32-byte digest of any byte string.
 ///
 /// `SHA256.hash(_:)` hashes a whole message; `SHA256.Hasher` hashes one in pieces.
-public enum SHA256 {
+package enum SHA256 {
     /// The digest length in bytes (32).
-    public static let byteCount = 32
+    static let byteCount = 32
 
     /// The SHA-256 digest of `data` (32 bytes).
-    public static func hash(_ data: [UInt8]) -> [UInt8] {
+    package static func hash(_ data: [UInt8]) -> [UInt8] {
         var hasher = Hasher()
         hasher.update(data)
         return hasher.finalize()
     }
 
     /// An incremental SHA-256 computation: `update` with the message in any number of pieces, then `finalize`.
-    public struct Hasher: Sendable {
+    struct Hasher: Sendable {
         /// H0...H7 of FIPS 180-4 section 5.3.3, then the running hash value.
         var h0: UInt32 = 0x6a09_e667
         var h1: UInt32 = 0xbb67_ae85
@@ -33,21 +33,21 @@ public enum SHA256 {
         /// Message length so far, in bytes.
         var length: UInt64 = 0
 
-        public init() {}
+        init() {}
 
         /// Appends `data` to the message.
-        public mutating func update(_ data: [UInt8]) {
+        mutating func update(_ data: [UInt8]) {
             data.withUnsafeBytes { update(bytes: $0) }
         }
 
         /// Appends the bytes of a string's UTF-8 encoding to the message.
-        public mutating func update(_ text: String) {
+        mutating func update(_ text: String) {
             var text = text
             text.withUTF8 { update(bytes: UnsafeRawBufferPointer($0)) }
         }
 
         /// Appends raw bytes to the message.
-        public mutating func update(bytes: UnsafeRawBufferPointer) {
+        mutating func update(bytes: UnsafeRawBufferPointer) {
             guard var source = bytes.baseAddress, !bytes.isEmpty else { return }
             var remaining = bytes.count
             length &+= UInt64(remaining)
@@ -78,7 +78,7 @@ public enum SHA256 {
         }
 
         /// Pads the message (FIPS 180-4 section 5.1.1) and returns its digest. The hasher is spent afterwards.
-        public mutating func finalize() -> [UInt8] {
+        mutating func finalize() -> [UInt8] {
             finish()
             return digestBytes
         }

@@ -5,32 +5,32 @@
 /// every encoding DER forbids (indefinite or non-minimal lengths, non-minimal INTEGERs, BOOLEANs other than
 /// `00`/`FF`, BIT STRINGs with non-zero padding bits, non-minimal OID arcs, times outside RFC 5280's forms) and
 /// bounds its work by the input's size.
-public enum DER {
+package enum DER {
     /// Identifier octets of the universal and context-specific tags used here (X.690 §8.1.2; low tag numbers only).
-    public enum Tag {
-        public static let boolean: UInt8 = 0x01
-        public static let integer: UInt8 = 0x02
-        public static let bitString: UInt8 = 0x03
-        public static let octetString: UInt8 = 0x04
-        public static let null: UInt8 = 0x05
-        public static let objectIdentifier: UInt8 = 0x06
-        public static let utf8String: UInt8 = 0x0C
-        public static let printableString: UInt8 = 0x13
-        public static let utcTime: UInt8 = 0x17
-        public static let generalizedTime: UInt8 = 0x18
-        public static let sequence: UInt8 = 0x30
-        public static let set: UInt8 = 0x31
+    enum Tag {
+        static let boolean: UInt8 = 0x01
+        static let integer: UInt8 = 0x02
+        static let bitString: UInt8 = 0x03
+        static let octetString: UInt8 = 0x04
+        static let null: UInt8 = 0x05
+        static let objectIdentifier: UInt8 = 0x06
+        static let utf8String: UInt8 = 0x0C
+        static let printableString: UInt8 = 0x13
+        static let utcTime: UInt8 = 0x17
+        static let generalizedTime: UInt8 = 0x18
+        static let sequence: UInt8 = 0x30
+        static let set: UInt8 = 0x31
 
         /// `[number]` context-specific, constructed (EXPLICIT tagging, as X.509's `[0] version`, `[3] extensions`).
-        public static func contextConstructed(_ number: UInt8) -> UInt8 { 0xA0 | (number & 0x1F) }
+        static func contextConstructed(_ number: UInt8) -> UInt8 { 0xA0 | (number & 0x1F) }
         /// `[number]` context-specific, primitive (IMPLICIT tagging of a primitive, as `[0] keyIdentifier`).
-        public static func contextPrimitive(_ number: UInt8) -> UInt8 { 0x80 | (number & 0x1F) }
+        static func contextPrimitive(_ number: UInt8) -> UInt8 { 0x80 | (number & 0x1F) }
     }
 
     // MARK: - Encoding
 
     /// One TLV: the tag, the definite length in its shortest form (X.690 §10.1), the contents.
-    public static func tlv(_ tag: UInt8, _ contents: [UInt8]) -> [UInt8] {
+    static func tlv(_ tag: UInt8, _ contents: [UInt8]) -> [UInt8] {
         var out: [UInt8] = [tag]
         out.reserveCapacity(contents.count + 6)
         if contents.count < 0x80 {
@@ -48,29 +48,29 @@ public enum DER {
         return out + contents
     }
 
-    public static func sequence(_ elements: [[UInt8]]) -> [UInt8] { tlv(Tag.sequence, elements.flatMap { $0 }) }
+    static func sequence(_ elements: [[UInt8]]) -> [UInt8] { tlv(Tag.sequence, elements.flatMap { $0 }) }
 
     /// SET OF: DER orders the elements by their encodings (X.690 §11.6).
-    public static func set(_ elements: [[UInt8]]) -> [UInt8] {
+    static func set(_ elements: [[UInt8]]) -> [UInt8] {
         tlv(Tag.set, elements.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { $0 })
     }
 
-    public static func contextConstructed(_ number: UInt8, _ contents: [UInt8]) -> [UInt8] {
+    static func contextConstructed(_ number: UInt8, _ contents: [UInt8]) -> [UInt8] {
         tlv(Tag.contextConstructed(number), contents)
     }
 
-    public static func boolean(_ value: Bool) -> [UInt8] { tlv(Tag.boolean, [value ? 0xFF : 0x00]) }
+    static func boolean(_ value: Bool) -> [UInt8] { tlv(Tag.boolean, [value ? 0xFF : 0x00]) }
 
-    public static func null() -> [UInt8] { [Tag.null, 0x00] }
+    static func null() -> [UInt8] { [Tag.null, 0x00] }
 
-    public static func integer(_ value: Int64) -> [UInt8] {
+    static func integer(_ value: Int64) -> [UInt8] {
         var bytes: [UInt8] = []
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
         return tlv(Tag.integer, minimalTwosComplement(bytes))
     }
 
     /// A non-negative INTEGER from its big-endian magnitude (serial numbers, ECDSA `r` and `s`, key versions).
-    public static func unsignedInteger(_ magnitude: [UInt8]) -> [UInt8] {
+    static func unsignedInteger(_ magnitude: [UInt8]) -> [UInt8] {
         var bytes = Array(magnitude.drop { $0 == 0 })
         if bytes.isEmpty || bytes[0] & 0x80 != 0 { bytes.insert(0, at: 0) }
         return tlv(Tag.integer, bytes)
@@ -86,10 +86,10 @@ public enum DER {
     }
 
     /// BIT STRING of whole bytes (no unused bits), as keys and signatures are.
-    public static func bitString(_ bytes: [UInt8]) -> [UInt8] { tlv(Tag.bitString, [0] + bytes) }
+    static func bitString(_ bytes: [UInt8]) -> [UInt8] { tlv(Tag.bitString, [0] + bytes) }
 
     /// A named-bit BIT STRING (X.690 §11.2.2: trailing zero bits removed), as `KeyUsage`. Bit 0 is the first.
-    public static func namedBits(_ bits: [Int]) -> [UInt8] {
+    static func namedBits(_ bits: [Int]) -> [UInt8] {
         guard let highest = bits.max() else { return tlv(Tag.bitString, [0]) }
         var bytes = [UInt8](repeating: 0, count: highest / 8 + 1)
         for bit in bits { bytes[bit / 8] |= 0x80 >> UInt8(bit % 8) }
@@ -97,20 +97,20 @@ public enum DER {
         return tlv(Tag.bitString, [UInt8(unused)] + bytes)
     }
 
-    public static func octetString(_ bytes: [UInt8]) -> [UInt8] { tlv(Tag.octetString, bytes) }
+    static func octetString(_ bytes: [UInt8]) -> [UInt8] { tlv(Tag.octetString, bytes) }
 
-    public static func utf8String(_ text: String) -> [UInt8] { tlv(Tag.utf8String, Array(text.utf8)) }
+    static func utf8String(_ text: String) -> [UInt8] { tlv(Tag.utf8String, Array(text.utf8)) }
 
     /// PrintableString; the text must use only its characters (see ``isPrintable(_:)``).
-    public static func printableString(_ text: String) -> [UInt8] {
+    static func printableString(_ text: String) -> [UInt8] {
         precondition(isPrintable(text), "not a PrintableString: \(text)")
         return tlv(Tag.printableString, Array(text.utf8))
     }
 
-    public static func objectIdentifier(_ oid: ObjectIdentifier) -> [UInt8] { tlv(Tag.objectIdentifier, oid.contents) }
+    static func objectIdentifier(_ oid: ObjectIdentifier) -> [UInt8] { tlv(Tag.objectIdentifier, oid.contents) }
 
     /// PrintableString's character set (X.680 §41.4): letters, digits, space and `'()+,-./:=?`.
-    public static func isPrintable(_ text: String) -> Bool {
+    static func isPrintable(_ text: String) -> Bool {
         text.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
@@ -124,13 +124,13 @@ public enum DER {
     // MARK: - Object identifiers
 
     /// An OBJECT IDENTIFIER, kept as its arcs and its DER contents octets.
-    public struct ObjectIdentifier: Hashable, Sendable, CustomStringConvertible {
-        public let arcs: [UInt64]
-        public let contents: [UInt8]
+    package struct ObjectIdentifier: Hashable, Sendable, CustomStringConvertible {
+        let arcs: [UInt64]
+        let contents: [UInt8]
 
         /// From dotted text such as `1.2.840.10045.2.1`; `nil` unless it has at least two arcs, the first 0, 1 or 2,
         /// and the second below 40 when the first is 0 or 1 (X.660).
-        public init?(_ dotted: String) {
+        package init?(_ dotted: String) {
             let parts = dotted.split(separator: ".", omittingEmptySubsequences: false)
             var arcs: [UInt64] = []
             for part in parts {
@@ -148,7 +148,7 @@ public enum DER {
         }
 
         /// From DER contents octets, strictly (X.690 §8.19: each arc in the fewest octets).
-        public init(contents: ArraySlice<UInt8>) throws(DERError) {
+        init(contents: ArraySlice<UInt8>) throws(DERError) {
             guard !contents.isEmpty else { throw DERError("an OBJECT IDENTIFIER has no contents") }
             guard contents.last! & 0x80 == 0 else { throw DERError("an OBJECT IDENTIFIER ends inside an arc") }
             var values: [UInt64] = []
@@ -182,33 +182,33 @@ public enum DER {
             return out
         }
 
-        public var description: String { arcs.map(String.init).joined(separator: ".") }
+        package var description: String { arcs.map(String.init).joined(separator: ".") }
     }
 }
 
 /// A DER input that breaks a rule; the message names the rule and, where known, the offset.
-public struct DERError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+struct DERError: Error, Hashable, Sendable, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
 }
 
 /// One decoded TLV: its tag, contents and the full encoding, as slices of the input.
-public struct DERNode: Sendable {
-    public let tag: UInt8
-    public let contents: ArraySlice<UInt8>
+struct DERNode: Sendable {
+    let tag: UInt8
+    let contents: ArraySlice<UInt8>
     /// Tag, length and contents: the bytes a signature covers (e.g. the `tbsCertificate`).
-    public let encoded: ArraySlice<UInt8>
+    let encoded: ArraySlice<UInt8>
 
     /// Whether bit 6 of the identifier octet (constructed) is set.
-    public var isConstructed: Bool { tag & 0x20 != 0 }
+    var isConstructed: Bool { tag & 0x20 != 0 }
 
     /// Decodes exactly one TLV that spans all of `bytes`.
-    public static func parse(_ bytes: [UInt8]) throws(DERError) -> DERNode {
+    static func parse(_ bytes: [UInt8]) throws(DERError) -> DERNode {
         try parse(bytes[...])
     }
 
-    public static func parse(_ bytes: ArraySlice<UInt8>) throws(DERError) -> DERNode {
+    static func parse(_ bytes: ArraySlice<UInt8>) throws(DERError) -> DERNode {
         var offset = bytes.startIndex
         let node = try read(bytes, at: &offset)
         guard offset == bytes.endIndex else {
@@ -260,7 +260,7 @@ public struct DERNode: Sendable {
     }
 
     /// The TLVs inside a constructed value, in order.
-    public func children() throws(DERError) -> [DERNode] {
+    func children() throws(DERError) -> [DERNode] {
         guard isConstructed else { throw DERError("tag 0x\(DERNode.hex(tag)) is primitive; it has no elements") }
         var nodes: [DERNode] = []
         var offset = contents.startIndex
@@ -270,7 +270,7 @@ public struct DERNode: Sendable {
 
     /// Fails unless the tag is `expected`; `what` names the field for the message.
     @discardableResult
-    public func expect(_ expected: UInt8, _ what: String) throws(DERError) -> DERNode {
+    func expect(_ expected: UInt8, _ what: String) throws(DERError) -> DERNode {
         guard tag == expected else {
             throw DERError("\(what): expected tag 0x\(DERNode.hex(expected)), found 0x\(DERNode.hex(tag))")
         }
@@ -278,12 +278,12 @@ public struct DERNode: Sendable {
     }
 
     /// The elements of a SEQUENCE.
-    public func sequence(_ what: String) throws(DERError) -> [DERNode] {
+    func sequence(_ what: String) throws(DERError) -> [DERNode] {
         try expect(DER.Tag.sequence, what).children()
     }
 
     /// The contents of an INTEGER after checking it is minimal (X.690 §8.3.2); two's complement, big-endian.
-    public func integerBytes(_ what: String) throws(DERError) -> [UInt8] {
+    func integerBytes(_ what: String) throws(DERError) -> [UInt8] {
         try expect(DER.Tag.integer, what)
         guard let first = contents.first else { throw DERError("\(what): an INTEGER has no contents") }
         if contents.count > 1 {
@@ -296,14 +296,14 @@ public struct DERNode: Sendable {
     }
 
     /// A non-negative INTEGER's magnitude without the sign octet.
-    public func unsignedIntegerBytes(_ what: String) throws(DERError) -> [UInt8] {
+    func unsignedIntegerBytes(_ what: String) throws(DERError) -> [UInt8] {
         let bytes = try integerBytes(what)
         guard bytes[0] & 0x80 == 0 else { throw DERError("\(what): expected a non-negative INTEGER") }
         return bytes.count > 1 && bytes[0] == 0 ? Array(bytes.dropFirst()) : bytes
     }
 
     /// An INTEGER that fits in 64 bits.
-    public func int64(_ what: String) throws(DERError) -> Int64 {
+    func int64(_ what: String) throws(DERError) -> Int64 {
         let bytes = try integerBytes(what)
         guard bytes.count <= 8 else { throw DERError("\(what): INTEGER does not fit in 64 bits") }
         var value: Int64 = bytes[0] & 0x80 != 0 ? -1 : 0
@@ -312,7 +312,7 @@ public struct DERNode: Sendable {
     }
 
     /// BOOLEAN: one octet, `00` or `FF` (X.690 §11.1).
-    public func boolean(_ what: String) throws(DERError) -> Bool {
+    func boolean(_ what: String) throws(DERError) -> Bool {
         try expect(DER.Tag.boolean, what)
         guard contents.count == 1 else { throw DERError("\(what): a BOOLEAN has one octet, found \(contents.count)") }
         switch contents.first! {
@@ -322,13 +322,13 @@ public struct DERNode: Sendable {
         }
     }
 
-    public func null(_ what: String) throws(DERError) {
+    func null(_ what: String) throws(DERError) {
         try expect(DER.Tag.null, what)
         guard contents.isEmpty else { throw DERError("\(what): NULL has no contents, found \(contents.count) octets") }
     }
 
     /// BIT STRING: the unused-bit count and the bytes; unused bits must be zero (X.690 §11.2.1).
-    public func bitString(_ what: String) throws(DERError) -> (bytes: [UInt8], unusedBits: Int) {
+    func bitString(_ what: String) throws(DERError) -> (bytes: [UInt8], unusedBits: Int) {
         try expect(DER.Tag.bitString, what)
         guard let unused = contents.first else { throw DERError("\(what): a BIT STRING has no contents") }
         guard unused <= 7 else { throw DERError("\(what): \(unused) unused bits; at most 7") }
@@ -341,14 +341,14 @@ public struct DERNode: Sendable {
     }
 
     /// A BIT STRING holding whole bytes (keys, signatures).
-    public func bitStringBytes(_ what: String) throws(DERError) -> [UInt8] {
+    func bitStringBytes(_ what: String) throws(DERError) -> [UInt8] {
         let (bytes, unused) = try bitString(what)
         guard unused == 0 else { throw DERError("\(what): expected whole bytes, found \(unused) unused bits") }
         return bytes
     }
 
     /// A named-bit BIT STRING (`KeyUsage`) as the set bit numbers; trailing zero bits are forbidden (X.690 §11.2.2).
-    public func namedBits(_ what: String) throws(DERError) -> Set<Int> {
+    func namedBits(_ what: String) throws(DERError) -> Set<Int> {
         let (bytes, unused) = try bitString(what)
         if let last = bytes.last, last & (1 << UInt8(unused)) == 0 {
             throw DERError("\(what): a named-bit BIT STRING must not end in zero bits (X.690 §11.2.2)")
@@ -360,11 +360,11 @@ public struct DERNode: Sendable {
         return bits
     }
 
-    public func octetString(_ what: String) throws(DERError) -> [UInt8] {
+    func octetString(_ what: String) throws(DERError) -> [UInt8] {
         Array(try expect(DER.Tag.octetString, what).contents)
     }
 
-    public func objectIdentifier(_ what: String) throws(DERError) -> DER.ObjectIdentifier {
+    func objectIdentifier(_ what: String) throws(DERError) -> DER.ObjectIdentifier {
         try expect(DER.Tag.objectIdentifier, what)
         do throws(DERError) { return try DER.ObjectIdentifier(contents: contents) } catch {
             throw DERError("\(what): \(error.message)")
@@ -372,7 +372,7 @@ public struct DERNode: Sendable {
     }
 
     /// UTF8String (checked to be valid UTF-8) or PrintableString (checked against its character set).
-    public func string(_ what: String) throws(DERError) -> String {
+    func string(_ what: String) throws(DERError) -> String {
         switch tag {
         case DER.Tag.utf8String:
             let text = String(decoding: contents, as: UTF8.self)

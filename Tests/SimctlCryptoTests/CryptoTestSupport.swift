@@ -1,6 +1,6 @@
 import Foundation
 
-/// Hex helpers for the Signing tests.
+/// Hex helpers for the SimctlCrypto tests.
 enum Hex {
     /// Bytes of a hexadecimal string (spaces ignored); nil when it is not hex.
     static func bytes(_ text: String) -> [UInt8]? {
@@ -40,11 +40,34 @@ enum Hex {
     }
 }
 
-/// The committed test vectors (Package.swift excludes the folder from the target's sources).
-enum SigningVectors {
-    static let folder = PackagePaths.root.appendingPathComponent("Tests/SubscriptionSimulatorTests/Signing/Vectors")
+/// The committed test vectors, read by path beside this file (Package.swift excludes the folder from the target's
+/// sources).
+enum CryptoVectors {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Vectors")
 
     static func text(_ name: String) throws -> String {
-        try PackagePaths.read(folder.appendingPathComponent(name))
+        try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+    }
+}
+
+/// Seeded test inputs: SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014),
+/// so these tests need nothing outside SimctlCrypto and every run sees the same inputs. Ranges are mapped by
+/// modulo; the bias does not matter for test inputs.
+struct TestRandom {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// An integer in `range`, which must span fewer than 2^63 values.
+    mutating func nextInt(in range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
     }
 }

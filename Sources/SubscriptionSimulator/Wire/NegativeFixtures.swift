@@ -1,3 +1,5 @@
+import SimctlCrypto
+
 /// Notifications made to fail verification, one per rejection path of a server's verifier, each with the
 /// `VerificationStatus` Apple's `SignedDataVerifier` returns for it (checked in CI with Apple's Python library,
 /// `Tests/Conformance/verify_signatures.py`). A team feeds them to its own endpoint to see each one refused.
@@ -18,8 +20,8 @@ public enum NegativeFixtures {
     /// The bundle id the `wrong-bundle-id` fixture claims.
     public static let wrongBundleId = "com.example.simctl.wrong-bundle"
     /// OIDs the wrong-OID fixtures carry instead of Apple's markers (the next arc after each).
-    public static let wrongLeafMarker = DER.ObjectIdentifier("1.2.840.113635.100.6.11.2")!
-    public static let wrongIntermediateMarker = DER.ObjectIdentifier("1.2.840.113635.100.6.2.2")!
+    package static let wrongLeafMarker = DER.ObjectIdentifier("1.2.840.113635.100.6.11.2")!
+    package static let wrongIntermediateMarker = DER.ObjectIdentifier("1.2.840.113635.100.6.2.2")!
 
     /// The fixtures for `notification` of `app` (whose environment must be `Sandbox` or `Production`: Apple's
     /// libraries verify nothing in the other two), signed under the chain of `caSeed`.
@@ -50,13 +52,19 @@ public enum NegativeFixtures {
                 expectedStatus: "VERIFICATION_FAILURE",
                 postBody: body(
                     app, ForeignKeySigner(header: signer.header, encodedHeader: signer.encodedHeader, key: impostor))))
-        let wrongLeaf = SigningChain.generate(caSeed: caSeed, leafMarker: wrongLeafMarker).chain
+        let wrongLeaf = SigningChain.generate(
+            caSeed: caSeed, leafNotAfter: nil, leafMarker: wrongLeafMarker,
+            intermediateMarker: SigningChain.appleIntermediateMarker
+        ).chain
         fixtures.append(
             Fixture(
                 name: "wrong-leaf-oid",
                 purpose: "the leaf carries \(wrongLeafMarker) instead of Apple's \(SigningChain.appleLeafMarker)",
                 expectedStatus: "VERIFICATION_FAILURE", postBody: body(app, ES256Signer(chain: wrongLeaf))))
-        let wrongIntermediate = SigningChain.generate(caSeed: caSeed, intermediateMarker: wrongIntermediateMarker).chain
+        let wrongIntermediate = SigningChain.generate(
+            caSeed: caSeed, leafNotAfter: nil, leafMarker: SigningChain.appleLeafMarker,
+            intermediateMarker: wrongIntermediateMarker
+        ).chain
         fixtures.append(
             Fixture(
                 name: "wrong-intermediate-oid",

@@ -1,9 +1,9 @@
-// HMAC with SHA-256 (RFC 2104, FIPS 198-1). Part of the Signing folder: cryptography for simulated test data only.
+// HMAC with SHA-256 (RFC 2104, FIPS 198-1). Part of SimctlCrypto: cryptography for simulated test data only.
 
 /// HMAC-SHA-256 (RFC 2104): a 32-byte message authentication code.
-public enum HMACSHA256 {
+package enum HMACSHA256 {
     /// The HMAC-SHA-256 of `message` under `key` (32 bytes). Keys longer than the 64-byte block are hashed first.
-    public static func authenticationCode(for message: [UInt8], key: [UInt8]) -> [UInt8] {
+    package static func authenticationCode(for message: [UInt8], key: [UInt8]) -> [UInt8] {
         var state = key.withUnsafeBytes { KeyedState(key: $0) }
         message.withUnsafeBytes { state.inner.update(bytes: $0) }
         return state.finalize()

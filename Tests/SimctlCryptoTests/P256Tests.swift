@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SubscriptionSimulator
+@testable import SimctlCrypto
 
 /// RFC 6979 appendix A.2.5: ECDSA on P-256 with SHA-256 and deterministic nonces.
 @Suite struct RFC6979Tests {
@@ -45,7 +45,7 @@ import Testing
     /// deterministic (the same key and message give the same bytes).
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func signaturesOfSeededKeysVerify(seed: UInt64) {
-        var random = RandomSource(seed: seed)
+        var random = TestRandom(seed: seed)
         for index in 0..<10 {
             let key = P256.PrivateKey(derivedFrom: [UInt8(seed)], label: "round trip \(index)")
             for _ in 0..<5 {
@@ -250,7 +250,7 @@ import Testing
     @Test(arguments: ["p", "n"])
     func binaryInverseMatchesFermatInverse(modulusName: String) {
         let modulus = modulusName == "p" ? MontgomeryModulus.p : MontgomeryModulus.n
-        var random = RandomSource(seed: 11)
+        var random = TestRandom(seed: 11)
         for _ in 0..<200 {
             let value = modulus.reduce(
                 UInt256(l0: random.next(), l1: random.next(), l2: random.next(), l3: random.next()))
@@ -265,7 +265,7 @@ import Testing
     @Test(arguments: ["p", "n"])
     func montgomeryFormRoundTrips(modulusName: String) {
         let modulus = modulusName == "p" ? MontgomeryModulus.p : MontgomeryModulus.n
-        var random = RandomSource(seed: 12)
+        var random = TestRandom(seed: 12)
         for _ in 0..<200 {
             let value = modulus.reduce(
                 UInt256(l0: random.next(), l1: random.next(), l2: random.next(), l3: random.next()))
@@ -276,7 +276,7 @@ import Testing
 
     /// k G by the fixed-base table equals k G by the generic width-5 NAF multiplication.
     @Test func fixedBaseAndVariableBaseMultiplicationAgree() {
-        var random = RandomSource(seed: 13)
+        var random = TestRandom(seed: 13)
         for _ in 0..<30 {
             let k = MontgomeryModulus.n.reduce(
                 UInt256(l0: random.next(), l1: random.next(), l2: random.next(), l3: random.next()))

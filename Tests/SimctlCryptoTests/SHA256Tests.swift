@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SubscriptionSimulator
+@testable import SimctlCrypto
 
 /// FIPS 180-4 SHA-256 examples (NIST "Cryptographic Standards and Guidelines: Examples with Intermediate Values",
 /// SHA256.pdf and SHA2_Additional.pdf).

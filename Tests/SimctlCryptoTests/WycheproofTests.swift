@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import SubscriptionSimulator
+@testable import SimctlCrypto
 
 /// Wycheproof's ECDSA P-256/SHA-256 verification vectors (DER signatures), the whole committed file: see
 /// Vectors/README.md. The file has no "acceptable" results; were one added, it would be reported, not judged.
@@ -17,7 +17,7 @@ import Testing
     }
 
     static func load() throws -> [Vector] {
-        let data = Data(try SigningVectors.text("wycheproof_ecdsa_secp256r1_sha256_test.json").utf8)
+        let data = Data(try CryptoVectors.text("wycheproof_ecdsa_secp256r1_sha256_test.json").utf8)
         let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let groups = try #require(root["testGroups"] as? [[String: Any]])
         var vectors: [Vector] = []
@@ -100,7 +100,7 @@ import Testing
     static func load() throws -> [Record] {
         var records: [Record] = []
         var fields: [String: String] = [:]
-        for (index, line) in try SigningVectors.text("SigVer_P256_SHA256.rsp").split(
+        for (index, line) in try CryptoVectors.text("SigVer_P256_SHA256.rsp").split(
             separator: "\n", omittingEmptySubsequences: false
         ).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)

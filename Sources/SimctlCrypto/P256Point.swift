@@ -1,5 +1,5 @@
 // Points of the curve P-256 (y^2 = x^3 - 3x + b over GF(p); SEC 2 section 2.4.2) and scalar multiplication.
-// Part of the Signing folder: cryptography for simulated test data only, NOT constant-time (see P256.swift).
+// Part of SimctlCrypto: cryptography for simulated test data only, NOT constant-time (see P256.swift).
 //
 // Points are in Jacobian coordinates (x = X/Z^2, y = Y/Z^3) with coordinates in Montgomery form; Z = 0 is the point
 // at infinity. Formulas are those of the Explicit-Formulas Database (hyperelliptic.org/EFD, "g1p/shortw/jacobian-3"):

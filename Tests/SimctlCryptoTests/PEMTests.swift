@@ -1,5 +1,5 @@
 import Testing
-@testable import SubscriptionSimulator
+@testable import SimctlCrypto
 
 /// One P-256 key written by OpenSSL 3.0 (`openssl ecparam -name prime256v1 -genkey`, then `openssl pkcs8 -topk8`,
 /// `openssl pkey -pubout`), and a self-signed CA certificate OpenSSL made with it: an independent implementation's
@@ -57,7 +57,7 @@ enum OpenSSLSamples {
     }
 
     @Test func blocksRoundTrip() throws {
-        var random = RandomSource(seed: 5)
+        var random = TestRandom(seed: 5)
         for length in [0, 1, 2, 3, 47, 48, 49, 300] {
             let der = (0..<length).map { _ in UInt8(random.nextInt(in: 0...255)) }
             let block = try PEM.decodeSingle(PEM.encode(label: "PUBLIC KEY", derBytes: der), labels: ["PUBLIC KEY"])

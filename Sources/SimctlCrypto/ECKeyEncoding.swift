@@ -2,11 +2,11 @@
 /// `ECPrivateKey` (RFC 5915, PEM label `EC PRIVATE KEY`) and PKCS#8 `PrivateKeyInfo` (RFC 5208/5958, label
 /// `PRIVATE KEY`). Only named-curve P-256 keys are read; explicit curve parameters (RFC 5480 §2.1.1) are refused.
 /// For test data only (see ``DER``).
-public enum ECKeyEncoding {
+package enum ECKeyEncoding {
     /// `id-ecPublicKey` (RFC 5480 §2.1.1).
-    public static let ecPublicKey = DER.ObjectIdentifier("1.2.840.10045.2.1")!
+    static let ecPublicKey = DER.ObjectIdentifier("1.2.840.10045.2.1")!
     /// `secp256r1` / `prime256v1` (RFC 5480 §2.1.1.1).
-    public static let prime256v1 = DER.ObjectIdentifier("1.2.840.10045.3.1.7")!
+    static let prime256v1 = DER.ObjectIdentifier("1.2.840.10045.3.1.7")!
 
     /// `AlgorithmIdentifier { id-ecPublicKey, prime256v1 }`.
     static var algorithm: [UInt8] {
@@ -16,12 +16,12 @@ public enum ECKeyEncoding {
     // MARK: - Public keys
 
     /// SubjectPublicKeyInfo DER of a P-256 key (uncompressed point).
-    public static func subjectPublicKeyInfo(_ key: P256.PublicKey) -> [UInt8] {
+    static func subjectPublicKeyInfo(_ key: P256.PublicKey) -> [UInt8] {
         DER.sequence([algorithm, DER.bitString(key.x963Representation)])
     }
 
     /// Reads a SubjectPublicKeyInfo DER element.
-    public static func publicKey(subjectPublicKeyInfo node: DERNode) throws(KeyEncodingError) -> P256.PublicKey {
+    static func publicKey(subjectPublicKeyInfo node: DERNode) throws(KeyEncodingError) -> P256.PublicKey {
         do throws(DERError) {
             let fields = try node.sequence("SubjectPublicKeyInfo")
             guard fields.count == 2 else { throw DERError("SubjectPublicKeyInfo has 2 fields, found \(fields.count)") }
@@ -33,14 +33,14 @@ public enum ECKeyEncoding {
         } catch { throw KeyEncodingError(error.message) }
     }
 
-    public static func publicKey(subjectPublicKeyInfoDER der: [UInt8]) throws(KeyEncodingError) -> P256.PublicKey {
+    package static func publicKey(subjectPublicKeyInfoDER der: [UInt8]) throws(KeyEncodingError) -> P256.PublicKey {
         let node: DERNode
         do throws(DERError) { node = try DERNode.parse(der) } catch { throw KeyEncodingError(error.message) }
         return try publicKey(subjectPublicKeyInfo: node)
     }
 
     /// PEM `PUBLIC KEY` of a P-256 key.
-    public static func publicKeyPEM(_ key: P256.PublicKey) -> String {
+    static func publicKeyPEM(_ key: P256.PublicKey) -> String {
         PEM.encode(label: "PUBLIC KEY", derBytes: subjectPublicKeyInfo(key))
     }
 
@@ -67,7 +67,7 @@ public enum ECKeyEncoding {
     // MARK: - Private keys
 
     /// SEC1 `ECPrivateKey` DER: version 1, the 32-byte scalar, `[0]` the curve and `[1]` the public key.
-    public static func sec1(_ key: P256.PrivateKey, includeParameters: Bool = true) -> [UInt8] {
+    static func sec1(_ key: P256.PrivateKey, includeParameters: Bool = true) -> [UInt8] {
         var fields = [DER.integer(1), DER.octetString(key.rawRepresentation)]
         if includeParameters { fields.append(DER.contextConstructed(0, DER.objectIdentifier(prime256v1))) }
         fields.append(DER.contextConstructed(1, DER.bitString(key.publicKey.x963Representation)))
@@ -75,23 +75,23 @@ public enum ECKeyEncoding {
     }
 
     /// PKCS#8 `PrivateKeyInfo` DER: version 0, the EC algorithm with the curve, the SEC1 key without parameters.
-    public static func pkcs8(_ key: P256.PrivateKey) -> [UInt8] {
+    static func pkcs8(_ key: P256.PrivateKey) -> [UInt8] {
         DER.sequence([DER.integer(0), algorithm, DER.octetString(sec1(key, includeParameters: false))])
     }
 
     /// PEM `PRIVATE KEY` (PKCS#8), the form Apple's tools and most libraries expect.
-    public static func pkcs8PEM(_ key: P256.PrivateKey) -> String {
+    package static func pkcs8PEM(_ key: P256.PrivateKey) -> String {
         PEM.encode(label: "PRIVATE KEY", derBytes: pkcs8(key))
     }
 
     /// PEM `EC PRIVATE KEY` (SEC1), as `openssl ecparam -genkey` writes.
-    public static func sec1PEM(_ key: P256.PrivateKey) -> String {
+    static func sec1PEM(_ key: P256.PrivateKey) -> String {
         PEM.encode(label: "EC PRIVATE KEY", derBytes: sec1(key))
     }
 
     /// Reads a P-256 private key from PEM text holding one `PRIVATE KEY` (PKCS#8) or `EC PRIVATE KEY` (SEC1)
     /// block. When the file also carries the public key, it must match the private one.
-    public static func privateKey(pem text: String) throws(KeyEncodingError) -> P256.PrivateKey {
+    package static func privateKey(pem text: String) throws(KeyEncodingError) -> P256.PrivateKey {
         let block: PEM.Block
         do throws(PEMError) { block = try PEM.decodeSingle(text, labels: ["PRIVATE KEY", "EC PRIVATE KEY"]) } catch {
             throw KeyEncodingError(error.message)
@@ -100,7 +100,7 @@ public enum ECKeyEncoding {
             ? try privateKey(pkcs8: block.derBytes) : try privateKey(sec1: block.derBytes)
     }
 
-    public static func privateKey(pkcs8 der: [UInt8]) throws(KeyEncodingError) -> P256.PrivateKey {
+    static func privateKey(pkcs8 der: [UInt8]) throws(KeyEncodingError) -> P256.PrivateKey {
         let inner: [UInt8]
         do throws(DERError) {
             let fields = try DERNode.parse(der).sequence("PrivateKeyInfo")
@@ -115,7 +115,7 @@ public enum ECKeyEncoding {
         return try privateKey(sec1: inner)
     }
 
-    public static func privateKey(sec1 der: [UInt8]) throws(KeyEncodingError) -> P256.PrivateKey {
+    static func privateKey(sec1 der: [UInt8]) throws(KeyEncodingError) -> P256.PrivateKey {
         do throws(DERError) {
             let fields = try DERNode.parse(der).sequence("ECPrivateKey")
             guard fields.count >= 2, fields.count <= 4 else {
@@ -155,8 +155,8 @@ public enum ECKeyEncoding {
 }
 
 /// A key file that cannot be read; the message says what was expected and found.
-public struct KeyEncodingError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct KeyEncodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var message: String
+    init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

@@ -2,31 +2,31 @@
 /// simulator makes and reads. Parsing is strict DER (see ``DER``) plus RFC 5280's structural rules: version 3,
 /// a positive serial number of at most 20 octets, the same signature algorithm inside and outside the
 /// `tbsCertificate`, no duplicate extensions, and `critical` omitted when false. For test data only.
-public struct X509Certificate: Hashable, Sendable {
+package struct X509Certificate: Hashable, Sendable {
     /// The whole certificate, DER.
-    public let derRepresentation: [UInt8]
+    package let derRepresentation: [UInt8]
     /// The signed part, DER (what ``signature`` covers).
-    public let tbsCertificate: [UInt8]
+    let tbsCertificate: [UInt8]
     /// The serial number's magnitude, big-endian, without a sign octet.
-    public let serialNumber: [UInt8]
-    public let issuer: DistinguishedName
-    public let subject: DistinguishedName
-    public let notBefore: Instant
-    public let notAfter: Instant
-    public let publicKey: P256.PublicKey
-    public let extensions: [Extension]
-    public let signature: ECDSASignature
+    package let serialNumber: [UInt8]
+    package let issuer: DistinguishedName
+    package let subject: DistinguishedName
+    package let notBefore: ASN1Time
+    package let notAfter: ASN1Time
+    package let publicKey: P256.PublicKey
+    let extensions: [Extension]
+    let signature: ECDSASignature
 
     /// `ecdsa-with-SHA256` (RFC 5758 §3.2; its AlgorithmIdentifier has no parameters).
-    public static let ecdsaWithSHA256 = DER.ObjectIdentifier("1.2.840.10045.4.3.2")!
+    static let ecdsaWithSHA256 = DER.ObjectIdentifier("1.2.840.10045.4.3.2")!
 
     /// One extension (RFC 5280 §4.1, `Extension`): its OID, criticality and the DER inside `extnValue`.
-    public struct Extension: Hashable, Sendable {
-        public var oid: DER.ObjectIdentifier
-        public var isCritical: Bool
-        public var value: [UInt8]
+    package struct Extension: Hashable, Sendable {
+        var oid: DER.ObjectIdentifier
+        package var isCritical: Bool
+        package var value: [UInt8]
 
-        public init(oid: DER.ObjectIdentifier, isCritical: Bool, value: [UInt8]) {
+        init(oid: DER.ObjectIdentifier, isCritical: Bool, value: [UInt8]) {
             self.oid = oid
             self.isCritical = isCritical
             self.value = value
@@ -39,14 +39,14 @@ public struct X509Certificate: Hashable, Sendable {
             return DER.sequence(fields)
         }
 
-        public static let basicConstraintsOID = DER.ObjectIdentifier("2.5.29.19")!
-        public static let keyUsageOID = DER.ObjectIdentifier("2.5.29.15")!
-        public static let subjectKeyIdentifierOID = DER.ObjectIdentifier("2.5.29.14")!
-        public static let authorityKeyIdentifierOID = DER.ObjectIdentifier("2.5.29.35")!
+        package static let basicConstraintsOID = DER.ObjectIdentifier("2.5.29.19")!
+        package static let keyUsageOID = DER.ObjectIdentifier("2.5.29.15")!
+        static let subjectKeyIdentifierOID = DER.ObjectIdentifier("2.5.29.14")!
+        static let authorityKeyIdentifierOID = DER.ObjectIdentifier("2.5.29.35")!
 
         /// BasicConstraints (RFC 5280 §4.2.1.9), critical as the RFC requires for CAs: `cA` is omitted when
         /// false (its DEFAULT), `pathLenConstraint` only for CAs.
-        public static func basicConstraints(isCA: Bool, pathLength: Int? = nil) -> Extension {
+        package static func basicConstraints(isCA: Bool, pathLength: Int? = nil) -> Extension {
             var fields: [[UInt8]] = []
             if isCA { fields.append(DER.boolean(true)) }
             if isCA, let pathLength { fields.append(DER.integer(Int64(pathLength))) }
@@ -54,17 +54,17 @@ public struct X509Certificate: Hashable, Sendable {
         }
 
         /// KeyUsage (RFC 5280 §4.2.1.3), critical; see ``KeyUsage`` for the bit numbers.
-        public static func keyUsage(_ bits: [KeyUsage]) -> Extension {
+        package static func keyUsage(_ bits: [KeyUsage]) -> Extension {
             Extension(oid: keyUsageOID, isCritical: true, value: DER.namedBits(bits.map(\.rawValue)))
         }
 
         /// SubjectKeyIdentifier (RFC 5280 §4.2.1.2), not critical.
-        public static func subjectKeyIdentifier(_ identifier: [UInt8]) -> Extension {
+        package static func subjectKeyIdentifier(_ identifier: [UInt8]) -> Extension {
             Extension(oid: subjectKeyIdentifierOID, isCritical: false, value: DER.octetString(identifier))
         }
 
         /// AuthorityKeyIdentifier with `[0] keyIdentifier` only (RFC 5280 §4.2.1.1), not critical.
-        public static func authorityKeyIdentifier(_ identifier: [UInt8]) -> Extension {
+        package static func authorityKeyIdentifier(_ identifier: [UInt8]) -> Extension {
             Extension(
                 oid: authorityKeyIdentifierOID, isCritical: false,
                 value: DER.sequence([DER.tlv(DER.Tag.contextPrimitive(0), identifier)]))
@@ -72,13 +72,13 @@ public struct X509Certificate: Hashable, Sendable {
 
         /// An extension whose presence is its meaning, with a NULL value, not critical: how Apple marks its
         /// intermediate (`1.2.840.113635.100.6.2.1`) and its App Store signing leaf (`1.2.840.113635.100.6.11.1`).
-        public static func marker(_ oid: DER.ObjectIdentifier) -> Extension {
+        package static func marker(_ oid: DER.ObjectIdentifier) -> Extension {
             Extension(oid: oid, isCritical: false, value: DER.null())
         }
     }
 
     /// KeyUsage bits (RFC 5280 §4.2.1.3).
-    public enum KeyUsage: Int, Sendable, CaseIterable {
+    package enum KeyUsage: Int, Sendable, CaseIterable {
         case digitalSignature = 0
         case keyCertSign = 5
         case cRLSign = 6
@@ -86,7 +86,7 @@ public struct X509Certificate: Hashable, Sendable {
 
     /// The key identifier RFC 7093 §2 method 1 describes: the leftmost 160 bits of the SHA-256 of the
     /// subjectPublicKey bits (the uncompressed point).
-    public static func keyIdentifier(of key: P256.PublicKey) -> [UInt8] {
+    package static func keyIdentifier(of key: P256.PublicKey) -> [UInt8] {
         Array(SHA256.hash(key.x963Representation).prefix(20))
     }
 
@@ -94,18 +94,18 @@ public struct X509Certificate: Hashable, Sendable {
 
     /// What a certificate says, before it is signed. `notBefore` and `notAfter` must lie in 1950-9999, the years
     /// RFC 5280 times can express.
-    public struct Template: Hashable, Sendable {
-        public var serialNumber: [UInt8]
-        public var issuer: DistinguishedName
-        public var subject: DistinguishedName
-        public var notBefore: Instant
-        public var notAfter: Instant
-        public var publicKey: P256.PublicKey
-        public var extensions: [Extension]
+    package struct Template: Hashable, Sendable {
+        var serialNumber: [UInt8]
+        var issuer: DistinguishedName
+        var subject: DistinguishedName
+        var notBefore: ASN1Time
+        var notAfter: ASN1Time
+        var publicKey: P256.PublicKey
+        var extensions: [Extension]
 
-        public init(
-            serialNumber: [UInt8], issuer: DistinguishedName, subject: DistinguishedName, notBefore: Instant,
-            notAfter: Instant, publicKey: P256.PublicKey, extensions: [Extension]
+        package init(
+            serialNumber: [UInt8], issuer: DistinguishedName, subject: DistinguishedName, notBefore: ASN1Time,
+            notAfter: ASN1Time, publicKey: P256.PublicKey, extensions: [Extension]
         ) {
             self.serialNumber = serialNumber
             self.issuer = issuer
@@ -117,13 +117,13 @@ public struct X509Certificate: Hashable, Sendable {
         }
 
         /// The `tbsCertificate` DER.
-        public var derEncoded: [UInt8] {
+        var derEncoded: [UInt8] {
             DER.sequence([
                 DER.contextConstructed(0, DER.integer(2)),
                 DER.unsignedInteger(serialNumber),
                 X509Certificate.signatureAlgorithm,
                 issuer.derEncoded,
-                DER.sequence([ASN1Time.encode(notBefore), ASN1Time.encode(notAfter)]),
+                DER.sequence([notBefore.derEncoded, notAfter.derEncoded]),
                 subject.derEncoded,
                 ECKeyEncoding.subjectPublicKeyInfo(publicKey),
                 DER.contextConstructed(3, DER.sequence(extensions.map(\.derEncoded))),
@@ -132,7 +132,7 @@ public struct X509Certificate: Hashable, Sendable {
 
         /// The certificate signed by `issuerKey` (deterministic: RFC 6979 nonces). Fails when the template breaks a
         /// rule the reader enforces (a serial number that is zero or longer than 20 octets, a duplicate extension).
-        public func signed(by issuerKey: P256.PrivateKey) throws(CertificateError) -> X509Certificate {
+        package func signed(by issuerKey: P256.PrivateKey) throws(CertificateError) -> X509Certificate {
             let tbs = derEncoded
             let signature = issuerKey.signature(for: tbs)
             let der = DER.sequence([
@@ -147,7 +147,7 @@ public struct X509Certificate: Hashable, Sendable {
     // MARK: - Reading
 
     /// Parses a DER certificate strictly (see the type's documentation).
-    public init(derRepresentation der: [UInt8]) throws(CertificateError) {
+    package init(derRepresentation der: [UInt8]) throws(CertificateError) {
         do throws(DERError) {
             let outer = try DERNode.parse(der).sequence("Certificate")
             guard outer.count == 3 else {
@@ -191,8 +191,8 @@ public struct X509Certificate: Hashable, Sendable {
             guard validity.count == 2 else {
                 throw DERError("validity has notBefore and notAfter, found \(validity.count)")
             }
-            notBefore = try ASN1Time.decode(validity[0], "notBefore")
-            notAfter = try ASN1Time.decode(validity[1], "notAfter")
+            notBefore = try ASN1Time(node: validity[0], "notBefore")
+            notAfter = try ASN1Time(node: validity[1], "notAfter")
             subject = try DistinguishedName(node: try next("subject"), "subject")
             let keyNode = try next("subjectPublicKeyInfo")
             do throws(KeyEncodingError) { publicKey = try ECKeyEncoding.publicKey(subjectPublicKeyInfo: keyNode) } catch
@@ -244,7 +244,7 @@ public struct X509Certificate: Hashable, Sendable {
     }
 
     /// Reads one `CERTIFICATE` PEM block.
-    public init(pem text: String) throws(CertificateError) {
+    package init(pem text: String) throws(CertificateError) {
         let block: PEM.Block
         do throws(PEMError) { block = try PEM.decodeSingle(text, labels: ["CERTIFICATE"]) } catch {
             throw CertificateError(error.message)
@@ -261,17 +261,17 @@ public struct X509Certificate: Hashable, Sendable {
     }
 
     /// The `CERTIFICATE` PEM text.
-    public var pemRepresentation: String { PEM.encode(label: "CERTIFICATE", derBytes: derRepresentation) }
+    package var pemRepresentation: String { PEM.encode(label: "CERTIFICATE", derBytes: derRepresentation) }
 
     /// Whether `key` made this certificate's signature.
-    public func isSigned(by key: P256.PublicKey) -> Bool {
+    package func isSigned(by key: P256.PublicKey) -> Bool {
         key.isValidSignature(signature, for: tbsCertificate)
     }
 
-    public func `extension`(_ oid: DER.ObjectIdentifier) -> Extension? { extensions.first { $0.oid == oid } }
+    package func `extension`(_ oid: DER.ObjectIdentifier) -> Extension? { extensions.first { $0.oid == oid } }
 
     /// BasicConstraints' `cA` and `pathLenConstraint`; `nil` when the extension is absent.
-    public func basicConstraints() throws(CertificateError) -> (isCA: Bool, pathLength: Int64?)? {
+    package func basicConstraints() throws(CertificateError) -> (isCA: Bool, pathLength: Int64?)? {
         guard let ext = `extension`(Extension.basicConstraintsOID) else { return nil }
         do throws(DERError) {
             let fields = try DERNode.parse(ext.value).sequence("BasicConstraints")
@@ -293,21 +293,21 @@ public struct X509Certificate: Hashable, Sendable {
     }
 
     /// The KeyUsage bits set; `nil` when the extension is absent.
-    public func keyUsage() throws(CertificateError) -> Set<Int>? {
+    package func keyUsage() throws(CertificateError) -> Set<Int>? {
         guard let ext = `extension`(Extension.keyUsageOID) else { return nil }
         do throws(DERError) { return try DERNode.parse(ext.value).namedBits("KeyUsage") } catch {
             throw CertificateError(error.message)
         }
     }
 
-    public func subjectKeyIdentifier() throws(CertificateError) -> [UInt8]? {
+    package func subjectKeyIdentifier() throws(CertificateError) -> [UInt8]? {
         guard let ext = `extension`(Extension.subjectKeyIdentifierOID) else { return nil }
         do throws(DERError) { return try DERNode.parse(ext.value).octetString("SubjectKeyIdentifier") } catch {
             throw CertificateError(error.message)
         }
     }
 
-    public func authorityKeyIdentifier() throws(CertificateError) -> [UInt8]? {
+    package func authorityKeyIdentifier() throws(CertificateError) -> [UInt8]? {
         guard let ext = `extension`(Extension.authorityKeyIdentifierOID) else { return nil }
         do throws(DERError) {
             let fields = try DERNode.parse(ext.value).sequence("AuthorityKeyIdentifier")
@@ -319,22 +319,22 @@ public struct X509Certificate: Hashable, Sendable {
 
 /// A Name (RFC 5280 §4.1.2.4): a sequence of one-attribute RDNs. Country is a PrintableString (RFC 5280
 /// Appendix A), the other attributes UTF8String (RFC 5280 §4.1.2.6 for new certificates).
-public struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
-    public struct Attribute: Hashable, Sendable {
-        public var oid: DER.ObjectIdentifier
-        public var value: String
+package struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
+    struct Attribute: Hashable, Sendable {
+        var oid: DER.ObjectIdentifier
+        var value: String
     }
 
-    public static let countryName = DER.ObjectIdentifier("2.5.4.6")!
-    public static let organizationName = DER.ObjectIdentifier("2.5.4.10")!
-    public static let organizationalUnitName = DER.ObjectIdentifier("2.5.4.11")!
-    public static let commonName = DER.ObjectIdentifier("2.5.4.3")!
+    static let countryName = DER.ObjectIdentifier("2.5.4.6")!
+    static let organizationName = DER.ObjectIdentifier("2.5.4.10")!
+    static let organizationalUnitName = DER.ObjectIdentifier("2.5.4.11")!
+    static let commonName = DER.ObjectIdentifier("2.5.4.3")!
 
-    public let attributes: [Attribute]
-    public let derEncoded: [UInt8]
+    let attributes: [Attribute]
+    let derEncoded: [UInt8]
 
     /// A name in the usual order: C, O, OU, CN. `country` must use PrintableString's characters (a two-letter code).
-    public init(commonName: String, organizationalUnit: String? = nil, organization: String, country: String) {
+    package init(commonName: String, organizationalUnit: String? = nil, organization: String, country: String) {
         var list = [Attribute(oid: Self.countryName, value: country)]
         list.append(Attribute(oid: Self.organizationName, value: organization))
         if let organizationalUnit {
@@ -373,7 +373,7 @@ public struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `CN=..., OU=..., O=..., C=...` (most specific first, as RFC 4514 writes names).
-    public var description: String {
+    package var description: String {
         let short: [DER.ObjectIdentifier: String] = [
             Self.countryName: "C", Self.organizationName: "O", Self.organizationalUnitName: "OU", Self.commonName: "CN",
         ]
@@ -383,8 +383,8 @@ public struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A certificate that cannot be read or does not have the shape required.
-public struct CertificateError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct CertificateError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var message: String
+    init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

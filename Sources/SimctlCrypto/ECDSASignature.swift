@@ -1,11 +1,11 @@
 // ECDSA signatures (r, s) in their two encodings: raw r || s (JWS, RFC 7518 section 3.4) and DER
-// (SEC 1 section C.5, RFC 3279 section 2.2.3). Part of the Signing folder: cryptography for simulated test data only.
+// (SEC 1 section C.5, RFC 3279 section 2.2.3). Part of SimctlCrypto: cryptography for simulated test data only.
 
 /// An ECDSA P-256 signature: the integers r and s.
 ///
 /// Construction checks only the encoding; whether r and s lie in [1, n-1] is checked by verification, which
 /// rejects them otherwise.
-public struct ECDSASignature: Sendable, Hashable {
+package struct ECDSASignature: Sendable, Hashable {
     /// r and s, plain 256-bit integers.
     let r: UInt256
     let s: UInt256
@@ -16,7 +16,7 @@ public struct ECDSASignature: Sendable, Hashable {
     }
 
     /// A signature from its raw form: r || s, each a 32-byte big-endian integer (64 bytes, the JWS form).
-    public init(rawRepresentation: [UInt8]) throws {
+    package init(rawRepresentation: [UInt8]) throws {
         guard rawRepresentation.count == 64 else {
             throw CryptoFormatError(
                 "a raw P-256 signature is 64 bytes (r || s); found \(rawRepresentation.count) bytes")
@@ -31,7 +31,7 @@ public struct ECDSASignature: Sendable, Hashable {
 
     /// A signature from strict DER: SEQUENCE { INTEGER r, INTEGER s } with definite, minimal lengths, minimal
     /// non-negative integer encodings, each at most 256 bits, and nothing after the sequence.
-    public init(derRepresentation der: [UInt8]) throws {
+    package init(derRepresentation der: [UInt8]) throws {
         var reader = StrictDERReader(bytes: der)
         guard try reader.readTag() == 0x30 else {
             throw CryptoFormatError("a DER ECDSA signature starts with a SEQUENCE (0x30)")
@@ -50,7 +50,7 @@ public struct ECDSASignature: Sendable, Hashable {
     }
 
     /// r || s, 64 bytes.
-    public var rawRepresentation: [UInt8] {
+    package var rawRepresentation: [UInt8] {
         var out = [UInt8](repeating: 0, count: 64)
         out.withUnsafeMutableBytes {
             r.store(bigEndianInto: $0.baseAddress!)
@@ -60,7 +60,7 @@ public struct ECDSASignature: Sendable, Hashable {
     }
 
     /// DER: SEQUENCE { INTEGER r, INTEGER s }, minimal encodings.
-    public var derRepresentation: [UInt8] {
+    package var derRepresentation: [UInt8] {
         let body = Self.derInteger(r) + Self.derInteger(s)
         return [0x30, UInt8(body.count)] + body  // at most 70 bytes: the short length form always applies
     }

@@ -1,5 +1,5 @@
 // 256-bit integers and Montgomery arithmetic modulo P-256's field prime p and group order n (SEC 2 section 2.4.2,
-// FIPS 186-5 / SP 800-186 section 3.2.1.3). Part of the Signing folder: cryptography for simulated test data only.
+// FIPS 186-5 / SP 800-186 section 3.2.1.3). Part of SimctlCrypto: cryptography for simulated test data only.
 //
 // Numbers are four 64-bit limbs, least significant first, held in a struct (no heap allocation). Multiplication is
 // CIOS Montgomery multiplication (Koc, Acar and Kaliski, "Analyzing and Comparing Montgomery Multiplication

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SubscriptionSimulator
+@testable import SimctlCrypto
 
 /// RFC 4231 section 4: HMAC-SHA-256 test cases 1 to 7 (case 5's output truncated to 128 bits, as the RFC gives it).
 @Suite struct HMACSHA256Tests {

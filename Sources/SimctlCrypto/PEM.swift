@@ -1,20 +1,20 @@
 /// PEM text (RFC 7468): `-----BEGIN LABEL-----`, the DER in standard base64 wrapped at 64 characters, and
 /// `-----END LABEL-----`. Reading is strict about the armour and the base64 (RFC 7468 §3's "strict" grammar, with
 /// any line length and CRLF or LF line ends); text outside the blocks is ignored, as RFC 7468 §2 allows.
-public enum PEM {
+package enum PEM {
     /// One block: its label (`CERTIFICATE`, `PRIVATE KEY`, `EC PRIVATE KEY`, `PUBLIC KEY`) and its DER bytes.
-    public struct Block: Hashable, Sendable {
-        public var label: String
-        public var derBytes: [UInt8]
+    package struct Block: Hashable, Sendable {
+        var label: String
+        package var derBytes: [UInt8]
 
-        public init(label: String, derBytes: [UInt8]) {
+        init(label: String, derBytes: [UInt8]) {
             self.label = label
             self.derBytes = derBytes
         }
     }
 
     /// The PEM text of one block, lines of 64 characters, ending in a newline.
-    public static func encode(_ block: Block) -> String {
+    static func encode(_ block: Block) -> String {
         let text = Base64URL.encodeStandard(block.derBytes)
         var out = "-----BEGIN \(block.label)-----\n"
         var index = text.startIndex
@@ -26,12 +26,12 @@ public enum PEM {
         return out + "-----END \(block.label)-----\n"
     }
 
-    public static func encode(label: String, derBytes: [UInt8]) -> String {
+    static func encode(label: String, derBytes: [UInt8]) -> String {
         encode(Block(label: label, derBytes: derBytes))
     }
 
     /// Every block in `text`, in order.
-    public static func decodeAll(_ text: String) throws(PEMError) -> [Block] {
+    static func decodeAll(_ text: String) throws(PEMError) -> [Block] {
         var blocks: [Block] = []
         var open: (label: String, line: Int, body: String)?
         for (number, rawLine) in text.split(
@@ -68,7 +68,7 @@ public enum PEM {
     }
 
     /// The one block in `text`, which must carry one of `labels`.
-    public static func decodeSingle(_ text: String, labels: [String]) throws(PEMError) -> Block {
+    package static func decodeSingle(_ text: String, labels: [String]) throws(PEMError) -> Block {
         let blocks = try decodeAll(text)
         guard blocks.count == 1 else {
             throw PEMError("expected one PEM block (\(labels.joined(separator: " or "))), found \(blocks.count)")
@@ -82,7 +82,7 @@ public enum PEM {
 
     /// Standard base64 with `=` padding required (RFC 4648 §4); `nil` on any other character, on missing or
     /// misplaced padding, or on non-zero padding bits.
-    public static func decodeBase64(_ text: String) -> [UInt8]? {
+    package static func decodeBase64(_ text: String) -> [UInt8]? {
         var sextets = [UInt8](repeating: 0xFF, count: 256)
         for (value, byte) in Base64URL.standardAlphabet.enumerated() { sextets[Int(byte)] = UInt8(value) }
         let bytes = Array(text.utf8)
@@ -117,8 +117,8 @@ public enum PEM {
 }
 
 /// PEM text that cannot be read; the message names the line and the rule.
-public struct PEMError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct PEMError: Error, Hashable, Sendable, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

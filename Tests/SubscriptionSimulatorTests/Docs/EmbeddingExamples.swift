@@ -203,3 +203,30 @@ final class RefundTests: XCTestCase {
     #expect(body.hasPrefix(#"{"signedPayload":"ey"#) && rootPEM.hasPrefix("-----BEGIN CERTIFICATE-----"))
 }
 // docs:end
+
+// docs:begin timeline-driver
+@Test func stepThroughATimelineWithTheDriver() throws {
+    let text = """
+        name: Renews, then the card fails
+        start: 2026-03-01T09:00:00Z
+        app: { bundleId: com.example.app }
+        products:
+          - { id: com.example.monthly, type: autoRenewable, group: pro, period: P1M, price: 4.99 }
+        timeline:
+          - at: 0
+            purchase: { customer: alice, product: com.example.monthly }
+          - at: P1M
+            failBilling: { customer: alice }
+        until: P2M
+        """
+    let scenario = try ScenarioDecoder(file: "inline.yaml").decode(text)
+    var store = try TimelineDriver.prepare(scenario)  // customers, storefronts, family
+    var driver = TimelineDriver(scenario)
+    // Store events at an instant run before the entries at it: the renewal at P1M still succeeds.
+    #expect(driver.advance(&store, to: scenario.start.adding(.months(1))) == nil)
+    #expect(store.notifications(for: "alice").map(\.type) == [.subscribed, .didRenew])
+    #expect(driver.run(&store) == nil)  // the rest of the timeline, then the clock to `until`
+    #expect(store.notifications(for: "alice").last?.type == .didFailToRenew)
+    #expect(store.entitlements(for: "alice").isEmpty)  // billing retry without a grace period
+}
+// docs:end

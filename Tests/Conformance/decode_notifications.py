@@ -35,7 +35,7 @@ REQUIRED_TRANSACTION = ["transactionId", "originalTransactionId", "bundleId", "p
 REQUIRED_RENEWAL = ["originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "renewalDate",
                     "recentSubscriptionStartDate", "signedDate", "environment", "appTransactionId"]
 ENVIRONMENTS = {"LocalTesting": Environment.LOCAL_TESTING, "Xcode": Environment.XCODE}
-# extensions-refunds: Apple's `summary` object (reference §2.4) and the revocation fields (§2.5, §5.14).
+# Apple's `summary` object (reference §2.4) and the revocation fields (§2.5, §5.14).
 SUMMARY_FIELDS = {"requestIdentifier": str, "environment": str, "appAppleId": int, "bundleId": str, "productId": str,
                   "storefrontCountryCodes": list, "succeededCount": int, "failedCount": int}
 

@@ -106,7 +106,7 @@ def main():
          body(transaction=dict(TRANSACTION, appAccountToken="7e3fb20b-4cdb-47cc-936d-99d65f608138")), False),
         ("uppercase appAccountToken is caught",
          body(transaction=dict(TRANSACTION, appAccountToken="7E3FB20B-4CDB-47CC-936D-99D65F608138")), True),
-        # extensions-refunds
+        # refund requests and refunds: consumptionRequestReason and revocationPercentage
         ("CONSUMPTION_REQUEST with its reason passes", consumption("UNINTENDED_PURCHASE"), False),
         ("unknown consumptionRequestReason is caught", consumption("NOT_A_REASON"), True),
         ("CONSUMPTION_REQUEST without a reason is caught", consumption(None), True),

@@ -53,12 +53,13 @@ public enum ScenarioAction: Hashable, Sendable {
     case restoreToSale(product: String)
     /// The customer moves to another product of the group, or back to the current one (reference §5.10).
     case changePlan(customer: String, product: String)
-    // MARK: offers and price increases
+    // Offers the customer redeems, and price increases with the customer's consent (reference §5.11, §5.12).
     case redeemOffer(customer: String, product: String, offer: String)
     /// `storefront`: an ISO 3166-1 alpha-3 code, or `nil` for the product's own currency.
     case raisePrice(product: String, price: Price, storefront: String?, consentRequired: Bool)
     case consentToPriceIncrease(customer: String, product: String)
-    // MARK: extensions-refunds
+    // Renewal-date extensions, refunds of any transaction and refund requests (reference §5.13, §5.14), and the
+    // customer opening the app (the device's billing-issue message).
     /// `transaction`: the customer's n-th transaction of the product, from 1 in purchase order; `nil` the latest.
     case extendRenewalDate(customer: String, product: String, days: Int, reason: ExtendReasonCode)
     case refundTransaction(customer: String, product: String, transaction: Int?, amount: RefundAmount, reason: Int32)
@@ -69,7 +70,7 @@ public enum ScenarioAction: Hashable, Sendable {
     case decideRefund(customer: String, product: String, transaction: Int?, decision: RefundDecision, reason: Int32)
     case reverseRefund(customer: String, product: String, transaction: Int?)
     case openApp(customer: String)
-    // MARK: lifecycle-rest (app notifications, offers for another product)
+    // Actions about the app, not one customer (rule notification-about-the-app).
     /// Request a Test Notification: a `TEST` notification about the app (reference §6.3).
     case requestTestNotification
     /// Extend Subscription Renewal Dates for All Active Subscribers (reference §5.13): `RENEWAL_EXTENDED` or
@@ -97,11 +98,9 @@ public enum ScenarioAction: Hashable, Sendable {
         case .removeFromSale: return "removeFromSale"
         case .restoreToSale: return "restoreToSale"
         case .changePlan: return "changePlan"
-        // MARK: offers and price increases
         case .redeemOffer: return "redeemOffer"
         case .raisePrice: return "raisePrice"
         case .consentToPriceIncrease: return "consentToPriceIncrease"
-        // MARK: extensions-refunds
         case .extendRenewalDate: return "extendRenewalDate"
         case .refundTransaction: return "refund"
         case .requestRefund: return "requestRefund"
@@ -109,7 +108,6 @@ public enum ScenarioAction: Hashable, Sendable {
         case .decideRefund: return "decideRefund"
         case .reverseRefund: return "reverseRefund"
         case .openApp: return "openApp"
-        // MARK: lifecycle-rest
         case .requestTestNotification: return "requestTestNotification"
         case .extendRenewalDatesForAllActiveSubscribers: return "extendRenewalDatesForAllActiveSubscribers"
         }
@@ -124,17 +122,14 @@ public enum ScenarioAction: Hashable, Sendable {
             return c
         case .makeFamilyShareable, .removeFromSale, .restoreToSale:
             return nil
-        // MARK: offers and price increases
         case .redeemOffer(let c, _, _), .consentToPriceIncrease(let c, _):
             return c
         case .raisePrice:
             return nil
-        // MARK: extensions-refunds
         case .extendRenewalDate(let c, _, _, _), .refundTransaction(let c, _, _, _, _), .requestRefund(let c, _, _, _),
             .sendConsumptionInformation(let c, _, _, _, _), .decideRefund(let c, _, _, _, _),
             .reverseRefund(let c, _, _), .openApp(let c):
             return c
-        // MARK: lifecycle-rest
         case .requestTestNotification, .extendRenewalDatesForAllActiveSubscribers:
             return nil
         }
@@ -145,11 +140,8 @@ public enum ScenarioAction: Hashable, Sendable {
         "purchase", "cancel", "resume", "stopSharing", "startSharing", "refund", "failBilling", "fixBilling",
         "joinFamily", "leaveFamily", "restorePurchases", "shareWithFamily", "makeFamilyShareable", "removeFromSale",
         "restoreToSale", "changePlan",
-        // offers and price increases
         "redeemOffer", "raisePrice", "consentToPriceIncrease",
-        // MARK: extensions-refunds
         "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund", "openApp",
-        // MARK: lifecycle-rest
         "requestTestNotification", "extendRenewalDatesForAllActiveSubscribers",
     ]
 }

@@ -383,8 +383,6 @@ public struct ScenarioDecoder {
         return (periods, .free)
     }
 
-    // MARK: offers and price increases
-
     static let redeemableOfferKeys =
         ["id", "type", "mode", "period", "periods", "price"] + winBackConditionKeys
     static let winBackConditionKeys = [
@@ -593,7 +591,7 @@ public struct ScenarioDecoder {
                 }
                 reason = Int32(value)
             }
-            // extensions-refunds: any past transaction, prorated refunds.
+            // With `transaction` or `percentage`: any past transaction, or a prorated refund (reference §5.14).
             if m.optional("transaction") != nil || m.optional("percentage") != nil {
                 action = .refundTransaction(
                     customer: try text(m.required("customer"), "customer"),
@@ -620,7 +618,6 @@ public struct ScenarioDecoder {
         case "removeFromSale": action = .removeFromSale(product: try productOnly())
         case "restoreToSale": action = .restoreToSale(product: try productOnly())
         case "changePlan": let (c, p) = try customerProduct(); action = .changePlan(customer: c, product: p)
-        // MARK: offers and price increases
         case "redeemOffer":
             let m = try mapping(args, name, keys: ["customer", "product", "offer"])
             let product = try productId(m.required("product"), catalog)
@@ -645,11 +642,9 @@ public struct ScenarioDecoder {
         case "consentToPriceIncrease":
             let (c, p) = try customerProduct()
             action = .consentToPriceIncrease(customer: c, product: p)
-        // MARK: extensions-refunds
         case "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund":
             action = try decodeExtensionOrRefund(name, args, catalog: catalog)
         case "openApp": action = .openApp(customer: try customerOnly())
-        // MARK: lifecycle-rest
         case "requestTestNotification":
             _ = try mapping(args, name, keys: [])
             action = .requestTestNotification
@@ -1063,7 +1058,7 @@ public struct ScenarioDecoder {
     }
 }
 
-// MARK: extensions-refunds
+// MARK: - Renewal-date extensions and refund requests
 
 extension ScenarioDecoder {
     /// The renewal-date extension and refund-request actions (docs/scenario-format.md, "Renewal-date extensions" and

@@ -2,7 +2,7 @@ import Testing
 @testable import SubscriptionSimulator
 
 /// Renewal-date extensions and refunds in full (issue 14, items 4 and 5): one rule per test, through the store.
-@Suite struct ExtensionsRefundsTests {
+@Suite struct RenewalExtensionAndRefundRulesTests {
     func violation(_ body: () throws -> Void) -> String? {
         do {
             try body()
@@ -271,7 +271,7 @@ import Testing
     }
 }
 
-extension ExtensionsRefundsTests {
+extension RenewalExtensionAndRefundRulesTests {
     @Test func massExtensionExtendsEligibleAndSendsFailureToTheOthers() throws {
         var store = makeFamilyStore(grace: .threeDays)
         try store.purchase(familyMonthly.id, by: "alice")

@@ -282,7 +282,8 @@ func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         .currentProductChosen: .changed,
         // offers and price increases (no offer in the context: ignored; the rejection is in OfferRulesTests)
         .offerRedeemed: .ignored, .priceIncreaseAnnounced: .changed, .priceIncreaseConsented: .rejected,
-        // extensions and refunds (no extension request in the context: ignored; with one, ExtensionsRefundsTests)
+        // extensions and refunds (no extension request in the context: ignored; with one,
+        // RenewalExtensionAndRefundRulesTests)
         .renewalDateExtended: .ignored, .refundRequested: .changed, .refundReversed: .rejected,
         // offer for another product (no offer in the context: ignored; with one, OfferForAnotherProductTests)
         .offerUpgradeRedeemed: .ignored, .offerDowngradeRedeemed: .ignored,

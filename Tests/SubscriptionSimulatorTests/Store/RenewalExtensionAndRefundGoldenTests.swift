@@ -3,7 +3,7 @@ import Testing
 
 /// Goldens of renewal-date extensions and refunds (issue 14, items 4 and 5): every notification to every customer
 /// (family members included), decoded and as POST bodies, with entitlement changes.
-@Suite struct ExtensionsRefundsGoldenTests {
+@Suite struct RenewalExtensionAndRefundGoldenTests {
     typealias Script = @Sendable (inout SimulatedStore) throws -> Void
 
     static let cases: [(String, Script)] = [
@@ -59,7 +59,7 @@ import Testing
     ]
 
     @Test(arguments: cases.map(\.0))
-    func extensionsRefundsCaseMatchesItsGoldens(name: String) throws {
+    func renewalExtensionAndRefundCaseMatchesItsGoldens(name: String) throws {
         let script = Self.cases.first { $0.0 == name }!.1
         var store = makeFamilyStore()
         try script(&store)
@@ -67,6 +67,6 @@ import Testing
             "\($0.instant) \($0.customer) [\($0.products.joined(separator: ", "))]\n"
         }.joined()
         GoldenLifecycleTests.goldenCheck(
-            name, store, [("entitlements.txt", entitlements)], folder: "ExtensionsRefunds")
+            name, store, [("entitlements.txt", entitlements)], folder: "RenewalExtensionsAndRefunds")
     }
 }

@@ -7,8 +7,8 @@ public enum PriceIncreaseConsent: Hashable, Sendable {
     case accepted
 }
 
-/// The transition table's rules for redeemed offers and price increases (rows under `MARK: offers and price
-/// increases` in ``SubscriptionLifecycle/transition(_:_:_:)``).
+/// The transition table's rules for offers redeemed for the subscription's own product, and price increases (rows of
+/// ``SubscriptionLifecycle/transition(_:_:_:)``).
 extension SubscriptionLifecycle {
     /// **offer-redeemed-on-active**: an offer for the subscription's own product, redeemed while it is active, is
     /// `OFFER_REDEEMED` without subtype, now (reference §1.1, §5.11; S-NT: "no subtype = offer for the current
@@ -29,12 +29,7 @@ extension SubscriptionLifecycle {
     /// offer one at a time" (forum answer, thread 692798): refused while a redeemed offer waits or an offer still has
     /// periods to run. **no-offer-while-plan-change-pending** [assumed]: refused while a downgrade waits for the
     /// renewal, since the offer's product would not be the one renewing.
-    static func redeemOnActiveSubscription(_ state: SubscriptionState, _ context: LifecycleContext)
-        -> TransitionResult
-    {
-        guard let offer = context.purchase?.offer else {
-            return .ignored(because: "an offer input needs the offer in its context")
-        }
+    static func redeemOnActiveSubscription(_ state: SubscriptionState, _ offer: IntroductoryOffer) -> TransitionResult {
         if offer.type == .winBack { return .rejected(.winBackOnlyAfterExpiry) }
         // [assumed]: Apple does not say what an offer for the current product does to a pending downgrade.
         if state.pendingChange != nil { return .rejected(.offerWhilePlanChangePending) }
@@ -58,9 +53,9 @@ extension SubscriptionLifecycle {
     /// earlier consent. An increase without consent while an earlier one still waits for consent changes nothing:
     /// the customer must still answer the first [assumed]. Subscribers with auto-renew off are told too [assumed]:
     /// they pay the new price if they turn it back on.
-    static func announcePriceIncrease(_ state: SubscriptionState, _ context: LifecycleContext) -> TransitionResult {
+    static func announcePriceIncrease(_ state: SubscriptionState, needsConsent: Bool) -> TransitionResult {
         var next = state
-        if context.priceIncreaseNeedsConsent {
+        if needsConsent {
             next.priceIncrease = .pending
             return .changed(next, [.notify(.priceIncrease, .pending)])
         }

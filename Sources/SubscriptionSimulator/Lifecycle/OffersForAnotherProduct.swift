@@ -1,13 +1,13 @@
 /// Offers redeemed for another product of the subscription's group (issue 14 item 2; reference §1.1, §5.10, §5.11):
-/// a plan change and an offer in one step. The rules are rows of the transition table (`MARK: offer for another
-/// product` in ``SubscriptionLifecycle/transition(_:_:_:)``); the timing is the plan change's (``PlanChangeKind``).
+/// a plan change and an offer in one step. The rules are rows of the transition table (offers for another product in
+/// ``SubscriptionLifecycle/transition(_:_:_:)``); the timing is the plan change's (``PlanChangeKind``).
 extension PlanChangeKind {
-    /// The lifecycle input of this change when the customer makes it by redeeming an offer for the new product; nil
-    /// for the current product (an offer for it is ``LifecycleInput/offerRedeemed``).
-    public var offerInput: LifecycleInput? {
+    /// The lifecycle input of this change when the customer makes it by redeeming `redemption`, an offer for the new
+    /// product; nil for the current product (an offer for it is ``LifecycleInput/offerRedeemed(_:)``).
+    public func offerInput(_ redemption: OfferRedemption) -> LifecycleInput? {
         switch self {
-        case .immediate: return .offerUpgradeRedeemed
-        case .atNextRenewal: return .offerDowngradeRedeemed
+        case .immediate: return .offerUpgradeRedeemed(redemption)
+        case .atNextRenewal: return .offerDowngradeRedeemed(redemption)
         case .currentProduct: return nil
         }
     }
@@ -22,29 +22,12 @@ extension SubscriptionLifecycle {
     /// `purchaseDate` = now, carrying the offer (`offerType`, `offerIdentifier`, `offerDiscountType`, `offerPeriod`),
     /// whose first period starts now **[assumed]** (Apple: an upgrade starts a new billing period at once; the offer
     /// applies to that purchase). A pending downgrade is dropped; auto-renew comes back on (as for an upgrade and for
-    /// an offer on the current product) **[assumed]**.
-    static func redeemOfferForUpgrade(_ state: SubscriptionState, _ context: LifecycleContext) -> TransitionResult {
-        guard let request = context.purchase, let offer = request.offer else {
-            return .ignored(because: "an offer for another product needs the product and the offer in its context")
-        }
-        if let refusal = offerForAnotherProductRefusal(state, offer) { return .rejected(refusal) }
-        var next = state
-        next.productId = request.productId
-        next.period = request.period
-        next.autoRenew = true
-        next.cycle = BillingCycle(anchor: context.now, unit: offer.period, periodsElapsed: 1)
-        next.currentPeriodStart = context.now
-        next.currentOffer = OfferUse(offer: offer, periodsRemaining: offer.periods - 1)
-        next.pendingChange = nil
-        return .changed(
-            next,
-            [
-                .cancelAllTimers,
-                .markCurrentTransactionUpgraded,
-                .charge(purchaseDate: context.now, expiresDate: next.expiresDate, offer: offer, reason: .purchase),
-                .schedule(.renewal, at: next.expiresDate),
-                .notify(.offerRedeemed, .upgrade),
-            ])
+    /// an offer on the current product) **[assumed]**. The change itself is ``upgrade(_:to:notifying:at:)``.
+    static func redeemOfferForUpgrade(_ state: SubscriptionState, _ redemption: OfferRedemption, at now: Instant)
+        -> TransitionResult
+    {
+        if let refusal = offerForAnotherProductRefusal(state, redemption.offer) { return .rejected(refusal) }
+        return upgrade(state, to: redemption.purchase, notifying: .offerRedeemed, at: now)
     }
 
     /// **offer-for-another-product-downgrade**: an offer for a lower level of the group, or for a product of the same
@@ -57,13 +40,10 @@ extension SubscriptionLifecycle {
     /// names only promotional offers for it, is **[assumed]**. A downgrade already pending is replaced; auto-renew
     /// comes back on if it was off (the offer is bought for the coming periods, as for an offer on the current
     /// product) **[assumed]**.
-    static func redeemOfferForDowngrade(_ state: SubscriptionState, _ context: LifecycleContext) -> TransitionResult {
-        guard let request = context.purchase, let offer = request.offer else {
-            return .ignored(because: "an offer for another product needs the product and the offer in its context")
-        }
-        if let refusal = offerForAnotherProductRefusal(state, offer) { return .rejected(refusal) }
+    static func redeemOfferForDowngrade(_ state: SubscriptionState, _ redemption: OfferRedemption) -> TransitionResult {
+        if let refusal = offerForAnotherProductRefusal(state, redemption.offer) { return .rejected(refusal) }
         var next = state
-        next.pendingChange = PurchaseRequest(productId: request.productId, period: request.period, offer: offer)
+        next.pendingChange = redemption.purchase
         next.autoRenew = true
         return .changed(next, [.notify(.offerRedeemed, .downgrade)])
     }

@@ -19,11 +19,11 @@ public enum PlanChangeKind: Hashable, Sendable {
         return target.period == current.period ? .immediate : .atNextRenewal
     }
 
-    /// The lifecycle input this change is.
-    public var input: LifecycleInput {
+    /// The lifecycle input this change to `request`'s product is.
+    public func input(_ request: PurchaseRequest) -> LifecycleInput {
         switch self {
-        case .immediate: return .upgradeRequested
-        case .atNextRenewal: return .downgradeRequested
+        case .immediate: return .upgradeRequested(request)
+        case .atNextRenewal: return .downgradeRequested(request)
         case .currentProduct: return .currentProductChosen
         }
     }
@@ -39,26 +39,31 @@ extension SubscriptionLifecycle {
     /// eligible (S-INTRO; rule intro-offer-once-per-group). During a free trial the trial ends at once and the new
     /// product is charged in full **[assumed]**. Auto-renew comes back on if it was off: the customer bought a
     /// subscription to the new product **[assumed]**.
-    static func upgrade(_ state: SubscriptionState, _ context: LifecycleContext) -> TransitionResult {
-        guard let request = context.purchase else {
-            return .ignored(because: "a plan change input needs the new product in its context")
-        }
+    ///
+    /// One path for both upgrades: a plan change (`request` without offer, `DID_CHANGE_RENEWAL_PREF` / `UPGRADE`) and
+    /// an offer redeemed for a higher product (rule offer-for-another-product-upgrade: `request` with the offer, whose
+    /// first period starts now, `OFFER_REDEEMED` / `UPGRADE`). `type` is the notification type; the subtype is
+    /// `UPGRADE` in both.
+    static func upgrade(
+        _ state: SubscriptionState, to request: PurchaseRequest, notifying type: NotificationType, at now: Instant
+    ) -> TransitionResult {
         var next = state
         next.productId = request.productId
         next.period = request.period
         next.autoRenew = true
-        next.cycle = BillingCycle(anchor: context.now, unit: request.period.duration, periodsElapsed: 1)
-        next.currentPeriodStart = context.now
-        next.currentOffer = nil
+        next.cycle = BillingCycle(
+            anchor: now, unit: request.offer?.period ?? request.period.duration, periodsElapsed: 1)
+        next.currentPeriodStart = now
+        next.currentOffer = request.offer.map { OfferUse(offer: $0, periodsRemaining: $0.periods - 1) }
         next.pendingChange = nil
         return .changed(
             next,
             [
                 .cancelAllTimers,
                 .markCurrentTransactionUpgraded,
-                .charge(purchaseDate: context.now, expiresDate: next.expiresDate, offer: nil, reason: .purchase),
+                .charge(purchaseDate: now, expiresDate: next.expiresDate, offer: request.offer, reason: .purchase),
                 .schedule(.renewal, at: next.expiresDate),
-                .notify(.didChangeRenewalPref, .upgrade),
+                .notify(type, .upgrade),
             ])
     }
 
@@ -68,10 +73,7 @@ extension SubscriptionLifecycle {
     /// `transactionReason` `RENEWAL`, S-TR). Choosing another lower product while one is pending replaces it.
     /// **plan-change-needs-auto-renew** [assumed]: with auto-renew off there is no renewal for the change to take
     /// effect at; the customer resumes first (Apple documents no notification that would carry both changes).
-    static func requestDowngrade(_ state: SubscriptionState, _ context: LifecycleContext) -> TransitionResult {
-        guard let request = context.purchase else {
-            return .ignored(because: "a plan change input needs the new product in its context")
-        }
+    static func requestDowngrade(_ state: SubscriptionState, _ request: PurchaseRequest) -> TransitionResult {
         guard state.autoRenew else { return .rejected(.planChangeNeedsAutoRenew) }
         guard state.pendingChange?.productId != request.productId else { return .rejected(.downgradeAlreadyPending) }
         var next = state

@@ -1,5 +1,6 @@
-/// What can happen to a subscription. Store events come from the clock; the others from the customer or developer.
-public enum LifecycleInput: Hashable, Sendable, CaseIterable {
+/// What can happen to a subscription, with the data it brings. Store events come from the clock; the others from the
+/// customer or developer.
+public enum LifecycleInput: Hashable, Sendable {
     /// Store event at `expiresDate`: the App Store tries to renew (reference A-1: exactly at `expiresDate`).
     case renewalDue
     /// Store event at `gracePeriodExpiresDate`.
@@ -14,51 +15,105 @@ public enum LifecycleInput: Hashable, Sendable, CaseIterable {
     case billingFixed
     /// The developer puts the product back on sale (`restoreToSale`).
     case productRestoredToSale
-    /// Apple grants a full refund of the current transaction.
-    case refunded
-    /// The customer buys a product of the group again.
-    case purchasedAgain
+    /// Apple refunds the current transaction: how much, and `revocationReason` (0 other, 1 an issue in the app;
+    /// reference §2.7, S-RR).
+    case refunded(amount: RefundAmount, reason: Int32)
+    /// The customer buys a product of the group again: the product bought and the introductory offer it gets, if any.
+    case purchasedAgain(PurchaseRequest)
 
-    // MARK: plan changes
     /// The customer moves to a higher level of the group, or to a product of the same level and duration: the change
-    /// takes effect at once (`changePlan`; reference §5.10). The context's `purchase` is the new product.
-    case upgradeRequested
+    /// takes effect at once (`changePlan`; reference §5.10). The request is the new product; its offer is not used
+    /// (no introductory offer on a plan change, S-INTRO).
+    case upgradeRequested(PurchaseRequest)
     /// The customer moves to a lower level, or to a product of the same level and another duration: the change takes
-    /// effect at the next renewal (`changePlan`; reference §5.10). The context's `purchase` is the new product.
-    case downgradeRequested
+    /// effect at the next renewal (`changePlan`; reference §5.10). The request is the new product; its offer is not
+    /// used (S-INTRO).
+    case downgradeRequested(PurchaseRequest)
     /// The customer chooses the product they have now (`changePlan` to the current product): cancels a pending
     /// downgrade (reference §5.10).
     case currentProductChosen
-    // MARK: offers and price increases
     /// The customer redeems a promotional offer, offer code or win-back offer for the subscription's product
-    /// (`redeemOffer`); the offer is in the context's ``LifecycleContext/purchase``.
-    case offerRedeemed
-    /// The developer raises the product's price in the customer's storefront (`raisePrice`); whether consent is
-    /// needed is ``LifecycleContext/priceIncreaseNeedsConsent``.
-    case priceIncreaseAnnounced
+    /// (`redeemOffer`).
+    case offerRedeemed(OfferRedemption)
+    /// The developer raises the product's price in the customer's storefront (`raisePrice`), with or without the
+    /// customer's consent needed (reference §5.12).
+    case priceIncreaseAnnounced(needsConsent: Bool)
     /// The customer agrees to a price increase that needs consent (`consentToPriceIncrease`).
     case priceIncreaseConsented
-    // MARK: extensions-refunds
     /// The developer extends the renewal date of this subscription (Extend a Subscription Renewal Date, or one
-    /// subscription of a mass extension); the request is ``LifecycleContext/renewalExtension``.
-    case renewalDateExtended
+    /// subscription of a mass extension).
+    case renewalDateExtended(RenewalExtensionRequest)
     /// The customer asks for a refund (refund-request API or reportaproblem.apple.com): the App Store turns auto-renew
     /// off (reference §1.1, §5.14).
     case refundRequested
     /// A refund of the current transaction is reversed after a dispute (`REFUND_REVERSED`, reference §5.14).
     case refundReversed
-    // MARK: offer for another product
     /// The customer redeems an offer for a higher level of the group, or a product of the same level and duration
-    /// (`redeemOffer` naming that product): an upgrade with the offer, at once (reference §5.10, §5.11). The context's
-    /// `purchase` is the new product with the offer.
-    case offerUpgradeRedeemed
+    /// (`redeemOffer` naming that product): an upgrade with the offer, at once (reference §5.10, §5.11).
+    case offerUpgradeRedeemed(OfferRedemption)
     /// The customer redeems an offer for a lower level of the group, or a product of the same level and another
-    /// duration: a downgrade with the offer, at the next renewal (reference §5.10, §5.11). The context's `purchase` is
-    /// the new product with the offer.
-    case offerDowngradeRedeemed
-}
+    /// duration: a downgrade with the offer, at the next renewal (reference §5.10, §5.11).
+    case offerDowngradeRedeemed(OfferRedemption)
 
-// MARK: extensions-refunds
+    /// The input's case without its data: one per case, so that tests can list every (phase × input) pair.
+    public enum Kind: Hashable, Sendable, CaseIterable {
+        case renewalDue, gracePeriodEnds, billingRetryEnds, autoRenewDisabled, autoRenewEnabled, billingFixed
+        case productRestoredToSale, refunded, purchasedAgain
+        case upgradeRequested, downgradeRequested, currentProductChosen
+        case offerRedeemed, priceIncreaseAnnounced, priceIncreaseConsented
+        case renewalDateExtended, refundRequested, refundReversed
+        case offerUpgradeRedeemed, offerDowngradeRedeemed
+    }
+
+    /// The input's case without its data.
+    public var kind: Kind {
+        switch self {
+        case .renewalDue: return .renewalDue
+        case .gracePeriodEnds: return .gracePeriodEnds
+        case .billingRetryEnds: return .billingRetryEnds
+        case .autoRenewDisabled: return .autoRenewDisabled
+        case .autoRenewEnabled: return .autoRenewEnabled
+        case .billingFixed: return .billingFixed
+        case .productRestoredToSale: return .productRestoredToSale
+        case .refunded: return .refunded
+        case .purchasedAgain: return .purchasedAgain
+        case .upgradeRequested: return .upgradeRequested
+        case .downgradeRequested: return .downgradeRequested
+        case .currentProductChosen: return .currentProductChosen
+        case .offerRedeemed: return .offerRedeemed
+        case .priceIncreaseAnnounced: return .priceIncreaseAnnounced
+        case .priceIncreaseConsented: return .priceIncreaseConsented
+        case .renewalDateExtended: return .renewalDateExtended
+        case .refundRequested: return .refundRequested
+        case .refundReversed: return .refundReversed
+        case .offerUpgradeRedeemed: return .offerUpgradeRedeemed
+        case .offerDowngradeRedeemed: return .offerDowngradeRedeemed
+        }
+    }
+
+    /// The store event a timer fires as.
+    public init(firing timer: LifecycleTimer) {
+        switch timer {
+        case .renewal: self = .renewalDue
+        case .gracePeriodEnd: self = .gracePeriodEnds
+        case .billingRetryEnd: self = .billingRetryEnds
+        }
+    }
+
+    /// The timer whose firing this input is; nil for the customer's and developer's inputs.
+    public var firedTimer: LifecycleTimer? {
+        switch self {
+        case .renewalDue: return .renewal
+        case .gracePeriodEnds: return .gracePeriodEnd
+        case .billingRetryEnds: return .billingRetryEnd
+        case .autoRenewDisabled, .autoRenewEnabled, .billingFixed, .productRestoredToSale, .refunded, .purchasedAgain,
+            .upgradeRequested, .downgradeRequested, .currentProductChosen, .offerRedeemed, .priceIncreaseAnnounced,
+            .priceIncreaseConsented, .renewalDateExtended, .refundRequested, .refundReversed, .offerUpgradeRedeemed,
+            .offerDowngradeRedeemed:
+            return nil
+        }
+    }
+}
 
 /// A renewal-date extension request as the table needs it (Extend a Subscription Renewal Date, S-EXT).
 public struct RenewalExtensionRequest: Hashable, Sendable {
@@ -73,7 +128,7 @@ public struct RenewalExtensionRequest: Hashable, Sendable {
     }
 }
 
-/// The facts outside the subscription that a transition needs. No clock reads: `now` is given.
+/// The facts about the world outside the subscription that a transition needs. No clock reads: `now` is given.
 public struct LifecycleContext: Hashable, Sendable {
     public var now: Instant
     /// Whether a charge to the customer's payment method succeeds now.
@@ -82,23 +137,16 @@ public struct LifecycleContext: Hashable, Sendable {
     public var productForSale: Bool
     public var gracePeriod: GracePeriodSetting
     public var graceEligibility: GraceEligibility
-    /// For ``LifecycleInput/purchasedAgain``: the product bought and the offer it gets, if any.
-    public var purchase: PurchaseRequest?
-    /// For ``LifecycleInput/priceIncreaseAnnounced``: whether the increase needs the customer's consent.
-    public var priceIncreaseNeedsConsent = false
-    /// For ``LifecycleInput/renewalDateExtended``: the request (extensions-refunds).
-    public var renewalExtension: RenewalExtensionRequest? = nil
 
     public init(
         now: Instant, paymentSucceeds: Bool = true, productForSale: Bool = true, gracePeriod: GracePeriodSetting = .off,
-        graceEligibility: GraceEligibility = .allRenewals, purchase: PurchaseRequest? = nil
+        graceEligibility: GraceEligibility = .allRenewals
     ) {
         self.now = now
         self.paymentSucceeds = paymentSucceeds
         self.productForSale = productForSale
         self.gracePeriod = gracePeriod
         self.graceEligibility = graceEligibility
-        self.purchase = purchase
     }
 }
 
@@ -115,6 +163,22 @@ public struct PurchaseRequest: Hashable, Sendable {
     }
 }
 
+/// An offer the customer redeems (`redeemOffer`): the product it is for, and the offer.
+public struct OfferRedemption: Hashable, Sendable {
+    public var productId: String
+    public var period: SubscriptionPeriod
+    public var offer: IntroductoryOffer
+
+    public init(productId: String, period: SubscriptionPeriod, offer: IntroductoryOffer) {
+        self.productId = productId
+        self.period = period
+        self.offer = offer
+    }
+
+    /// The purchase of the product with the offer.
+    public var purchase: PurchaseRequest { PurchaseRequest(productId: productId, period: period, offer: offer) }
+}
+
 /// Timers a subscription keeps on the store's clock.
 public enum LifecycleTimer: Hashable, Sendable, CaseIterable {
     case renewal
@@ -129,8 +193,8 @@ public enum LifecycleTimer: Hashable, Sendable, CaseIterable {
 public enum LifecycleEffect: Hashable, Sendable {
     /// Create a new transaction for the period `purchaseDate ..< expiresDate` (`transactionReason` as given).
     case charge(purchaseDate: Instant, expiresDate: Instant, offer: IntroductoryOffer?, reason: ChargeReason)
-    /// Mark the current transaction refunded.
-    case revokeCurrentTransaction
+    /// Mark the current transaction refunded: how much, and `revocationReason` (reference §2.7, S-RR).
+    case revokeCurrentTransaction(amount: RefundAmount, reason: Int32)
     case schedule(LifecycleTimer, at: Instant)
     case cancelAllTimers
     /// Send a notification reporting the state the transition ends in.
@@ -139,12 +203,9 @@ public enum LifecycleEffect: Hashable, Sendable {
     /// first of two notifications at one instant (a cancel during a billing failure reports auto-renew off before the
     /// expiry, ``cancelDuringBillingFailure(_:at:)``).
     indirect case notifyInterim(NotificationType, NotificationSubtype?, snapshot: SubscriptionState)
-
-    // MARK: plan changes
     /// Mark the current transaction (and each family member's) superseded by an upgrade: `isUpgraded: true`, no
     /// revocation (reference §5.10, Appendix A-14).
     case markCurrentTransactionUpgraded
-    // MARK: extensions-refunds
     /// Re-sign the current transaction (and each sharing member's) with `expiresDate` moved (reference A-17).
     case extendCurrentTransaction(expiresDate: Instant)
     /// Remove the current transaction's revocation fields (`REFUND_REVERSED`, reference §5.14).
@@ -165,7 +226,7 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
     case changingProductsNotSupported
     case purchaseDuringBillingRetry
     case alreadyRefunded
-    // MARK: extensions-refunds
+    // MARK: renewal-date extensions and refund reversals
     /// `InvalidExtendByDaysError` (4000009): `extendByDays` is 1 to 90.
     case invalidExtendByDays(Int)
     /// `SubscriptionExtensionIneligibleError` (4030004), with the state that makes it ineligible.
@@ -178,11 +239,11 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
     /// `REFUND_REVERSED` needs a refunded transaction.
     case notRefunded
 
-    // MARK: plan changes
+    // MARK: changes to another product of the group
     case planChangeDuringBillingFailure
     case planChangeNeedsAutoRenew
     case downgradeAlreadyPending
-    // MARK: offers and price increases
+    // MARK: offers, win-back and price increases
     case offerDuringBillingRetry
     case winBackOnlyAfterExpiry
     case oneOfferAtATime
@@ -200,18 +261,15 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
         case .purchaseDuringBillingRetry: return "no-purchase-during-billing-retry"
         case .alreadyRefunded: return "already-refunded"
 
-        // MARK: plan changes
         case .planChangeDuringBillingFailure: return "no-plan-change-during-billing-retry"
         case .planChangeNeedsAutoRenew: return "plan-change-needs-auto-renew"
         case .downgradeAlreadyPending: return "downgrade-already-pending"
-        // MARK: offers and price increases
         case .offerDuringBillingRetry: return "no-offer-during-billing-retry"
         case .winBackOnlyAfterExpiry: return "win-back-eligibility"
         case .oneOfferAtATime: return "one-offer-at-a-time"
         case .promotionalOfferNeedsSubscriber: return "promotional-offer-for-subscribers"
         case .noPriceIncreasePending: return "no-price-increase-pending"
         case .offerWhilePlanChangePending: return "no-offer-while-plan-change-pending"
-        // MARK: extensions-refunds
         case .invalidExtendByDays: return "extend-by-1-to-90-days"
         case .extensionIneligible: return "extension-needs-a-paid-active-subscription"
         case .maximumExtensionsReached: return "two-extensions-per-365-days"
@@ -238,7 +296,6 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
         case .alreadyRefunded:
             return "the subscription's current transaction is already refunded (rule \(rule))"
 
-        // MARK: plan changes
         case .planChangeDuringBillingFailure:
             return "the subscription is failing to renew; fix billing before changing plan (rule \(rule))"
         case .planChangeNeedsAutoRenew:
@@ -246,7 +303,6 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
                 + "subscription first (rule \(rule))"
         case .downgradeAlreadyPending:
             return "this product is already the subscription's pending product for the next renewal (rule \(rule))"
-        // MARK: offers and price increases
         case .offerDuringBillingRetry:
             return "the subscription is failing to renew; an offer cannot be redeemed until billing recovers "
                 + "(rule \(rule); use fixBilling first)"
@@ -264,7 +320,6 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
         case .offerWhilePlanChangePending:
             return "the subscription renews to another product at its next renewal; an offer for the current product "
                 + "would never start (rule \(rule); choose the current product again first)"
-        // MARK: extensions-refunds
         case .invalidExtendByDays(let days):
             return "extendByDays must be 1 to 90, found \(days) (rule \(rule); InvalidExtendByDaysError 4000009)"
         case .extensionIneligible(let why):
@@ -350,8 +405,9 @@ public enum SubscriptionLifecycle {
             return .changed(next, [.notify(.didChangeRenewalStatus, .autoRenewEnabled)])
         case (.active, .billingFixed), (.active, .productRestoredToSale):
             return .ignored(because: "the subscription is not failing to renew")
-        case (.active, .refunded), (.gracePeriod, .refunded), (.billingRetry, .refunded), (.expired, .refunded):
-            return refund(state, at: context.now)
+        case (.active, .refunded(let amount, let reason)), (.gracePeriod, .refunded(let amount, let reason)),
+            (.billingRetry, .refunded(let amount, let reason)), (.expired, .refunded(let amount, let reason)):
+            return refund(state, amount: amount, reason: reason, at: context.now)
         case (.active, .purchasedAgain):
             return .rejected(.changingProductsNotSupported)
 
@@ -401,18 +457,21 @@ public enum SubscriptionLifecycle {
         case (.expired, .billingFixed), (.expired, .productRestoredToSale),
             (.revoked, .billingFixed), (.revoked, .productRestoredToSale):
             return .ignored(because: "the subscription has ended; nothing to recover")
-        case (.expired, .purchasedAgain), (.revoked, .purchasedAgain):
-            return resubscribe(state, context)
+        case (.expired, .purchasedAgain(let request)), (.revoked, .purchasedAgain(let request)):
+            return resubscribe(state, request, at: context.now)
 
         // MARK: revoked
         case (.revoked, .refunded):
             return .rejected(.alreadyRefunded)
 
-        // MARK: plan changes
-        case (.active, .upgradeRequested):
-            return upgrade(state, context)
-        case (.active, .downgradeRequested):
-            return requestDowngrade(state, context)
+        // MARK: changes to another product of the group, or back to the current one
+        case (.active, .upgradeRequested(let request)):
+            // No introductory offer on a plan change (S-INTRO; rule intro-offer-once-per-group).
+            return upgrade(
+                state, to: PurchaseRequest(productId: request.productId, period: request.period),
+                notifying: .didChangeRenewalPref, at: context.now)
+        case (.active, .downgradeRequested(let request)):
+            return requestDowngrade(state, request)
         case (.active, .currentProductChosen):
             return cancelPendingDowngrade(state)
         case (.gracePeriod, .upgradeRequested), (.gracePeriod, .downgradeRequested),
@@ -423,18 +482,18 @@ public enum SubscriptionLifecycle {
             (.revoked, .upgradeRequested), (.revoked, .downgradeRequested), (.revoked, .currentProductChosen):
             return .rejected(.subscriptionNotActive(state.phase))
 
-        // MARK: offers and price increases
-        case (.active, .offerRedeemed):
-            return redeemOnActiveSubscription(state, context)
+        // MARK: offers for the subscription's own product, and price increases
+        case (.active, .offerRedeemed(let redemption)):
+            return redeemOnActiveSubscription(state, redemption.offer)
         case (.gracePeriod, .offerRedeemed), (.billingRetry, .offerRedeemed):
             return .rejected(.offerDuringBillingRetry)
-        case (.expired, .offerRedeemed):
-            return resubscribe(state, context)
-        case (.revoked, .offerRedeemed):
-            if context.purchase?.offer?.type == .winBack { return .rejected(.winBackOnlyAfterExpiry) }
-            return resubscribe(state, context)
-        case (.active, .priceIncreaseAnnounced):
-            return announcePriceIncrease(state, context)
+        case (.expired, .offerRedeemed(let redemption)):
+            return resubscribe(state, redemption.purchase, at: context.now)
+        case (.revoked, .offerRedeemed(let redemption)):
+            if redemption.offer.type == .winBack { return .rejected(.winBackOnlyAfterExpiry) }
+            return resubscribe(state, redemption.purchase, at: context.now)
+        case (.active, .priceIncreaseAnnounced(let needsConsent)):
+            return announcePriceIncrease(state, needsConsent: needsConsent)
         case (.gracePeriod, .priceIncreaseAnnounced), (.billingRetry, .priceIncreaseAnnounced):
             return .ignored(
                 because: "consent is asked only of subscribers in good standing [assumed]; a recovery "
@@ -451,9 +510,9 @@ public enum SubscriptionLifecycle {
             return .rejected(.noPriceIncreasePending)
         case (.expired, .priceIncreaseConsented), (.revoked, .priceIncreaseConsented):
             return .rejected(.subscriptionNotActive(state.phase))
-        // MARK: extensions-refunds
-        case (.active, .renewalDateExtended):
-            return extendRenewalDate(state, context)
+        // MARK: renewal-date extensions, refund requests and refund reversals
+        case (.active, .renewalDateExtended(let request)):
+            return extendRenewalDate(state, request)
         case (.gracePeriod, .renewalDateExtended):
             // In grace the expiry (the failed renewal) is always in the past here (S-EXT-INELIG).
             return .rejected(.extensionIneligible("it is in a billing grace period whose expiration date has passed"))
@@ -481,11 +540,11 @@ public enum SubscriptionLifecycle {
         case (.active, .refundReversed), (.gracePeriod, .refundReversed), (.billingRetry, .refundReversed),
             (.expired, .refundReversed):
             return .rejected(.notRefunded)
-        // MARK: offer for another product
-        case (.active, .offerUpgradeRedeemed):
-            return redeemOfferForUpgrade(state, context)
-        case (.active, .offerDowngradeRedeemed):
-            return redeemOfferForDowngrade(state, context)
+        // MARK: offers for another product of the group
+        case (.active, .offerUpgradeRedeemed(let redemption)):
+            return redeemOfferForUpgrade(state, redemption, at: context.now)
+        case (.active, .offerDowngradeRedeemed(let redemption)):
+            return redeemOfferForDowngrade(state, redemption)
         case (.gracePeriod, .offerUpgradeRedeemed), (.gracePeriod, .offerDowngradeRedeemed),
             (.billingRetry, .offerUpgradeRedeemed), (.billingRetry, .offerDowngradeRedeemed):
             // As for any offer and any plan change during a billing failure [assumed].
@@ -697,14 +756,16 @@ public enum SubscriptionLifecycle {
     /// A full refund of the current transaction: REFUND (status 5, autoRenewStatus 0); the subscription ends there:
     /// no DID_CHANGE_RENEWAL_STATUS, renewal or EXPIRED follows (issue 2; reference §5.14, S-NT, S-RT, S-RP). A
     /// refund during grace or billing retry ends the retry too (``renewalInfoAtEnd(of:at:)``).
-    static func refund(_ state: SubscriptionState, at now: Instant) -> TransitionResult {
+    static func refund(_ state: SubscriptionState, amount: RefundAmount, reason: Int32, at now: Instant)
+        -> TransitionResult
+    {
         var next = renewalInfoAtEnd(of: state, at: now)
         next.phase = .revoked
         next.autoRenew = false
-        return .changed(next, [.cancelAllTimers, .revokeCurrentTransaction, .notify(.refund, nil)])
+        return .changed(
+            next,
+            [.cancelAllTimers, .revokeCurrentTransaction(amount: amount, reason: reason), .notify(.refund, nil)])
     }
-
-    // MARK: extensions-refunds
 
     /// **extension-needs-a-paid-active-subscription**, **extend-by-1-to-90-days**, **two-extensions-per-365-days**:
     /// Apple extends a paid, active subscription by 1 to 90 days, at most twice in 365 days; never one in a free
@@ -712,10 +773,7 @@ public enum SubscriptionLifecycle {
     /// re-signed with the later `expiresDate` and `renewalDate` moves with it (A-17, §5.13 [inferred]); the next
     /// period runs from the new date. An active subscription with auto-renew off is extended too [assumed: Apple's
     /// list of ineligible states does not name it].
-    static func extendRenewalDate(_ state: SubscriptionState, _ context: LifecycleContext) -> TransitionResult {
-        guard let request = context.renewalExtension else {
-            return .ignored(because: "an extension input needs the request in its context")
-        }
+    static func extendRenewalDate(_ state: SubscriptionState, _ request: RenewalExtensionRequest) -> TransitionResult {
         guard (1...BillingRules.maximumExtensionDays).contains(request.days) else {
             return .rejected(.invalidExtendByDays(request.days))
         }
@@ -778,17 +836,15 @@ public enum SubscriptionLifecycle {
 
     /// After expiry (or a refund), buying any product of the group: SUBSCRIBED / RESUBSCRIBE, same
     /// originalTransactionId (reference §5.9, A-18; S-NT).
-    static func resubscribe(_ state: SubscriptionState, _ context: LifecycleContext) -> TransitionResult {
-        guard let request = context.purchase else {
-            return .ignored(because: "a purchase input needs the purchase request in its context")
-        }
-        let next = freshState(request, at: context.now)
+    static func resubscribe(_ state: SubscriptionState, _ request: PurchaseRequest, at now: Instant)
+        -> TransitionResult
+    {
+        let next = freshState(request, at: now)
         return .changed(
             next,
             [
                 .cancelAllTimers,
-                .charge(
-                    purchaseDate: context.now, expiresDate: next.expiresDate, offer: request.offer, reason: .purchase),
+                .charge(purchaseDate: now, expiresDate: next.expiresDate, offer: request.offer, reason: .purchase),
                 .schedule(.renewal, at: next.expiresDate),
                 .notify(.subscribed, .resubscribe),
             ])

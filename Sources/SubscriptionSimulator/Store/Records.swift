@@ -8,7 +8,6 @@ public enum Ownership: Hashable, Sendable {
 public enum RevocationKind: Hashable, Sendable {
     case refundFull
     case familyRevoke
-    // MARK: extensions-refunds
     /// `REFUND_PRORATED`: part of the price refunded; `revocationPercentage` says how much (reference §5.14, S-RT).
     case refundProrated
 }

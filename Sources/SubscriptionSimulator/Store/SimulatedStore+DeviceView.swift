@@ -12,7 +12,6 @@ public struct DeviceEvent: Hashable, Sendable {
         /// Original StoreKit: `paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:)`.
         case didRevokeEntitlements(productIds: [String])
 
-        // MARK: plan changes
         /// StoreKit 2 `Product.SubscriptionInfo.RenewalInfo.autoRenewPreference` changed: after a downgrade (the
         /// product of the next renewal) or its cancellation (the current product again) (reference §5.10, §7.1).
         case autoRenewPreference(productId: String, autoRenewProductId: String)

@@ -41,7 +41,7 @@ extension SimulatedStore {
 
 /// Renewal-date extensions: Extend a Subscription Renewal Date (one subscription) and Extend Subscription Renewal
 /// Dates for All Active Subscribers (every purchaser of a product). Rules: reference §5.13, S-EXT, S-EXT-INELIG,
-/// S-EXT-FS; the table rows are in `Lifecycle/TransitionTable.swift` (`// MARK: extensions-refunds`).
+/// S-EXT-FS; the table rows are in `Lifecycle/TransitionTable.swift` (the renewal-date extension rows).
 extension SimulatedStore {
     /// The developer extends the renewal date of the customer's subscription to `productId` by `days` (1 to 90):
     /// `RENEWAL_EXTENDED` to the purchaser and to each family member who has the share (reference §1.3, A-17). The
@@ -70,8 +70,7 @@ extension SimulatedStore {
             now < $0.adding(BillingRules.extensionLimitWindow)
         }
         try apply(
-            .renewalDateExtended, to: key,
-            renewalExtension: RenewalExtensionRequest(days: days, extensionsInPastYear: past.count))
+            .renewalDateExtended(RenewalExtensionRequest(days: days, extensionsInPastYear: past.count)), to: key)
         extensionsAndRefunds.extensionDates[key.index, default: []].append(now)
     }
 

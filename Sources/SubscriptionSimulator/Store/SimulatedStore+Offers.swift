@@ -75,8 +75,7 @@ extension SimulatedStore {
                 return try redeemOfferForAnotherProduct(offer, product, key: key)
             }
             try apply(
-                .offerRedeemed, to: key,
-                purchase: PurchaseRequest(productId: product.id, period: product.period!, offer: offer))
+                .offerRedeemed(OfferRedemption(productId: product.id, period: product.period!, offer: offer)), to: key)
         }
     }
 
@@ -102,8 +101,6 @@ extension SimulatedStore {
     }
 }
 
-// MARK: offer for another product
-
 extension SimulatedStore {
     /// An offer for another product of the subscription's group, redeemed by the purchaser while subscribed: the plan
     /// change and the offer in one step (rules offer-for-another-product-upgrade and -downgrade,
@@ -121,10 +118,10 @@ extension SimulatedStore {
             throw .noSubscription(customer: chain.customer, productId: product.id)
         }
         let kind = PlanChangeKind.of(from: catalog[chain.state.productId]!, to: product)
-        guard let input = kind.offerInput else { return }
+        let redemption = OfferRedemption(productId: product.id, period: product.period!, offer: offer)
+        guard let input = kind.offerInput(redemption) else { return }
         do throws(StoreError) {
-            try apply(
-                input, to: key, purchase: PurchaseRequest(productId: product.id, period: product.period!, offer: offer))
+            try apply(input, to: key)
         } catch .lifecycle(let rule, let customer, _) {
             // A refusal names the product the customer asked for, not the one they have.
             throw .lifecycle(rule, customer: customer, productId: product.id)

@@ -36,8 +36,7 @@ extension SimulatedStore {
             if removedFromSale.contains(product.id) { throw .productNotForSale(product.id) }
             try requirePrice(of: product, for: chain.customer)
         }
-        try apply(
-            kind.input, to: key, purchase: PurchaseRequest(productId: product.id, period: product.period!, offer: nil))
+        try apply(kind.input(PurchaseRequest(productId: product.id, period: product.period!, offer: nil)), to: key)
     }
 
     /// Marks the chain's current transaction, and each member's with the share, `isUpgraded` (reference §5.10,

@@ -62,8 +62,7 @@ extension SimulatedStore {
                 ?? (Storefronts.currency(countryCode: customerStorefront) == affectedCurrency
                     || Storefronts.currency(countryCode: customerStorefront) == nil)
             if affected {
-                try apply(
-                    .priceIncreaseAnnounced, to: ChainID(index: index), priceIncreaseNeedsConsent: consentRequired)
+                try apply(.priceIncreaseAnnounced(needsConsent: consentRequired), to: ChainID(index: index))
             }
         }
         refreshEntitlements()

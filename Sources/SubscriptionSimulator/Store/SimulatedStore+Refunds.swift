@@ -255,7 +255,7 @@ extension SimulatedStore {
         let record = transactions[index]
         if record.revocation != nil { throw .refunds(.alreadyRefunded(transactionId: record.transactionId)) }
         if let key = currentChain(of: index) {
-            try apply(.refunded, to: key, refundReason: reason, refundAmount: amount)
+            try apply(.refunded(amount: amount, reason: reason), to: key)
             return
         }
         transactions[index].revocation = Revocation.refund(amount, at: now, reason: reason)

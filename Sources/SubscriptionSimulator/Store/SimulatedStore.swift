@@ -66,8 +66,7 @@ struct SubscriptionChain: Hashable, Sendable {
     /// renewal reuses when they still apply.
     var transactionFields: TransactionRecord.Box?
 
-    /// What ``SimulatedStore/apply(_:to:refundReason:purchase:firedTimer:priceIncreaseNeedsConsent:refundAmount:renewalExtension:)``
-    /// leaves in `chains` while it holds a chain (empty strings: nothing to retain).
+    /// What ``SimulatedStore/apply(_:to:)`` leaves in `chains` while it holds a chain (empty strings: nothing to retain).
     static let placeholder = SubscriptionChain(
         originalTransactionId: "", customer: "", group: "", groupIdentifier: "", ownership: .purchased,
         sharedFrom: nil, sharingOn: false,
@@ -159,7 +158,6 @@ public struct SimulatedStore: Sendable {
     var customerRecords: [CustomerRecord] = []
     /// Positions of customers whose entitlements may have changed since the last refresh (repeats allowed).
     var customersToRefresh: [Int] = []
-    // MARK: extensions-refunds
     /// Renewal-date extensions and refund requests so far (`Store/SimulatedStore+Extensions.swift`, `+Refunds.swift`).
     var extensionsAndRefunds = ExtensionAndRefundRecords()
     /// What the store keeps of what it has emitted (``StoreRetention``, `Store/SimulatedStore+Retention.swift`).
@@ -281,7 +279,7 @@ public struct SimulatedStore: Sendable {
             guard let key = chainKey(customer, product), chains[key.index].state.productId == productId else {
                 throw .nothingToRefund(customer: customer, productId: productId)
             }
-            try apply(.refunded, to: key, refundReason: reason)
+            try apply(.refunded(amount: .full, reason: reason), to: key)
         } else {
             guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
                 throw .nothingToRefund(customer: customer, productId: productId)
@@ -322,15 +320,9 @@ public struct SimulatedStore: Sendable {
     mutating func handle(_ event: StoreEvent) throws(StoreError) {
         switch event {
         case .lifecycle(let key, let timer):
-            let input: LifecycleInput
-            switch timer {
-            case .renewal: input = .renewalDue
-            case .gracePeriodEnd: input = .gracePeriodEnds
-            case .billingRetryEnd: input = .billingRetryEnds
-            }
             // Store events are never rejected: the table only rejects customer actions. A date the event would
             // schedule past the supported range (years 1970 to 9999) stops the run.
-            do { try apply(input, to: key, firedTimer: timer) } catch {
+            do { try apply(LifecycleInput(firing: timer), to: key) } catch {
                 if case .scheduling = error { throw error }
             }
         case .nonRenewingTermEnds(let customer):
@@ -342,11 +334,7 @@ public struct SimulatedStore: Sendable {
     }
 
     /// Runs one transition of a chain's lifecycle and carries out its effects.
-    mutating func apply(
-        _ input: LifecycleInput, to key: ChainID, refundReason: Int32 = 0, purchase: PurchaseRequest? = nil,
-        firedTimer: LifecycleTimer? = nil, priceIncreaseNeedsConsent: Bool = false, refundAmount: RefundAmount = .full,
-        renewalExtension: RenewalExtensionRequest? = nil
-    ) throws(StoreError) {
+    mutating func apply(_ input: LifecycleInput, to key: ChainID) throws(StoreError) {
         // The chain is taken out once and put back at the end: a transition touches it many times. Without families
         // nothing reads the held chain through `chains` meanwhile, so it is moved out (its slot holds a placeholder:
         // no copy of its strings, and one move each way rather than a swap's three copies); with a family, sharing
@@ -356,37 +344,26 @@ public struct SimulatedStore: Sendable {
         if families.isEmpty && shares.isEmpty {
             var chain = takeChain(key)
             defer { putBackChain(&chain, key) }
-            try transition(
-                &chain, key: key, input, refundReason: refundReason, purchase: purchase, firedTimer: firedTimer,
-                priceIncreaseNeedsConsent: priceIncreaseNeedsConsent, refundAmount: refundAmount,
-                renewalExtension: renewalExtension)
+            try transition(&chain, key: key, input)
         } else {
             var chain = chains[key.index]
             defer { chains[key.index] = chain }
-            try transition(
-                &chain, key: key, input, refundReason: refundReason, purchase: purchase, firedTimer: firedTimer,
-                priceIncreaseNeedsConsent: priceIncreaseNeedsConsent, refundAmount: refundAmount,
-                renewalExtension: renewalExtension)
+            try transition(&chain, key: key, input)
         }
     }
 
-    /// ``apply(_:to:refundReason:purchase:firedTimer:priceIncreaseNeedsConsent:refundAmount:renewalExtension:)`` on
-    /// the chain it holds.
+    /// ``apply(_:to:)`` on the chain it holds.
     private mutating func transition(
-        _ chain: inout SubscriptionChain, key: ChainID, _ input: LifecycleInput, refundReason: Int32,
-        purchase: PurchaseRequest?, firedTimer: LifecycleTimer?, priceIncreaseNeedsConsent: Bool,
-        refundAmount: RefundAmount, renewalExtension: RenewalExtensionRequest?
+        _ chain: inout SubscriptionChain, key: ChainID, _ input: LifecycleInput
     ) throws(StoreError) {
-        if let firedTimer { chain.timers[firedTimer] = nil }
+        if let firedTimer = input.firedTimer { chain.timers[firedTimer] = nil }
         // Built here from the fields it needs: a call to a method of the store would copy the store and the chain.
         let position = chain.customerPosition >= 0 ? chain.customerPosition : customerPositions[chain.customer]
-        var context = LifecycleContext(
+        let context = LifecycleContext(
             now: now, paymentSucceeds: !(position.map { customerRecords[$0].paymentFails } ?? false),
             // Most runs take nothing off sale: no hashing of the product id then.
             productForSale: removedFromSale.isEmpty || !removedFromSale.contains(chain.state.autoRenewProductId),
-            gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility, purchase: purchase)
-        context.priceIncreaseNeedsConsent = priceIncreaseNeedsConsent
-        context.renewalExtension = renewalExtension
+            gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility)
         switch SubscriptionLifecycle.transition(chain.state, input, context) {
         case .ignored:
             return
@@ -395,10 +372,10 @@ public struct SimulatedStore: Sendable {
         case .changed(let state, let effects):
             let productBefore = chain.state.productId
             chain.state = state
-            try perform(effects, on: &chain, key: key, refundReason: refundReason, refundAmount: refundAmount)
+            try perform(effects, on: &chain, key: key)
             // A plan change (at once, or a downgrade at renewal) may move between shareable and non-shareable
             // products (Store/SimulatedStore+PlanChanges.swift). A resubscription handles sharing itself.
-            if input != .purchasedAgain, chain.ownership == .purchased, chain.state.productId != productBefore {
+            if input.kind != .purchasedAgain, chain.ownership == .purchased, chain.state.productId != productBefore {
                 try shareAfterPlanChange(&chain, key: key, from: productBefore)
             }
         }
@@ -428,10 +405,9 @@ public struct SimulatedStore: Sendable {
     }
 
     /// Carries out a transition's effects on a chain the caller holds (it is not in `chains` meanwhile).
-    mutating func perform(
-        _ effects: [LifecycleEffect], on chain: inout SubscriptionChain, key: ChainID, refundReason: Int32,
-        refundAmount: RefundAmount = .full
-    ) throws(StoreError) {
+    mutating func perform(_ effects: [LifecycleEffect], on chain: inout SubscriptionChain, key: ChainID)
+        throws(StoreError)
+    {
         // The product of the subscription after this transition (a resubscribe may change it), looked up once and
         // read in place (a copy would retain each of its strings, arrays and dictionaries).
         let productIndex = catalog.index(of: chain.state.productId)!
@@ -439,6 +415,8 @@ public struct SimulatedStore: Sendable {
         // product ends their shares instead (rule plan-change-leaves-shareable-product).
         let fansOut = catalog.products[productIndex].familyShareable
         let customerPosition = position(of: chain)
+        // `revocationReason` of a refund's revocation, for the members' REVOKE notifications that follow it.
+        var refundReason: Int32 = 0
         for effect in effects {
             switch effect {
             case .charge(let purchaseDate, let expiresDate, let offer, let reason):
@@ -488,9 +466,10 @@ public struct SimulatedStore: Sendable {
                             price: price, revocation: nil, lastModified: now),
                         customerAt: customerPosition, productAt: productIndex)
                 }
-            case .revokeCurrentTransaction:
+            case .revokeCurrentTransaction(let amount, let reason):
+                refundReason = reason
                 transactions[chain.currentTransactionIndex].revocation = Revocation.refund(
-                    refundAmount, at: now, reason: refundReason)
+                    amount, at: now, reason: reason)
                 markModified(chain.currentTransactionIndex)
             case .schedule(let timer, let instant):
                 do throws(SchedulingError) {
@@ -512,7 +491,6 @@ public struct SimulatedStore: Sendable {
                     productAt: productIndex, toMembers: fansOut, refundReason: refundReason)
             case .markCurrentTransactionUpgraded:
                 markUpgraded(chain, key: key, membersToo: fansOut)
-            // MARK: extensions-refunds
             case .extendCurrentTransaction(let expiresDate):
                 extendTransactions(of: key, current: chain.currentTransactionIndex, to: expiresDate)
             case .restoreCurrentTransaction:
@@ -569,7 +547,13 @@ public struct SimulatedStore: Sendable {
             }
             // Members reach a resubscription only after the family delay, like any new purchase (§4.4, A-5).
             suspendShares(of: key)
-            try apply(redeemed == nil ? .purchasedAgain : .offerRedeemed, to: key, purchase: request)
+            let input: LifecycleInput =
+                if let redeemed {
+                    .offerRedeemed(OfferRedemption(productId: product.id, period: product.period!, offer: redeemed))
+                } else {
+                    .purchasedAgain(request)
+                }
+            try apply(input, to: key)
             try startSharingNewPurchase(chain: key, product: product)
         } else {
             let originalId = ids.nextTransactionId()
@@ -581,7 +565,7 @@ public struct SimulatedStore: Sendable {
                 originalPurchaseDate: now, recentSubscriptionStartDate: now, currentTransactionIndex: -1)
             chain.customerPosition = register(customer)
             let key = ChainID(index: chains.count)
-            try perform(effects, on: &chain, key: key, refundReason: 0)
+            try perform(effects, on: &chain, key: key)
             insertChain(chain)
             chainKeyByCustomerGroup[groupKey] = key
             try startSharingNewPurchase(chain: key, product: product)

@@ -20,12 +20,12 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The run reached a limit of ``RunLimits``.
     case runLimit(RunLimitExceeded)
 
-    // MARK: offers and price increases
+    /// `redeemOffer` names an offer the product does not declare (rule redeem-a-declared-offer).
     case unknownOffer(productId: String, offerId: String, known: [String])
     case priceIncrease(productId: String, String)
     /// A win-back offer whose App Store Connect conditions the customer does not meet (rule win-back-conditions).
     case winBackIneligible(customer: String, productId: String, offerId: String, condition: String)
-    // MARK: extensions-refunds
+    /// A refund rule refused the request (``RefundRuleViolation``).
     case refunds(RefundRuleViolation)
 
     public var description: String {
@@ -66,7 +66,6 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidAppAccountToken(let token, let problem):
             return "appAccountToken '\(token)': \(problem) (rule app-account-token-is-a-uuid)"
         case .runLimit(let error): return "\(error)"
-        // MARK: offers and price increases
         case .unknownOffer(let productId, let offerId, let known):
             let list = known.isEmpty ? "it has none" : "its offers are " + known.joined(separator: ", ")
             return "'\(productId)' has no offer '\(offerId)'; \(list) (rule redeem-a-declared-offer)"
@@ -75,7 +74,6 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "(rule win-back-conditions)"
         case .priceIncrease(let productId, let problem):
             return "'\(productId)': \(problem) (rule price-increase-raises-price)"
-        // MARK: extensions-refunds
         case .refunds(let violation): return "\(violation)"
         }
     }

@@ -28,7 +28,7 @@ import Testing
         return state
     }
 
-    /// Expected kind for each phase (rows) and input (columns, in `LifecycleInput.allCases` order:
+    /// Expected kind for each phase (rows) and input (columns, in `LifecycleInput.Kind.allCases` order:
     /// renewalDue, gracePeriodEnds, billingRetryEnds, autoRenewDisabled, autoRenewEnabled, billingFixed,
     /// productRestoredToSale, refunded, purchasedAgain).
     static let table: [(SubscriptionPhase, [Kind])] = [
@@ -39,16 +39,50 @@ import Testing
         (.revoked, [.ignored, .ignored, .ignored, .rejected, .rejected, .ignored, .ignored, .rejected, .changed]),
     ]
 
-    /// The inputs of ``table``'s columns; each feature's inputs have their own table below.
-    static let coreInputs: [LifecycleInput] = [
+    /// One input of `kind` with the data the tables give it: `request` for a purchase or plan change, a redemption
+    /// of `offer` for `request`'s product, an increase that needs consent, a 10-day extension with none before, a
+    /// full refund for reason 0.
+    static func sample(
+        _ kind: LifecycleInput.Kind, _ request: PurchaseRequest = PurchaseRequest(productId: "p", period: .oneMonth),
+        offer: SubscriptionOffer = promotional
+    ) -> LifecycleInput {
+        let redemption = OfferRedemption(productId: request.productId, period: request.period, offer: offer)
+        switch kind {
+        case .renewalDue: return .renewalDue
+        case .gracePeriodEnds: return .gracePeriodEnds
+        case .billingRetryEnds: return .billingRetryEnds
+        case .autoRenewDisabled: return .autoRenewDisabled
+        case .autoRenewEnabled: return .autoRenewEnabled
+        case .billingFixed: return .billingFixed
+        case .productRestoredToSale: return .productRestoredToSale
+        case .refunded: return .refunded(amount: .full, reason: 0)
+        case .purchasedAgain: return .purchasedAgain(request)
+        case .upgradeRequested: return .upgradeRequested(request)
+        case .downgradeRequested: return .downgradeRequested(request)
+        case .currentProductChosen: return .currentProductChosen
+        case .offerRedeemed: return .offerRedeemed(redemption)
+        case .priceIncreaseAnnounced: return .priceIncreaseAnnounced(needsConsent: true)
+        case .priceIncreaseConsented: return .priceIncreaseConsented
+        case .renewalDateExtended:
+            return .renewalDateExtended(RenewalExtensionRequest(days: 10, extensionsInPastYear: 0))
+        case .refundRequested: return .refundRequested
+        case .refundReversed: return .refundReversed
+        case .offerUpgradeRedeemed: return .offerUpgradeRedeemed(redemption)
+        case .offerDowngradeRedeemed: return .offerDowngradeRedeemed(redemption)
+        }
+    }
+
+    /// The inputs of ``table``'s columns; each group of inputs has its own table below.
+    static let coreInputs: [LifecycleInput.Kind] = [
         .renewalDue, .gracePeriodEnds, .billingRetryEnds, .autoRenewDisabled, .autoRenewEnabled, .billingFixed,
         .productRestoredToSale, .refunded, .purchasedAgain,
     ]
 
-    // MARK: plan changes
     /// Expected kind for each phase and plan-change input (columns: upgradeRequested, downgradeRequested,
     /// currentProductChosen), from a state without a pending downgrade.
-    static let planChangeInputs: [LifecycleInput] = [.upgradeRequested, .downgradeRequested, .currentProductChosen]
+    static let planChangeInputs: [LifecycleInput.Kind] = [
+        .upgradeRequested, .downgradeRequested, .currentProductChosen,
+    ]
     static let planChangeTable: [(SubscriptionPhase, [Kind])] = [
         (.active, [.changed, .changed, .rejected]),
         (.gracePeriod, [.rejected, .rejected, .rejected]),
@@ -57,11 +91,10 @@ import Testing
         (.revoked, [.rejected, .rejected, .rejected]),
     ]
 
-    // MARK: offers and price increases
     /// Expected kind for each phase and offer/price input (columns: offerRedeemed with a promotional offer,
     /// priceIncreaseAnnounced needing consent, priceIncreaseConsented), from a state with no offer waiting and no
     /// increase; the cells that depend on those fields are in OfferRulesTests and PriceIncreaseRulesTests.
-    static let offerPriceInputs: [LifecycleInput] = [
+    static let offerPriceInputs: [LifecycleInput.Kind] = [
         .offerRedeemed, .priceIncreaseAnnounced, .priceIncreaseConsented,
     ]
     static let offerPriceTable: [(SubscriptionPhase, [Kind])] = [
@@ -78,19 +111,18 @@ import Testing
     @Test(arguments: SubscriptionPhase.allCases)
     func everyOfferAndPriceInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
         let expected = Self.offerPriceTable.first { $0.0 == phase }!.1
-        var context = LifecycleContext(
-            now: at("P1M20D"), purchase: PurchaseRequest(productId: "p", period: .oneMonth, offer: Self.promotional))
-        context.priceIncreaseNeedsConsent = true
+        let context = LifecycleContext(now: at("P1M20D"))
         for (input, kind) in zip(Self.offerPriceInputs, expected) {
             #expect(
-                Self.kind(SubscriptionLifecycle.transition(Self.state(phase), input, context)) == kind,
+                Self.kind(SubscriptionLifecycle.transition(Self.state(phase), Self.sample(input), context)) == kind,
                 "\(phase) × \(input)")
         }
     }
 
-    // MARK: extensions-refunds
     /// Columns: renewalDateExtended (a 10-day request, none before), refundRequested, refundReversed.
-    static let extensionsRefundsInputs: [LifecycleInput] = [.renewalDateExtended, .refundRequested, .refundReversed]
+    static let extensionsRefundsInputs: [LifecycleInput.Kind] = [
+        .renewalDateExtended, .refundRequested, .refundReversed,
+    ]
     static let extensionsRefundsTable: [(SubscriptionPhase, [Kind])] = [
         (.active, [.changed, .changed, .rejected]),
         (.gracePeriod, [.rejected, .changed, .rejected]),
@@ -102,11 +134,10 @@ import Testing
     @Test(arguments: SubscriptionPhase.allCases)
     func everyExtensionAndRefundInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
         let expected = Self.extensionsRefundsTable.first { $0.0 == phase }!.1
-        var context = LifecycleContext(now: at("P1M20D"))
-        context.renewalExtension = RenewalExtensionRequest(days: 10, extensionsInPastYear: 0)
+        let context = LifecycleContext(now: at("P1M20D"))
         for (input, kind) in zip(Self.extensionsRefundsInputs, expected) {
             let actual: Kind
-            switch SubscriptionLifecycle.transition(Self.state(phase), input, context) {
+            switch SubscriptionLifecycle.transition(Self.state(phase), Self.sample(input), context) {
             case .changed: actual = .changed
             case .ignored: actual = .ignored
             case .rejected: actual = .rejected
@@ -126,7 +157,7 @@ import Testing
         #expect(Self.extensionsRefundsTable.allSatisfy { $0.1.count == Self.extensionsRefundsInputs.count })
         #expect(
             Self.coreInputs + Self.planChangeInputs + Self.offerPriceInputs + Self.extensionsRefundsInputs
-                + Self.offerForAnotherProductInputs == LifecycleInput.allCases)
+                + Self.offerForAnotherProductInputs == LifecycleInput.Kind.allCases)
         #expect(Set(Self.offerForAnotherProductTable.map(\.0)) == Set(SubscriptionPhase.allCases))
         #expect(Self.offerForAnotherProductTable.allSatisfy { $0.1.count == Self.offerForAnotherProductInputs.count })
     }
@@ -134,11 +165,12 @@ import Testing
     @Test(arguments: SubscriptionPhase.allCases)
     func everyPlanChangeInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
         let expected = Self.planChangeTable.first { $0.0 == phase }!.1
-        let context = LifecycleContext(
-            now: at("P1M20D"), purchase: PurchaseRequest(productId: "q", period: .oneMonth))
+        let context = LifecycleContext(now: at("P1M20D"))
+        let request = PurchaseRequest(productId: "q", period: .oneMonth)
         for (input, kind) in zip(Self.planChangeInputs, expected) {
             #expect(
-                Self.kind(SubscriptionLifecycle.transition(Self.state(phase), input, context)) == kind,
+                Self.kind(SubscriptionLifecycle.transition(Self.state(phase), Self.sample(input, request), context))
+                    == kind,
                 "\(phase) × \(input)")
         }
     }
@@ -154,10 +186,9 @@ import Testing
     @Test(arguments: SubscriptionPhase.allCases)
     func everyInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
         let expected = Self.table.first { $0.0 == phase }!.1
-        let context = LifecycleContext(
-            now: at("P1M20D"), purchase: PurchaseRequest(productId: "p", period: .oneMonth))
+        let context = LifecycleContext(now: at("P1M20D"))
         for (input, kind) in zip(Self.coreInputs, expected) {
-            let result = SubscriptionLifecycle.transition(Self.state(phase), input, context)
+            let result = SubscriptionLifecycle.transition(Self.state(phase), Self.sample(input), context)
             let actual: Kind
             switch result {
             case .changed: actual = .changed
@@ -240,10 +271,9 @@ import Testing
         #expect(effects.last == .notify(.expired, .billingRetry))
     }
 
-    // MARK: offer for another product
     /// Columns: offerUpgradeRedeemed, offerDowngradeRedeemed (a promotional offer for product "q"), from a state with
     /// no offer waiting or running and no pending downgrade.
-    static let offerForAnotherProductInputs: [LifecycleInput] = [.offerUpgradeRedeemed, .offerDowngradeRedeemed]
+    static let offerForAnotherProductInputs: [LifecycleInput.Kind] = [.offerUpgradeRedeemed, .offerDowngradeRedeemed]
     static let offerForAnotherProductTable: [(SubscriptionPhase, [Kind])] = [
         (.active, [.changed, .changed]),
         (.gracePeriod, [.rejected, .rejected]),
@@ -255,11 +285,12 @@ import Testing
     @Test(arguments: SubscriptionPhase.allCases)
     func everyOfferForAnotherProductInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
         let expected = Self.offerForAnotherProductTable.first { $0.0 == phase }!.1
-        let context = LifecycleContext(
-            now: at("P1M20D"), purchase: PurchaseRequest(productId: "q", period: .oneMonth, offer: Self.promotional))
+        let context = LifecycleContext(now: at("P1M20D"))
+        let request = PurchaseRequest(productId: "q", period: .oneMonth)
         for (input, kind) in zip(Self.offerForAnotherProductInputs, expected) {
             #expect(
-                Self.kind(SubscriptionLifecycle.transition(Self.state(phase), input, context)) == kind,
+                Self.kind(SubscriptionLifecycle.transition(Self.state(phase), Self.sample(input, request), context))
+                    == kind,
                 "\(phase) × \(input)")
         }
     }

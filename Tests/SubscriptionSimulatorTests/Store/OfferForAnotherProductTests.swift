@@ -132,13 +132,13 @@ func makeOfferFamilyPlanStore() -> SimulatedStore {
 
     @Test func offerForAnotherProductReplacesOrDropsAPendingDowngrade() {
         let pending = PendingDowngradeTableTests.pending()
-        let context = LifecycleContext(
-            now: at("P1M"),
-            purchase: PurchaseRequest(productId: "r", period: .oneMonth, offer: TransitionTableTests.promotional))
+        let context = LifecycleContext(now: at("P1M"))
+        let redemption = OfferRedemption(productId: "r", period: .oneMonth, offer: TransitionTableTests.promotional)
         guard
             case .changed(let downgraded, _) = SubscriptionLifecycle.transition(
-                pending, .offerDowngradeRedeemed, context),
-            case .changed(let upgraded, _) = SubscriptionLifecycle.transition(pending, .offerUpgradeRedeemed, context)
+                pending, .offerDowngradeRedeemed(redemption), context),
+            case .changed(let upgraded, _) = SubscriptionLifecycle.transition(
+                pending, .offerUpgradeRedeemed(redemption), context)
         else {
             Issue.record("expected both offers to change the pending downgrade")
             return

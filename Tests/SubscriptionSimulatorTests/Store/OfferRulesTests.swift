@@ -219,24 +219,25 @@ func makeOfferStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
 
     @Test func transitionRowsForOffersOnActive() {
         let active = TransitionTableTests.state(.active)
-        func context(_ offer: SubscriptionOffer) -> LifecycleContext {
-            LifecycleContext(now: at("10d"), purchase: PurchaseRequest(productId: "p", period: .oneMonth, offer: offer))
+        let context = LifecycleContext(now: at("10d"))
+        func redeem(_ offer: SubscriptionOffer) -> LifecycleInput {
+            .offerRedeemed(OfferRedemption(productId: "p", period: .oneMonth, offer: offer))
         }
         #expect(
-            SubscriptionLifecycle.transition(active, .offerRedeemed, context(winBackUpFront))
+            SubscriptionLifecycle.transition(active, redeem(winBackUpFront), context)
                 == .rejected(.winBackOnlyAfterExpiry))
         var waiting = active
         waiting.pendingOffer = promoHalfOff
         #expect(
-            SubscriptionLifecycle.transition(waiting, .offerRedeemed, context(codeFreeMonth))
+            SubscriptionLifecycle.transition(waiting, redeem(codeFreeMonth), context)
                 == .rejected(.oneOfferAtATime))
         #expect(
             SubscriptionLifecycle.transition(
-                TransitionTableTests.state(.revoked), .offerRedeemed, context(winBackUpFront))
+                TransitionTableTests.state(.revoked), redeem(winBackUpFront), context)
                 == .rejected(.winBackOnlyAfterExpiry))
         guard
             case .changed(let next, let effects) = SubscriptionLifecycle.transition(
-                active, .offerRedeemed, context(promoHalfOff))
+                active, redeem(promoHalfOff), context)
         else {
             Issue.record("expected a change")
             return
@@ -245,7 +246,7 @@ func makeOfferStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         var downgrading = active
         downgrading.pendingChange = PurchaseRequest(productId: "q", period: .oneYear)
         #expect(
-            SubscriptionLifecycle.transition(downgrading, .offerRedeemed, context(promoHalfOff))
+            SubscriptionLifecycle.transition(downgrading, redeem(promoHalfOff), context)
                 == .rejected(.offerWhilePlanChangePending))
     }
 }

@@ -275,25 +275,27 @@ func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
         return state
     }
 
-    static let expected: [LifecycleInput: TransitionTableTests.Kind] = [
+    /// Each input as ``TransitionTableTests/sample(_:_:offer:)`` makes it, for product "r" (with a promotional
+    /// offer where the input redeems one).
+    static let expected: [LifecycleInput.Kind: TransitionTableTests.Kind] = [
         .renewalDue: .changed, .gracePeriodEnds: .ignored, .billingRetryEnds: .ignored, .autoRenewDisabled: .changed,
         .autoRenewEnabled: .rejected, .billingFixed: .ignored, .productRestoredToSale: .ignored, .refunded: .changed,
         .purchasedAgain: .rejected, .upgradeRequested: .changed, .downgradeRequested: .changed,
         .currentProductChosen: .changed,
-        // offers and price increases (no offer in the context: ignored; the rejection is in OfferRulesTests)
-        .offerRedeemed: .ignored, .priceIncreaseAnnounced: .changed, .priceIncreaseConsented: .rejected,
-        // extensions and refunds (no extension request in the context: ignored; with one,
-        // RenewalExtensionAndRefundRulesTests)
-        .renewalDateExtended: .ignored, .refundRequested: .changed, .refundReversed: .rejected,
-        // offer for another product (no offer in the context: ignored; with one, OfferForAnotherProductTests)
-        .offerUpgradeRedeemed: .ignored, .offerDowngradeRedeemed: .ignored,
+        // an offer for the current product waits for no downgrade (rule no-offer-while-plan-change-pending)
+        .offerRedeemed: .rejected, .priceIncreaseAnnounced: .changed, .priceIncreaseConsented: .rejected,
+        .renewalDateExtended: .changed, .refundRequested: .changed, .refundReversed: .rejected,
+        // an offer for another product replaces or drops the pending downgrade (OfferForAnotherProductTests)
+        .offerUpgradeRedeemed: .changed, .offerDowngradeRedeemed: .changed,
     ]
 
     @Test func everyInputHasItsExpectedOutcome() {
-        #expect(Set(Self.expected.keys) == Set(LifecycleInput.allCases))
-        let context = LifecycleContext(now: at("P1M"), purchase: PurchaseRequest(productId: "r", period: .oneMonth))
-        for input in LifecycleInput.allCases {
-            let result = SubscriptionLifecycle.transition(Self.pending(), input, context)
+        #expect(Set(Self.expected.keys) == Set(LifecycleInput.Kind.allCases))
+        let context = LifecycleContext(now: at("P1M"))
+        let request = PurchaseRequest(productId: "r", period: .oneMonth)
+        for input in LifecycleInput.Kind.allCases {
+            let result = SubscriptionLifecycle.transition(
+                Self.pending(), TransitionTableTests.sample(input, request), context)
             #expect(TransitionTableTests.kind(result) == Self.expected[input], "pending downgrade × \(input)")
         }
     }
@@ -314,7 +316,7 @@ func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
     }
 
     @Test func cancelAndRefundKeepThePendingProduct() {
-        for input in [LifecycleInput.autoRenewDisabled, .refunded] {
+        for input in [LifecycleInput.autoRenewDisabled, .refunded(amount: .full, reason: 0)] {
             let result = SubscriptionLifecycle.transition(Self.pending(), input, LifecycleContext(now: at("10d")))
             guard case .changed(let next, _) = result else { Issue.record("expected a change"); return }
             #expect(next.autoRenewProductId == "q", "\(input)")
@@ -323,8 +325,8 @@ func makePlanStore(grace: GracePeriodSetting = .off) -> SimulatedStore {
 
     @Test func upgradeDropsThePendingDowngrade() {
         let result = SubscriptionLifecycle.transition(
-            Self.pending(), .upgradeRequested,
-            LifecycleContext(now: at("10d"), purchase: PurchaseRequest(productId: "r", period: .oneMonth)))
+            Self.pending(), .upgradeRequested(PurchaseRequest(productId: "r", period: .oneMonth)),
+            LifecycleContext(now: at("10d")))
         guard case .changed(let next, let effects) = result else { Issue.record("expected a change"); return }
         #expect(next.productId == "r" && next.pendingChange == nil && next.expiresDate == at("10d").adding(.months(1)))
         #expect(effects.first == .cancelAllTimers && effects[1] == .markCurrentTransactionUpgraded)

@@ -133,9 +133,8 @@ import Testing
             var state = TransitionTableTests.state(phase)
             state.priceIncrease = consent
             for needsConsent in [true, false] {
-                var context = LifecycleContext(now: at("10d"))
-                context.priceIncreaseNeedsConsent = needsConsent
-                let result = SubscriptionLifecycle.transition(state, .priceIncreaseAnnounced, context)
+                let result = SubscriptionLifecycle.transition(
+                    state, .priceIncreaseAnnounced(needsConsent: needsConsent), LifecycleContext(now: at("10d")))
                 switch (phase, needsConsent, consent) {
                 case (.active, true, _):
                     #expect(result.notified == [.pending], "\(phase) \(String(describing: consent))")

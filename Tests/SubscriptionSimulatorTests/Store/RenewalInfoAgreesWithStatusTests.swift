@@ -38,8 +38,8 @@ func renewalInfoContradictions(in store: SimulatedStore) -> [String] {
         if phase == .gracePeriod || phase == .billingRetry { state.gracePeriodExpiresDate = at("P1M16D") }
         if phase == .billingRetry { state.failure?.graceExpiresAt = at("P1M16D") }
         for now in [at("P1M2D"), at("P1M16D"), at("P1M20D")] {
-            let context = LifecycleContext(now: now, purchase: PurchaseRequest(productId: "p", period: .oneMonth))
-            for input in LifecycleInput.allCases {
+            let context = LifecycleContext(now: now)
+            for input in LifecycleInput.Kind.allCases.map({ TransitionTableTests.sample($0) }) {
                 let result = SubscriptionLifecycle.transition(state, input, context)
                 guard case .changed(let final, _) = result else { continue }
                 for (type, _, snapshot) in result.notifications {

@@ -382,26 +382,14 @@ public struct SimulatedStore: Sendable {
     }
 
     /// Moves a chain out of `chains`, leaving ``SubscriptionChain/placeholder`` in its slot until
-    /// ``putBackChain(_:_:)``.
+    /// ``putBackChain(_:_:)`` (Engine's ``Swift/Array/takeElement(at:leaving:)``: one move, no copy).
     mutating func takeChain(_ key: ChainID) -> SubscriptionChain {
-        chains.withUnsafeMutableBufferPointer { chains in
-            let slot = chains.baseAddress! + key.index
-            let chain = slot.move()
-            slot.initialize(to: .placeholder)
-            return chain
-        }
+        chains.takeElement(at: key.index, leaving: .placeholder)
     }
 
     /// Moves a chain taken by ``takeChain(_:)`` back into its slot; `chain` holds the placeholder afterwards.
     mutating func putBackChain(_ chain: inout SubscriptionChain, _ key: ChainID) {
-        chains.withUnsafeMutableBufferPointer { chains in
-            let slot = chains.baseAddress! + key.index
-            withUnsafeMutablePointer(to: &chain) { held in
-                let placeholder = slot.move()
-                slot.moveInitialize(from: held, count: 1)
-                held.initialize(to: placeholder)
-            }
-        }
+        chains.restoreElement(&chain, at: key.index)
     }
 
     /// Carries out a transition's effects on a chain the caller holds (it is not in `chains` meanwhile).

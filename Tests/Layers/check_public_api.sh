@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The documented entry points are public, and only they need to be: the Swift examples of docs/ (kept verbatim in
-# the files below between `docs:begin` and `docs:end`, which DocExamplesTests checks) must type-check as a module
-# OUTSIDE this package. Inside the package, tests see `package` declarations too, so `swift test` alone cannot tell
+# Tests/SubscriptionSimulatorTests/Docs/*Examples.swift between `docs:begin` and `docs:end`, which DocExamplesTests
+# checks) must type-check as a module OUTSIDE this package. Inside the package, tests see `package` declarations too, so `swift test` alone cannot tell
 # whether an example needs something that is not public.
 # Usage: Tests/Layers/check_public_api.sh [BUILD_DIR]   (default .build/debug, after `swift build --build-tests`)
 set -euo pipefail
@@ -12,11 +12,8 @@ case "$(uname -s)" in
   Darwin) platform=macosx ;;
   *) platform=linux ;;
 esac
-examples=(
-  Tests/SubscriptionSimulatorTests/Docs/EmbeddingExamples.swift
-  Tests/SubscriptionSimulatorTests/Docs/DeliveryExamples.swift
-  Tests/SubscriptionSimulatorTests/Docs/StreamingExamples.swift
-)
+# Every file of docs examples (DocExamplesTests requires each ```swift block of docs/ to be in one of them).
+examples=(Tests/SubscriptionSimulatorTests/Docs/*Examples.swift)
 for file in "${examples[@]}"; do
   # Each file alone, as a module of its own (no -package-name): only `public` declarations are visible.
   swiftc -typecheck -swift-version 6 -module-name OutsideThePackage -I "$build/Modules" \

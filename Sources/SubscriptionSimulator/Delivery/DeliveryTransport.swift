@@ -38,13 +38,17 @@ extension NotificationDelivery {
     ) throws(Failure) -> Int {
         var made = 0
         var reported = log.count
+        /// Hands `recorded` the log lines written since the last call, chaos failures included.
+        func reportNewLines() throws(Failure) {
+            while reported < log.count {
+                try recorded(log[reported])
+                reported += 1
+            }
+        }
         while true {
             let requests = nextRequests(limit: limit, notAfter: notAfter)
             if requests.isEmpty {
-                while reported < log.count {  // chaos failures recorded while handing out
-                    try recorded(log[reported])
-                    reported += 1
-                }
+                try reportNewLines()
                 // Chaos failures are recorded without a request: go on while anything is still due.
                 if let next = nextAttemptInstant, notAfter.map({ next <= $0 }) ?? true { continue }
                 return made
@@ -52,10 +56,7 @@ extension NotificationDelivery {
             let outcomes = try attempt(requests)
             for (request, outcome) in zip(requests, outcomes) { record(outcome, for: request) }
             made += requests.count
-            while reported < log.count {
-                try recorded(log[reported])
-                reported += 1
-            }
+            try reportNewLines()
         }
     }
 

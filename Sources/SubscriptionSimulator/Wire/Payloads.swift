@@ -240,6 +240,15 @@ public struct NotificationEncoder: Sendable {
         swap(&json.bytes, &buffers.payload)
     }
 
+    /// The notification's POST body alone (``EncodedNotification/postBody``, the same bytes, written by the same
+    /// writer as the `jsonl` format), without building the decoded views.
+    public func postBody(of n: SentNotification) -> String {
+        var buffers = Buffers()
+        var body: [UInt8] = []
+        appendPostBody(of: n, signing: JWSSigning(signer), to: &body, buffers: &buffers)
+        return String(decoding: body, as: UTF8.self)
+    }
+
     /// `{"signedPayload":"<JWS>"}`: a JWS needs no escaping, so this is the canonical JSON of that object.
     static func appendPostBody(payloadJSON: [UInt8], signing: JWSSigning, to out: inout [UInt8]) {
         out.append(contentsOf: #"{"signedPayload":""#.utf8)

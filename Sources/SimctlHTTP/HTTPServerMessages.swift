@@ -9,6 +9,9 @@ public struct HTTPRequest: Sendable {
     /// The percent-decoded path without the query, e.g. `/inApps/v1/history/123` (`+` stays `+`). For an
     /// absolute-form target (`http://host/p?q`) the path of the URL; for `OPTIONS *` the string `*`.
     public var path: String
+    /// The path's segments split at `/` before percent-decoding, each then decoded: `/a%2Fb/c` is `["", "a/b", "c"]`
+    /// (its `path` is `/a/b/c`), so an escaped `/` never separates segments. `["*"]` for `OPTIONS *`.
+    public var pathSegments: [String]
     /// The percent-decoded query items in order; `+` is a space; an item without `=` has an empty value.
     public var query: [(name: String, value: String)]
     public var headers: HTTPHeaders
@@ -22,10 +25,11 @@ public struct HTTPRequest: Sendable {
         method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
         remoteAddress: String = "127.0.0.1:0", version: HTTPVersion = HTTPVersion(major: 1, minor: 1)
     ) throws(HTTPTargetError) {
-        let (path, query) = try HTTPRequest.decodeTarget(target)
+        let (path, segments, query) = try HTTPRequest.decodeTargetParts(target)
         self.method = method
         self.target = target
         self.path = path
+        self.pathSegments = segments
         self.query = query
         self.headers = headers
         self.body = body
@@ -45,6 +49,14 @@ public struct HTTPRequest: Sendable {
     public static func decodeTarget(_ target: String) throws(HTTPTargetError) -> (
         path: String, query: [(name: String, value: String)]
     ) {
+        let (path, _, query) = try decodeTargetParts(target)
+        return (path, query)
+    }
+
+    /// ``decodeTarget(_:)`` with the path's segments, split before percent-decoding (``pathSegments``).
+    static func decodeTargetParts(_ target: String) throws(HTTPTargetError) -> (
+        path: String, segments: [String], query: [(name: String, value: String)]
+    ) {
         let bytes = Array(target.utf8)
         guard !bytes.isEmpty else { throw HTTPTargetError(target: target, reason: "the request-target is empty") }
         if let bad = bytes.first(where: { $0 < 0x21 || $0 > 0x7E }) {
@@ -54,7 +66,7 @@ public struct HTTPRequest: Sendable {
         if bytes.contains(UInt8(ascii: "#")) {
             throw HTTPTargetError(target: target, reason: "the request-target contains a fragment ('#')")
         }
-        if bytes == [UInt8(ascii: "*")] { return ("*", []) }
+        if bytes == [UInt8(ascii: "*")] { return ("*", ["*"], []) }
         var rest = bytes[...]
         if bytes.first != UInt8(ascii: "/") {
             let lower = String(decoding: bytes.prefix(8), as: UTF8.self).lowercased()
@@ -65,7 +77,7 @@ public struct HTTPRequest: Sendable {
             }
             rest = rest.dropFirst(schemeLength)
             guard let slash = rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) else {
-                return ("/", [])
+                return ("/", ["", ""], [])
             }
             rest = rest[slash...]
         }
@@ -73,6 +85,11 @@ public struct HTTPRequest: Sendable {
         let rawPath = rest[..<(questionMark ?? rest.endIndex)]
         var path = try percentDecode(rawPath, plusIsSpace: false, target: target)
         if path.isEmpty || !path.hasPrefix("/") { path = "/" + path }
+        var segments: [String] = []
+        for raw in rawPath.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            segments.append(try percentDecode(raw, plusIsSpace: false, target: target))
+        }
+        if segments.count < 2 { segments = ["", segments.first ?? ""] }
         var query: [(name: String, value: String)] = []
         if let questionMark {
             for item in rest[(questionMark + 1)...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true)
@@ -84,7 +101,7 @@ public struct HTTPRequest: Sendable {
                 query.append((name, value))
             }
         }
-        return (path, query)
+        return (path, segments, query)
     }
 
     static func percentDecode(_ bytes: ArraySlice<UInt8>, plusIsSpace: Bool, target: String) throws(HTTPTargetError)

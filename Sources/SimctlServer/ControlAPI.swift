@@ -170,9 +170,7 @@ extension SimulatorServer {
                             ])
                         }),
                     "transactions": .array(
-                        store.transactions(for: name).map { t in
-                            .object(["transactionId": .string(t.transactionId), "productId": .string(t.productId)])
-                        }),
+                        store.transactions(for: name).map { t in Self.transactionJSON(t, store) }),
                 ])
             })
         o["customerCount"] = .integer(Int64(store.customers.count))
@@ -193,6 +191,26 @@ extension SimulatorServer {
             digestInput += String(store.notifications.count) + "/" + String(store.transactions.count)
         }
         o["digest"] = .string(String(Self.fingerprint(digestInput), radix: 16))
+        return .object(o)
+    }
+
+    /// One transaction in the state: `transactionId`, `productId`, its `orderId` (a purchase's, rule
+    /// order-id-from-the-seed), `finished: true` once Finish Transaction was called for it, and the consumption
+    /// information received for it (`consumptionInformation`: `{version, receivedAt, body}` each).
+    static func transactionJSON(_ t: TransactionRecord, _ store: SimulatedStore) -> JSONValue {
+        var o: [String: JSONValue] = ["transactionId": .string(t.transactionId), "productId": .string(t.productId)]
+        if let orderId = store.orderId(of: t) { o["orderId"] = .string(orderId) }
+        if store.isFinished(t.transactionId) { o["finished"] = .bool(true) }
+        let received = store.consumptionInformation.filter { $0.transactionId == t.transactionId }
+        if !received.isEmpty {
+            o["consumptionInformation"] = .array(
+                received.map {
+                    .object([
+                        "version": .integer(Int64($0.version)), "receivedAt": .string($0.receivedAt.description),
+                        "body": $0.body,
+                    ])
+                })
+        }
         return .object(o)
     }
 

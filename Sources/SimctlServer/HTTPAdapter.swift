@@ -7,7 +7,8 @@ extension SimulatorServer {
         let response = handle(
             ServerRequest(
                 method: request.method, path: request.path, query: request.query,
-                headers: request.headers.fields.map { (name: $0.name, value: $0.value) }, body: request.body))
+                headers: request.headers.fields.map { (name: $0.name, value: $0.value) }, body: request.body,
+                segments: request.pathSegments))
         return HTTPResponse(
             status: response.status,
             headers: HTTPHeaders(response.headers.map { HTTPField(name: $0.name, value: $0.value) }),

@@ -24,8 +24,10 @@ extension SimulatorServer {
             else { throw .invalidPaginationToken }
             from = position.next
         }
-        // An endDate in the future is read as now; a notification sent at exactly now is included [assumed].
-        let end = min(query.endDate, store.now.adding(milliseconds: 1))
+        // Apple: "If you choose an endDate in the future, the endpoint automatically uses the current date as the
+        // endDate". So a future endDate and endDate = now answer alike: both include what was sent at now, and
+        // endDate is inclusive; startDate is inclusive too [assumed: Apple does not say] (docs/server.md).
+        let end = min(query.endDate, store.now)
         var page: [JSONValue] = []
         var next = state.records.count
         var hasMore = false
@@ -33,7 +35,7 @@ extension SimulatorServer {
         while index < state.records.count {
             let record = state.records[index]
             defer { index += 1 }
-            guard record.item.instant >= query.startDate, record.item.instant < end else { continue }
+            guard record.item.instant >= query.startDate, record.item.instant <= end else { continue }
             if let type = query.notificationType, record.type != type { continue }
             if let subtype = query.notificationSubtype, record.subtype != subtype { continue }
             if let customer, record.testToken != nil || record.item.recipient != customer { continue }

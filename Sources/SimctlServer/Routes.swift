@@ -1,22 +1,37 @@
 import SubscriptionSimulator
 
-/// The routes: the App Store Server API on Apple's paths (the production and sandbox hosts map to the same server)
-/// and the control API under `/simctl/v1/`, a prefix Apple's API never uses.
+/// The routes: the App Store Server API on Apple's paths (the production and sandbox hosts map to the same server;
+/// Apple's Retention Messaging and Advanced Commerce APIs are not served) and the control API under `/simctl/v1/`, a
+/// prefix Apple's API never uses. Paths are Apple's library's (`api_client.py`).
 enum Route: String, CaseIterable, Sendable {
-    case subscriptionStatuses, transactionHistory, transactionInfo, refundHistory, notificationHistory
-    case requestTestNotification, testNotificationStatus
+    case subscriptionStatuses, transactionHistory, transactionHistoryV1, transactionInfo, refundHistory
+    case notificationHistory, requestTestNotification, testNotificationStatus
+    case massExtendRenewalDate, massExtendRenewalDateStatus, extendRenewalDate
+    case sendConsumptionInformationV1, sendConsumptionInformation, appTransactionInfo, setAppAccountToken
+    case finishTransaction, lookUpOrderId
     case state, advance, actions, reset, deliveries
 
-    /// Method and path pattern; `*` is one path segment (the `{transactionId}` or `{testNotificationToken}`).
+    /// Method and path pattern; each `*` is one path segment (a `{transactionId}`, `{productId}`, ...). A path
+    /// matching several patterns takes the first with its method (a literal segment is listed before a `*` there).
     var pattern: (method: String, path: String) {
         switch self {
         case .subscriptionStatuses: return ("GET", "/inApps/v1/subscriptions/*")
         case .transactionHistory: return ("GET", "/inApps/v2/history/*")
+        case .transactionHistoryV1: return ("GET", "/inApps/v1/history/*")
         case .transactionInfo: return ("GET", "/inApps/v1/transactions/*")
         case .refundHistory: return ("GET", "/inApps/v2/refund/lookup/*")
         case .notificationHistory: return ("POST", "/inApps/v1/notifications/history")
         case .requestTestNotification: return ("POST", "/inApps/v1/notifications/test")
         case .testNotificationStatus: return ("GET", "/inApps/v1/notifications/test/*")
+        case .massExtendRenewalDate: return ("POST", "/inApps/v1/subscriptions/extend/mass")
+        case .massExtendRenewalDateStatus: return ("GET", "/inApps/v1/subscriptions/extend/mass/*/*")
+        case .extendRenewalDate: return ("PUT", "/inApps/v1/subscriptions/extend/*")
+        case .sendConsumptionInformationV1: return ("PUT", "/inApps/v1/transactions/consumption/*")
+        case .sendConsumptionInformation: return ("PUT", "/inApps/v2/transactions/consumption/*")
+        case .appTransactionInfo: return ("GET", "/inApps/v1/transactions/appTransactions/*")
+        case .setAppAccountToken: return ("PUT", "/inApps/v1/transactions/*/appAccountToken")
+        case .finishTransaction: return ("POST", "/inApps/v1/transactions/*/finish")
+        case .lookUpOrderId: return ("GET", "/inApps/v1/lookup/*")
         case .state: return ("GET", "/simctl/v1/state")
         case .advance: return ("POST", "/simctl/v1/advance")
         case .actions: return ("POST", "/simctl/v1/actions")
@@ -28,18 +43,19 @@ enum Route: String, CaseIterable, Sendable {
     var isAppleAPI: Bool { pattern.path.hasPrefix("/inApps/") }
 
     /// The pattern's segments, split once.
-    static let segments: [Route: [Substring]] = Dictionary(
+    static let segments: [Route: [String]] = Dictionary(
         uniqueKeysWithValues: allCases.map {
-            ($0, $0.pattern.path.split(separator: "/", omittingEmptySubsequences: false))
+            ($0, $0.pattern.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init))
         })
 
-    /// The `*` segment when the path's segments match the pattern ("" when the pattern has none); nil otherwise.
-    func match(_ have: [Substring]) -> String? {
+    /// The `*` segments, in order, when the request's segments (split before percent-decoding,
+    /// ``ServerRequest/segments``) match the pattern; nil otherwise.
+    func match(_ have: [String]) -> [String]? {
         let want = Self.segments[self]!
         guard want.count == have.count else { return nil }
-        var captured = ""
+        var captured: [String] = []
         for (w, h) in zip(want, have) {
-            if w == "*" { captured = String(h) } else if w != h { return nil }
+            if w == "*" { captured.append(h) } else if w != h { return nil }
         }
         return captured
     }
@@ -51,11 +67,10 @@ extension SimulatorServer {
 
     func route(_ request: ServerRequest) -> ServerResponse {
         var allowed: [String] = []
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false)
         for route in Route.allCases {
-            guard let captured = route.match(segments) else { continue }
+            guard let captured = route.match(request.segments) else { continue }
             guard route.pattern.method == request.method else {
-                allowed.append(route.pattern.method)
+                if !allowed.contains(route.pattern.method) { allowed.append(route.pattern.method) }
                 continue
             }
             if route.isAppleAPI, let problem = tokenProblem(request.header("Authorization")) {
@@ -63,21 +78,21 @@ extension SimulatorServer {
             }
             return answer(route, captured, request)
         }
+        let control = request.segments.count > 2 && request.segments[1] == "simctl"
+        let shown = SourceText.escapingControlCharacters(String(request.path.prefix(200)))
         if !allowed.isEmpty {
-            var response = ServerResponse.problem(
-                405,
-                "method \(request.method) is not allowed on \(request.path); use \(allowed.joined(separator: ", "))")
+            let message = "method \(request.method) is not allowed on \(shown); use \(allowed.joined(separator: ", "))"
+            var response = control ? ServerResponse.problem(405, message) : .apiError(.routing(405, message))
             response.headers.append(ServerHeader(name: "Allow", value: allowed.joined(separator: ", ")))
             return response
         }
         if request.path.hasPrefix("/inApps/"), let problem = tokenProblem(request.header("Authorization")) {
             return .unauthorized(problem)
         }
-        return .problem(
-            404,
-            "no route for \(request.method) \(SourceText.escapingControlCharacters(String(request.path.prefix(200))))"
-                + "; simctl serve answers the App Store Server API under /inApps/ and its control API under "
-                + "/simctl/v1/ (docs/server.md)")
+        let message =
+            "no route for \(request.method) \(shown); simctl serve answers the App Store Server API under /inApps/ "
+            + "and its control API under /simctl/v1/ (docs/server.md)"
+        return control ? .problem(404, message) : .apiError(.routing(404, message))
     }
 
     /// The bearer token check, remembering tokens already accepted (a client sends the same token for minutes):
@@ -94,13 +109,16 @@ extension SimulatorServer {
         return nil
     }
 
-    func answer(_ route: Route, _ captured: String, _ request: ServerRequest) -> ServerResponse {
+    func answer(_ route: Route, _ captured: [String], _ request: ServerRequest) -> ServerResponse {
+        let id = captured.first ?? ""
         switch route {
-        case .subscriptionStatuses, .transactionHistory, .transactionInfo, .refundHistory, .testNotificationStatus:
+        case .subscriptionStatuses, .transactionHistory, .transactionHistoryV1, .transactionInfo, .refundHistory,
+            .testNotificationStatus, .massExtendRenewalDateStatus, .appTransactionInfo, .lookUpOrderId:
+            // NUL cannot occur in a decoded segment or query item (the parser refuses `%00`), so it separates them.
             let key =
-                request.method + " " + request.path + "?"
-                + request.query.map { $0.name + "=" + $0.value }
-                .joined(separator: "&")
+                request.method + "\u{0}" + request.segments.joined(separator: "\u{0}") + "\u{0}?"
+                + request.query.map { $0.name + "\u{0}=" + $0.value }
+                .joined(separator: "\u{0}")
             return locked {
                 if let cached = cache[key] { return cached }
                 let response: ServerResponse
@@ -118,14 +136,25 @@ extension SimulatorServer {
                 } catch { return .apiError(error) }
             }
         case .requestTestNotification: return requestTestNotification()
+        case .massExtendRenewalDate, .extendRenewalDate, .sendConsumptionInformationV1, .sendConsumptionInformation,
+            .setAppAccountToken, .finishTransaction:
+            return appleChange(route, id, request.body)
         case .state:
             return locked {
-                .json(200, stateJSON(state, customer: request.query.last { $0.name == "customer" }?.value))
+                switch Self.stateQuery(request.query, state) {
+                case .failure(let response): return response
+                case .success(let customer): return .json(200, stateJSON(state, customer: customer))
+                }
             }
         case .advance: return advance(request)
         case .actions: return perform(request)
         case .reset: return reset()
-        case .deliveries: return locked { .json(200, deliveriesJSON(state)) }
+        case .deliveries:
+            if let unknown = request.query.first {
+                return .problem(
+                    400, "unknown query parameter '\(Self.shownQuery(unknown.name))'; deliveries takes none")
+            }
+            return locked { .json(200, deliveriesJSON(state)) }
         }
     }
 
@@ -133,10 +162,11 @@ extension SimulatorServer {
 
     /// A read endpoint: the `{transactionId}` checked first (``ServerAPI/checkTransactionId(_:)``), then the query
     /// string, then the store's answer (``ServerAPI``).
-    func read(_ route: Route, _ id: String, _ query: [(name: String, value: String)], _ state: ServerState)
+    func read(_ route: Route, _ captured: [String], _ query: [(name: String, value: String)], _ state: ServerState)
         throws(ServerAPIError) -> JSONValue
     {
         let api = ServerAPI(state.store, signer: signer)
+        let id = captured.first ?? ""
         switch route {
         case .subscriptionStatuses:
             try ServerAPI.checkTransactionId(id)
@@ -146,6 +176,10 @@ extension SimulatorServer {
             try ServerAPI.checkTransactionId(id)
             let parsed = try TransactionHistoryQuery.parse(query)
             return try api.transactionHistory(for: try api.customer(forTransactionId: id), query: parsed)
+        case .transactionHistoryV1:
+            try ServerAPI.checkTransactionId(id)
+            let parsed = try TransactionHistoryQuery.parse(query)
+            return try api.transactionHistoryV1(for: try api.customer(forTransactionId: id), query: parsed)
         case .transactionInfo:
             try ServerAPI.checkTransactionId(id)
             return try api.transactionInfo(transactionId: id)
@@ -155,7 +189,15 @@ extension SimulatorServer {
             return try api.refundHistory(for: try api.customer(forTransactionId: id), query: parsed)
         case .testNotificationStatus:
             return try testNotificationStatus(token: id, state)
-        default:
+        case .massExtendRenewalDateStatus:
+            return try api.massExtensionStatus(productId: id, requestIdentifier: captured.last ?? "")
+        case .appTransactionInfo:
+            return try api.appTransactionInfo(transactionId: id)
+        case .lookUpOrderId:
+            return api.lookUpOrderId(id)
+        case .notificationHistory, .requestTestNotification, .massExtendRenewalDate, .extendRenewalDate,
+            .sendConsumptionInformationV1, .sendConsumptionInformation, .setAppAccountToken, .finishTransaction,
+            .state, .advance, .actions, .reset, .deliveries:
             throw .generalBadRequest
         }
     }

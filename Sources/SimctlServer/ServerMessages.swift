@@ -3,8 +3,11 @@ import SubscriptionSimulator
 /// A request as the server's routes see it, independent of the socket it came from (tests build these directly).
 package struct ServerRequest: Sendable {
     package var method: String
-    /// Percent-decoded, without the query.
+    /// Percent-decoded, without the query (for logs and messages; routing reads ``segments``).
     package var path: String
+    /// The path's segments, split at `/` before percent-decoding and then decoded (``HTTPRequest/pathSegments``): an
+    /// escaped `%2F` stays inside its segment. Routes match these.
+    package var segments: [String]
     /// Query parameters in order, repeated names allowed, percent-decoded.
     package var query: [(name: String, value: String)]
     package var headers: [(name: String, value: String)]
@@ -12,10 +15,11 @@ package struct ServerRequest: Sendable {
 
     package init(
         method: String, path: String, query: [(name: String, value: String)] = [],
-        headers: [(name: String, value: String)] = [], body: [UInt8] = []
+        headers: [(name: String, value: String)] = [], body: [UInt8] = [], segments: [String]? = nil
     ) {
         self.method = method
         self.path = path
+        self.segments = segments ?? path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         self.query = query
         self.headers = headers
         self.body = body

@@ -157,7 +157,12 @@ import Testing
         #expect(onlyAlice.json.value(at: "notificationHistory")?.arrayItems?.count == 5)
         let failures = server.post(
             "/inApps/v1/notifications/history", #"{"startDate": \#(start), "endDate": \#(now), "onlyFailures": true}"#)
-        #expect(failures.json.value(at: "notificationHistory")?.arrayItems?.count == 0)
+        // endDate is inclusive: the four renewals sent at the clock, whose retry is an hour away, are failures so far.
+        #expect(failures.json.value(at: "notificationHistory")?.arrayItems?.count == 4)
+        let before = server.post(
+            "/inApps/v1/notifications/history",
+            #"{"startDate": \#(start), "endDate": \#(now - 1), "onlyFailures": true}"#)
+        #expect(before.json.value(at: "notificationHistory")?.arrayItems?.count == 0)
 
         // 24 notifications in the last 179 days (six renewals each): pages of 20 joined by the token.
         let all = #"{"startDate": \#(now - 179 * 86_400_000), "endDate": \#(now + 1)}"#

@@ -53,8 +53,12 @@ import Testing
 
     @Test func theEndpointTablesListWhatIsServed() {
         for route in SimulatorServer.servedPaths {
-            let shown = route.path.replacingOccurrences(of: "*", with: "")
-            #expect(Self.doc.contains("`\(route.method) \(shown)"), "\(route.method) \(route.path)")
+            // The path up to its first parameter, and each literal segment after it.
+            let parts = route.path.split(separator: "*", omittingEmptySubsequences: false)
+            #expect(Self.doc.contains("`\(route.method) \(parts[0])"), "\(route.method) \(route.path)")
+            for part in parts.dropFirst() where !part.isEmpty {
+                #expect(Self.doc.contains("}\(part)"), "\(route.method) \(route.path)")
+            }
         }
     }
 }

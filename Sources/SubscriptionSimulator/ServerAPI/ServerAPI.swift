@@ -96,9 +96,16 @@ public struct ServerAPI: Sendable {
     public func transactionHistory(for customer: String, query: TransactionHistoryQuery) throws(ServerAPIError)
         -> JSONValue
     {
+        try transactionHistory(for: customer, query: query) { _ in true }
+    }
+
+    /// Get Transaction History with the transactions `include` keeps (v1 leaves finished consumables out).
+    func transactionHistory(
+        for customer: String, query: TransactionHistoryQuery, include: (TransactionRecord) -> Bool
+    ) throws(ServerAPIError) -> JSONValue {
         try query.validate()
         let after = query.revision.flatMap(HistoryRevision.init(text:))
-        let matching = store.transactions(for: customer).filter { query.matches($0) }
+        let matching = store.transactions(for: customer).filter { query.matches($0) && include($0) }
         let (page, revision, hasMore) = Self.page(
             matching, order: query.sort, after: after, key: { ($0.lastModified, $0.modificationSequence) })
         var o = JSONObjectBuilder()

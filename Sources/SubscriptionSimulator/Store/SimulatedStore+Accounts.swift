@@ -86,7 +86,9 @@ extension SimulatedStore {
         var currency = record.currency
         switch record.ownership {
         case .purchased:
-            token = accounts.appAccountTokens[record.customer]
+            token =
+                appAccountToken(forOriginalTransactionId: record.originalTransactionId)
+                ?? accounts.appAccountTokens[record.customer]
             let priced =
                 if let product {
                     catalog.storefrontPrice(ofProductAt: product, offer: record.offer, in: storefront)
@@ -112,7 +114,11 @@ extension SimulatedStore {
     /// purchaser's storefront (a member's share renews at the purchaser's price, A-15).
     func addAccountFields(of chain: SubscriptionChain, productAt product: Int, to snapshot: inout RenewalSnapshot) {
         snapshot.appTransactionId = position(of: chain).map { customerRecords[$0].appTransactionId } ?? ""
-        if chain.ownership == .purchased { snapshot.appAccountToken = accounts.appAccountTokens[chain.customer] }
+        if chain.ownership == .purchased {
+            snapshot.appAccountToken =
+                appAccountToken(forOriginalTransactionId: chain.originalTransactionId)
+                ?? accounts.appAccountTokens[chain.customer]
+        }
         let storefront =
             if let purchaser = chain.sharedFrom { storefront(of: chains[purchaser.index].customer) } else {
                 storefront(of: chain.customer)

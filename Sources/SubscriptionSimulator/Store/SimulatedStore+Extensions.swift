@@ -151,6 +151,7 @@ extension SimulatedStore {
             requestIdentifier: requestIdentifier, productId: productId, storefrontCountryCodes: storefrontCountryCodes,
             succeededCount: succeeded, failedCount: failed)
         sendAboutTheApp(.renewalExtension, .summary, summary: summary)
+        recordMassExtension(summary)
         refreshEntitlements()
         return summary
     }

@@ -160,6 +160,8 @@ public struct SimulatedStore: Sendable {
     var customersToRefresh: [Int] = []
     /// Renewal-date extensions and refund requests so far (`Store/SimulatedStore+Extensions.swift`, `+Refunds.swift`).
     var extensionsAndRefunds = ExtensionAndRefundRecords()
+    /// What App Store Server API requests left (`Store/SimulatedStore+ServerRequests.swift`).
+    var serverRequests = ServerRequestRecords()
     /// What the store keeps of what it has emitted (``StoreRetention``, `Store/SimulatedStore+Retention.swift`).
     public internal(set) var retention = StoreRetention.everything
 

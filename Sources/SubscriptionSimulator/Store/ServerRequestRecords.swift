@@ -1,0 +1,47 @@
+/// What the developer's App Store Server API requests left in the store (issue 25): app account tokens set on a
+/// purchase (Set App Account Token), transactions finished (Finish Transaction), consumption information sent (Send
+/// Consumption Information v1 and v2) and mass renewal-date extension requests (Extend Subscription Renewal Dates for
+/// All Active Subscribers). Operations: `Store/SimulatedStore+ServerRequests.swift`.
+struct ServerRequestRecords: Hashable, Sendable {
+    /// The token Set App Account Token gave each `originalTransactionId`; it overrides the customer's in-app token
+    /// on that purchase's transactions and renewal info.
+    var appAccountTokens: [String: String] = [:]
+    /// Every transaction finished, in the order finished (each once).
+    var finished: [FinishedTransaction] = []
+    /// The `transactionId`s in `finished`.
+    var finishedIds: Set<String> = []
+    /// Every consumption information the store accepted, in the order received.
+    var consumptionInformation: [ConsumptionInformation] = []
+    /// Every mass extension request completed, in the order made.
+    var massExtensions: [MassExtensionRecord] = []
+}
+
+/// A transaction the developer's server marked finished (Finish Transaction), and when.
+public struct FinishedTransaction: Hashable, Sendable {
+    public var transactionId: String
+    public var finishedAt: Instant
+}
+
+/// Consumption information the developer sent for a transaction with a pending refund request: the endpoint's
+/// version (1: `ConsumptionRequestV1`, 2: `ConsumptionRequest`), when it arrived, and the request body as received.
+public struct ConsumptionInformation: Hashable, Sendable {
+    public var transactionId: String
+    public var version: Int
+    public var receivedAt: Instant
+    /// The request body (a JSON object), as the developer sent it.
+    public var body: JSONValue
+
+    public init(transactionId: String, version: Int, receivedAt: Instant, body: JSONValue) {
+        self.transactionId = transactionId
+        self.version = version
+        self.receivedAt = receivedAt
+        self.body = body
+    }
+}
+
+/// A completed mass renewal-date extension request: its summary and the instant it completed (the request's own,
+/// rule mass-extension-summary).
+public struct MassExtensionRecord: Hashable, Sendable {
+    public var summary: RenewalExtensionSummary
+    public var completeDate: Instant
+}

@@ -8,9 +8,13 @@ Starts `SIMCTL serve SCENARIO --port 0 --environment Production --deliver <a rec
 AppStoreServerAPIClient (Apple's App Store Server Library, base URL replaced by the local one; its JWT signed with
 the throwaway ES256 key) at it. It drives the store through the control API (advance the clock so the scenario's
 timeline runs, then a refund), and calls every endpoint simctl serves: Get All Subscription Statuses (with and
-without the status filter), Get Transaction History v2 (every page, by revision), Get Transaction Info, Get Refund
-History, Get Notification History (every page), Request a Test Notification and Get Test Notification Status, plus
-Apple's error answers (unknown id, invalid id, a token signed with another key: 401).
+without the status filter), Get Transaction History v1 (the client's default) and v2 (every page, by revision), Get
+Transaction Info, Get Refund History, Get Notification History (every page), Request a Test Notification and Get
+Test Notification Status, Extend a Subscription Renewal Date, Extend Subscription Renewal Dates for All Active
+Subscribers and Get Status of Subscription Renewal Date Extensions, Set App Account Token, Send Consumption
+Information v1 and v2, Finish Transaction, Look Up Order ID and Get App Transaction Info, plus Apple's error answers
+of each (every one must carry an errorCode the library knows: APIException.api_error set) and a token signed with
+another key (401, which Apple documents without a body).
 
 Checks: the library's typed models accept every answer, and unstructuring them gives back exactly the JSON
 received (nothing unknown, nothing dropped); every signed field (transactions, renewal infos, notification
@@ -28,10 +32,22 @@ import sys
 import tempfile
 import threading
 import urllib.request
+import uuid
+import warnings
 from pathlib import Path
 
 from appstoreserverlibrary.api_client import APIException, AppStoreServerAPIClient, GetTransactionHistoryVersion
+from appstoreserverlibrary.models.ConsumptionRequest import ConsumptionRequest
+from appstoreserverlibrary.models.ConsumptionRequestV1 import ConsumptionRequestV1
+from appstoreserverlibrary.models.DeliveryStatus import DeliveryStatus
 from appstoreserverlibrary.models.Environment import Environment
+from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode
+from appstoreserverlibrary.models.ExtendRenewalDateRequest import ExtendRenewalDateRequest
+from appstoreserverlibrary.models.MassExtendRenewalDateRequest import MassExtendRenewalDateRequest
+from appstoreserverlibrary.models.OrderLookupStatus import OrderLookupStatus
+from appstoreserverlibrary.models.RefundPreference import RefundPreference
+from appstoreserverlibrary.models.StatusResponse import StatusResponse
+from appstoreserverlibrary.models.UpdateAppAccountTokenRequest import UpdateAppAccountTokenRequest
 from appstoreserverlibrary.models.LibraryUtility import _get_cattrs_converter
 from appstoreserverlibrary.models.NotificationHistoryRequest import NotificationHistoryRequest
 from appstoreserverlibrary.models.Status import Status
@@ -252,6 +268,8 @@ def exercise(url, private_pem, other_pem, root_der):
             check(False, f"{what}: no error")
         except APIException as error:
             check(error.raw_api_error == code, f"{what}: errorCode {error.raw_api_error}, expected {code}")
+            check(error.api_error is not None, f"{what}: the library knows errorCode {error.raw_api_error}")
+    exercise_changes(url, client, verifier, verify_transaction, verify_renewal, verify_notification)
     intruder = RecordingClient(other_pem, "OTHERKEY12", ISSUER, BUNDLE_ID, Environment.PRODUCTION)
     intruder._base_url = url
     try:
@@ -259,6 +277,121 @@ def exercise(url, private_pem, other_pem, root_der):
         check(False, "a token signed with another key is accepted")
     except APIException as error:
         check(error.http_status_code == 401, f"a token signed with another key: HTTP {error.http_status_code}")
+
+
+def exercise_changes(url, client, verifier, verify_transaction, verify_renewal, verify_notification):
+    """The endpoints that change the store, and the reads that go with them, on a new subscriber (erin)."""
+    # Send Consumption Information v1 is deprecated by Apple; it is still served, so it is still called.
+    warnings.filterwarnings("ignore", message="send_consumption_data is deprecated")
+    product = "com.example.nightsky.family.monthly"
+    bought = control(url, "/simctl/v1/actions", {"purchase": {"customer": "erin", "product": product}})
+    check(bought["action"] == "purchase", "erin subscribes")
+    erin = next(c for c in state(url)["customers"] if c["customer"] == "erin")
+    original = erin["subscriptions"][0]["originalTransactionId"]
+    received_before = len(Receiver.bodies)
+
+    # History v1, Apple's Python client's default version.
+    history = client.get_transaction_history(original, None, TransactionHistoryRequest())
+    round_trips(history, "erin history v1")
+    check(len(history.signedTransactions) == 1, f"erin's v1 history has her purchase, found {len(history.signedTransactions)}")
+    for jws in history.signedTransactions:
+        verify_transaction(jws, "erin history v1 transaction")
+
+    extended = client.extend_subscription_renewal_date(original, ExtendRenewalDateRequest(
+        extendByDays=3, extendReasonCode=ExtendReasonCode.CUSTOMER_SATISFACTION, requestIdentifier=str(uuid.uuid4())))
+    round_trips(extended, "extend a subscription renewal date")
+    check(extended.success is True and extended.originalTransactionId == original, "the extension succeeded")
+    info = verifier.verify_and_decode_signed_transaction(
+        client.get_transaction_info(erin["subscriptions"][0]["transactionId"]).signedTransactionInfo)
+    check(info.expiresDate == extended.effectiveDate, "effectiveDate is the new expiresDate")
+
+    request_id = str(uuid.uuid4())
+    mass = client.extend_renewal_date_for_all_active_subscribers(MassExtendRenewalDateRequest(
+        extendByDays=1, extendReasonCode=ExtendReasonCode.SERVICE_ISSUE_OR_OUTAGE, requestIdentifier=request_id,
+        productId=product))
+    round_trips(mass, "mass extension")
+    check(mass.requestIdentifier == request_id, "the mass extension answers its requestIdentifier")
+    status = client.get_status_of_subscription_renewal_date_extensions(request_id, product)
+    round_trips(status, "mass extension status")
+    check(status.complete is True and status.succeededCount is not None and status.succeededCount >= 1,
+          f"the mass extension completed: {status}")
+    types = []
+    for body in Receiver.bodies[received_before:]:
+        notification = verify_notification(json.loads(body)["signedPayload"], "received after an extension")
+        if notification is not None:
+            types.append((notification.rawNotificationType, notification.rawSubtype))
+    check(("RENEWAL_EXTENDED", None) in types, f"RENEWAL_EXTENDED was delivered: {types}")
+    check(("RENEWAL_EXTENSION", "SUMMARY") in types, f"RENEWAL_EXTENSION/SUMMARY was delivered: {types}")
+
+    token = str(uuid.uuid4())
+    check(client.set_app_account_token(original, UpdateAppAccountTokenRequest(appAccountToken=token)) is None,
+          "Set App Account Token answers 200 with no body")
+    statuses = client.get_all_subscription_statuses(original)
+    item = statuses.data[0].lastTransactions[0]
+    check(verifier.verify_and_decode_signed_transaction(item.signedTransactionInfo).appAccountToken == token,
+          "the token is on the transaction")
+    check(verifier.verify_and_decode_renewal_info(item.signedRenewalInfo).appAccountToken == token,
+          "the token is on the renewal info")
+
+    control(url, "/simctl/v1/actions", {"requestRefund": {"customer": "erin", "product": product,
+                                                           "reason": "UNSATISFIED_WITH_PURCHASE"}})
+    transaction_id = erin["subscriptions"][0]["transactionId"]
+    client.send_consumption_information(transaction_id, ConsumptionRequest(
+        customerConsented=True, sampleContentProvided=False, deliveryStatus=DeliveryStatus.DELIVERED,
+        refundPreference=RefundPreference.GRANT_PRORATED))
+    client.send_consumption_data(transaction_id, ConsumptionRequestV1(customerConsented=True))
+    client.finish_transaction(transaction_id)
+    shown = next(t for c in state(url)["customers"] if c["customer"] == "erin" for t in c["transactions"]
+                 if t["transactionId"] == transaction_id)
+    check(shown.get("finished") is True, "Finish Transaction is in the state")
+    check(len(shown.get("consumptionInformation", [])) == 2, "both consumption informations are in the state")
+
+    order = client.look_up_order_id(shown["orderId"])
+    round_trips(order, "look up order id")
+    check(order.status == OrderLookupStatus.VALID and len(order.signedTransactions) == 1, "the order is found")
+    for jws in order.signedTransactions:
+        verify_transaction(jws, "order transaction")
+    unknown_order = client.look_up_order_id("MAAAAAAAAA")
+    round_trips(unknown_order, "look up an unknown order id")
+    check(unknown_order.status == OrderLookupStatus.INVALID, "an unknown order id is INVALID")
+
+    app = client.get_app_transaction_info(transaction_id)
+    round_trips(app, "app transaction info")
+    try:
+        decoded = verifier.verify_and_decode_app_transaction(app.signedAppTransactionInfo)
+        check(decoded.appTransactionId == info.appTransactionId, "the app transaction is erin's")
+    except Exception as error:  # noqa: BLE001
+        check(False, f"app transaction: {error!r}")
+
+    for call, code, what in [
+        (lambda: client.get_transaction_history("abc", None, TransactionHistoryRequest()), 4000006, "history v1 id"),
+        (lambda: client.extend_subscription_renewal_date(original, ExtendRenewalDateRequest(
+            extendByDays=91, extendReasonCode=ExtendReasonCode.OTHER, requestIdentifier="x")), 4000009, "extend 91 days"),
+        (lambda: client.extend_subscription_renewal_date("999999", ExtendRenewalDateRequest(
+            extendByDays=1, extendReasonCode=ExtendReasonCode.OTHER, requestIdentifier="x")), 4040005, "extend unknown"),
+        (lambda: client.extend_renewal_date_for_all_active_subscribers(MassExtendRenewalDateRequest(
+            extendByDays=1, extendReasonCode=ExtendReasonCode.OTHER, requestIdentifier="x", productId="nope")),
+         4000023, "mass extension of an unknown product"),
+        (lambda: client.get_status_of_subscription_renewal_date_extensions("unknown", product), 4040009,
+         "status of an unknown mass extension"),
+        (lambda: client.set_app_account_token(original, UpdateAppAccountTokenRequest(appAccountToken="nope")),
+         4000183, "a token that is not a UUID"),
+        (lambda: client.send_consumption_information(transaction_id, ConsumptionRequest(
+            customerConsented=False, sampleContentProvided=False, deliveryStatus=DeliveryStatus.DELIVERED)),
+         4000035, "consumption without consent"),
+        (lambda: client.send_consumption_data("999999", ConsumptionRequestV1(customerConsented=True)), 4040010,
+         "consumption v1 for an unknown transaction"),
+        (lambda: client.finish_transaction("999999"), 4040010, "finish an unknown transaction"),
+        (lambda: client.get_app_transaction_info("abc"), 4000006, "app transaction of an invalid id"),
+        (lambda: client._make_request("/inApps/v1/nothing", "GET", {}, None, StatusResponse, None), 4000000,
+         "an unknown path"),
+    ]:
+        try:
+            call()
+            check(False, f"{what}: no error")
+        except APIException as error:
+            check(error.raw_api_error == code, f"{what}: errorCode {error.raw_api_error}, expected {code}")
+            check(error.api_error is not None, f"{what}: the library knows errorCode {error.raw_api_error}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 import Foundation
+import SimctlHTTP
 import SimctlServer
 import SubscriptionSimulator
 import Testing
@@ -324,6 +325,23 @@ import Testing
                 headers: [(name: "Authorization", value: "Bearer \(TestAPIKey().token())")],
                 segments: ["", "inApps", "v1", "transactions", "appTransactions/\(id)"]))
         #expect(errorCode(escaped) == 4_000_006)
+    }
+
+    @Test func theHTTPLayerSplitsSegmentsBeforeDecoding() throws {
+        let request = try HTTPRequest(method: "GET", target: "/inApps/v1/transactions/appTransactions%2F7?x=%2F")
+        #expect(request.path == "/inApps/v1/transactions/appTransactions/7")
+        #expect(request.pathSegments == ["", "inApps", "v1", "transactions", "appTransactions/7"])
+        #expect(try HTTPRequest(method: "OPTIONS", target: "*").pathSegments == ["*"])
+        #expect(try HTTPRequest(method: "GET", target: "/").pathSegments == ["", ""])
+        #expect(try HTTPRequest(method: "GET", target: "http://host?q=1").pathSegments == ["", ""])
+        let server = try server()
+        let headers = HTTPHeaders([HTTPField(name: "Authorization", value: "Bearer \(TestAPIKey().token())")])
+        let answer = server.handle(
+            http: try HTTPRequest(
+                method: "GET", target: "/inApps/v1/transactions/appTransactions%2F\(subscriptionId(server, "alice"))",
+                headers: headers))
+        #expect(answer.status == 400)
+        #expect(String(decoding: answer.body, as: UTF8.self).contains("4000006"))
     }
 
     @Test func stateRefusesUnknownCustomersAndParameters() throws {

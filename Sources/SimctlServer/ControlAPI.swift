@@ -195,11 +195,12 @@ extension SimulatorServer {
     }
 
     /// One transaction in the state: `transactionId`, `productId`, its `orderId` (a purchase's, rule
-    /// order-id-from-the-seed), `finished: true` once Finish Transaction was called for it, and the consumption
+    /// order-id-from-the-seed), its `appAccountToken` if it has one, `finished: true` once Finish Transaction was called for it, and the consumption
     /// information received for it (`consumptionInformation`: `{version, receivedAt, body}` each).
     static func transactionJSON(_ t: TransactionRecord, _ store: SimulatedStore) -> JSONValue {
         var o: [String: JSONValue] = ["transactionId": .string(t.transactionId), "productId": .string(t.productId)]
         if let orderId = store.orderId(of: t) { o["orderId"] = .string(orderId) }
+        if let token = t.appAccountToken { o["appAccountToken"] = .string(token) }
         if store.isFinished(t.transactionId) { o["finished"] = .bool(true) }
         let received = store.consumptionInformation.filter { $0.transactionId == t.transactionId }
         if !received.isEmpty {

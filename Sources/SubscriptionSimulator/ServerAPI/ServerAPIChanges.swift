@@ -101,6 +101,7 @@ extension ServerAPIError {
 /// The members of a JSON request body, with Apple's error for each wrong one. A member that is absent or `null` is
 /// not given.
 struct RequestBody {
+    /// The body's members, as received.
     var members: [String: JSONValue]
 
     /// The body as a JSON object; anything else is `GeneralBadRequestError`.
@@ -112,11 +113,14 @@ struct RequestBody {
         self.members = members
     }
 
+    /// The member `key`, unless it is absent or `null`.
     func given(_ key: String) -> JSONValue? {
         guard let value = members[key], value != .null else { return nil }
         return value
     }
 
+    /// The integer member `key` within `range`; `error` when it is missing (and `required`), not an integer or
+    /// out of range.
     func int(_ key: String, in range: ClosedRange<Int64>, required: Bool, _ error: ServerAPIError)
         throws(ServerAPIError) -> Int64?
     {
@@ -128,6 +132,7 @@ struct RequestBody {
         return number
     }
 
+    /// The Boolean member `key`; `error` when it is missing (and `required`) or not a Boolean.
     func bool(_ key: String, required: Bool, _ error: ServerAPIError) throws(ServerAPIError) -> Bool? {
         guard let value = given(key) else {
             if required { throw error }
@@ -137,6 +142,8 @@ struct RequestBody {
         return flag
     }
 
+    /// The string member `key` that `valid` accepts; `error` when it is missing (and `required`), not a string or
+    /// refused.
     func string(_ key: String, required: Bool, _ error: ServerAPIError, valid: (String) -> Bool)
         throws(ServerAPIError) -> String?
     {

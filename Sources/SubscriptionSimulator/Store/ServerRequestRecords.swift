@@ -18,19 +18,25 @@ struct ServerRequestRecords: Hashable, Sendable {
 
 /// A transaction the developer's server marked finished (Finish Transaction), and when.
 public struct FinishedTransaction: Hashable, Sendable {
+    /// The transaction finished.
     public var transactionId: String
+    /// The store's clock when Finish Transaction was called.
     public var finishedAt: Instant
 }
 
 /// Consumption information the developer sent for a transaction with a pending refund request: the endpoint's
 /// version (1: `ConsumptionRequestV1`, 2: `ConsumptionRequest`), when it arrived, and the request body as received.
 public struct ConsumptionInformation: Hashable, Sendable {
+    /// The transaction the information is about (the path's `{transactionId}`).
     public var transactionId: String
+    /// 1: `PUT /inApps/v1/transactions/consumption/…`; 2: `PUT /inApps/v2/transactions/consumption/…`.
     public var version: Int
+    /// The store's clock when it arrived.
     public var receivedAt: Instant
     /// The request body (a JSON object), as the developer sent it.
     public var body: JSONValue
 
+    /// The information as received.
     public init(transactionId: String, version: Int, receivedAt: Instant, body: JSONValue) {
         self.transactionId = transactionId
         self.version = version
@@ -42,6 +48,8 @@ public struct ConsumptionInformation: Hashable, Sendable {
 /// A completed mass renewal-date extension request: its summary and the instant it completed (the request's own,
 /// rule mass-extension-summary).
 public struct MassExtensionRecord: Hashable, Sendable {
+    /// The request's identifier, product, storefronts and counts, as `RENEWAL_EXTENSION` / `SUMMARY` reports them.
     public var summary: RenewalExtensionSummary
+    /// When the request completed (its own instant).
     public var completeDate: Instant
 }

@@ -86,9 +86,13 @@ extension SimulatedStore {
         var currency = record.currency
         switch record.ownership {
         case .purchased:
-            token =
-                appAccountToken(forOriginalTransactionId: record.originalTransactionId)
-                ?? accounts.appAccountTokens[record.customer]
+            token = accounts.appAccountTokens[record.customer]
+            // Set App Account Token's, for this purchase (read only when one was set: this runs on every charge).
+            if !serverRequests.appAccountTokens.isEmpty,
+                let set = serverRequests.appAccountTokens[record.originalTransactionId]
+            {
+                token = set
+            }
             let priced =
                 if let product {
                     catalog.storefrontPrice(ofProductAt: product, offer: record.offer, in: storefront)
@@ -115,9 +119,12 @@ extension SimulatedStore {
     func addAccountFields(of chain: SubscriptionChain, productAt product: Int, to snapshot: inout RenewalSnapshot) {
         snapshot.appTransactionId = position(of: chain).map { customerRecords[$0].appTransactionId } ?? ""
         if chain.ownership == .purchased {
-            snapshot.appAccountToken =
-                appAccountToken(forOriginalTransactionId: chain.originalTransactionId)
-                ?? accounts.appAccountTokens[chain.customer]
+            snapshot.appAccountToken = accounts.appAccountTokens[chain.customer]
+            if !serverRequests.appAccountTokens.isEmpty,
+                let set = serverRequests.appAccountTokens[chain.originalTransactionId]
+            {
+                snapshot.appAccountToken = set
+            }
         }
         let storefront =
             if let purchaser = chain.sharedFrom { storefront(of: chains[purchaser.index].customer) } else {

@@ -291,7 +291,7 @@ def exercise_changes(url, client, verifier, verify_transaction, verify_renewal, 
     received_before = len(Receiver.bodies)
 
     # History v1, Apple's Python client's default version.
-    history = client.get_transaction_history(original, None, TransactionHistoryRequest())
+    history = client.get_transaction_history(original, None, TransactionHistoryRequest(revoked=False))
     round_trips(history, "erin history v1")
     check(len(history.signedTransactions) == 1, f"erin's v1 history has her purchase, found {len(history.signedTransactions)}")
     for jws in history.signedTransactions:

@@ -256,6 +256,10 @@ import Testing
             }
         }
         #expect(v1Products().contains(.string(Self.coins)))
+        // Apple's Python client writes `revoked` as `False`/`True`.
+        let notRevoked = server.get("/inApps/v1/history/\(id)", query: [(name: "revoked", value: "False")])
+        #expect(notRevoked.json.value(at: "signedTransactions")?.arrayItems?.count == 3)
+        #expect(errorCode(server.get("/inApps/v1/history/\(id)", query: [(name: "revoked", value: "no")])) == 4_000_030)
         let answer = server.post("/inApps/v1/transactions/\(coins)/finish", "")
         #expect(answer.status == 200)
         #expect(answer.body.isEmpty)

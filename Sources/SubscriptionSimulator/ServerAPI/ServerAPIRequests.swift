@@ -186,7 +186,8 @@ public struct TransactionHistoryQuery: Hashable, Sendable {
                 default: throw .invalidInAppOwnershipType
                 }
             case "revoked":
-                switch value {
+                // Apple's Python client writes the Boolean as Python prints it (`True`, `False`): case is ignored.
+                switch value.lowercased() {
                 case "true": query.revoked = true
                 case "false": query.revoked = false
                 default: throw .invalidRevoked

@@ -83,7 +83,7 @@ extension SimulatedStore {
         requireHistory("deviceEvents(for:)")
         var events: [DeviceEvent] = []
         var lastState: [String: RenewalState] = [:]
-        var pendingRestores = restores.filter { $0.customer == customer }[...]
+        var pendingRestores = emissions.restores.filter { $0.customer == customer }[...]
         func flushRestores(upTo position: Int) {
             while let restore = pendingRestores.first, restore.position <= position {
                 for record in restore.transactions {
@@ -94,7 +94,7 @@ extension SimulatedStore {
                 pendingRestores = pendingRestores.dropFirst()
             }
         }
-        var pendingOpens = extensionsAndRefunds.appOpens.filter { $0.customer == customer }[...]
+        var pendingOpens = emissions.appOpens.filter { $0.customer == customer }[...]
         func flushOpens(upTo position: Int) {
             while let open = pendingOpens.first, open.position <= position {
                 for productId in open.billingIssues {
@@ -106,7 +106,7 @@ extension SimulatedStore {
                 pendingOpens = pendingOpens.dropFirst()
             }
         }
-        for (index, notification) in notifications.enumerated() {
+        for (index, notification) in emissions.notifications.enumerated() {
             flushRestores(upTo: index)
             flushOpens(upTo: index)
             guard notification.recipient == customer, let record = notification.transaction else { continue }
@@ -117,7 +117,8 @@ extension SimulatedStore {
             case .didRenew:
                 kinds.append(.transaction(.renewed, record))
             case .oneTimeCharge:
-                kinds.append(.transaction(restoredNotifications.contains(index) ? .restored : .purchased, record))
+                kinds.append(
+                    .transaction(emissions.restoredNotifications.contains(index) ? .restored : .purchased, record))
             case .refund, .revoke:
                 kinds.append(.transaction(.revoked, record))
                 if record.productType == .autoRenewable || record.productType == .nonConsumable {
@@ -157,8 +158,8 @@ extension SimulatedStore {
                 events.append(DeviceEvent(instant: notification.instant, customer: customer, kind: kind))
             }
         }
-        flushRestores(upTo: notifications.count)
-        flushOpens(upTo: notifications.count)
+        flushRestores(upTo: emissions.notifications.count)
+        flushOpens(upTo: emissions.notifications.count)
         return events
     }
 }

@@ -36,6 +36,24 @@ struct EmissionLog: Hashable, Sendable {
         restoredNotifications.removeAll()
     }
 
+    /// Notifications sent to one customer, in order.
+    func notifications(for customer: String) -> [SentNotification] {
+        notifications.filter { $0.recipient == customer }
+    }
+
+    /// What the customer was entitled to at `instant`: the products of their last entitlement change at or before it.
+    func entitlements(of customer: String, at instant: Instant) -> [String] {
+        entitlementChanges.last(where: { $0.customer == customer && $0.instant <= instant })?.products ?? []
+    }
+
+    /// The status the last notification about the customer's `productId` at or before `instant` carried.
+    func status(of productId: String, for customer: String, at instant: Instant) -> SubscriptionPhase? {
+        notifications.last(where: {
+            $0.recipient == customer && $0.transaction?.productId == productId && $0.instant <= instant
+                && $0.status != nil
+        })?.status
+    }
+
     /// Whether the invariants in the type's documentation hold.
     var isConsistent: Bool {
         let restorePositions = restores.map(\.position)

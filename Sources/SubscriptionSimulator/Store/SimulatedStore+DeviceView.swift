@@ -81,9 +81,16 @@ extension SimulatedStore {
     /// (reference §7.2, S-REVOKECB).
     public func deviceEvents(for customer: String) -> [DeviceEvent] {
         requireHistory("deviceEvents(for:)")
+        return emissions.deviceEvents(for: customer)
+    }
+}
+
+extension EmissionLog {
+    /// ``SimulatedStore/deviceEvents(for:)``: derived from the notifications, restores and app openings.
+    func deviceEvents(for customer: String) -> [DeviceEvent] {
         var events: [DeviceEvent] = []
         var lastState: [String: RenewalState] = [:]
-        var pendingRestores = emissions.restores.filter { $0.customer == customer }[...]
+        var pendingRestores = restores.filter { $0.customer == customer }[...]
         func flushRestores(upTo position: Int) {
             while let restore = pendingRestores.first, restore.position <= position {
                 for record in restore.transactions {
@@ -94,7 +101,7 @@ extension SimulatedStore {
                 pendingRestores = pendingRestores.dropFirst()
             }
         }
-        var pendingOpens = emissions.appOpens.filter { $0.customer == customer }[...]
+        var pendingOpens = appOpens.filter { $0.customer == customer }[...]
         func flushOpens(upTo position: Int) {
             while let open = pendingOpens.first, open.position <= position {
                 for productId in open.billingIssues {
@@ -106,7 +113,7 @@ extension SimulatedStore {
                 pendingOpens = pendingOpens.dropFirst()
             }
         }
-        for (index, notification) in emissions.notifications.enumerated() {
+        for (index, notification) in notifications.enumerated() {
             flushRestores(upTo: index)
             flushOpens(upTo: index)
             guard notification.recipient == customer, let record = notification.transaction else { continue }
@@ -118,7 +125,7 @@ extension SimulatedStore {
                 kinds.append(.transaction(.renewed, record))
             case .oneTimeCharge:
                 kinds.append(
-                    .transaction(emissions.restoredNotifications.contains(index) ? .restored : .purchased, record))
+                    .transaction(restoredNotifications.contains(index) ? .restored : .purchased, record))
             case .refund, .revoke:
                 kinds.append(.transaction(.revoked, record))
                 if record.productType == .autoRenewable || record.productType == .nonConsumable {
@@ -158,8 +165,8 @@ extension SimulatedStore {
                 events.append(DeviceEvent(instant: notification.instant, customer: customer, kind: kind))
             }
         }
-        flushRestores(upTo: emissions.notifications.count)
-        flushOpens(upTo: emissions.notifications.count)
+        flushRestores(upTo: notifications.count)
+        flushOpens(upTo: notifications.count)
         return events
     }
 }

@@ -97,7 +97,8 @@ extension SimulatedStore {
     func winBackHistory(_ chain: SubscriptionChain, state: SubscriptionState) -> WinBackHistory {
         WinBackHistory(
             now: now, lapsedAt: state.expiresDate, runStart: chain.recentSubscriptionStartDate,
-            paidMilliseconds: paidMilliseconds(of: chain), lastWinBackRedemption: chain.lastWinBackRedemption)
+            paidMilliseconds: ledger.paidMilliseconds(of: chain.originalTransactionId, at: now),
+            lastWinBackRedemption: chain.lastWinBackRedemption)
     }
 }
 

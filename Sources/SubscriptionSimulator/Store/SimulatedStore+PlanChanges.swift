@@ -101,26 +101,6 @@ extension SimulatedStore {
         guard let key = chainKey(customer, product) else { return 0 }
         let chain = subscriptionBook.chains[key.index]
         guard chain.ownership == .purchased else { return 0 }
-        return Int(paidMilliseconds(of: chain) / 86_400_000)
-    }
-
-    /// The paid time, in milliseconds, of `chain`'s current run of purchases at `now` (rule paid-days-of-service).
-    func paidMilliseconds(of chain: SubscriptionChain) -> Int64 {
-        let records = ledger.transactions.filter { $0.originalTransactionId == chain.originalTransactionId }
-            .sorted { $0.purchaseDate < $1.purchaseDate }
-        var paid: Int64 = 0
-        var serviceEnd: Instant?
-        for (index, record) in records.enumerated() {
-            let start = record.purchaseDate
-            if start >= now { break }
-            if let serviceEnd, serviceEnd.adding(BillingRules.recentStartGapAllowance) < start { paid = 0 }
-            var end = min(record.expiresDate ?? now, now)
-            if record.isUpgraded, index + 1 < records.count { end = min(end, records[index + 1].purchaseDate) }
-            if let revocation = record.revocation { end = min(end, revocation.date) }
-            let isPaid = record.revocation == nil && record.offer?.mode != .freeTrial
-            if isPaid && start < end { paid += start.milliseconds(to: end) }
-            serviceEnd = max(serviceEnd ?? end, end)
-        }
-        return paid
+        return Int(ledger.paidMilliseconds(of: chain.originalTransactionId, at: now) / 86_400_000)
     }
 }

@@ -96,7 +96,7 @@ extension SimulatedStore {
         let index = try transactionIndex(productId, of: customer, position: position)
         let record = ledger.transactions[index]
         if record.revocation != nil { throw .refunds(.alreadyRefunded(transactionId: record.transactionId)) }
-        if pendingRequest(for: index) != nil {
+        if ledger.pendingRequest(for: index) != nil {
             throw .refunds(.requestPending(transactionId: record.transactionId))
         }
         var consumptionRequested = false
@@ -133,7 +133,7 @@ extension SimulatedStore {
         refundPreference: RefundPreference? = nil
     ) throws(StoreError) {
         let index = try transactionIndex(productId, of: customer, position: position)
-        guard let request = pendingRequest(for: index) else {
+        guard let request = ledger.pendingRequest(for: index) else {
             throw .refunds(.noPendingRequest(customer: customer, productId: productId))
         }
         let record = ledger.refundRequests[request]
@@ -155,7 +155,7 @@ extension SimulatedStore {
         reason: Int32 = 0
     ) throws(StoreError) {
         let index = try transactionIndex(productId, of: customer, position: position)
-        guard let request = pendingRequest(for: index) else {
+        guard let request = ledger.pendingRequest(for: index) else {
             throw .refunds(.noPendingRequest(customer: customer, productId: productId))
         }
         switch decision {
@@ -214,10 +214,7 @@ extension SimulatedStore {
     /// The customer's own transactions of the product (purchased, not family-shared), in purchase order.
     func purchasedTransactions(_ productId: String, of customer: String) -> [Int] {
         requireHistory("a transaction named by its number")
-        return ledger.transactions.indices.filter {
-            ledger.transactions[$0].customer == customer && ledger.transactions[$0].productId == productId
-                && ledger.transactions[$0].ownership == .purchased
-        }
+        return ledger.purchasedTransactions(productId, of: customer)
     }
 
     func transactionIndex(_ productId: String, of customer: String, position: Int?) throws(StoreError) -> Int {
@@ -230,10 +227,6 @@ extension SimulatedStore {
                 .noSuchTransaction(customer: customer, productId: productId, position: position, count: all.count))
         }
         return all[position - 1]
-    }
-
-    func pendingRequest(for index: Int) -> Int? {
-        ledger.refundRequests.lastIndex { $0.transactionIndex == index && !$0.decided }
     }
 
     /// The purchaser's chain whose current transaction is `index`, if any.

@@ -46,6 +46,40 @@ struct TransactionLedger: Sendable {
         refundRequests.lastIndex { $0.transactionIndex == index && !$0.decided }
     }
 
+    /// The customer's transactions, in creation order.
+    func transactions(of customer: String) -> [TransactionRecord] {
+        transactions.filter { $0.customer == customer }
+    }
+
+    /// The customer's own transactions of the product (purchased, not family-shared), in purchase order.
+    func purchasedTransactions(_ productId: String, of customer: String) -> [Int] {
+        transactions.indices.filter {
+            transactions[$0].customer == customer && transactions[$0].productId == productId
+                && transactions[$0].ownership == .purchased
+        }
+    }
+
+    /// **paid-days-of-service**'s paid time, in milliseconds, of the current run of purchases of the subscription
+    /// `originalTransactionId` at `now` (``SimulatedStore/paidDaysOfService(for:inGroupOf:)`` gives the rule).
+    func paidMilliseconds(of originalTransactionId: String, at now: Instant) -> Int64 {
+        let records = transactions.filter { $0.originalTransactionId == originalTransactionId }
+            .sorted { $0.purchaseDate < $1.purchaseDate }
+        var paid: Int64 = 0
+        var serviceEnd: Instant?
+        for (index, record) in records.enumerated() {
+            let start = record.purchaseDate
+            if start >= now { break }
+            if let serviceEnd, serviceEnd.adding(BillingRules.recentStartGapAllowance) < start { paid = 0 }
+            var end = min(record.expiresDate ?? now, now)
+            if record.isUpgraded, index + 1 < records.count { end = min(end, records[index + 1].purchaseDate) }
+            if let revocation = record.revocation { end = min(end, revocation.date) }
+            let isPaid = record.revocation == nil && record.offer?.mode != .freeTrial
+            if isPaid && start < end { paid += start.milliseconds(to: end) }
+            serviceEnd = max(serviceEnd ?? end, end)
+        }
+        return paid
+    }
+
     /// Room for `count` transactions.
     mutating func reserveCapacity(_ count: Int) { transactions.reserveCapacity(count) }
 

@@ -113,8 +113,8 @@ public struct SubscriptionState: Hashable, Sendable {
         get { pendingOfferStorage.first }
         set { pendingOfferStorage = newValue.map { [$0] } ?? [] }
     }
-    /// ``pendingOffer`` kept out of line (one pointer): states are copied on every transition, and an inline offer
-    /// made the one-year simbench lifecycle measurably slower.
+    /// ``pendingOffer`` kept out of line (one pointer): states are copied on every transition, and an offer inline
+    /// would be copied with them, strings and all.
     var pendingOfferStorage: [SubscriptionOffer] = []
     /// A price increase that applies to the next renewal, and whether the customer has consented (rule
     /// price-increase-consent); `nil` when none applies.

@@ -46,7 +46,7 @@ public enum ScenarioRunner {
         // (the sink may take the arrays instead of copying them, `RunSink/receive(taking:_:)`), then drops them.
         let group = 512
         func handOver(_ store: inout SimulatedStore) {
-            sink.receive(taking: &store.notifications, &store.entitlementChanges)
+            sink.receive(taking: &store.emissions.notifications, &store.emissions.entitlementChanges)
             store.discardEmitted()
             judged = (0, 0)
         }

@@ -5,7 +5,7 @@ extension SimulatedStore {
     /// retry, expired and revoked do not (reference §3.1); non-consumables until refunded; non-renewing
     /// subscriptions during their term; consumables never (they are consumed).
     public func entitlements(for customer: String) -> [String] {
-        customerPositions[customer].map { customerRecords[$0].entitlements } ?? []
+        directory.positions[customer].map { directory.records[$0].entitlements } ?? []
     }
 
     /// Product ids the customer was entitled to at `instant`, after every event at or before it. `instant` must not
@@ -13,40 +13,36 @@ extension SimulatedStore {
     public func entitlements(for customer: String, at instant: Instant) -> [String] {
         precondition(instant <= now, "entitlements(for:at:) looks back only; advance the store to \(instant) first")
         requireHistory("entitlements(for:at:)")
-        return entitlementChanges.last(where: { $0.customer == customer && $0.instant <= instant })?.products ?? []
+        return emissions.entitlements(of: customer, at: instant)
     }
 
     /// Notifications sent to one customer, in order.
     public func notifications(for customer: String) -> [SentNotification] {
         requireHistory("notifications(for:)")
-        return notifications.filter { $0.recipient == customer }
+        return emissions.notifications(for: customer)
     }
 
     /// The customer's transactions, in creation order, each in its latest state (refunds and revocations applied).
     public func transactions(for customer: String) -> [TransactionRecord] {
         requireHistory("transactions(for:)")
-        return transactions.filter { $0.customer == customer }
+        return ledger.transactions(of: customer)
     }
 
     /// The subscription status of a product for a customer at `instant` (default: now): the status the last
     /// notification about it carried. `nil` when the customer never had it.
     public func status(of productId: String, for customer: String, at instant: Instant? = nil) -> SubscriptionPhase? {
         requireHistory("status(of:for:at:)")
-        let limit = instant ?? now
-        return notifications.last(where: {
-            $0.recipient == customer && $0.transaction?.productId == productId && $0.instant <= limit
-                && $0.status != nil
-        })?.status
+        return emissions.status(of: productId, for: customer, at: instant ?? now)
     }
 
     /// The customer's subscriptions, one per (group, originalTransactionId), with their current state.
     public func subscriptions(for customer: String) -> [SubscriptionSummary] {
         chainKeys(of: customer).map { key in
-            let chain = chains[key.index]
+            let chain = subscriptionBook.chains[key.index]
             return SubscriptionSummary(
                 customer: customer, originalTransactionId: chain.originalTransactionId,
                 subscriptionGroupIdentifier: chain.groupIdentifier,
-                state: chain.state, latestTransaction: transactions[chain.currentTransactionIndex],
+                state: chain.state, latestTransaction: ledger.transactions[chain.currentTransactionIndex],
                 renewal: renewalSnapshot(of: chain, state: chain.state))
         }
     }

@@ -38,7 +38,7 @@ public struct Revocation: Hashable, Sendable {
 /// The fields every transaction of one subscription shares (the customer's, the chain's and the product's:
 /// ``originalTransactionId``, ``customer``, ``productId``, ``storefront``, ...) are held out of line in one immutable
 /// box (``Shared``) that a subscription's renewals reuse: a record is copied into every notification that carries
-/// it, and inline those eleven fields (nine strings) made each copy retain every string and move about 300 bytes.
+/// it, and inline those eleven fields (nine strings) would make each copy retain every string and move about 300 bytes.
 /// Reading and setting them works as for stored properties; a setter stores a new box.
 public struct TransactionRecord: Hashable, Sendable {
     /// The fields a subscription's transactions share.

@@ -48,29 +48,42 @@ public enum RunLimitExceeded: Error, Hashable, Sendable, CustomStringConvertible
     }
 }
 
-/// What a store counts against its ``RunLimits``.
-struct RunLimitCounters: Hashable, Sendable {
-    var events = 0
+/// The run limits of a store and what it has counted against them.
+///
+/// Invariants: `events` counts the store events admitted so far; `renewals[i]` the renewals of chain `i` admitted so
+/// far (absent: none); a count passes its limit only on the event that stops the run.
+struct RunLimitMeter: Hashable, Sendable {
+    /// The ceilings (``RunLimits``).
+    var limits = RunLimits.standard
+    /// Store events admitted so far.
+    private(set) var events = 0
     /// Renewals per subscription chain, by ``ChainID/index`` (grown on demand).
-    var renewals: [Int] = []
+    private(set) var renewals: [Int] = []
+
+    /// Counts one store event; `false` when it passes ``RunLimits/maximumEvents``.
+    mutating func countEvent() -> Bool {
+        events += 1
+        return events <= limits.maximumEvents
+    }
+
+    /// Counts one renewal of chain `index`; `false` when it passes ``RunLimits/maximumRenewalsPerSubscription``.
+    mutating func countRenewal(ofChainAt index: Int) -> Bool {
+        if renewals.count <= index { renewals.append(contentsOf: repeatElement(0, count: index + 1 - renewals.count)) }
+        renewals[index] += 1
+        return renewals[index] <= limits.maximumRenewalsPerSubscription
+    }
 }
 
 extension SimulatedStore {
     /// The hook ``advance(to:)`` calls before it handles each store event: counts the event and refuses it when it
     /// would pass a limit. Customers are checked when the run starts (``ScenarioRunner``).
     mutating func admit(_ event: ScheduledEvent<StoreEvent>) throws(StoreError) {
-        limitCounters.events += 1
-        if limitCounters.events > limits.maximumEvents {
+        if !runLimits.countEvent() {
             throw .runLimit(.events(limit: limits.maximumEvents, at: event.instant))
         }
         guard case .lifecycle(let key, .renewal) = event.payload else { return }
-        if limitCounters.renewals.count <= key.index {
-            limitCounters.renewals.append(
-                contentsOf: repeatElement(0, count: key.index + 1 - limitCounters.renewals.count))
-        }
-        limitCounters.renewals[key.index] += 1
-        if limitCounters.renewals[key.index] > limits.maximumRenewalsPerSubscription {
-            let chain = chains[key.index]
+        if !runLimits.countRenewal(ofChainAt: key.index) {
+            let chain = subscriptionBook.chains[key.index]
             throw .runLimit(
                 .renewals(
                     limit: limits.maximumRenewalsPerSubscription, customer: chain.customer,

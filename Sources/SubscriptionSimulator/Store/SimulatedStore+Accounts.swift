@@ -1,12 +1,3 @@
-/// What the store knows of each customer's Apple Account beyond their purchases: the storefront and the app
-/// account token their app last supplied.
-struct CustomerAccounts: Hashable, Sendable {
-    /// Customers with a storefront of their own; the others are in the app's default storefront.
-    var storefronts: [String: Storefront] = [:]
-    /// The `appAccountToken` each customer's app supplied with their latest purchase that carried one.
-    var appAccountTokens: [String: String] = [:]
-}
-
 /// Account-level fields of transactions and renewal info: `storefront`/`storefrontId`, the price in that storefront,
 /// `appTransactionId` and `appAccountToken`.
 extension SimulatedStore {
@@ -15,27 +6,27 @@ extension SimulatedStore {
     public mutating func setStorefront(_ storefront: Storefront, for customer: String) throws(StoreError) {
         let position = register(customer)
         if storefront == self.storefront(of: customer) { return }
-        let record = customerRecords[position]
+        let record = directory.records[position]
         if !record.chains.isEmpty || !record.oneTimePurchases.isEmpty {
             throw .storefrontFixed(customer: customer, storefront: self.storefront(of: customer).countryCode)
         }
-        accounts.storefronts[customer] = storefront
+        directory.storefronts[customer] = storefront
     }
 
     /// The customer's storefront: their own, or the app's default.
     public func storefront(of customer: String) -> Storefront {
-        accounts.storefronts[customer] ?? app.storefront
+        directory.storefronts[customer] ?? app.storefront
     }
 
     /// The customer's `appTransactionId`: one per Apple Account per app, so each family member has their own
     /// (Notifications 2.15; `Engine/IdentifierSource.swift` gives the format).
     public func appTransactionId(of customer: String) -> String? {
-        customerPositions[customer].map { customerRecords[$0].appTransactionId }
+        directory.positions[customer].map { directory.records[$0].appTransactionId }
     }
 
     /// The `appAccountToken` the customer's transactions carry now, if their app supplied one.
     public func appAccountToken(of customer: String) -> String? {
-        accounts.appAccountTokens[customer]
+        directory.appAccountTokens[customer]
     }
 
     /// A purchase whose app supplies an `appAccountToken` (a lowercase UUID; rule app-account-token-is-a-uuid).
@@ -51,10 +42,10 @@ extension SimulatedStore {
         }
         let product = try requireProduct(productId)
         try requirePrice(of: product, for: customer)
-        let previous = accounts.appAccountTokens[customer]
-        accounts.appAccountTokens[customer] = token
+        let previous = directory.appAccountTokens[customer]
+        directory.appAccountTokens[customer] = token
         do throws(StoreError) { try purchase(productId, by: customer) } catch {
-            accounts.appAccountTokens[customer] = previous
+            directory.appAccountTokens[customer] = previous
             throw error
         }
     }
@@ -67,7 +58,7 @@ extension SimulatedStore {
             throw .noPriceInStorefront(productId: product.id, storefront: storefront.countryCode)
         }
         if let group = product.group, let offer = product.introOffer,
-            !introOfferUsed.contains(Self.customerGroupKey(customer, group)),
+            !subscriptionBook.introOfferUsed.contains(SubscriptionBook.customerGroupKey(customer, group)),
             StorefrontPricing.price(of: product, offer: offer, in: storefront) == nil
         {
             throw .noPriceInStorefront(productId: product.id, storefront: storefront.countryCode)
@@ -76,7 +67,7 @@ extension SimulatedStore {
 
     /// The record with its customer's account fields. A purchaser's transaction is priced in their storefront; a
     /// family member's keeps the purchaser's price and currency and carries no `appAccountToken` (§4.5).
-    /// `customerAt`: the customer's position in `customers`; `productAt`: the product's place in the catalogue, when
+    /// `customerAt`: the customer's position in the directory; `productAt`: the product's place in the catalogue, when
     /// the caller knows it.
     func addAccountFields(to record: inout TransactionRecord, customerAt position: Int, productAt product: Int? = nil) {
         // Read once and set together: the fields live in the record's shared box, which is replaced only when one
@@ -86,7 +77,7 @@ extension SimulatedStore {
         var currency = record.currency
         switch record.ownership {
         case .purchased:
-            token = accounts.appAccountTokens[record.customer]
+            token = directory.appAccountTokens[record.customer]
             // Set App Account Token's, for this purchase (read only when one was set: this runs on every charge).
             if !serverRequests.appAccountTokens.isEmpty,
                 let set = serverRequests.appAccountTokens[record.originalTransactionId]
@@ -110,16 +101,16 @@ extension SimulatedStore {
             break
         }
         record.setAccountFields(
-            storefront: storefront, appTransactionId: customerRecords[position].appTransactionId,
+            storefront: storefront, appTransactionId: directory.records[position].appTransactionId,
             appAccountToken: token, currency: currency)
     }
 
     /// Renewal info with the chain customer's account fields; the renewal price is the purchaser's, in the
     /// purchaser's storefront (a member's share renews at the purchaser's price, A-15).
     func addAccountFields(of chain: SubscriptionChain, productAt product: Int, to snapshot: inout RenewalSnapshot) {
-        snapshot.appTransactionId = position(of: chain).map { customerRecords[$0].appTransactionId } ?? ""
+        snapshot.appTransactionId = position(of: chain).map { directory.records[$0].appTransactionId } ?? ""
         if chain.ownership == .purchased {
-            snapshot.appAccountToken = accounts.appAccountTokens[chain.customer]
+            snapshot.appAccountToken = directory.appAccountTokens[chain.customer]
             if !serverRequests.appAccountTokens.isEmpty,
                 let set = serverRequests.appAccountTokens[chain.originalTransactionId]
             {
@@ -127,9 +118,8 @@ extension SimulatedStore {
             }
         }
         let storefront =
-            if let purchaser = chain.sharedFrom { storefront(of: chains[purchaser.index].customer) } else {
-                storefront(of: chain.customer)
-            }
+            chain.purchaserPosition >= 0
+            ? storefront(of: directory.names[chain.purchaserPosition]) : storefront(of: chain.customer)
         if let priced = catalog.storefrontPrice(ofProductAt: product, offer: snapshot.upcomingOffer, in: storefront) {
             if snapshot.renewalPrice != nil { snapshot.renewalPrice = priced.price }
             snapshot.currency = priced.currency

@@ -32,6 +32,6 @@ extension SimulatedStore {
     /// The `TEST` notification a `testNotificationToken` names, or nil when no such test was requested (Get Test
     /// Notification Status then answers 404 `TestNotificationNotFoundError`, reference §6.3).
     public func testNotification(token: String) -> SentNotification? {
-        notifications.last { $0.type == .test && Self.testNotificationToken(of: $0) == token }
+        emissions.notifications.last { $0.type == .test && Self.testNotificationToken(of: $0) == token }
     }
 }

@@ -81,6 +81,13 @@ extension SimulatedStore {
     /// (reference §7.2, S-REVOKECB).
     public func deviceEvents(for customer: String) -> [DeviceEvent] {
         requireHistory("deviceEvents(for:)")
+        return emissions.deviceEvents(for: customer)
+    }
+}
+
+extension EmissionLog {
+    /// ``SimulatedStore/deviceEvents(for:)``: derived from the notifications, restores and app openings.
+    func deviceEvents(for customer: String) -> [DeviceEvent] {
         var events: [DeviceEvent] = []
         var lastState: [String: RenewalState] = [:]
         var pendingRestores = restores.filter { $0.customer == customer }[...]
@@ -94,7 +101,7 @@ extension SimulatedStore {
                 pendingRestores = pendingRestores.dropFirst()
             }
         }
-        var pendingOpens = extensionsAndRefunds.appOpens.filter { $0.customer == customer }[...]
+        var pendingOpens = appOpens.filter { $0.customer == customer }[...]
         func flushOpens(upTo position: Int) {
             while let open = pendingOpens.first, open.position <= position {
                 for productId in open.billingIssues {
@@ -117,7 +124,8 @@ extension SimulatedStore {
             case .didRenew:
                 kinds.append(.transaction(.renewed, record))
             case .oneTimeCharge:
-                kinds.append(.transaction(restoredNotifications.contains(index) ? .restored : .purchased, record))
+                kinds.append(
+                    .transaction(restoredNotifications.contains(index) ? .restored : .purchased, record))
             case .refund, .revoke:
                 kinds.append(.transaction(.revoked, record))
                 if record.productType == .autoRenewable || record.productType == .nonConsumable {

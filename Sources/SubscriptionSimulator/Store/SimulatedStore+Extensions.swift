@@ -1,13 +1,3 @@
-/// What the store remembers about renewal-date extensions and refund requests (issue 14, items 4 and 5).
-struct ExtensionAndRefundRecords: Hashable, Sendable {
-    /// Instants of each chain's extensions (by chain index), for rule two-extensions-per-365-days.
-    var extensionDates: [Int: [Instant]] = [:]
-    /// Every refund request, in the order made.
-    var refundRequests: [RefundRequestRecord] = []
-    /// Every time a customer opened the app, for the device view's billing-issue messages.
-    var appOpens: [AppOpenRecord] = []
-}
-
 /// A customer opening the app: where it falls among the notifications, and the subscriptions with a billing issue
 /// then.
 struct AppOpenRecord: Hashable, Sendable {
@@ -28,14 +18,15 @@ extension SimulatedStore {
     public mutating func openApp(for customer: String) {
         addCustomer(customer)
         let issues = chainKeys(of: customer).compactMap { key -> String? in
-            let chain = chains[key.index]
+            let chain = subscriptionBook.chains[key.index]
             guard chain.ownership == .purchased, chain.state.failure?.cause == .billingError,
                 chain.state.phase == .billingRetry || chain.state.phase == .gracePeriod
             else { return nil }
             return chain.state.productId
         }
-        extensionsAndRefunds.appOpens.append(
-            AppOpenRecord(position: notifications.count, instant: now, customer: customer, billingIssues: issues))
+        emissions.appOpens.append(
+            AppOpenRecord(
+                position: emissions.notifications.count, instant: now, customer: customer, billingIssues: issues))
     }
 }
 
@@ -54,10 +45,12 @@ extension SimulatedStore {
     ) throws(StoreError) {
         let product = try requireProduct(productId)
         if let memberChain = chainKeys(of: customer).first(where: {
-            chains[$0.index].ownership == .familyShared && chains[$0.index].state.productId == product.id
+            subscriptionBook.chains[$0.index].ownership == .familyShared
+                && subscriptionBook.chains[$0.index].state.productId == product.id
         }), chainKey(customer, product) == nil {
             throw .lifecycle(
-                .familySharedExtension, customer: customer, productId: chains[memberChain.index].state.productId)
+                .familySharedExtension, customer: customer,
+                productId: subscriptionBook.chains[memberChain.index].state.productId)
         }
         let key = try requireChain(productId, customer)
         try extend(key, days: days)
@@ -66,25 +59,24 @@ extension SimulatedStore {
 
     /// One extension of a purchaser's chain through the table; records its instant when it succeeds.
     mutating func extend(_ key: ChainID, days: Int) throws(StoreError) {
-        let past = extensionsAndRefunds.extensionDates[key.index, default: []].filter {
+        let past = subscriptionBook.extensionDates[key.index, default: []].filter {
             now < $0.adding(BillingRules.extensionLimitWindow)
         }
         try apply(
             .renewalDateExtended(RenewalExtensionRequest(days: days, extensionsInPastYear: past.count)), to: key)
-        extensionsAndRefunds.extensionDates[key.index, default: []].append(now)
+        subscriptionBook.extensionDates[key.index, default: []].append(now)
     }
 
     /// Moves `expiresDate` of the purchaser's current transaction and of each sharing member's current transaction
     /// (members are extended with their purchaser, S-EXT-FS). The purchaser's chain is held by the caller.
     mutating func extendTransactions(of key: ChainID, current: Int, to expiresDate: Instant) {
-        transactions[current].expiresDate = expiresDate
+        ledger.transactions[current].expiresDate = expiresDate
         markModified(current)
-        guard !shares.isEmpty else { return }
-        for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
-            guard let memberKey = shares[id].memberChain else { continue }
-            let index = chains[memberKey.index].currentTransactionIndex
+        for id in familyBook.sharesOf(.subscription(chain: key)) where familyBook.shares[id].phase == .granted {
+            guard let memberKey = familyBook.shares[id].memberChain else { continue }
+            let index = subscriptionBook.chains[memberKey.index].currentTransactionIndex
             guard index >= 0 else { continue }
-            transactions[index].expiresDate = expiresDate
+            ledger.transactions[index].expiresDate = expiresDate
             markModified(index)
         }
     }
@@ -126,8 +118,8 @@ extension SimulatedStore {
         }
         var succeeded: Int64 = 0
         var failed: Int64 = 0
-        for index in chains.indices {
-            let chain = chains[index]
+        for index in subscriptionBook.chains.indices {
+            let chain = subscriptionBook.chains[index]
             guard chain.ownership == .purchased, chain.state.productId == productId,
                 chain.state.phase != .expired && chain.state.phase != .revoked,
                 storefrontCountryCodes.isEmpty
@@ -140,10 +132,10 @@ extension SimulatedStore {
             } catch {
                 guard case .lifecycle = error else { throw error }
                 failed += 1
-                let current = chains[index]
+                let current = subscriptionBook.chains[index]
                 send(
                     .renewalExtension, .failure, to: current.customer,
-                    transaction: transactions[current.currentTransactionIndex],
+                    transaction: ledger.transactions[current.currentTransactionIndex],
                     renewal: renewalSnapshot(of: current, state: current.state), status: current.state.phase)
             }
         }

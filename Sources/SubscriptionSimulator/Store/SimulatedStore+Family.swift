@@ -1,34 +1,3 @@
-/// A purchase shared with one family member.
-struct Share: Hashable, Sendable {
-    enum Source: Hashable, Sendable {
-        /// A purchaser's subscription chain.
-        case subscription(chain: ChainID)
-        /// A purchaser's non-consumable transaction (by index in `transactions`).
-        case nonConsumable(transactionIndex: Int)
-    }
-
-    enum Phase: Hashable, Sendable {
-        /// Waiting for the family delay; the member has nothing yet.
-        case pending(EventID, at: Instant)
-        /// Started while the purchaser's subscription was in billing retry; the member has nothing yet and receives it
-        /// at the recovery (rule share-held-during-billing-retry, ``FamilyRules/shareStart(purchaserPhase:)``).
-        case held
-        /// The member has (or had, if the purchaser's subscription since expired) their own transaction.
-        case granted
-        /// Revoked, or cancelled before it reached the member.
-        case ended
-    }
-
-    var source: Source
-    var purchaser: String
-    var member: String
-    var phase: Phase
-    /// The member's own chain, once granted (subscriptions).
-    var memberChain: ChainID?
-    /// The member's own transaction, once granted (non-consumables).
-    var memberTransactionIndex: Int?
-}
-
 /// Family Sharing: family groups, sharing switches, the family delay, fan-out of notifications to members, REVOKE.
 /// Facts: reference §1.3, §4 and §7; rules by name in ``FamilyRules``.
 extension SimulatedStore {
@@ -37,9 +6,8 @@ extension SimulatedStore {
     /// Creates a family with `organizer` and, in join order, `members` (joining carries no delay, §4.4).
     public mutating func createFamily(organizer: String, members: [String] = []) throws(StoreError) {
         addCustomer(organizer)
-        if family(of: organizer) != nil { throw .family(.alreadyInAFamily(customer: organizer)) }
-        families.append(FamilyGroup(organizer: organizer))
-        familyIndexByCustomer[organizer] = families.count - 1
+        if familyBook.family(of: organizer) != nil { throw .family(.alreadyInAFamily(customer: organizer)) }
+        familyBook.createFamily(organizer: organizer)
         for member in members { try joinFamily(member, organizer: organizer) }
     }
 
@@ -47,19 +15,19 @@ extension SimulatedStore {
     /// access to eligible shared purchases as soon as they are in the group: no family delay (§4.2, §4.4).
     public mutating func joinFamily(_ customer: String, organizer: String? = nil) throws(StoreError) {
         addCustomer(customer)
-        guard let index = organizer.flatMap({ family(of: $0) }) ?? (families.count == 1 ? 0 : nil) else {
+        guard let index = organizer.flatMap({ familyBook.family(of: $0) }) ?? (familyBook.families.count == 1 ? 0 : nil)
+        else {
             throw .noFamily(organizer: organizer)
         }
-        if family(of: customer) != nil { throw .family(.alreadyInAFamily(customer: customer)) }
-        guard families[index].count < FamilyRules.maximumFamilySize else {
-            throw .family(.familyFull(organizer: families[index].organizer))
+        if familyBook.family(of: customer) != nil { throw .family(.alreadyInAFamily(customer: customer)) }
+        guard familyBook.families[index].count < FamilyRules.maximumFamilySize else {
+            throw .family(.familyFull(organizer: familyBook.families[index].organizer))
         }
-        families[index].add(customer)
-        familyIndexByCustomer[customer] = index
+        familyBook.add(customer, toFamilyAt: index)
         // Purchases already shared in the family reach the newcomer now; the newcomer's shared purchases reach the
         // family now.
         for source in sharedSources(inFamily: index) {
-            try offerShare(of: source, to: families[index].everyone)
+            try offerShare(of: source, to: familyBook.families[index].everyone)
         }
         refreshEntitlements()
     }
@@ -67,27 +35,23 @@ extension SimulatedStore {
     /// `customer` leaves their family. Members lose what was shared with them through `customer`, and `customer`
     /// loses what others shared (REVOKE, §4.6). The organizer leaving disbands the family: everyone loses every share.
     public mutating func leaveFamily(_ customer: String) throws(StoreError) {
-        guard let index = family(of: customer) else { throw .family(.notInAFamily(customer: customer)) }
-        let group = families[index]
+        guard let index = familyBook.family(of: customer) else { throw .family(.notInAFamily(customer: customer)) }
+        let group = familyBook.families[index]
         if group.organizer == customer {
-            for id in shares.indices where group.contains(shares[id].member) && group.contains(shares[id].purchaser) {
-                endShare(id, reason: 0)
+            for id in familyBook.shares.indices
+            where group.contains(familyBook.shares[id].member) && group.contains(familyBook.shares[id].purchaser) {
+                try endShare(id, reason: 0)
             }
-            families.remove(at: index)
-            // Later families moved down one place.
-            familyIndexByCustomer = [:]
-            for (position, family) in families.enumerated() {
-                for person in family.everyone { familyIndexByCustomer[person] = position }
-            }
+            familyBook.disband(index)
         } else {
-            for id in shares.indices where shares[id].member == customer && group.contains(shares[id].purchaser) {
-                endShare(id, reason: 0)
+            for id in familyBook.shares.indices
+            where familyBook.shares[id].member == customer && group.contains(familyBook.shares[id].purchaser) {
+                try endShare(id, reason: 0)
             }
-            for id in orderedShares(where: { $0.purchaser == customer && group.contains($0.member) }) {
-                endShare(id, reason: 0)
+            for id in familyBook.orderedShares(where: { $0.purchaser == customer && group.contains($0.member) }) {
+                try endShare(id, reason: 0)
             }
-            families[index].remove(customer)
-            familyIndexByCustomer[customer] = nil
+            familyBook.remove(customer, fromFamilyAt: index)
         }
         refreshEntitlements()
     }
@@ -98,10 +62,10 @@ extension SimulatedStore {
     /// governs new purchases only and never unshares an existing one (reference §4.3, Appendix B-14).
     public mutating func setShareWithFamily(_ enabled: Bool, for customer: String) throws(StoreError) {
         addCustomer(customer)
-        guard (shareNewPurchases[customer] ?? true) != enabled else {
+        guard familyBook.sharesNewPurchases(customer) != enabled else {
             throw .family(.mainSwitchAlreadySet(customer: customer, enabled: enabled))
         }
-        shareNewPurchases[customer] = enabled
+        familyBook.shareNewPurchases[customer] = enabled
     }
 
     /// The purchaser turns sharing off for one subscription or non-consumable: members lose it (REVOKE, reason 0).
@@ -111,21 +75,23 @@ extension SimulatedStore {
         switch product.type {
         case .autoRenewable:
             let key = try requireChain(productId, customer)
-            guard chains[key.index].sharingOn else {
+            guard subscriptionBook.chains[key.index].sharingOn else {
                 throw .family(.sharingAlreadyOff(customer: customer, productId: productId))
             }
-            chains[key.index].sharingOn = false
-            for id in orderedShares(where: { $0.source == .subscription(chain: key) }) { endShare(id, reason: 0) }
+            subscriptionBook.chains[key.index].sharingOn = false
+            for id in familyBook.orderedShares(where: { $0.source == .subscription(chain: key) }) {
+                try endShare(id, reason: 0)
+            }
         case .nonConsumable:
             guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
                 throw .family(.nothingToShare(customer: customer, productId: productId))
             }
-            guard product.familyShareable, !nonConsumableSharingOff.contains(index) else {
+            guard product.familyShareable, !familyBook.nonConsumableSharingOff.contains(index) else {
                 throw .family(.sharingAlreadyOff(customer: customer, productId: productId))
             }
-            nonConsumableSharingOff.insert(index)
-            for id in orderedShares(where: { $0.source == .nonConsumable(transactionIndex: index) }) {
-                endShare(id, reason: 0)
+            familyBook.nonConsumableSharingOff.insert(index)
+            for id in familyBook.orderedShares(where: { $0.source == .nonConsumable(transactionIndex: index) }) {
+                try endShare(id, reason: 0)
             }
         case .consumable, .nonRenewing:
             throw .family(.typeCannotBeShared(productId: productId, type: product.type))
@@ -145,22 +111,24 @@ extension SimulatedStore {
         switch product.type {
         case .autoRenewable:
             let key = try requireChain(productId, customer)
-            guard !chains[key.index].sharingOn else {
+            guard !subscriptionBook.chains[key.index].sharingOn else {
                 throw .family(.sharingAlreadyOn(customer: customer, productId: productId))
             }
-            chains[key.index].sharingOn = true
+            subscriptionBook.chains[key.index].sharingOn = true
             source = .subscription(chain: key)
         case .nonConsumable, .consumable, .nonRenewing:
             guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
                 throw .family(.nothingToShare(customer: customer, productId: productId))
             }
-            guard nonConsumableSharingOff.contains(index) else {
+            guard familyBook.nonConsumableSharingOff.contains(index) else {
                 throw .family(.sharingAlreadyOn(customer: customer, productId: productId))
             }
-            nonConsumableSharingOff.remove(index)
+            familyBook.nonConsumableSharingOff.remove(index)
             source = .nonConsumable(transactionIndex: index)
         }
-        if let family = family(of: customer) { try offerShare(of: source, to: families[family].everyone) }
+        if let family = familyBook.family(of: customer) {
+            try offerShare(of: source, to: familyBook.families[family].everyone)
+        }
         refreshEntitlements()
     }
 
@@ -191,42 +159,36 @@ extension SimulatedStore {
     public mutating func restorePurchases(for customer: String) throws(StoreError) {
         requireHistory("restorePurchases(for:)")
         addCustomer(customer)
-        if let family = family(of: customer) {
+        if let family = familyBook.family(of: customer) {
             for source in sharedSources(inFamily: family) {
-                guard case .nonConsumable = source, sharePurchaser(of: source) != customer,
-                    existingShare(of: source, with: customer).map({ shares[$0].phase != .granted }) ?? true
-                else { continue }
-                let id = share(of: source, with: customer)
-                deliverShare(id, restored: true)
+                guard case .nonConsumable = source, sharePurchaser(of: source) != customer else { continue }
+                try transition(share: share(of: source, with: customer), .restored)
             }
         }
-        let restored = transactions.filter {
+        let restored = ledger.transactions.filter {
             $0.customer == customer && $0.revocation == nil && $0.productType == .nonConsumable
         }
-        restores.append(
-            RestoreRecord(position: notifications.count, instant: now, customer: customer, transactions: restored))
+        emissions.restores.append(
+            RestoreRecord(
+                position: emissions.notifications.count, instant: now, customer: customer, transactions: restored))
         refreshEntitlements()
     }
 
     // MARK: - Shares
 
-    func family(of customer: String) -> Int? {
-        familyIndexByCustomer[customer]
-    }
-
-    /// The customer's latest own purchase of a one-time product that is not refunded (an index in `transactions`).
+    /// The customer's latest own purchase of a one-time product that is not refunded (an index in the ledger).
     func unrefundedOneTimePurchase(_ productId: String, of customer: String) -> Int? {
-        guard let position = customerPositions[customer] else { return nil }
-        return customerRecords[position].oneTimePurchases.last {
-            transactions[$0].productId == productId && transactions[$0].ownership == .purchased
-                && transactions[$0].revocation == nil
+        guard let position = directory.positions[customer] else { return nil }
+        return directory.records[position].oneTimePurchases.last {
+            ledger.transactions[$0].productId == productId && ledger.transactions[$0].ownership == .purchased
+                && ledger.transactions[$0].revocation == nil
         }
     }
 
     func sharePurchaser(of source: Share.Source) -> String {
         switch source {
-        case .subscription(let key): return chains[key.index].customer
-        case .nonConsumable(let index): return transactions[index].customer
+        case .subscription(let key): return subscriptionBook.chains[key.index].customer
+        case .nonConsumable(let index): return ledger.transactions[index].customer
         }
     }
 
@@ -236,13 +198,13 @@ extension SimulatedStore {
     func shareStart(of source: Share.Source) -> FamilyRules.ShareStart {
         switch source {
         case .subscription(let key):
-            let chain = chains[key.index]
+            let chain = subscriptionBook.chains[key.index]
             guard chain.sharingOn, catalog[chain.state.productId]?.familyShareable == true else { return .nothing }
             return FamilyRules.shareStart(purchaserPhase: chain.state.phase)
         case .nonConsumable(let index):
-            let record = transactions[index]
+            let record = ledger.transactions[index]
             let shared =
-                record.revocation == nil && !nonConsumableSharingOff.contains(index)
+                record.revocation == nil && !familyBook.nonConsumableSharingOff.contains(index)
                 && catalog[record.productId]?.familyShareable == true
             return shared ? .grantNow : .nothing
         }
@@ -252,17 +214,18 @@ extension SimulatedStore {
     /// purchase order (by first transaction).
     func sharedSources(inFamily index: Int) -> [Share.Source] {
         var sources: [(Int, Share.Source)] = []
-        for person in families[index].everyone {
-            guard let position = customerPositions[person] else { continue }
-            let record = customerRecords[position]
-            for key in record.chains where chains[key.index].ownership == .purchased {
+        for person in familyBook.families[index].everyone {
+            guard let position = directory.positions[person] else { continue }
+            let record = directory.records[position]
+            for key in record.chains where subscriptionBook.chains[key.index].ownership == .purchased {
                 if shareStart(of: .subscription(chain: key)) != .nothing {
-                    sources.append((chains[key.index].firstTransactionIndex, .subscription(chain: key)))
+                    sources.append(
+                        (subscriptionBook.chains[key.index].firstTransactionIndex, .subscription(chain: key)))
                 }
             }
             for transaction in record.oneTimePurchases
-            where transactions[transaction].productType == .nonConsumable
-                && transactions[transaction].ownership == .purchased
+            where ledger.transactions[transaction].productType == .nonConsumable
+                && ledger.transactions[transaction].ownership == .purchased
                 && shareStart(of: .nonConsumable(transactionIndex: transaction)) != .nothing
             {
                 sources.append((transaction, .nonConsumable(transactionIndex: transaction)))
@@ -271,63 +234,27 @@ extension SimulatedStore {
         return sources.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    /// Share ids matching `predicate`, members in family order.
-    func orderedShares(where predicate: (Share) -> Bool) -> [Int] {
-        inFamilyOrder(shares.indices.filter { predicate(shares[$0]) })
-    }
-
-    /// Shares of one purchase, members in family order.
-    func sharesOf(_ source: Share.Source) -> [Int] {
-        inFamilyOrder(shareIdsBySource[source] ?? [])
-    }
-
-    /// Share ids sorted by their member's place in the member's family (organizer first, then join order; people
-    /// no longer in a family last), then by id.
-    func inFamilyOrder(_ ids: [Int]) -> [Int] {
-        if ids.count < 2 { return ids }
-        var ranked: [(rank: Int, id: Int)] = []
-        ranked.reserveCapacity(ids.count)
-        for id in ids {
-            let member = shares[id].member
-            let rank = family(of: member).flatMap { families[$0].position(of: member) } ?? Int.max
-            ranked.append((rank, id))
-        }
-        ranked.sort { ($0.rank, $0.id) < ($1.rank, $1.id) }
-        return ranked.map(\.id)
-    }
-
-    func existingShare(of source: Share.Source, with member: String) -> Int? {
-        shareIdsBySource[source]?.first { shares[$0].member == member }
-    }
-
-    /// The share of `source` with `member`, created if needed.
+    /// The share of `source` with `member`, created (ended: nothing given yet) if needed.
     mutating func share(of source: Share.Source, with member: String) -> Int {
-        if let id = existingShare(of: source, with: member) { return id }
-        shares.append(Share(source: source, purchaser: sharePurchaser(of: source), member: member, phase: .ended))
-        shareIdsBySource[source, default: []].append(shares.count - 1)
-        return shares.count - 1
+        familyBook.share(of: source, purchaser: sharePurchaser(of: source), with: member)
     }
 
     /// A new purchase: if the product is shareable and the purchaser's main switch is on, the family gets it after the
     /// family delay.
     mutating func startSharingNewPurchase(chain key: ChainID, product: Product) throws(StoreError) {
-        let purchaser = chains[key.index].customer
-        let shared = product.familyShareable && (shareNewPurchases[purchaser] ?? true)
-        chains[key.index].sharingOn = shared
+        let purchaser = subscriptionBook.chains[key.index].customer
+        let shared = product.familyShareable && familyBook.sharesNewPurchases(purchaser)
+        subscriptionBook.chains[key.index].sharingOn = shared
         if shared { try scheduleShares(of: .subscription(chain: key), purchaser: purchaser) }
     }
 
-    /// Schedules the family delay for every other person in the purchaser's family (rule family-delay).
+    /// Starts the family delay for every other person in the purchaser's family (rule family-delay).
     mutating func scheduleShares(of source: Share.Source, purchaser: String) throws(StoreError) {
-        guard let family = family(of: purchaser) else { return }
+        guard let family = familyBook.family(of: purchaser) else { return }
         let grantAt = now.adding(app.familyDelay)
-        for member in families[family].everyone where member != purchaser {
-            let id = share(of: source, with: member)
-            do throws(SchedulingError) {
-                let event = try scheduler.schedule(
-                    .familyGrant(share: id), at: grantAt, priority: StoreEventPriority.storeEvent)
-                shares[id].phase = .pending(event, at: grantAt)
-            } catch { throw .scheduling(error) }
+        for member in familyBook.families[family].everyone where member != purchaser {
+            let id = familyBook.share(of: source, purchaser: purchaser, with: member)
+            try transition(share: id, .delayStarted(at: grantAt))
         }
     }
 
@@ -335,61 +262,94 @@ extension SimulatedStore {
     /// or at once (joining, opting in: no delay), or held until the purchaser recovers from billing retry.
     mutating func offerShare(of source: Share.Source, to people: [String]) throws(StoreError) {
         let purchaser = sharePurchaser(of: source)
-        var pendingAt: Instant?
-        for id in shareIdsBySource[source] ?? [] {
-            if case .pending(_, let at) = shares[id].phase {
-                pendingAt = at
-                break
-            }
-        }
+        let pendingAt = familyBook.pendingGrantInstant(of: source)
         for member in people where member != purchaser {
             let id = share(of: source, with: member)
-            switch shares[id].phase {
-            case .granted, .pending, .held: continue
-            case .ended: break
-            }
-            if let pendingAt {
-                do throws(SchedulingError) {
-                    let event = try scheduler.schedule(
-                        .familyGrant(share: id), at: pendingAt, priority: StoreEventPriority.storeEvent)
-                    shares[id].phase = .pending(event, at: pendingAt)
-                } catch { throw .scheduling(error) }
-            } else {
-                startShare(id)
-            }
-        }
-    }
-
-    /// A share starts now: granted, held, or nothing (``shareStart(of:)``).
-    mutating func startShare(_ id: Int) {
-        switch shareStart(of: shares[id].source) {
-        case .grantNow: deliverShare(id, restored: false)
-        case .holdUntilRecovery: shares[id].phase = .held
-        case .nothing: shares[id].phase = .ended
+            try transition(share: id, .offered(joiningPendingAt: pendingAt, start: shareStart(of: source)))
         }
     }
 
     /// The family delay is over for one share.
-    mutating func deliverPendingShare(_ id: Int) {
-        guard case .pending = shares[id].phase else { return }
-        let sameFamily = family(of: shares[id].member).map { families[$0].contains(shares[id].purchaser) } ?? false
-        guard sameFamily else {
-            shares[id].phase = .ended
-            return
-        }
-        startShare(id)
+    mutating func deliverPendingShare(_ id: Int) throws(StoreError) {
+        let share = familyBook.shares[id]
+        try transition(
+            share: id,
+            .delayEnded(
+                sameFamily: familyBook.inOneFamily(share.member, share.purchaser), start: shareStart(of: share.source)))
     }
 
-    /// Gives the member their own transaction for the shared purchase and notifies them.
-    mutating func deliverShare(_ id: Int, restored: Bool) {
-        let member = shares[id].member
-        switch shares[id].source {
+    /// Ends a share (``ShareInput/ended(reason:)``): inside the delay the member never receives anything;
+    /// a member who has it gets `REVOKE` with `reason` (0, or the purchaser's on a refund).
+    mutating func endShare(_ id: Int, reason: Int32) throws(StoreError) {
+        try transition(share: id, .ended(reason: reason))
+    }
+
+    /// A resubscription is a new purchase: members wait for the delay again, so the old grants stop mirroring.
+    mutating func suspendShares(of key: ChainID) throws(StoreError) {
+        for id in familyBook.sharesOf(.subscription(chain: key)) { try transition(share: id, .purchaserResubscribed) }
+    }
+
+    /// What a share of a subscription reads of the purchaser's chain: who and which group, its current transaction
+    /// and the state to report. During the purchaser's own transition the chain is held by ``apply(_:to:)`` (not in
+    /// the ``SubscriptionBook``), so the transition hands this view over; otherwise it is read from the book.
+    struct PurchaserView {
+        var customer: String
+        var group: String
+        var groupIdentifier: String
+        var record: TransactionRecord
+        var state: SubscriptionState
+    }
+
+    /// The purchaser's chain `key` as it is in the ``SubscriptionBook``.
+    func purchaserView(_ key: ChainID) -> PurchaserView {
+        let chain = subscriptionBook.chains[key.index]
+        return PurchaserView(
+            customer: chain.customer, group: chain.group, groupIdentifier: chain.groupIdentifier,
+            record: ledger.transactions[chain.currentTransactionIndex], state: chain.state)
+    }
+
+    /// Runs one transition of a share (``ShareTransition``) and carries out its effects. `purchaser`: the
+    /// purchaser's subscription as a notification about it reports it, during its transition.
+    mutating func transition(share id: Int, _ input: ShareInput, purchaser: PurchaserView? = nil) throws(StoreError) {
+        switch ShareTransition.transition(familyBook.shares[id].phase, input) {
+        case .ignored:
+            return
+        case .changed(let phase, let effects):
+            familyBook.shares[id].phase = phase
+            for effect in effects {
+                switch effect {
+                case .scheduleGrant(let at):
+                    do throws(SchedulingError) {
+                        familyBook.shares[id].grantEvent = try scheduler.schedule(
+                            .familyGrant(share: id), at: at, priority: StoreEventPriority.storeEvent)
+                    } catch { throw .scheduling(error) }
+                case .cancelGrant:
+                    if let event = familyBook.shares[id].grantEvent { scheduler.cancel(event) }
+                case .grant(let restored):
+                    grant(share: id, restored: restored, purchaser: purchaser)
+                case .notifyMember(let type, let subtype):
+                    guard let memberKey = familyBook.shares[id].memberChain, let purchaser else { continue }
+                    subscriptionBook.chains[memberKey.index].state = purchaser.state
+                    let chain = subscriptionBook.chains[memberKey.index]
+                    send(
+                        type, subtype, to: chain.customer,
+                        transaction: ledger.transactions[chain.currentTransactionIndex],
+                        renewal: renewalSnapshot(of: chain, state: purchaser.state), status: purchaser.state.phase)
+                case .revokeMember(let reason):
+                    revokeMember(share: id, reason: reason)
+                }
+            }
+        }
+    }
+
+    /// Gives the member their own transaction for the shared purchase and notifies them (``ShareEffect/grant(restored:)``).
+    mutating func grant(share id: Int, restored: Bool, purchaser: PurchaserView?) {
+        let member = familyBook.shares[id].member
+        switch familyBook.shares[id].source {
         case .subscription(let key):
-            let source = chains[key.index]
-            grantSubscriptionShare(
-                id, purchaserRecord: transactions[source.currentTransactionIndex], state: source.state)
+            grantSubscriptionShare(id, purchaser: purchaser ?? purchaserView(key))
         case .nonConsumable(let index):
-            let purchaserRecord = transactions[index]
+            let purchaserRecord = ledger.transactions[index]
             let memberId = ids.nextTransactionId()
             var record = purchaserRecord
             record.transactionId = memberId
@@ -399,53 +359,62 @@ extension SimulatedStore {
             record.purchaseDate = now
             record.originalPurchaseDate = now
             record.lastModified = now
-            shares[id].memberTransactionIndex = transactions.endIndex
-            shares[id].phase = .granted
+            familyBook.shares[id].memberTransactionIndex = ledger.nextIndex
             appendTransaction(record)
             // ONE_TIME_CHARGE: also sent when a customer receives a non-consumable through Family Sharing (§1.1, S-NT).
             send(
-                .oneTimeCharge, nil, to: member, transaction: transactions[transactions.endIndex - 1], renewal: nil,
+                .oneTimeCharge, nil, to: member, transaction: ledger.transactions[ledger.nextIndex - 1], renewal: nil,
                 status: nil, restored: restored)
         }
     }
 
     /// Gives the member their own chain (or reuses the one they had) and transaction for a shared subscription, and
-    /// sends `SUBSCRIBED` (`INITIAL_BUY`, or `RESUBSCRIBE` to a member who had the share before, §1.1). The purchaser's
-    /// current transaction and state are passed in: during a transition the purchaser's chain is not in `chains`.
-    mutating func grantSubscriptionShare(_ id: Int, purchaserRecord: TransactionRecord, state: SubscriptionState) {
-        guard case .subscription(let key) = shares[id].source else { return }
-        let member = shares[id].member
-        let isFirst = shares[id].memberChain == nil
+    /// sends `SUBSCRIBED` (`INITIAL_BUY`, or `RESUBSCRIBE` to a member who had the share before, §1.1), describing
+    /// the purchaser's current transaction and state (`purchaser`).
+    mutating func grantSubscriptionShare(_ id: Int, purchaser: PurchaserView) {
+        guard case .subscription(let key) = familyBook.shares[id].source else { return }
+        let purchaserRecord = purchaser.record
+        let state = purchaser.state
+        let member = familyBook.shares[id].member
+        let isFirst = familyBook.shares[id].memberChain == nil
         // A-3 and rule member-grant-during-grace: the period the member's first transaction describes.
         let dates = FamilyRules.memberGrantDates(
             at: now, purchaserPurchaseDate: purchaserRecord.purchaseDate,
             purchaserExpiresDate: purchaserRecord.expiresDate ?? now,
-            memberOriginalPurchaseDate: shares[id].memberChain.map { chains[$0.index].originalPurchaseDate })
-        let memberKey =
-            shares[id].memberChain
-            ?? insertChain(
-                SubscriptionChain(
-                    originalTransactionId: ids.nextTransactionId(), customer: member, group: chains[key.index].group,
-                    groupIdentifier: chains[key.index].groupIdentifier, ownership: .familyShared,
-                    sharedFrom: key, sharingOn: false, state: state, originalPurchaseDate: dates.originalPurchaseDate,
-                    recentSubscriptionStartDate: dates.originalPurchaseDate, currentTransactionIndex: -1))
-        shares[id].memberChain = memberKey
-        chains[memberKey.index].state = state
+            memberOriginalPurchaseDate: familyBook.shares[id].memberChain.map {
+                subscriptionBook.chains[$0.index].originalPurchaseDate
+            })
+        let memberKey: ChainID
+        if let existing = familyBook.shares[id].memberChain {
+            memberKey = existing
+        } else {
+            var chain = SubscriptionChain(
+                originalTransactionId: ids.nextTransactionId(), customer: member, group: purchaser.group,
+                groupIdentifier: purchaser.groupIdentifier, ownership: .familyShared, sharedFrom: key,
+                sharingOn: false, state: state, originalPurchaseDate: dates.originalPurchaseDate,
+                recentSubscriptionStartDate: dates.originalPurchaseDate, currentTransactionIndex: -1)
+            chain.purchaserPosition = directory.positions[purchaser.customer] ?? -1
+            memberKey = insertChain(chain)
+        }
+        familyBook.shares[id].memberChain = memberKey
+        subscriptionBook.chains[memberKey.index].state = state
         appendMemberTransaction(memberKey, like: purchaserRecord, purchaseDate: dates.purchaseDate, reason: .purchase)
-        shares[id].phase = .granted
-        let chain = chains[memberKey.index]
+        familyBook.shares[id].phase = .granted
+        let chain = subscriptionBook.chains[memberKey.index]
         send(
             .subscribed, isFirst ? .initialBuy : .resubscribe, to: member,
-            transaction: transactions[chain.currentTransactionIndex],
+            transaction: ledger.transactions[chain.currentTransactionIndex],
             renewal: renewalSnapshot(of: chain, state: chain.state), status: chain.state.phase)
     }
 
     /// a member's transaction has its own ids, `FAMILY_SHARED`, the purchaser's product, price, currency
     /// and `expiresDate`; no offer fields.
+    /// `currency`: the member's currency when it is not the purchaser's record's (a renewal: the product's own).
     mutating func appendMemberTransaction(
-        _ memberKey: ChainID, like purchaserRecord: TransactionRecord, purchaseDate: Instant, reason: ChargeReason
+        _ memberKey: ChainID, like purchaserRecord: TransactionRecord, purchaseDate: Instant, reason: ChargeReason,
+        currency: String? = nil
     ) {
-        let chain = chains[memberKey.index]
+        let chain = subscriptionBook.chains[memberKey.index]
         let isFirst = chain.currentTransactionIndex < 0
         var record = purchaserRecord
         record.transactionIdentifier = isFirst ? .text(chain.originalTransactionId) : ids.nextTransactionIdentifier()
@@ -459,105 +428,71 @@ extension SimulatedStore {
         record.offer = nil
         record.revocation = nil
         record.lastModified = now
-        if isFirst { chains[memberKey.index].firstTransactionIndex = transactions.endIndex }
-        chains[memberKey.index].currentTransactionIndex = transactions.endIndex
+        if let currency { record.currency = currency }
+        if isFirst { subscriptionBook.chains[memberKey.index].firstTransactionIndex = ledger.transactions.endIndex }
+        subscriptionBook.chains[memberKey.index].currentTransactionIndex = ledger.transactions.endIndex
         appendTransaction(record)
     }
 
-    /// Renewals and recoveries reach members at the same instant, with no delay (§4.4, §4.5).
-    mutating func chargeMembers(sharing key: ChainID, like record: TransactionRecord) {
-        if shares.isEmpty { return }
-        for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
-            guard let memberKey = shares[id].memberChain else { continue }
-            appendMemberTransaction(memberKey, like: record, purchaseDate: record.purchaseDate, reason: record.reason)
+    /// Renewals and recoveries reach members at the same instant, with no delay (§4.4, §4.5). Each member's
+    /// transaction is made from the purchaser's record as built, before the purchaser's storefront price and account
+    /// fields are set: the product's own price (or the offer's) in the product's `currency`.
+    mutating func chargeMembers(sharing key: ChainID, like record: TransactionRecord, currency: String) {
+        for id in familyBook.sharesOf(.subscription(chain: key)) where familyBook.shares[id].phase == .granted {
+            guard let memberKey = familyBook.shares[id].memberChain else { continue }
+            appendMemberTransaction(
+                memberKey, like: record, purchaseDate: record.purchaseDate, reason: record.reason, currency: currency)
         }
     }
 
     /// Fan-out: after the purchaser's notification, each member with the share gets theirs, in family order
-    /// (rule member-notifications; ordering A-19). A share held during billing retry is granted when the
-    /// purchaser's subscription gives access again (the recovery) and ends unseen when it ends (rule
-    /// share-held-during-billing-retry); `purchaserRecord` is the purchaser's current transaction.
+    /// (rule member-notifications; ordering A-19); a share held during billing retry is granted at the recovery
+    /// (rule share-held-during-billing-retry). Each share moves through ``ShareTransition``; `purchaser` holds
+    /// the purchaser's current transaction and the state the notification reports.
     mutating func notifyMembers(
-        sharing key: ChainID, _ type: NotificationType, _ subtype: NotificationSubtype?, snapshot: SubscriptionState,
-        purchaserRecord: TransactionRecord, refundReason: Int32
-    ) {
-        guard !shares.isEmpty else { return }
-        for id in sharesOf(.subscription(chain: key)) {
-            switch shares[id].phase {
-            case .granted: break
-            case .pending, .ended: continue
-            case .held:
-                switch FamilyRules.shareStart(purchaserPhase: snapshot.phase) {
-                case .grantNow: grantSubscriptionShare(id, purchaserRecord: purchaserRecord, state: snapshot)
-                case .holdUntilRecovery: break
-                case .nothing: shares[id].phase = .ended
-                }
-                continue
-            }
-            guard let memberType = FamilyRules.memberNotification(for: type), let memberKey = shares[id].memberChain
-            else { continue }
-            if memberType == .revoke {
-                endShare(id, reason: refundReason)
-                continue
-            }
-            chains[memberKey.index].state = snapshot
-            let chain = chains[memberKey.index]
-            send(
-                memberType, subtype, to: chain.customer, transaction: transactions[chain.currentTransactionIndex],
-                renewal: renewalSnapshot(of: chain, state: snapshot), status: snapshot.phase)
+        sharing key: ChainID, _ type: NotificationType, _ subtype: NotificationSubtype?, purchaser: PurchaserView,
+        refundReason: Int32
+    ) throws(StoreError) {
+        for id in familyBook.sharesOf(.subscription(chain: key)) {
+            try transition(
+                share: id,
+                .purchaserNotified(type, subtype, purchaserPhase: purchaser.state.phase, refundReason: refundReason),
+                purchaser: purchaser)
         }
     }
 
-    /// A resubscription is a new purchase: members wait for the delay again, so the old grants stop mirroring.
-    mutating func suspendShares(of key: ChainID) {
-        for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
-            shares[id].phase = .ended
-        }
-    }
-
-    /// Ends a share. Inside the delay the member never receives anything. Otherwise, if the member still has
-    /// the shared access, they get REVOKE: revocationDate now, `revocationType` FAMILY_REVOKE, `revocationReason`
-    /// 0 or the purchaser's on a refund, status 5, no `revocationPercentage` (§4.6, A-11; S-NT, S-RR, S-RT).
-    mutating func endShare(_ id: Int, reason: Int32) {
-        switch shares[id].phase {
-        case .ended:
-            return
-        case .held:
-            // Nothing was given, so nothing is revoked (rule share-held-during-billing-retry).
-            shares[id].phase = .ended
-            return
-        case .pending(let event, _):
-            scheduler.cancel(event)
-            shares[id].phase = .ended
-            return
-        case .granted:
-            shares[id].phase = .ended
-        }
+    /// ``ShareEffect/revokeMember(reason:)``: if the member still has the shared access, they get REVOKE:
+    /// revocationDate now, `revocationType` FAMILY_REVOKE, `revocationReason` 0 or the purchaser's on a refund,
+    /// status 5, no `revocationPercentage` (§4.6, A-11; S-NT, S-RR, S-RT).
+    mutating func revokeMember(share id: Int, reason: Int32) {
         let revocation = Revocation(date: now, reason: reason, kind: .familyRevoke)
-        switch shares[id].source {
+        switch familyBook.shares[id].source {
         case .subscription:
-            guard let memberKey = shares[id].memberChain else { return }
-            let chain = chains[memberKey.index]
+            guard let memberKey = familyBook.shares[id].memberChain else { return }
+            let chain = subscriptionBook.chains[memberKey.index]
             switch chain.state.phase {
             case .expired, .revoked: return
             case .active, .gracePeriod, .billingRetry: break
             }
-            transactions[chain.currentTransactionIndex].revocation = revocation
+            ledger.transactions[chain.currentTransactionIndex].revocation = revocation
             markModified(chain.currentTransactionIndex)
             // Rule renewal-info-agrees-with-status: a REVOKE during grace or retry ends them for this member.
-            chains[memberKey.index].state = SubscriptionLifecycle.renewalInfoAtEnd(of: chain.state, at: now)
-            chains[memberKey.index].state.phase = .revoked
-            chains[memberKey.index].state.autoRenew = false
-            let revoked = chains[memberKey.index]
+            subscriptionBook.chains[memberKey.index].state = SubscriptionLifecycle.renewalInfoAtEnd(
+                of: chain.state, at: now)
+            subscriptionBook.chains[memberKey.index].state.phase = .revoked
+            subscriptionBook.chains[memberKey.index].state.autoRenew = false
+            let revoked = subscriptionBook.chains[memberKey.index]
             send(
-                .revoke, nil, to: revoked.customer, transaction: transactions[revoked.currentTransactionIndex],
+                .revoke, nil, to: revoked.customer, transaction: ledger.transactions[revoked.currentTransactionIndex],
                 renewal: renewalSnapshot(of: revoked, state: revoked.state), status: .revoked)
         case .nonConsumable:
-            guard let index = shares[id].memberTransactionIndex, transactions[index].revocation == nil else { return }
-            transactions[index].revocation = revocation
+            guard let index = familyBook.shares[id].memberTransactionIndex, ledger.transactions[index].revocation == nil
+            else { return }
+            ledger.transactions[index].revocation = revocation
             markModified(index)
             send(
-                .revoke, nil, to: transactions[index].customer, transaction: transactions[index], renewal: nil,
+                .revoke, nil, to: ledger.transactions[index].customer, transaction: ledger.transactions[index],
+                renewal: nil,
                 status: nil)
         }
     }

@@ -54,7 +54,7 @@ extension SimulatedStore {
             }
             return try purchaseSubscription(product, by: customer, redeemed: offer)
         }
-        let state = chains[key.index].state
+        let state = subscriptionBook.chains[key.index].state
         switch state.phase {
         case .expired, .revoked:
             // Checked before anything changes (the resubscription path updates the chain before the table runs).
@@ -63,13 +63,13 @@ extension SimulatedStore {
             }
             if offer.type == .winBack, let conditions = offer.winBackConditions,
                 let unmet = WinBackEligibility.unmetCondition(
-                    conditions, winBackHistory(chains[key.index], state: state))
+                    conditions, winBackHistory(subscriptionBook.chains[key.index], state: state))
             {
                 throw .winBackIneligible(
                     customer: customer, productId: product.id, offerId: offer.identifier ?? "", condition: unmet)
             }
             try purchaseSubscription(product, by: customer, redeemed: offer)
-            if offer.type == .winBack { chains[key.index].lastWinBackRedemption = now }
+            if offer.type == .winBack { subscriptionBook.chains[key.index].lastWinBackRedemption = now }
         case .active, .gracePeriod, .billingRetry:
             guard state.productId == product.id else {
                 return try redeemOfferForAnotherProduct(offer, product, key: key)
@@ -97,7 +97,8 @@ extension SimulatedStore {
     func winBackHistory(_ chain: SubscriptionChain, state: SubscriptionState) -> WinBackHistory {
         WinBackHistory(
             now: now, lapsedAt: state.expiresDate, runStart: chain.recentSubscriptionStartDate,
-            paidMilliseconds: paidMilliseconds(of: chain), lastWinBackRedemption: chain.lastWinBackRedemption)
+            paidMilliseconds: ledger.paidMilliseconds(of: chain.originalTransactionId, at: now),
+            lastWinBackRedemption: chain.lastWinBackRedemption)
     }
 }
 
@@ -113,7 +114,7 @@ extension SimulatedStore {
     mutating func redeemOfferForAnotherProduct(_ offer: SubscriptionOffer, _ product: Product, key: ChainID)
         throws(StoreError)
     {
-        let chain = chains[key.index]
+        let chain = subscriptionBook.chains[key.index]
         guard chain.ownership == .purchased else {
             throw .noSubscription(customer: chain.customer, productId: product.id)
         }

@@ -19,8 +19,8 @@ extension SimulatedStore {
         guard product.type == .autoRenewable, let group = product.group else {
             throw .noSubscription(customer: customer, productId: productId)
         }
-        guard let key = chainKeyByCustomerGroup[Self.customerGroupKey(customer, group)],
-            chains[key.index].ownership == .purchased
+        guard let key = subscriptionBook.chain(of: customer, inGroup: group),
+            subscriptionBook.chains[key.index].ownership == .purchased
         else {
             throw .noSubscription(customer: customer, productId: productId)
         }
@@ -30,7 +30,7 @@ extension SimulatedStore {
 
     /// Runs the plan change of `key` to `product`, a product of the chain's group, after the purchase checks.
     mutating func changePlan(_ key: ChainID, to product: Product) throws(StoreError) {
-        let chain = chains[key.index]
+        let chain = subscriptionBook.chains[key.index]
         let kind = PlanChangeKind.of(from: catalog[chain.state.productId]!, to: product)
         if kind != .currentProduct {
             if removedFromSale.contains(product.id) { throw .productNotForSale(product.id) }
@@ -42,13 +42,13 @@ extension SimulatedStore {
     /// Marks the chain's current transaction, and each member's with the share, `isUpgraded` (reference §5.10,
     /// the transaction is re-signed, so it moves to the end of the history's modification order.
     mutating func markUpgraded(_ chain: SubscriptionChain, key: ChainID, membersToo: Bool) {
-        transactions[chain.currentTransactionIndex].isUpgraded = true
+        ledger.transactions[chain.currentTransactionIndex].isUpgraded = true
         markModified(chain.currentTransactionIndex)
-        guard membersToo, !shares.isEmpty else { return }
-        for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
-            guard let memberKey = shares[id].memberChain else { continue }
-            let index = chains[memberKey.index].currentTransactionIndex
-            transactions[index].isUpgraded = true
+        guard membersToo else { return }
+        for id in familyBook.sharesOf(.subscription(chain: key)) where familyBook.shares[id].phase == .granted {
+            guard let memberKey = familyBook.shares[id].memberChain else { continue }
+            let index = subscriptionBook.chains[memberKey.index].currentTransactionIndex
+            ledger.transactions[index].isUpgraded = true
             markModified(index)
         }
     }
@@ -68,13 +68,15 @@ extension SimulatedStore {
         let shareable = catalog[chain.state.productId]!.familyShareable
         if !shareable {
             chain.sharingOn = false
-            for id in sharesOf(.subscription(chain: key)) {
+            for id in familyBook.sharesOf(.subscription(chain: key)) {
                 // The member's renewal info keeps the product they had, not the one they do not get [assumed].
-                if let member = shares[id].memberChain { chains[member.index].state.pendingChange = nil }
-                endShare(id, reason: 0)
+                if let member = familyBook.shares[id].memberChain {
+                    subscriptionBook.chains[member.index].state.pendingChange = nil
+                }
+                try endShare(id, reason: 0)
             }
         } else if catalog[previous]?.familyShareable == false {
-            chain.sharingOn = shareNewPurchases[chain.customer] ?? true
+            chain.sharingOn = familyBook.shareNewPurchases[chain.customer] ?? true
             if chain.sharingOn { try scheduleShares(of: .subscription(chain: key), purchaser: chain.customer) }
         }
     }
@@ -97,28 +99,8 @@ extension SimulatedStore {
         requireHistory("paidDaysOfService(for:inGroupOf:)")
         let product = try requireProduct(productId)
         guard let key = chainKey(customer, product) else { return 0 }
-        let chain = chains[key.index]
+        let chain = subscriptionBook.chains[key.index]
         guard chain.ownership == .purchased else { return 0 }
-        return Int(paidMilliseconds(of: chain) / 86_400_000)
-    }
-
-    /// The paid time, in milliseconds, of `chain`'s current run of purchases at `now` (rule paid-days-of-service).
-    func paidMilliseconds(of chain: SubscriptionChain) -> Int64 {
-        let records = transactions.filter { $0.originalTransactionId == chain.originalTransactionId }
-            .sorted { $0.purchaseDate < $1.purchaseDate }
-        var paid: Int64 = 0
-        var serviceEnd: Instant?
-        for (index, record) in records.enumerated() {
-            let start = record.purchaseDate
-            if start >= now { break }
-            if let serviceEnd, serviceEnd.adding(BillingRules.recentStartGapAllowance) < start { paid = 0 }
-            var end = min(record.expiresDate ?? now, now)
-            if record.isUpgraded, index + 1 < records.count { end = min(end, records[index + 1].purchaseDate) }
-            if let revocation = record.revocation { end = min(end, revocation.date) }
-            let isPaid = record.revocation == nil && record.offer?.mode != .freeTrial
-            if isPaid && start < end { paid += start.milliseconds(to: end) }
-            serviceEnd = max(serviceEnd ?? end, end)
-        }
-        return paid
+        return Int(ledger.paidMilliseconds(of: chain.originalTransactionId, at: now) / 86_400_000)
     }
 }

@@ -54,9 +54,11 @@ extension SimulatedStore {
             product.price = newPrice
         }
         do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
-        for index in chains.indices
-        where chains[index].ownership == .purchased && chains[index].state.autoRenewProductId == productId {
-            let customerStorefront = self.storefront(of: chains[index].customer).countryCode
+        for index in subscriptionBook.chains.indices
+        where subscriptionBook.chains[index].ownership == .purchased
+            && subscriptionBook.chains[index].state.autoRenewProductId == productId
+        {
+            let customerStorefront = self.storefront(of: subscriptionBook.chains[index].customer).countryCode
             let affected =
                 affectedStorefront.map { $0 == customerStorefront }
                 ?? (Storefronts.currency(countryCode: customerStorefront) == affectedCurrency

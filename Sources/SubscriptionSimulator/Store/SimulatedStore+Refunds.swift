@@ -94,9 +94,9 @@ extension SimulatedStore {
         reason: ConsumptionRequestReason
     ) throws(StoreError) {
         let index = try transactionIndex(productId, of: customer, position: position)
-        let record = transactions[index]
+        let record = ledger.transactions[index]
         if record.revocation != nil { throw .refunds(.alreadyRefunded(transactionId: record.transactionId)) }
-        if pendingRequest(for: index) != nil {
+        if ledger.pendingRequest(for: index) != nil {
             throw .refunds(.requestPending(transactionId: record.transactionId))
         }
         var consumptionRequested = false
@@ -104,20 +104,22 @@ extension SimulatedStore {
         case .autoRenewable:
             let key = try requireChain(productId, customer)
             try apply(.refundRequested, to: key)
-            let chain = chains[key.index]
+            let chain = subscriptionBook.chains[key.index]
             send(
-                .consumptionRequest, nil, to: customer, transaction: transactions[index],
+                .consumptionRequest, nil, to: customer, transaction: ledger.transactions[index],
                 renewal: renewalSnapshot(of: chain, state: chain.state), status: chain.state.phase)
-            notifications[notifications.count - 1].consumptionRequestReason = reason
+            emissions.notifications[emissions.notifications.count - 1].consumptionRequestReason = reason
             consumptionRequested = true
         case .consumable:
-            send(.consumptionRequest, nil, to: customer, transaction: transactions[index], renewal: nil, status: nil)
-            notifications[notifications.count - 1].consumptionRequestReason = reason
+            send(
+                .consumptionRequest, nil, to: customer, transaction: ledger.transactions[index], renewal: nil,
+                status: nil)
+            emissions.notifications[emissions.notifications.count - 1].consumptionRequestReason = reason
             consumptionRequested = true
         case .nonConsumable, .nonRenewing:
             break  // no CONSUMPTION_REQUEST for these types (reference §1.2, §5.14)
         }
-        extensionsAndRefunds.refundRequests.append(
+        ledger.refundRequests.append(
             RefundRequestRecord(
                 transactionIndex: index, requestedAt: now, reason: reason, consumptionRequested: consumptionRequested))
         refreshEntitlements()
@@ -131,18 +133,18 @@ extension SimulatedStore {
         refundPreference: RefundPreference? = nil
     ) throws(StoreError) {
         let index = try transactionIndex(productId, of: customer, position: position)
-        guard let request = pendingRequest(for: index) else {
+        guard let request = ledger.pendingRequest(for: index) else {
             throw .refunds(.noPendingRequest(customer: customer, productId: productId))
         }
-        let record = extensionsAndRefunds.refundRequests[request]
+        let record = ledger.refundRequests[request]
         guard record.consumptionRequested else {
-            throw .refunds(.noConsumptionRequest(transactionId: transactions[index].transactionId))
+            throw .refunds(.noConsumptionRequest(transactionId: ledger.transactions[index].transactionId))
         }
         guard customerConsented else { throw .refunds(.customerDidNotConsent) }
         let deadline = record.requestedAt.adding(BillingRules.consumptionInformationDeadline)
         guard now <= deadline else { throw .refunds(.consumptionInformationLate(deadline: deadline)) }
-        extensionsAndRefunds.refundRequests[request].consumptionInformationSent = true
-        extensionsAndRefunds.refundRequests[request].refundPreference = refundPreference
+        ledger.refundRequests[request].consumptionInformationSent = true
+        ledger.refundRequests[request].refundPreference = refundPreference
     }
 
     /// Apple's decision on a pending refund request, at `now`: `REFUND` (as ``refund(_:of:transaction:amount:reason:)``)
@@ -153,7 +155,7 @@ extension SimulatedStore {
         reason: Int32 = 0
     ) throws(StoreError) {
         let index = try transactionIndex(productId, of: customer, position: position)
-        guard let request = pendingRequest(for: index) else {
+        guard let request = ledger.pendingRequest(for: index) else {
             throw .refunds(.noPendingRequest(customer: customer, productId: productId))
         }
         switch decision {
@@ -162,9 +164,11 @@ extension SimulatedStore {
             try grantRefund(index, amount: amount, reason: reason)
         case .decline:
             let (renewal, status) = subscriptionView(of: index)
-            send(.refundDeclined, nil, to: customer, transaction: transactions[index], renewal: renewal, status: status)
+            send(
+                .refundDeclined, nil, to: customer, transaction: ledger.transactions[index], renewal: renewal,
+                status: status)
         }
-        extensionsAndRefunds.refundRequests[request].decided = true
+        ledger.refundRequests[request].decided = true
         refreshEntitlements()
     }
 
@@ -177,22 +181,24 @@ extension SimulatedStore {
         throws(StoreError)
     {
         let index = try transactionIndex(productId, of: customer, position: position)
-        guard let revocation = transactions[index].revocation, revocation.isRefund else {
-            throw .refunds(.notRefunded(transactionId: transactions[index].transactionId))
+        guard let revocation = ledger.transactions[index].revocation, revocation.isRefund else {
+            throw .refunds(.notRefunded(transactionId: ledger.transactions[index].transactionId))
         }
-        if let key = currentChain(of: index), chains[key.index].state.phase == .revoked {
+        if let key = currentChain(of: index), subscriptionBook.chains[key.index].state.phase == .revoked {
             try apply(.refundReversed, to: key)
         } else {
-            transactions[index].revocation = nil
+            ledger.transactions[index].revocation = nil
             markModified(index)
-            if transactions[index].productType == .nonRenewing,
-                let duration = catalog[transactions[index].productId]?.duration
+            if ledger.transactions[index].productType == .nonRenewing,
+                let duration = catalog[ledger.transactions[index].productId]?.duration
             {
-                let end = transactions[index].purchaseDate.adding(duration)
-                if now < end { nonRenewingTerms[index] = end }
+                let end = ledger.transactions[index].purchaseDate.adding(duration)
+                if now < end { ledger.nonRenewingTerms[index] = end }
             }
             let (renewal, status) = subscriptionView(of: index)
-            send(.refundReversed, nil, to: customer, transaction: transactions[index], renewal: renewal, status: status)
+            send(
+                .refundReversed, nil, to: customer, transaction: ledger.transactions[index], renewal: renewal,
+                status: status)
         }
         refreshEntitlements()
     }
@@ -208,10 +214,7 @@ extension SimulatedStore {
     /// The customer's own transactions of the product (purchased, not family-shared), in purchase order.
     func purchasedTransactions(_ productId: String, of customer: String) -> [Int] {
         requireHistory("a transaction named by its number")
-        return transactions.indices.filter {
-            transactions[$0].customer == customer && transactions[$0].productId == productId
-                && transactions[$0].ownership == .purchased
-        }
+        return ledger.purchasedTransactions(productId, of: customer)
     }
 
     func transactionIndex(_ productId: String, of customer: String, position: Int?) throws(StoreError) -> Int {
@@ -226,45 +229,46 @@ extension SimulatedStore {
         return all[position - 1]
     }
 
-    func pendingRequest(for index: Int) -> Int? {
-        extensionsAndRefunds.refundRequests.lastIndex { $0.transactionIndex == index && !$0.decided }
-    }
-
     /// The purchaser's chain whose current transaction is `index`, if any.
     func currentChain(of index: Int) -> ChainID? {
-        let record = transactions[index]
+        let record = ledger.transactions[index]
         guard record.productType == .autoRenewable, let product = catalog[record.productId],
-            let key = chainKey(record.customer, product), chains[key.index].currentTransactionIndex == index
+            let key = chainKey(record.customer, product),
+            subscriptionBook.chains[key.index].currentTransactionIndex == index
         else { return nil }
         return key
     }
 
     /// Renewal info and status sent with a notification about transaction `index`: the subscription's current ones.
     func subscriptionView(of index: Int) -> (RenewalSnapshot?, SubscriptionPhase?) {
-        let record = transactions[index]
+        let record = ledger.transactions[index]
         guard record.productType == .autoRenewable, let product = catalog[record.productId],
             let key = chainKey(record.customer, product)
         else { return (nil, nil) }
-        let chain = chains[key.index]
+        let chain = subscriptionBook.chains[key.index]
         return (renewalSnapshot(of: chain, state: chain.state), chain.state.phase)
     }
 
     /// A refund: through the table when it is a subscription's current transaction (the subscription ends there),
     /// otherwise on the transaction alone.
     mutating func grantRefund(_ index: Int, amount: RefundAmount, reason: Int32) throws(StoreError) {
-        let record = transactions[index]
+        let record = ledger.transactions[index]
         if record.revocation != nil { throw .refunds(.alreadyRefunded(transactionId: record.transactionId)) }
         if let key = currentChain(of: index) {
             try apply(.refunded(amount: amount, reason: reason), to: key)
             return
         }
-        transactions[index].revocation = Revocation.refund(amount, at: now, reason: reason)
+        ledger.transactions[index].revocation = Revocation.refund(amount, at: now, reason: reason)
         markModified(index)
-        nonRenewingTerms[index] = nil
+        ledger.nonRenewingTerms[index] = nil
         let (renewal, status) = subscriptionView(of: index)
-        send(.refund, nil, to: record.customer, transaction: transactions[index], renewal: renewal, status: status)
+        send(
+            .refund, nil, to: record.customer, transaction: ledger.transactions[index], renewal: renewal, status: status
+        )
         if record.productType == .nonConsumable {
-            for share in sharesOf(.nonConsumable(transactionIndex: index)) { endShare(share, reason: reason) }
+            for share in familyBook.sharesOf(.nonConsumable(transactionIndex: index)) {
+                try endShare(share, reason: reason)
+            }
         }
     }
 }

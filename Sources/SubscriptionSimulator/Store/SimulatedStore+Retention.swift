@@ -22,13 +22,13 @@ extension SimulatedStore {
     /// A store that keeps only what `retention` says (``StoreRetention``).
     public init(app: AppConfiguration, catalog: Catalog, start: Instant, seed: UInt64 = 0, retention: StoreRetention) {
         self.init(app: app, catalog: catalog, start: start, seed: seed)
-        self.retention = retention
+        emissions.retention = retention
     }
 
     /// Stops with a clear message when `feature` needs history this store does not keep (``StoreRetention``).
     func requireHistory(_ feature: @autoclosure () -> String) {
         precondition(
-            retention == .everything,
+            emissions.keepsHistory,
             "\(feature()) reads the store's history, which a store with retention .liveState does not keep; "
                 + "create the store with retention .everything (the default)")
     }
@@ -37,24 +37,22 @@ extension SimulatedStore {
     /// has handed them on) and the transactions nothing refers to any more. With ``StoreRetention/everything``:
     /// nothing.
     public mutating func discardEmitted() {
-        guard retention == .liveState else { return }
-        notifications.removeAll(keepingCapacity: true)
-        entitlementChanges.removeAll(keepingCapacity: true)
-        restoredNotifications.removeAll()
+        guard emissions.retention == .liveState else { return }
+        emissions.discard()
         // A transaction is live while a chain names it as its current one, it is a one-time purchase (those grow
         // with the scenario's actions, not with time), or a refund request names it (a chain's first transaction
         // is needed only as an index). The rest are superseded renewals: dropped once they are half as many as the
         // live ones (the window's storage, kept between compactions, is then half the live transactions' size), so on
         // average each new transaction moves two live ones.
-        guard transactions.windowCount > max(4096, transactions.pinnedCount / 2) else { return }
+        guard ledger.transactions.windowCount > max(4096, ledger.transactions.pinnedCount / 2) else { return }
         var live: [Int] = []
-        live.reserveCapacity(chains.count + extensionsAndRefunds.refundRequests.count)
+        live.reserveCapacity(subscriptionBook.chains.count + ledger.refundRequests.count)
         // By index: a chain is large, and copying each out would retain every string in it.
-        for index in chains.indices where chains[index].currentTransactionIndex >= 0 {
-            live.append(chains[index].currentTransactionIndex)
+        for index in subscriptionBook.chains.indices where subscriptionBook.chains[index].currentTransactionIndex >= 0 {
+            live.append(subscriptionBook.chains[index].currentTransactionIndex)
         }
-        for request in extensionsAndRefunds.refundRequests { live.append(request.transactionIndex) }
-        transactions.keepOnly(live, orNotAutoRenewable: true)
+        for request in ledger.refundRequests { live.append(request.transactionIndex) }
+        ledger.transactions.keepOnly(live, orNotAutoRenewable: true)
     }
 
     /// Room for `customers` customers and `subscriptions` subscriptions (``ScenarioRunner`` passes the scenario's
@@ -62,10 +60,8 @@ extension SimulatedStore {
     /// doubling, which leaves up to half of them unused. Only memory: more customers or subscriptions than reserved
     /// still work.
     public mutating func reserveCapacity(customers: Int, subscriptions: Int) {
-        self.customers.reserveCapacity(customers)
-        customerRecords.reserveCapacity(customers)
-        customerPositions.reserveCapacity(customers)
-        chains.reserveCapacity(subscriptions)
+        directory.reserveCapacity(customers)
+        subscriptionBook.reserveCapacity(subscriptions)
     }
 
     /// The instant of the next store event, if any.

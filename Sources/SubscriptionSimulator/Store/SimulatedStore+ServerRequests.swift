@@ -19,7 +19,7 @@ extension SimulatedStore {
             record.setAccountFields(
                 storefront: record.storefront, appTransactionId: record.appTransactionId, appAccountToken: token,
                 currency: record.currency)
-            transactions[index] = record
+            ledger.transactions[index] = record
             markModified(index)
         }
     }

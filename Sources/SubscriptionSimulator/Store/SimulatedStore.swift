@@ -14,92 +14,6 @@ enum StoreEventPriority {
     static let storeEvent = 0
 }
 
-/// What the store keeps per customer for the lookups it makes on every event.
-struct CustomerRecord: Hashable, Sendable {
-    /// Subscription chains, in creation order.
-    var chains: [ChainID] = []
-    /// Transaction indices of one-time purchases, in creation order.
-    var oneTimePurchases: [Int] = []
-    /// What the customer is entitled to now: product ids, sorted.
-    var entitlements: [String] = []
-    /// The customer's `appTransactionId`, made once when the customer is registered (every transaction and renewal
-    /// info carries it).
-    var appTransactionId = ""
-    /// Charges to the customer's payment method fail (``SimulatedStore/failBilling(for:)`` until
-    /// ``SimulatedStore/fixBilling(for:)``): read on every renewal, so kept here rather than in a set of names.
-    var paymentFails = false
-}
-
-/// A subscription chain's place in ``SimulatedStore/chains`` (chains are never removed): a number, so the lookups
-/// on every event need no hashing of the 16-digit `originalTransactionId`.
-struct ChainID: Hashable, Sendable {
-    var index: Int
-}
-
-/// One customer's subscription in one group, identified by its `originalTransactionId`: the purchaser's own, or a
-/// family member's share of another customer's subscription (with its own ids, reference §4.5).
-struct SubscriptionChain: Hashable, Sendable {
-    var originalTransactionId: String
-    var customer: String
-    var group: String
-    /// Apple's numeric `subscriptionGroupIdentifier` of `group`, computed once.
-    var groupIdentifier: String
-    var ownership: Ownership
-    /// For a family member's chain: the purchaser's chain it mirrors.
-    var sharedFrom: ChainID?
-    /// For a purchaser's chain: the per-subscription "Share with Family" switch (reference §4.3).
-    var sharingOn: Bool
-    var state: SubscriptionState
-    var originalPurchaseDate: Instant
-    /// §5.15: earliest start of the current run of purchases, ignoring gaps of at most 60 days.
-    var recentSubscriptionStartDate: Instant
-    var currentTransactionIndex: Int
-    /// The chain's first transaction (`transactionId` = `originalTransactionId`); -1 until it exists.
-    var firstTransactionIndex = -1
-    var timers = PendingTimers()
-    /// When the purchaser last redeemed a win-back offer in this group (rule win-back-conditions).
-    var lastWinBackRedemption: Instant?
-    /// The customer's position in ``SimulatedStore/customers`` (set when the chain is registered; -1 before), so the
-    /// lookups on every event need no hashing of the customer's name (``SimulatedStore/position(of:)``).
-    var customerPosition = -1
-    /// The shared fields of the chain's latest purchased transaction (``TransactionRecord/Box``), which its next
-    /// renewal reuses when they still apply.
-    var transactionFields: TransactionRecord.Box?
-
-    /// What ``SimulatedStore/apply(_:to:)`` leaves in `chains` while it holds a chain (empty strings: nothing to retain).
-    static let placeholder = SubscriptionChain(
-        originalTransactionId: "", customer: "", group: "", groupIdentifier: "", ownership: .purchased,
-        sharedFrom: nil, sharingOn: false,
-        state: SubscriptionLifecycle.freshState(
-            PurchaseRequest(productId: "", period: .oneMonth), at: Instant(millisecondsSince1970: 0)),
-        originalPurchaseDate: Instant(millisecondsSince1970: 0),
-        recentSubscriptionStartDate: Instant(millisecondsSince1970: 0), currentTransactionIndex: -1)
-}
-
-/// A chain's scheduled lifecycle timers: at most one of each kind (three fields, so no hashing on every event).
-struct PendingTimers: Hashable, Sendable {
-    var renewal: EventID?
-    var gracePeriodEnd: EventID?
-    var billingRetryEnd: EventID?
-
-    subscript(timer: LifecycleTimer) -> EventID? {
-        get {
-            switch timer {
-            case .renewal: return renewal
-            case .gracePeriodEnd: return gracePeriodEnd
-            case .billingRetryEnd: return billingRetryEnd
-            }
-        }
-        set {
-            switch timer {
-            case .renewal: renewal = newValue
-            case .gracePeriodEnd: gracePeriodEnd = newValue
-            case .billingRetryEnd: billingRetryEnd = newValue
-            }
-        }
-    }
-}
-
 /// The simulated App Store: a value type, so a copy is a what-if branch.
 ///
 /// Drive it like a test: act at `now` (purchase, cancel, fail or fix billing, refund, ...), advance the virtual
@@ -113,57 +27,43 @@ public struct SimulatedStore: Sendable {
 
     var scheduler: EventScheduler<StoreEvent>
     var ids: IdentifierSource
-    /// Customers' storefronts and app account tokens (`Store/SimulatedStore+Accounts.swift`).
-    var accounts = CustomerAccounts()
-    /// Transaction creations and changes so far: the history's `revision` order (`Store/SimulatedStore+History.swift`).
-    var transactionModifications = 0
-    /// Customers in the order they were first named.
-    public internal(set) var customers: [String] = []
+    /// Products taken off sale (``removeFromSale(_:)``): the catalogue's sale status.
     var removedFromSale: Set<String> = []
-    /// Every subscription chain, in creation order (which is also `originalTransactionId` order).
-    var chains: [SubscriptionChain] = []
-    var chainKeyByCustomerGroup: [String: ChainID] = [:]
-    var introOfferUsed: Set<String> = []
-    /// Every transaction, in creation order.
-    public internal(set) var transactions = TransactionLog()
-    /// Every notification, in the order sent.
-    public internal(set) var notifications: [SentNotification] = []
-    /// Every change of any customer's entitlements, in order.
-    public internal(set) var entitlementChanges: [EntitlementChange] = []
-    /// Active terms of non-renewing subscriptions: transaction index → end of term.
-    var nonRenewingTerms: [Int: Instant] = [:]
-    /// Family groups; a customer is in at most one.
-    public internal(set) var families: [FamilyGroup] = []
-    /// Every share of a purchase with one family member; the index is the share's id.
-    var shares: [Share] = []
-    /// Share ids by the purchase they share, in creation order.
-    var shareIdsBySource: [Share.Source: [Int]] = [:]
-    /// Each family member's (and organizer's) place in `families`.
-    var familyIndexByCustomer: [String: Int] = [:]
-    /// The "Share With Family" (Share New Subscriptions) main switch per customer; on when absent (reference §4.3).
-    var shareNewPurchases: [String: Bool] = [:]
-    /// Non-consumable purchases (transaction index) whose purchaser switched sharing off.
-    var nonConsumableSharingOff: Set<Int> = []
-    /// Restores of purchases on customers' devices, for the device view (`Store/SimulatedStore+DeviceView.swift`),
-    /// which is otherwise derived from the notifications when asked for.
-    var restores: [RestoreRecord] = []
-    /// Notifications (by index) whose transaction reached the device through a restore.
-    var restoredNotifications: Set<Int> = []
-    /// Each customer's position in `customers`.
-    var customerPositions: [String: Int] = [:]
-    /// The ceilings of a run (``RunLimits``); passing one stops ``advance(to:)`` with an error.
-    public var limits = RunLimits.standard
-    var limitCounters = RunLimitCounters()
-    /// What the store looks up about a customer on every event, by position in `customers`.
-    var customerRecords: [CustomerRecord] = []
-    /// Positions of customers whose entitlements may have changed since the last refresh (repeats allowed).
-    var customersToRefresh: [Int] = []
-    /// Renewal-date extensions and refund requests so far (`Store/SimulatedStore+Extensions.swift`, `+Refunds.swift`).
-    var extensionsAndRefunds = ExtensionAndRefundRecords()
-    /// What App Store Server API requests left (`Store/SimulatedStore+ServerRequests.swift`).
+
+    // The store's parts, each with its own invariants (its file in `Store/` says which).
+    /// Customers, their records, Apple Account fields and pending entitlement refreshes.
+    var directory = CustomerDirectory()
+    /// Subscription chains and their indices.
+    var subscriptionBook = SubscriptionBook()
+    /// Family groups, shares and sharing switches.
+    var familyBook = FamilyBook()
+    /// Transactions, their modification order, non-renewing terms and refund requests.
+    var ledger = TransactionLedger()
+    /// Notifications, entitlement changes and device-side records emitted, and how much of them is kept.
+    var emissions = EmissionLog()
+    /// The run limits and what has been counted against them.
+    var runLimits = RunLimitMeter()
+    /// What App Store Server API requests left: app account tokens set, finished transactions, consumption
+    /// information, mass extensions (`Store/ServerRequestRecords.swift`).
     var serverRequests = ServerRequestRecords()
+
+    /// Customers in the order they were first named.
+    public var customers: [String] { directory.names }
+    /// Every transaction, in creation order.
+    public var transactions: TransactionLog { ledger.transactions }
+    /// Every notification, in the order sent.
+    public var notifications: [SentNotification] { emissions.notifications }
+    /// Every change of any customer's entitlements, in order.
+    public var entitlementChanges: [EntitlementChange] { emissions.entitlementChanges }
+    /// Family groups; a customer is in at most one.
+    public var families: [FamilyGroup] { familyBook.families }
     /// What the store keeps of what it has emitted (``StoreRetention``, `Store/SimulatedStore+Retention.swift`).
-    public internal(set) var retention = StoreRetention.everything
+    public var retention: StoreRetention { emissions.retention }
+    /// The ceilings of a run (``RunLimits``); passing one stops ``advance(to:)`` with an error.
+    public var limits: RunLimits {
+        get { runLimits.limits }
+        set { runLimits.limits = newValue }
+    }
 
     public init(app: AppConfiguration, catalog: Catalog, start: Instant, seed: UInt64 = 0) {
         self.app = app
@@ -173,8 +73,8 @@ public struct SimulatedStore: Sendable {
         self.scheduler = EventScheduler(start: start)
         self.ids = IdentifierSource(seed: seed)
         // Records are large values; growing from empty re-copies them several times in a typical run.
-        notifications.reserveCapacity(32)
-        transactions.reserveCapacity(32)
+        emissions.notifications.reserveCapacity(32)
+        ledger.transactions.reserveCapacity(32)
     }
 
     /// The virtual instant: every store event at or before it has run.
@@ -187,25 +87,16 @@ public struct SimulatedStore: Sendable {
         register(name)
     }
 
-    /// The customer's position in `customers`, registering them if new.
+    /// The customer's position in ``CustomerDirectory/names``, registering them if new.
     @discardableResult
     mutating func register(_ name: String) -> Int {
-        if let position = customerPositions[name] { return position }
-        customers.append(name)
-        customerRecords.append(
-            CustomerRecord(appTransactionId: ids.appTransactionId(forCustomerAt: customers.count - 1)))
-        customerPositions[name] = customers.count - 1
-        return customers.count - 1
+        directory.register(name, ids: &ids)
     }
 
-    /// Marks a customer's entitlements for re-derivation at the next refresh.
-    mutating func needsRefresh(_ customer: String) {
-        if let position = customerPositions[customer] { customersToRefresh.append(position) }
-    }
-
-    /// The position in `customers` of a chain's customer, without hashing the name once the chain is registered.
+    /// The position in ``CustomerDirectory/names`` of a chain's customer, without hashing the name once the chain
+    /// is registered.
     func position(of chain: SubscriptionChain) -> Int? {
-        chain.customerPosition >= 0 ? chain.customerPosition : customerPositions[chain.customer]
+        chain.customerPosition >= 0 ? chain.customerPosition : directory.positions[chain.customer]
     }
 
     // MARK: - Clock
@@ -259,15 +150,15 @@ public struct SimulatedStore: Sendable {
 
     /// From now on, charges to the customer's payment method fail.
     public mutating func failBilling(for customer: String) {
-        customerRecords[register(customer)].paymentFails = true
+        directory.records[register(customer)].paymentFails = true
     }
 
     /// The customer's payment method works again; a subscription in grace or billing retry recovers at once
     /// (updating payment information triggers an immediate attempt, reference §5.3, S-CHURN).
     public mutating func fixBilling(for customer: String) throws(StoreError) {
-        customerRecords[register(customer)].paymentFails = false
+        directory.records[register(customer)].paymentFails = false
         // Only the customer's own subscriptions: a family member's share mirrors its purchaser's billing.
-        for key in chainKeys(of: customer) where chains[key.index].ownership == .purchased {
+        for key in chainKeys(of: customer) where subscriptionBook.chains[key.index].ownership == .purchased {
             try apply(.billingFixed, to: key)
         }
         refreshEntitlements()
@@ -278,7 +169,8 @@ public struct SimulatedStore: Sendable {
     public mutating func refund(_ productId: String, of customer: String, reason: Int32 = 0) throws(StoreError) {
         let product = try requireProduct(productId)
         if product.type == .autoRenewable {
-            guard let key = chainKey(customer, product), chains[key.index].state.productId == productId else {
+            guard let key = chainKey(customer, product), subscriptionBook.chains[key.index].state.productId == productId
+            else {
                 throw .nothingToRefund(customer: customer, productId: productId)
             }
             try apply(.refunded(amount: .full, reason: reason), to: key)
@@ -286,12 +178,12 @@ public struct SimulatedStore: Sendable {
             guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
                 throw .nothingToRefund(customer: customer, productId: productId)
             }
-            transactions[index].revocation = Revocation(date: now, reason: reason, kind: .refundFull)
+            ledger.transactions[index].revocation = Revocation(date: now, reason: reason, kind: .refundFull)
             markModified(index)
-            nonRenewingTerms[index] = nil
-            send(.refund, nil, to: customer, transaction: transactions[index], renewal: nil, status: nil)
-            for share in sharesOf(.nonConsumable(transactionIndex: index)) {
-                endShare(share, reason: reason)
+            ledger.nonRenewingTerms[index] = nil
+            send(.refund, nil, to: customer, transaction: ledger.transactions[index], renewal: nil, status: nil)
+            for share in familyBook.sharesOf(.nonConsumable(transactionIndex: index)) {
+                try endShare(share, reason: reason)
             }
         }
         refreshEntitlements()
@@ -310,8 +202,10 @@ public struct SimulatedStore: Sendable {
         _ = try requireProduct(productId)
         guard removedFromSale.contains(productId) else { throw .alreadyOnSale(productId) }
         removedFromSale.remove(productId)
-        for index in chains.indices
-        where chains[index].state.productId == productId && chains[index].ownership == .purchased {
+        for index in subscriptionBook.chains.indices
+        where subscriptionBook.chains[index].state.productId == productId
+            && subscriptionBook.chains[index].ownership == .purchased
+        {
             try apply(.productRestoredToSale, to: ChainID(index: index))
         }
         refreshEntitlements()
@@ -328,30 +222,21 @@ public struct SimulatedStore: Sendable {
                 if case .scheduling = error { throw error }
             }
         case .nonRenewingTermEnds(let customer):
-            needsRefresh(customer)
+            directory.needsRefresh(customer)
         case .familyGrant(let share):
-            deliverPendingShare(share)
+            try deliverPendingShare(share)
         }
         refreshEntitlements()
     }
 
-    /// Runs one transition of a chain's lifecycle and carries out its effects.
+    /// Runs one transition of a chain's lifecycle and carries out its effects. The chain is taken out of the
+    /// ``SubscriptionBook`` for the transition and put back at the end (its slot holds
+    /// ``SubscriptionChain/placeholder`` meanwhile): a transition changes it many times, and what it reads of the
+    /// purchaser's chain while fanning out to family members it is handed (``PurchaserView``).
     mutating func apply(_ input: LifecycleInput, to key: ChainID) throws(StoreError) {
-        // The chain is taken out once and put back at the end: a transition touches it many times. Without families
-        // nothing reads the held chain through `chains` meanwhile, so it is moved out (its slot holds a placeholder:
-        // no copy of its strings, and one move each way rather than a swap's three copies); with a family, sharing
-        // code reads the purchaser's chain by key, so it stays readable there as a copy.
-        // Two calls rather than one chain chosen by a condition: held in one variable across both cases, the chain
-        // was copied once more per event.
-        if families.isEmpty && shares.isEmpty {
-            var chain = takeChain(key)
-            defer { putBackChain(&chain, key) }
-            try transition(&chain, key: key, input)
-        } else {
-            var chain = chains[key.index]
-            defer { chains[key.index] = chain }
-            try transition(&chain, key: key, input)
-        }
+        var chain = takeChain(key)
+        defer { putBackChain(&chain, key) }
+        try transition(&chain, key: key, input)
     }
 
     /// ``apply(_:to:)`` on the chain it holds.
@@ -360,9 +245,9 @@ public struct SimulatedStore: Sendable {
     ) throws(StoreError) {
         if let firedTimer = input.firedTimer { chain.timers[firedTimer] = nil }
         // Built here from the fields it needs: a call to a method of the store would copy the store and the chain.
-        let position = chain.customerPosition >= 0 ? chain.customerPosition : customerPositions[chain.customer]
+        let position = chain.customerPosition >= 0 ? chain.customerPosition : directory.positions[chain.customer]
         let context = LifecycleContext(
-            now: now, paymentSucceeds: !(position.map { customerRecords[$0].paymentFails } ?? false),
+            now: now, paymentSucceeds: !(position.map { directory.records[$0].paymentFails } ?? false),
             // Most runs take nothing off sale: no hashing of the product id then.
             productForSale: removedFromSale.isEmpty || !removedFromSale.contains(chain.state.autoRenewProductId),
             gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility)
@@ -386,15 +271,15 @@ public struct SimulatedStore: Sendable {
     /// Moves a chain out of `chains`, leaving ``SubscriptionChain/placeholder`` in its slot until
     /// ``putBackChain(_:_:)`` (Engine's ``Swift/Array/takeElement(at:leaving:)``: one move, no copy).
     mutating func takeChain(_ key: ChainID) -> SubscriptionChain {
-        chains.takeElement(at: key.index, leaving: .placeholder)
+        subscriptionBook.chains.takeElement(at: key.index, leaving: .placeholder)
     }
 
     /// Moves a chain taken by ``takeChain(_:)`` back into its slot; `chain` holds the placeholder afterwards.
     mutating func putBackChain(_ chain: inout SubscriptionChain, _ key: ChainID) {
-        chains.restoreElement(&chain, at: key.index)
+        subscriptionBook.chains.restoreElement(&chain, at: key.index)
     }
 
-    /// Carries out a transition's effects on a chain the caller holds (it is not in `chains` meanwhile).
+    /// Carries out a transition's effects on a chain the caller holds (it is not in the ``SubscriptionBook`` meanwhile).
     mutating func perform(_ effects: [LifecycleEffect], on chain: inout SubscriptionChain, key: ChainID)
         throws(StoreError)
     {
@@ -416,49 +301,37 @@ public struct SimulatedStore: Sendable {
                     isFirst ? .text(chain.originalTransactionId) : ids.nextTransactionIdentifier()
                 let webOrderLineItem = ids.nextWebOrderLineItemIdentifier()
                 let price = offer?.price ?? catalog.products[productIndex].price
-                if isFirst { chain.firstTransactionIndex = transactions.endIndex }
-                chain.currentTransactionIndex = transactions.endIndex
-                if fansOut && !shares.isEmpty {
-                    let record = TransactionRecord(
-                        transactionId: transactionId.text, originalTransactionId: chain.originalTransactionId,
-                        webOrderLineItemId: webOrderLineItem.text, customer: chain.customer,
-                        productId: chain.state.productId, productType: .autoRenewable,
-                        subscriptionGroupIdentifier: chain.groupIdentifier,
-                        purchaseDate: purchaseDate, originalPurchaseDate: chain.originalPurchaseDate,
-                        expiresDate: expiresDate, ownership: .purchased, reason: reason, offer: offer,
-                        price: price, currency: catalog.products[productIndex].currency, revocation: nil,
-                        lastModified: now)
-                    chain.transactionFields = appendTransaction(
-                        record, customerAt: customerPosition, productAt: productIndex)
-                    // Members' transactions are made from the record as built here, before the purchaser's
-                    // storefront price is set (what the goldens record).
-                    chargeMembers(sharing: key, like: record)
+                if isFirst { chain.firstTransactionIndex = ledger.transactions.endIndex }
+                chain.currentTransactionIndex = ledger.transactions.endIndex
+                // A renewal shares its previous transaction's fields when they still apply (same product; the
+                // account fields are checked when the record is appended).
+                let box: TransactionRecord.Box
+                if let previous = chain.transactionFields, previous.fields.productId == chain.state.productId {
+                    box = previous
                 } else {
-                    // A renewal shares its previous transaction's fields when they still apply (same product; the
-                    // account fields are checked when the record is appended).
-                    let box: TransactionRecord.Box
-                    if let previous = chain.transactionFields, previous.fields.productId == chain.state.productId {
-                        box = previous
-                    } else {
-                        box = TransactionRecord.Box(
-                            TransactionRecord.Shared(
-                                originalTransactionId: chain.originalTransactionId, customer: chain.customer,
-                                productId: chain.state.productId, productType: .autoRenewable,
-                                subscriptionGroupIdentifier: chain.groupIdentifier,
-                                originalPurchaseDate: chain.originalPurchaseDate, ownership: .purchased,
-                                currency: catalog.products[productIndex].currency, appTransactionId: "",
-                                appAccountToken: nil, storefront: .unitedStates))
-                    }
-                    chain.transactionFields = appendTransaction(
-                        TransactionRecord(
-                            box: box, transactionIdentifier: transactionId, webOrderLineItem: webOrderLineItem,
-                            purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer,
-                            price: price, revocation: nil, lastModified: now),
-                        customerAt: customerPosition, productAt: productIndex)
+                    box = TransactionRecord.Box(
+                        TransactionRecord.Shared(
+                            originalTransactionId: chain.originalTransactionId, customer: chain.customer,
+                            productId: chain.state.productId, productType: .autoRenewable,
+                            subscriptionGroupIdentifier: chain.groupIdentifier,
+                            originalPurchaseDate: chain.originalPurchaseDate, ownership: .purchased,
+                            currency: catalog.products[productIndex].currency, appTransactionId: "",
+                            appAccountToken: nil, storefront: .unitedStates))
+                }
+                let record = TransactionRecord(
+                    box: box, transactionIdentifier: transactionId, webOrderLineItem: webOrderLineItem,
+                    purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer,
+                    price: price, revocation: nil, lastModified: now)
+                chain.transactionFields = appendTransaction(
+                    record, customerAt: customerPosition, productAt: productIndex)
+                // Then each member with the share, at the same instant (§4.4, §4.5), while the product is shareable
+                // (rule plan-change-leaves-shareable-product).
+                if fansOut {
+                    chargeMembers(sharing: key, like: record, currency: catalog.products[productIndex].currency)
                 }
             case .revokeCurrentTransaction(let amount, let reason):
                 refundReason = reason
-                transactions[chain.currentTransactionIndex].revocation = Revocation.refund(
+                ledger.transactions[chain.currentTransactionIndex].revocation = Revocation.refund(
                     amount, at: now, reason: reason)
                 markModified(chain.currentTransactionIndex)
             case .schedule(let timer, let instant):
@@ -472,11 +345,11 @@ public struct SimulatedStore: Sendable {
                 }
                 chain.timers = PendingTimers()
             case .notify(let type, let subtype):
-                notify(
+                try notify(
                     type, subtype, reporting: chain.state, of: chain, key: key, customerAt: customerPosition,
                     productAt: productIndex, toMembers: fansOut, refundReason: refundReason)
             case .notifyInterim(let type, let subtype, let snapshot):
-                notify(
+                try notify(
                     type, subtype, reporting: snapshot, of: chain, key: key, customerAt: customerPosition,
                     productAt: productIndex, toMembers: fansOut, refundReason: refundReason)
             case .markCurrentTransactionUpgraded:
@@ -484,7 +357,7 @@ public struct SimulatedStore: Sendable {
             case .extendCurrentTransaction(let expiresDate):
                 extendTransactions(of: key, current: chain.currentTransactionIndex, to: expiresDate)
             case .restoreCurrentTransaction:
-                transactions[chain.currentTransactionIndex].revocation = nil
+                ledger.transactions[chain.currentTransactionIndex].revocation = nil
                 markModified(chain.currentTransactionIndex)
             }
         }
@@ -496,15 +369,18 @@ public struct SimulatedStore: Sendable {
         _ type: NotificationType, _ subtype: NotificationSubtype?, reporting snapshot: SubscriptionState,
         of chain: SubscriptionChain, key: ChainID, customerAt customerPosition: Int?, productAt productIndex: Int,
         toMembers: Bool, refundReason: Int32
-    ) {
+    ) throws(StoreError) {
         send(
             type, subtype, to: chain.customer, at: customerPosition,
-            transaction: transactions[chain.currentTransactionIndex],
+            transaction: ledger.transactions[chain.currentTransactionIndex],
             renewal: renewalSnapshot(of: chain, state: snapshot, productAt: productIndex), status: snapshot.phase)
-        if chain.ownership == .purchased && toMembers && !shares.isEmpty {
-            notifyMembers(
-                sharing: key, type, subtype, snapshot: snapshot,
-                purchaserRecord: transactions[chain.currentTransactionIndex], refundReason: refundReason)
+        if chain.ownership == .purchased && toMembers {
+            try notifyMembers(
+                sharing: key, type, subtype,
+                purchaser: PurchaserView(
+                    customer: chain.customer, group: chain.group, groupIdentifier: chain.groupIdentifier,
+                    record: ledger.transactions[chain.currentTransactionIndex], state: snapshot),
+                refundReason: refundReason)
         }
     }
 
@@ -516,11 +392,11 @@ public struct SimulatedStore: Sendable {
         _ product: Product, by customer: String, redeemed: SubscriptionOffer? = nil
     ) throws(StoreError) {
         let group = product.group!
-        let groupKey = Self.customerGroupKey(customer, group)
-        let offer = redeemed ?? (introOfferUsed.contains(groupKey) ? nil : product.introOffer)
+        let groupKey = SubscriptionBook.customerGroupKey(customer, group)
+        let offer = redeemed ?? (subscriptionBook.introOfferUsed.contains(groupKey) ? nil : product.introOffer)
         let request = PurchaseRequest(productId: product.id, period: product.period!, offer: offer)
-        if let key = chainKeyByCustomerGroup[groupKey] {
-            let chain = chains[key.index]
+        if let key = subscriptionBook.chain(of: customer, inGroup: group) {
+            let chain = subscriptionBook.chains[key.index]
             // Buying another product of the group while subscribed is a plan change (reference §5.10).
             if chain.state.phase == .active && chain.state.productId != product.id {
                 return try changePlan(key, to: product)
@@ -529,14 +405,14 @@ public struct SimulatedStore: Sendable {
             // gap of more than 60 days (reference §5.15, S-RSSD).
             let serviceEnded =
                 chain.state.phase == .revoked
-                ? (transactions[chain.currentTransactionIndex].revocation?.date ?? chain.state.expiresDate)
+                ? (ledger.transactions[chain.currentTransactionIndex].revocation?.date ?? chain.state.expiresDate)
                 : chain.state.expiresDate
             let instant = now
             if serviceEnded.adding(BillingRules.recentStartGapAllowance) < instant {
-                chains[key.index].recentSubscriptionStartDate = instant
+                subscriptionBook.chains[key.index].recentSubscriptionStartDate = instant
             }
             // Members reach a resubscription only after the family delay, like any new purchase (§4.4, A-5).
-            suspendShares(of: key)
+            try suspendShares(of: key)
             let input: LifecycleInput =
                 if let redeemed {
                     .offerRedeemed(OfferRedemption(productId: product.id, period: product.period!, offer: redeemed))
@@ -554,13 +430,13 @@ public struct SimulatedStore: Sendable {
                 sharedFrom: nil, sharingOn: false, state: state,
                 originalPurchaseDate: now, recentSubscriptionStartDate: now, currentTransactionIndex: -1)
             chain.customerPosition = register(customer)
-            let key = ChainID(index: chains.count)
+            let key = subscriptionBook.nextID
             try perform(effects, on: &chain, key: key)
             insertChain(chain)
-            chainKeyByCustomerGroup[groupKey] = key
+            subscriptionBook.index(key, customer: customer, group: group)
             try startSharingNewPurchase(chain: key, product: product)
         }
-        if offer != nil && redeemed == nil { introOfferUsed.insert(groupKey) }
+        if offer != nil && redeemed == nil { subscriptionBook.introOfferUsed.insert(groupKey) }
     }
 
     mutating func purchaseOneTime(
@@ -585,7 +461,7 @@ public struct SimulatedStore: Sendable {
             originalPurchaseDate: now, expiresDate: nil, ownership: .purchased, reason: .purchase, offer: offer,
             price: offer?.price ?? product.price, currency: product.currency, revocation: nil, lastModified: now)
         if let term {
-            nonRenewingTerms[transactions.endIndex] = term
+            ledger.nonRenewingTerms[ledger.transactions.endIndex] = term
             do throws(SchedulingError) {
                 try scheduler.schedule(
                     .nonRenewingTermEnds(customer: customer), at: term, priority: StoreEventPriority.storeEvent)
@@ -593,16 +469,18 @@ public struct SimulatedStore: Sendable {
         }
         appendTransaction(record)
         send(
-            .oneTimeCharge, nil, to: customer, transaction: transactions[transactions.endIndex - 1], renewal: nil,
+            .oneTimeCharge, nil, to: customer, transaction: ledger.transactions[ledger.transactions.endIndex - 1],
+            renewal: nil,
             status: nil)
         if product.type == .nonConsumable && product.familyShareable {
-            try scheduleShares(of: .nonConsumable(transactionIndex: transactions.endIndex - 1), purchaser: customer)
+            try scheduleShares(
+                of: .nonConsumable(transactionIndex: ledger.transactions.endIndex - 1), purchaser: customer)
         }
     }
 
     // MARK: - Notifications
 
-    /// `position`: the recipient's position in `customers` when the caller knows it (saves hashing the name).
+    /// `position`: the recipient's position in the directory when the caller knows it (saves hashing the name).
     ///
     /// The record and renewal info are consumed: the notification takes them without copying (each copy retains
     /// their strings).
@@ -611,12 +489,12 @@ public struct SimulatedStore: Sendable {
         transaction: consuming TransactionRecord, renewal: consuming RenewalSnapshot?, status: SubscriptionPhase?,
         restored: Bool = false
     ) {
-        if restored { restoredNotifications.insert(notifications.count) }
-        if let position { customersToRefresh.append(position) } else { needsRefresh(recipient) }
-        notifications.append(
+        if let position { directory.toRefresh.append(position) } else { directory.needsRefresh(recipient) }
+        emissions.append(
             SentNotification(
                 recipient: recipient, instant: now, type: type, subtype: subtype,
-                uuid: ids.nextNotificationUUID(), transaction: transaction, renewal: renewal, status: status))
+                uuid: ids.nextNotificationUUID(), transaction: transaction, renewal: renewal, status: status),
+            restored: restored)
     }
 
     /// Sends a notification about the app itself (rule ``SentNotification/isAboutTheApp``): no customer, no
@@ -628,7 +506,7 @@ public struct SimulatedStore: Sendable {
         let notification = SentNotification(
             recipient: nil, instant: now, type: type, subtype: subtype, uuid: ids.nextNotificationUUID(),
             transaction: nil, renewal: nil, status: nil, summary: summary)
-        notifications.append(notification)
+        emissions.append(notification)
         return notification
     }
 
@@ -647,8 +525,8 @@ public struct SimulatedStore: Sendable {
         }
         // After a downgrade the renewal is priced as the pending product (reference §5.10; renewalPrice §2.6).
         let renewing = state.pendingChange == nil ? product : (catalog.index(of: state.autoRenewProductId) ?? product)
-        // Every field is worked out before the snapshot is built, so that it is built once and returned as it is (set
-        // field by field on some paths, it was copied on the way out).
+        // Every field is worked out before the snapshot is built, so that it is built once and returned as it is (a
+        // snapshot set field by field is copied on the way out).
         let purchased = chain.ownership == .purchased
         let winBackOfferIds =
             purchased && state.phase == .expired && !products[product].offers.isEmpty
@@ -673,46 +551,47 @@ public struct SimulatedStore: Sendable {
     /// changes. Entitlements are derived from subscriptions and transactions, never toggled; every change of them
     /// comes with a notification to that customer, or with the end of a non-renewing term.
     mutating func refreshEntitlements() {
-        guard !customersToRefresh.isEmpty else { return }
+        guard !directory.toRefresh.isEmpty else { return }
         // In the order customers were first named, each once.
-        if customersToRefresh.count > 1 { customersToRefresh.sort() }
+        if directory.toRefresh.count > 1 { directory.toRefresh.sort() }
         var previous = -1
-        for position in customersToRefresh where position != previous {
+        for position in directory.toRefresh where position != previous {
             previous = position
             if entitlementsUnchanged(ofCustomerAt: position) { continue }
             let products = derivedEntitlements(ofCustomerAt: position)
-            if customerRecords[position].entitlements != products {
-                customerRecords[position].entitlements = products
-                entitlementChanges.append(
-                    EntitlementChange(instant: now, customer: customers[position], products: products))
+            if directory.records[position].entitlements != products {
+                directory.records[position].entitlements = products
+                emissions.entitlementChanges.append(
+                    EntitlementChange(instant: now, customer: directory.names[position], products: products))
             }
         }
-        customersToRefresh.removeAll(keepingCapacity: true)
+        directory.toRefresh.removeAll(keepingCapacity: true)
     }
 
     /// Whether a customer with one subscription and no one-time purchase (the usual case) is entitled to exactly
     /// what they were: decided without building the list `derivedEntitlements` would (`false` otherwise, which only
     /// means "derive it").
     func entitlementsUnchanged(ofCustomerAt position: Int) -> Bool {
-        let record = customerRecords[position]
+        let record = directory.records[position]
         guard record.oneTimePurchases.isEmpty, record.chains.count == 1 else { return false }
-        let state = chains[record.chains[0].index].state
+        let state = subscriptionBook.chains[record.chains[0].index].state
         let current = record.entitlements
         return state.isEntitled ? current.count == 1 && current[0] == state.productId : current.isEmpty
     }
 
     func derivedEntitlements(ofCustomerAt position: Int) -> [String] {
         var products: [String] = []
-        let record = customerRecords[position]
+        let record = directory.records[position]
         for key in record.chains {
-            let state = chains[key.index].state
+            let state = subscriptionBook.chains[key.index].state
             if state.isEntitled { products.append(state.productId) }
         }
-        for index in record.oneTimePurchases where transactions[index].revocation == nil {
-            let record = transactions[index]
+        for index in record.oneTimePurchases where ledger.transactions[index].revocation == nil {
+            let record = ledger.transactions[index]
             switch record.productType {
             case .nonConsumable: products.append(record.productId)
-            case .nonRenewing: if let end = nonRenewingTerms[index], now < end { products.append(record.productId) }
+            case .nonRenewing:
+                if let end = ledger.nonRenewingTerms[index], now < end { products.append(record.productId) }
             case .consumable, .autoRenewable: break
             }
         }
@@ -725,24 +604,22 @@ public struct SimulatedStore: Sendable {
 
     // MARK: - Lookups
 
-    static func customerGroupKey(_ customer: String, _ group: String) -> String { customer + "\u{0}" + group }
-
+    /// The customer's own chain in `product`'s group, if any.
     func chainKey(_ customer: String, _ product: Product) -> ChainID? {
-        product.group.flatMap { chainKeyByCustomerGroup[Self.customerGroupKey(customer, $0)] }
+        product.group.flatMap { subscriptionBook.chain(of: customer, inGroup: $0) }
     }
 
+    /// The customer's chains, in creation order.
     func chainKeys(of customer: String) -> [ChainID] {
-        customerPositions[customer].map { customerRecords[$0].chains } ?? []
+        directory.chains(of: customer)
     }
 
-    /// Registers a new chain (the one place chains are created) and returns its id.
+    /// Registers a new chain (the one place chains are created) with its customer, and returns its id.
     @discardableResult
-    mutating func insertChain(_ chain: SubscriptionChain) -> ChainID {
-        let key = ChainID(index: chains.count)
+    mutating func insertChain(_ chain: consuming SubscriptionChain) -> ChainID {
         let position = register(chain.customer)
-        chains.append(chain)
-        chains[key.index].customerPosition = position
-        customerRecords[position].chains.append(key)
+        let key = subscriptionBook.append(chain, customerAt: position)
+        directory.records[position].chains.append(key)
         return key
     }
 
@@ -751,7 +628,7 @@ public struct SimulatedStore: Sendable {
     /// transaction is recorded here, so this is where the dates are checked (rule transaction-dates-in-order,
     /// ``TransactionRecord/hasConsistentDates``).
     ///
-    /// `customerAt` and `productAt`, when the caller knows them: the customer's position in `customers` and the
+    /// `customerAt` and `productAt`, when the caller knows them: the customer's position in the directory and the
     /// product's in the catalogue (saves hashing the names).
     /// Returns the record's shared fields.
     @discardableResult
@@ -765,18 +642,18 @@ public struct SimulatedStore: Sendable {
                 + "expiresDate \(record.expiresDate.map(\.description) ?? "none") (seed \(seed))")
         let position = knownPosition ?? register(record.customer)
         if record.productType != .autoRenewable {
-            customerRecords[position].oneTimePurchases.append(transactions.endIndex)
+            directory.records[position].oneTimePurchases.append(ledger.transactions.endIndex)
         }
-        // The record is the caller's, consumed: changed in place and moved into the log, never copied (a copy retains
-        // its shared fields and identifiers).
+        // The record is the caller's, consumed: changed in place and moved into the ledger, never copied (a copy
+        // retains its shared fields and identifiers).
         addAccountFields(to: &record, customerAt: position, productAt: product)
-        // markModified, on the record before it is stored.
-        transactionModifications += 1
-        record.lastModified = now
-        record.modificationSequence = transactionModifications
-        let box = record.box
-        transactions.append(record)
-        return box
+        return ledger.append(record, at: now)
+    }
+
+    /// Puts a transaction last in the modification order (a change: refund, revocation, extension, `isUpgraded`;
+    /// ``TransactionLedger``).
+    mutating func markModified(_ index: Int) {
+        ledger.markModified(index, at: now)
     }
 
     func requireProduct(_ id: String) throws(StoreError) -> Product {
@@ -786,7 +663,8 @@ public struct SimulatedStore: Sendable {
 
     func requireChain(_ productId: String, _ customer: String) throws(StoreError) -> ChainID {
         let product = try requireProduct(productId)
-        guard let key = chainKey(customer, product), chains[key.index].state.productId == productId else {
+        guard let key = chainKey(customer, product), subscriptionBook.chains[key.index].state.productId == productId
+        else {
             throw .noSubscription(customer: customer, productId: productId)
         }
         return key

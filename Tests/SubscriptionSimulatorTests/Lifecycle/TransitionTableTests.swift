@@ -120,10 +120,10 @@ import Testing
     }
 
     /// Columns: renewalDateExtended (a 10-day request, none before), refundRequested, refundReversed.
-    static let extensionsRefundsInputs: [LifecycleInput.Kind] = [
+    static let renewalExtensionAndRefundInputs: [LifecycleInput.Kind] = [
         .renewalDateExtended, .refundRequested, .refundReversed,
     ]
-    static let extensionsRefundsTable: [(SubscriptionPhase, [Kind])] = [
+    static let renewalExtensionAndRefundTable: [(SubscriptionPhase, [Kind])] = [
         (.active, [.changed, .changed, .rejected]),
         (.gracePeriod, [.rejected, .changed, .rejected]),
         (.billingRetry, [.rejected, .changed, .rejected]),
@@ -133,9 +133,9 @@ import Testing
 
     @Test(arguments: SubscriptionPhase.allCases)
     func everyExtensionAndRefundInputHasItsExpectedOutcome(phase: SubscriptionPhase) {
-        let expected = Self.extensionsRefundsTable.first { $0.0 == phase }!.1
+        let expected = Self.renewalExtensionAndRefundTable.first { $0.0 == phase }!.1
         let context = LifecycleContext(now: at("P1M20D"))
-        for (input, kind) in zip(Self.extensionsRefundsInputs, expected) {
+        for (input, kind) in zip(Self.renewalExtensionAndRefundInputs, expected) {
             let actual: Kind
             switch SubscriptionLifecycle.transition(Self.state(phase), Self.sample(input), context) {
             case .changed: actual = .changed
@@ -153,10 +153,11 @@ import Testing
         #expect(Self.planChangeTable.allSatisfy { $0.1.count == Self.planChangeInputs.count })
         #expect(Set(Self.offerPriceTable.map(\.0)) == Set(SubscriptionPhase.allCases))
         #expect(Self.offerPriceTable.allSatisfy { $0.1.count == Self.offerPriceInputs.count })
-        #expect(Set(Self.extensionsRefundsTable.map(\.0)) == Set(SubscriptionPhase.allCases))
-        #expect(Self.extensionsRefundsTable.allSatisfy { $0.1.count == Self.extensionsRefundsInputs.count })
+        #expect(Set(Self.renewalExtensionAndRefundTable.map(\.0)) == Set(SubscriptionPhase.allCases))
         #expect(
-            Self.coreInputs + Self.planChangeInputs + Self.offerPriceInputs + Self.extensionsRefundsInputs
+            Self.renewalExtensionAndRefundTable.allSatisfy { $0.1.count == Self.renewalExtensionAndRefundInputs.count })
+        #expect(
+            Self.coreInputs + Self.planChangeInputs + Self.offerPriceInputs + Self.renewalExtensionAndRefundInputs
                 + Self.offerForAnotherProductInputs == LifecycleInput.Kind.allCases)
         #expect(Set(Self.offerForAnotherProductTable.map(\.0)) == Set(SubscriptionPhase.allCases))
         #expect(Self.offerForAnotherProductTable.allSatisfy { $0.1.count == Self.offerForAnotherProductInputs.count })

@@ -1,0 +1,71 @@
+/// What the store keeps per customer for the lookups it makes on every event.
+struct CustomerRecord: Hashable, Sendable {
+    /// Subscription chains, in creation order.
+    var chains: [ChainID] = []
+    /// Transaction indices of one-time purchases, in creation order.
+    var oneTimePurchases: [Int] = []
+    /// What the customer is entitled to now: product ids, sorted.
+    var entitlements: [String] = []
+    /// The customer's `appTransactionId`, made once when the customer is registered (every transaction and renewal
+    /// info carries it).
+    var appTransactionId = ""
+    /// Charges to the customer's payment method fail (``SimulatedStore/failBilling(for:)`` until
+    /// ``SimulatedStore/fixBilling(for:)``): read on every renewal, so kept here rather than in a set of names.
+    var paymentFails = false
+}
+
+/// The store's customers: who they are, in the order they were first named, what the store looks up about each on
+/// every event (``CustomerRecord``), their Apple Account fields (storefront, app account token) and whose
+/// entitlements wait to be re-derived.
+///
+/// Invariants (``isConsistent``): `names`, `records` and `positions` describe the same customers: `names` has no
+/// repeats, `records.count == names.count`, and `positions[names[i]] == i` for every `i`; every position in
+/// `toRefresh` is a valid one.
+struct CustomerDirectory: Hashable, Sendable {
+    /// Customers in the order they were first named.
+    private(set) var names: [String] = []
+    /// Each customer's position in `names`.
+    private(set) var positions: [String: Int] = [:]
+    /// What the store looks up about each customer, by position in `names`.
+    var records: [CustomerRecord] = []
+    /// Positions of customers whose entitlements may have changed since the last refresh (repeats allowed).
+    var toRefresh: [Int] = []
+    /// Customers with a storefront of their own; the others are in the app's default storefront.
+    var storefronts: [String: Storefront] = [:]
+    /// The `appAccountToken` each customer's app supplied with their latest purchase that carried one.
+    var appAccountTokens: [String: String] = [:]
+
+    /// The customer's position in `names`, registering them (with the next `appTransactionId` of `ids`) if new.
+    mutating func register(_ name: String, ids: inout IdentifierSource) -> Int {
+        if let position = positions[name] { return position }
+        let position = names.count
+        names.append(name)
+        records.append(CustomerRecord(appTransactionId: ids.appTransactionId(forCustomerAt: position)))
+        positions[name] = position
+        return position
+    }
+
+    /// Marks a registered customer's entitlements for re-derivation at the next refresh.
+    mutating func needsRefresh(_ name: String) {
+        if let position = positions[name] { toRefresh.append(position) }
+    }
+
+    /// The customer's subscription chains, in creation order (none for an unknown customer).
+    func chains(of name: String) -> [ChainID] {
+        positions[name].map { records[$0].chains } ?? []
+    }
+
+    /// Room for `count` customers.
+    mutating func reserveCapacity(_ count: Int) {
+        names.reserveCapacity(count)
+        records.reserveCapacity(count)
+        positions.reserveCapacity(count)
+    }
+
+    /// Whether the invariants in the type's documentation hold.
+    var isConsistent: Bool {
+        records.count == names.count && positions.count == names.count
+            && names.indices.allSatisfy { positions[names[$0]] == $0 }
+            && toRefresh.allSatisfy { names.indices.contains($0) }
+    }
+}

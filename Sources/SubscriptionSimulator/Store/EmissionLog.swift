@@ -1,0 +1,67 @@
+/// What the store has emitted: notifications, entitlement changes, and the device-side facts placed among the
+/// notifications (restores, app openings) that the device view reads; with how much of it the store keeps
+/// (``StoreRetention``).
+///
+/// Invariants (``isConsistent``): `restoredNotifications` names notifications in `notifications`; the positions of
+/// `restores` and `appOpens` never decrease and, while the store keeps its history, are at most
+/// `notifications.count` (with ``StoreRetention/liveState`` the notifications before them may be discarded).
+struct EmissionLog: Hashable, Sendable {
+    /// How much of what it emits the store keeps.
+    var retention = StoreRetention.everything
+    /// Every notification, in the order sent.
+    var notifications: [SentNotification] = []
+    /// Every change of any customer's entitlements, in order.
+    var entitlementChanges: [EntitlementChange] = []
+    /// Restores of purchases on customers' devices, for the device view (`Store/SimulatedStore+DeviceView.swift`),
+    /// which is otherwise derived from the notifications when asked for.
+    var restores: [RestoreRecord] = []
+    /// Notifications (by index) whose transaction reached the device through a restore.
+    var restoredNotifications: Set<Int> = []
+    /// Every time a customer opened the app, for the device view's billing-issue messages.
+    var appOpens: [AppOpenRecord] = []
+
+    /// Appends a notification (`restored`: its transaction reached the device through a restore).
+    mutating func append(_ notification: consuming SentNotification, restored: Bool = false) {
+        if restored { restoredNotifications.insert(notifications.count) }
+        notifications.append(notification)
+    }
+
+    /// Whether the store keeps its history (``StoreRetention/everything``).
+    var keepsHistory: Bool { retention == .everything }
+
+    /// Forgets the notifications and entitlement changes sent so far (the caller has handed them on).
+    mutating func discard() {
+        notifications.removeAll(keepingCapacity: true)
+        entitlementChanges.removeAll(keepingCapacity: true)
+        restoredNotifications.removeAll()
+    }
+
+    /// Notifications sent to one customer, in order.
+    func notifications(for customer: String) -> [SentNotification] {
+        notifications.filter { $0.recipient == customer }
+    }
+
+    /// What the customer was entitled to at `instant`: the products of their last entitlement change at or before it.
+    func entitlements(of customer: String, at instant: Instant) -> [String] {
+        entitlementChanges.last(where: { $0.customer == customer && $0.instant <= instant })?.products ?? []
+    }
+
+    /// The status the last notification about the customer's `productId` at or before `instant` carried.
+    func status(of productId: String, for customer: String, at instant: Instant) -> SubscriptionPhase? {
+        notifications.last(where: {
+            $0.recipient == customer && $0.transaction?.productId == productId && $0.instant <= instant
+                && $0.status != nil
+        })?.status
+    }
+
+    /// Whether the invariants in the type's documentation hold.
+    var isConsistent: Bool {
+        let restorePositions = restores.map(\.position)
+        let openPositions = appOpens.map(\.position)
+        return restoredNotifications.allSatisfy { notifications.indices.contains($0) }
+            && restorePositions == restorePositions.sorted() && openPositions == openPositions.sorted()
+            && (!keepsHistory
+                || (restorePositions.last ?? 0) <= notifications.count
+                    && (openPositions.last ?? 0) <= notifications.count)
+    }
+}

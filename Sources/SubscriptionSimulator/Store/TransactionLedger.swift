@@ -1,0 +1,98 @@
+/// The store's transactions (``TransactionLog``, by creation index), the order in which they were created and
+/// changed, the terms of non-renewing subscriptions and the customers' refund requests.
+///
+/// The modification order is what the history's `revision` token reads (rule history-revision-is-a-modification-token,
+/// `ServerAPI/ServerAPIRequests.swift`): every creation (``append(_:at:)``) and every change of a recorded
+/// transaction (a refund, a Family Sharing revocation, an extension, `isUpgraded`) goes through
+/// ``markModified(_:at:)``.
+///
+/// Invariants (``isConsistent``, over the transactions held): each transaction's `modificationSequence` is between 1
+/// and `modifications`, no two are equal, and a later `modificationSequence` never has an earlier `lastModified`;
+/// `nonRenewingTerms` and `refundRequests` name transactions that exist.
+struct TransactionLedger: Sendable {
+    /// Every transaction, in creation order.
+    var transactions = TransactionLog()
+    /// Transaction creations and changes so far.
+    private(set) var modifications = 0
+    /// Active terms of non-renewing subscriptions: transaction index → end of term.
+    var nonRenewingTerms: [Int: Instant] = [:]
+    /// Every refund request, in the order made.
+    var refundRequests: [RefundRequestRecord] = []
+
+    /// The index the next transaction appended gets.
+    var nextIndex: Int { transactions.endIndex }
+
+    /// Records a transaction created at `now`, last in the modification order; returns its shared fields. The record
+    /// is consumed: moved into the log, never copied (a copy retains its shared fields and identifiers).
+    mutating func append(_ record: consuming TransactionRecord, at now: Instant) -> TransactionRecord.Box {
+        modifications += 1
+        record.lastModified = now
+        record.modificationSequence = modifications
+        let box = record.box
+        transactions.append(record)
+        return box
+    }
+
+    /// Puts a transaction last in the modification order (a change at `now`: refund, revocation, ...).
+    mutating func markModified(_ index: Int, at now: Instant) {
+        modifications += 1
+        transactions[index].lastModified = now
+        transactions[index].modificationSequence = modifications
+    }
+
+    /// The refund request of transaction `index` waiting for Apple's decision, if any (its place in
+    /// `refundRequests`).
+    func pendingRequest(for index: Int) -> Int? {
+        refundRequests.lastIndex { $0.transactionIndex == index && !$0.decided }
+    }
+
+    /// The customer's transactions, in creation order.
+    func transactions(of customer: String) -> [TransactionRecord] {
+        transactions.filter { $0.customer == customer }
+    }
+
+    /// The customer's own transactions of the product (purchased, not family-shared), in purchase order.
+    func purchasedTransactions(_ productId: String, of customer: String) -> [Int] {
+        transactions.indices.filter {
+            transactions[$0].customer == customer && transactions[$0].productId == productId
+                && transactions[$0].ownership == .purchased
+        }
+    }
+
+    /// **paid-days-of-service**'s paid time, in milliseconds, of the current run of purchases of the subscription
+    /// `originalTransactionId` at `now` (``SimulatedStore/paidDaysOfService(for:inGroupOf:)`` gives the rule).
+    func paidMilliseconds(of originalTransactionId: String, at now: Instant) -> Int64 {
+        let records = transactions.filter { $0.originalTransactionId == originalTransactionId }
+            .sorted { $0.purchaseDate < $1.purchaseDate }
+        var paid: Int64 = 0
+        var serviceEnd: Instant?
+        for (index, record) in records.enumerated() {
+            let start = record.purchaseDate
+            if start >= now { break }
+            if let serviceEnd, serviceEnd.adding(BillingRules.recentStartGapAllowance) < start { paid = 0 }
+            var end = min(record.expiresDate ?? now, now)
+            if record.isUpgraded, index + 1 < records.count { end = min(end, records[index + 1].purchaseDate) }
+            if let revocation = record.revocation { end = min(end, revocation.date) }
+            let isPaid = record.revocation == nil && record.offer?.mode != .freeTrial
+            if isPaid && start < end { paid += start.milliseconds(to: end) }
+            serviceEnd = max(serviceEnd ?? end, end)
+        }
+        return paid
+    }
+
+    /// Room for `count` transactions.
+    mutating func reserveCapacity(_ count: Int) { transactions.reserveCapacity(count) }
+
+    /// Whether the invariants in the type's documentation hold.
+    var isConsistent: Bool {
+        let held = transactions.indices.map { transactions[$0] }
+        let sequences = held.map(\.modificationSequence)
+        guard sequences.allSatisfy({ (1...max(modifications, 1)).contains($0) }),
+            Set(sequences).count == sequences.count
+        else { return false }
+        let byOrder = held.sorted { $0.modificationSequence < $1.modificationSequence }
+        guard zip(byOrder, byOrder.dropFirst()).allSatisfy({ $0.lastModified <= $1.lastModified }) else { return false }
+        return nonRenewingTerms.keys.allSatisfy { $0 < transactions.endIndex }
+            && refundRequests.allSatisfy { $0.transactionIndex < transactions.endIndex }
+    }
+}

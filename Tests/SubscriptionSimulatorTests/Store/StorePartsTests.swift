@@ -1,0 +1,148 @@
+import Testing
+
+@testable import SubscriptionSimulator
+
+/// A store that has been through every kind of action that touches its parts: purchases, renewals, a family with
+/// shares (granted, pending, ended), a member leaving, a restore, refunds, a refund request, an extension and an
+/// app opening.
+func exercisedStore() throws -> SimulatedStore {
+    var store = makeFamilyStore()
+    try store.purchase(familyMonthly.id, by: "alice")
+    try store.purchase(familyLifetime.id, by: "bob")
+    try store.advance(to: at("P1M"))
+    try store.requestRefund(familyMonthly.id, by: "alice", reason: .unintendedPurchase)
+    try store.extendRenewalDate(familyMonthly.id, for: "alice", days: 5)
+    try store.leaveFamily("carol")
+    try store.purchase(laterShareable.id, by: "alice")
+    try store.makeFamilyShareable(laterShareable.id)
+    try store.restorePurchases(for: "bob")
+    store.openApp(for: "alice")
+    try store.refund(familyLifetime.id, of: "bob")
+    try store.advance(to: at("P3M"))
+    return store
+}
+
+/// ``CustomerDirectory``: names, records and positions describe the same customers.
+@Suite struct CustomerDirectoryTests {
+    @Test func registeringTwiceKeepsOnePosition() {
+        var directory = CustomerDirectory()
+        var ids = IdentifierSource(seed: 1)
+        #expect(directory.register("alice", ids: &ids) == 0)
+        #expect(directory.register("bob", ids: &ids) == 1)
+        #expect(directory.register("alice", ids: &ids) == 0)
+        #expect(directory.names == ["alice", "bob"] && directory.records.count == 2)
+        #expect(directory.isConsistent)
+    }
+
+    @Test func theInvariantsHoldAfterARun() throws {
+        let store = try exercisedStore()
+        #expect(store.directory.isConsistent)
+        #expect(store.directory.names == store.customers)
+    }
+}
+
+/// ``SubscriptionBook``: chains stay where they were put, and the (customer, group) index names the purchaser's.
+@Suite struct SubscriptionBookTests {
+    @Test func theGroupIndexNamesThePurchasersChain() throws {
+        let store = try exercisedStore()
+        #expect(store.subscriptionBook.isConsistent)
+        let key = try #require(store.subscriptionBook.chain(of: "alice", inGroup: "family"))
+        #expect(store.subscriptionBook.chains[key.index].ownership == .purchased)
+        #expect(store.subscriptionBook.chain(of: "bob", inGroup: "family") == nil)  // a member's share is not indexed
+    }
+
+    @Test func aChainIsTakenOutAndPutBackWhole() throws {
+        var store = try exercisedStore()
+        let before = store.subscriptionBook.chains
+        var chain = store.takeChain(ChainID(index: 0))
+        #expect(store.subscriptionBook.chains[0] == .placeholder)
+        store.putBackChain(&chain, ChainID(index: 0))
+        #expect(store.subscriptionBook.chains == before)
+    }
+}
+
+/// ``FamilyBook``: one family per customer, an index that agrees with the families, one share per (source, member).
+@Suite struct FamilyBookTests {
+    @Test func theFamilyIndexFollowsJoinsLeavesAndDisbanding() {
+        var book = FamilyBook()
+        book.createFamily(organizer: "alice")
+        book.add("bob", toFamilyAt: 0)
+        book.createFamily(organizer: "dan")
+        book.add("erin", toFamilyAt: 1)
+        #expect(book.isConsistent && book.family(of: "erin") == 1)
+        book.remove("bob", fromFamilyAt: 0)
+        #expect(book.isConsistent && book.family(of: "bob") == nil)
+        book.disband(0)
+        #expect(book.isConsistent && book.family(of: "erin") == 0 && book.family(of: "alice") == nil)
+    }
+
+    @Test func aShareIsMadeOncePerSourceAndMember() {
+        var book = FamilyBook()
+        let source = Share.Source.subscription(chain: ChainID(index: 0))
+        let first = book.share(of: source, purchaser: "alice", with: "bob")
+        #expect(book.share(of: source, purchaser: "alice", with: "bob") == first)
+        #expect(book.shares[first].phase == .ended)
+        #expect(book.isConsistent)
+    }
+
+    @Test func theInvariantsHoldAfterARun() throws {
+        #expect(try exercisedStore().familyBook.isConsistent)
+    }
+}
+
+/// ``TransactionLedger``: every creation and change takes the next place in the modification order.
+@Suite struct TransactionLedgerTests {
+    @Test func changesMoveATransactionLastInTheModificationOrder() throws {
+        var ledger = TransactionLedger()
+        let record = try #require(makeStore().purchasing(monthly.id).transactions.first)
+        _ = ledger.append(record, at: at("0"))
+        _ = ledger.append(record, at: at("1d"))
+        ledger.markModified(0, at: at("2d"))
+        #expect(ledger.transactions[0].modificationSequence == 3 && ledger.transactions[0].lastModified == at("2d"))
+        #expect(ledger.transactions[1].modificationSequence == 2)
+        #expect(ledger.isConsistent)
+    }
+
+    @Test func theInvariantsHoldAfterARun() throws {
+        #expect(try exercisedStore().ledger.isConsistent)
+    }
+}
+
+/// ``EmissionLog``: restores and app openings are placed among the notifications, in order.
+@Suite struct EmissionLogTests {
+    @Test func theInvariantsHoldAfterARun() throws {
+        let store = try exercisedStore()
+        #expect(store.emissions.isConsistent)
+        #expect(!store.emissions.restores.isEmpty && !store.emissions.appOpens.isEmpty)
+    }
+
+    @Test func discardingKeepsOnlyWhatIsLive() throws {
+        var store = SimulatedStore(
+            app: AppConfiguration(bundleId: "com.example.app"), catalog: try Catalog(products: [monthly]),
+            start: testStart, retention: .liveState)
+        try store.purchase(monthly.id, by: "alice")
+        store.discardEmitted()
+        #expect(store.notifications.isEmpty && store.entitlementChanges.isEmpty && store.emissions.isConsistent)
+    }
+}
+
+/// ``RunLimitMeter``: counts events and each chain's renewals against the limits.
+@Suite struct RunLimitMeterTests {
+    @Test func aCountPassesItsLimitOnlyAfterTheLimit() {
+        var meter = RunLimitMeter()
+        meter.limits.maximumEvents = 2
+        meter.limits.maximumRenewalsPerSubscription = 1
+        #expect(meter.countEvent() && meter.countEvent() && !meter.countEvent())
+        #expect(meter.countRenewal(ofChainAt: 3) && !meter.countRenewal(ofChainAt: 3))
+        #expect(meter.renewals == [0, 0, 0, 2])
+    }
+}
+
+extension SimulatedStore {
+    /// This store after `customer` (default alice) buys `productId`.
+    fileprivate func purchasing(_ productId: String, by customer: String = "alice") throws -> SimulatedStore {
+        var store = self
+        try store.purchase(productId, by: customer)
+        return store
+    }
+}

@@ -124,7 +124,7 @@ extension SimulatorServer {
             }
         case .advance: return advance(request)
         case .actions: return perform(request)
-        case .reset: return reset()
+        case .reset: return reset(request)
         case .deliveries: return locked { .json(200, deliveriesJSON(state)) }
         }
     }

@@ -283,12 +283,13 @@ package final class SimulatorServer: @unchecked Sendable {
                     if !due.isEmpty { return due }
                     let now = state.store.now
                     guard error == nil, let target, reached.map({ $0 < target }) ?? true else { return [] }
-                    // The next instant where something happens, never past the target.
+                    // The next instant where something happens, never past the target (without a transport nothing
+                    // is delivered, so the clock goes straight there).
                     var stop = target
                     let floor = reached ?? now.adding(milliseconds: -1)
                     for candidate in [
                         state.driver.next?.at, state.store.nextEventInstant, state.delivery?.nextAttemptInstant,
-                    ] {
+                    ] where state.delivery != nil {
                         if let candidate, candidate > floor, candidate < stop { stop = candidate }
                     }
                     if stop < now { stop = now }

@@ -303,10 +303,11 @@ final class ServeLog: @unchecked Sendable {
             owned = false
             return
         }
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else { throw CocoaError(.fileWriteUnknown) }
-        self.handle = handle
+        // Opened in place (created or truncated), never replaced: FileManager.createFile writes a new file and renames
+        // it over the path, which turned `--log /dev/null` into a regular file.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         owned = true
     }
 

@@ -19,6 +19,8 @@ package struct ServeOptions: Equatable, Sendable {
     package var apiKeyPEM: String?
     /// `--log FILE`: the readable log (default: standard error).
     package var logFile: String?
+    /// `--epoch N`: the store's epoch at start (its identities; 0, the default, gives the usual ids and UUIDs).
+    package var epoch: UInt32 = 0
 
     package init(file: String) { self.file = file }
 }
@@ -27,13 +29,13 @@ enum ServeCommand {
     static let optionNames =
         [
             "--host", "--port", "--seed", "--start", "--environment", "--ca-seed", "--signing-chain", "--api-key-pem",
-            "--log",
+            "--log", "--epoch",
         ] + DeliveryOptions.names.filter { $0 != "--delivery-log" }
 
     static let help = """
         USAGE: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT]
                                 [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--api-key-pem FILE]
-                                [--log FILE]
+                                [--log FILE] [--epoch N]
 
         Serves the scenario FILE's store over HTTP until SIGINT or SIGTERM (then exits 0): the App Store Server
         API on Apple's paths (/inApps/...), and a control API under /simctl/v1/ that advances the virtual clock,
@@ -41,7 +43,8 @@ enum ServeCommand {
         The store starts at the scenario's `start` with its catalogue, customers and family; the scenario's
         timeline entries run as the clock passes them (`timeline: []` starts an empty store).
 
-        The first line of standard output is the server's URL, e.g. http://127.0.0.1:49152.
+        The first line of standard output is the server's URL, e.g. http://127.0.0.1:49152. Notifications due at
+        the scenario's start are delivered after it is printed, so a webhook can already call the server back.
 
         OPTIONS:
           --port N            port to listen on (default 0: a free port, see the first line of output)
@@ -56,6 +59,8 @@ enum ServeCommand {
                               or the .p8 private key); without it only the token's form and claims are checked
           --log FILE          write the log (every request and answer, every delivery attempt) to FILE
                               instead of standard error
+          --epoch N           start at epoch N (0 to 4294967295, default 0): every id and UUID the store
+                              derives changes with the epoch; POST /simctl/v1/reset moves to the next one
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> ServeOptions {
@@ -135,6 +140,15 @@ enum ServeCommand {
                     throw UsageError(message: "option '--api-key-pem' needs a file", topic: "serve")
                 }
                 options.apiKeyPEM = text
+            case "--epoch":
+                guard !text.isEmpty, text.count <= 10, text.allSatisfy({ $0.isASCII && $0.isNumber }),
+                    let epoch = UInt32(text)
+                else {
+                    throw UsageError(
+                        message: "option '--epoch' needs a whole number from 0 to \(UInt32.max), found "
+                            + "'\(SourceText.escapingControlCharacters(text))'", topic: "serve")
+                }
+                options.epoch = epoch
             case "--log":
                 guard !text.isEmpty else {
                     throw UsageError(message: "option '--log' needs a file path", topic: "serve")
@@ -231,7 +245,7 @@ enum ServeCommand {
             chaos: options.delivery?.chaos ?? .none,
             token: BearerTokenPolicy(
                 bundleId: scenario.app.bundleId, publicKey: publicKey,
-                clock: { Int64(Date().timeIntervalSince1970) }))
+                clock: { Int64(Date().timeIntervalSince1970) }), epoch: options.epoch)
         let simulator: SimulatorServer
         do throws(ServerSetupError) {
             simulator = try SimulatorServer(
@@ -255,6 +269,8 @@ enum ServeCommand {
                 + "clock at \(scenario.start); "
                 + (transport.map { "delivering to \($0.destination)" }
                     ?? "no --deliver URL: notifications are kept, not sent"))
+        // Only now, with the URL printed and requests answered, are the notifications of the start delivered.
+        simulator.deliverStartUp()
         let signal = ShutdownSignals.wait()
         log.write("\(signal == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
         http.stop(graceSeconds: 5)
@@ -287,10 +303,11 @@ final class ServeLog: @unchecked Sendable {
             owned = false
             return
         }
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else { throw CocoaError(.fileWriteUnknown) }
-        self.handle = handle
+        // Opened in place (created or truncated), never replaced: FileManager.createFile writes a new file and renames
+        // it over the path, which turned `--log /dev/null` into a regular file.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         owned = true
     }
 

@@ -9,16 +9,21 @@ extension SimulatorServer {
     /// (`/simctl/v1/actions`: ``finish(_:_:summary:)`` makes every attempt due before the answer). A refused request
     /// changes nothing. The one place an Apple endpoint changes the server's state.
     func appleChange(_ route: Route, _ id: String, _ body: [UInt8]) -> ServerResponse {
-        locked {
-            var copy = state.store
-            let answer: ServerResponse
-            do throws(ServerAPIError) {
-                answer = try Self.applyAppleChange(route, id, body, &copy)
-            } catch { return .apiError(error) }
-            state.store = copy
-            state.version += 1
+        let pattern = route.pattern
+        return exclusively("\(pattern.method) \(pattern.path)", refused: { .apiError(.busy($0)) }) {
+            let answer: ServerResponse = locked {
+                var copy = state.store
+                let answer: ServerResponse
+                do throws(ServerAPIError) {
+                    answer = try Self.applyAppleChange(route, id, body, &copy)
+                } catch { return .apiError(error) }
+                state.store = copy
+                changed()
+                return answer
+            }
+            // The notifications the change sent are delivered outside the lock, before the answer.
             var summary = AdvanceSummary()
-            finish(&state, copy, summary: &summary)
+            _ = drive(to: nil, summary: &summary)
             return answer
         }
     }

@@ -15,8 +15,8 @@ extension SimulatorServer {
         if let unknown = members.keys.sorted().first(where: { $0 != "by" && $0 != "to" }) {
             return .problem(400, "unknown key '\(unknown)' in the advance request; expected one of: by, to")
         }
-        return locked {
-            let now = state.store.now
+        return exclusively("POST /simctl/v1/advance", refused: { .problem(409, $0) }) {
+            let now = locked { state.store.now }
             let target: Instant
             switch (members["by"], members["to"]) {
             case (let by?, nil):
@@ -47,16 +47,18 @@ extension SimulatorServer {
                 return .problem(400, "`to` (\(target)) is before the store's clock (\(now)); the clock never goes back")
             }
             var summary = AdvanceSummary()
-            let error = advanceLocked(to: target, summary: &summary)
-            var o = clockJSON(state)
-            o["notificationsSent"] = .integer(Int64(summary.notificationsSent))
-            o["deliveryAttempts"] = .integer(Int64(summary.deliveryAttempts))
-            o["timelineEntriesApplied"] = .integer(Int64(summary.timelineEntries))
-            if let error {
-                o["error"] = .string(error)
-                return .json(409, .object(o))
+            let error = drive(to: target, summary: &summary)
+            return locked {
+                var o = clockJSON(state)
+                o["notificationsSent"] = .integer(Int64(summary.notificationsSent))
+                o["deliveryAttempts"] = .integer(Int64(summary.deliveryAttempts))
+                o["timelineEntriesApplied"] = .integer(Int64(summary.timelineEntries))
+                if let error {
+                    o["error"] = .string(error)
+                    return .json(409, .object(o))
+                }
+                return .json(200, .object(o))
             }
-            return .json(200, .object(o))
         }
     }
 
@@ -70,67 +72,128 @@ extension SimulatorServer {
         case .failure(let response): return response
         case .success(let object): body = .object(object)
         }
-        return locked {
+        return exclusively("POST /simctl/v1/actions", refused: { .problem(409, $0) }) {
+            let decoded: Result<TimelineEntry, ServerResponse> = locked {
+                do throws(ScenarioError) {
+                    return .success(
+                        try ScenarioDecoder(file: "request").decodeAction(
+                            json: body, now: state.store.now, catalog: state.store.catalog))
+                } catch { return .failure(.problem(400, error.message)) }
+            }
             let entry: TimelineEntry
-            do throws(ScenarioError) {
-                entry = try ScenarioDecoder(file: "request").decodeAction(
-                    json: body, now: state.store.now, catalog: state.store.catalog)
-            } catch { return .problem(400, error.message) }
-            var copy = state.store
-            if let customer = entry.action.customer, !copy.customers.contains(customer) {
-                if copy.customers.count >= RunLimits.standard.maximumCustomers {
-                    return .problem(
-                        409,
-                        "\(RunLimitExceeded.customers(limit: RunLimits.standard.maximumCustomers, found: copy.customers.count + 1))"
-                    )
-                }
-                copy.addCustomer(customer)
+            switch decoded {
+            case .failure(let response): return response
+            case .success(let value): entry = value
             }
             var summary = AdvanceSummary()
-            if entry.at > copy.now {
+            if let problem = locked({ customerProblem(entry) }) { return problem }
+            if entry.at > locked({ state.store.now }) {
                 // A later `at`: the clock advances first, exactly as `/advance` would (timeline entries and
                 // deliveries due on the way happen even if the action is then refused).
-                if let error = advanceLocked(to: entry.at, summary: &summary) {
-                    var o = clockJSON(state)
-                    o["error"] = .string(error)
-                    return .json(409, .object(o))
+                if let error = drive(to: entry.at, summary: &summary) {
+                    return locked {
+                        var o = clockJSON(state)
+                        o["error"] = .string(error)
+                        return .json(409, .object(o))
+                    }
                 }
-                copy = state.store
+            }
+            let performed: Result<Int, ServerResponse> = locked {
+                if let problem = customerProblem(entry) { return .failure(problem) }
+                var copy = state.store
                 if let customer = entry.action.customer { copy.addCustomer(customer) }
+                let before = copy.notifications.count
+                do throws(StoreError) { try TimelineDriver.perform(entry.action, on: &copy) } catch {
+                    return .failure(
+                        .problem(409, TimelineDriver.refusal(of: entry, error, file: "request").message))
+                }
+                state.store = copy
+                changed()
+                return .success(before)
             }
-            let before = copy.notifications.count
-            do throws(StoreError) { try TimelineDriver.perform(entry.action, on: &copy) } catch {
-                return .problem(409, TimelineDriver.refusal(of: entry, error, file: "request").message)
+            let before: Int
+            switch performed {
+            case .failure(let response): return response
+            case .success(let value): before = value
             }
-            state.store = copy
-            state.version += 1
-            finish(&state, copy, summary: &summary)
-            var o = clockJSON(state)
-            o["action"] = .string(entry.action.name)
-            o["notifications"] = .array(
-                copy.notifications[before...].map { n in
-                    var item: [String: JSONValue] = [
-                        "notificationType": .string(n.type.rawValue), "notificationUUID": .string(n.notificationUUID),
-                    ]
-                    if let recipient = n.recipient { item["recipient"] = .string(recipient) }
-                    if let subtype = n.subtype { item["subtype"] = .string(subtype.rawValue) }
-                    return .object(item)
-                })
-            o["deliveryAttempts"] = .integer(Int64(summary.deliveryAttempts))
-            return .json(200, .object(o))
+            _ = drive(to: nil, summary: &summary)
+            return locked {
+                var o = clockJSON(state)
+                o["action"] = .string(entry.action.name)
+                o["notifications"] = .array(
+                    state.store.notifications[before...].map { n in
+                        var item: [String: JSONValue] = [
+                            "notificationType": .string(n.type.rawValue),
+                            "notificationUUID": .string(n.notificationUUID),
+                        ]
+                        if let recipient = n.recipient { item["recipient"] = .string(recipient) }
+                        if let subtype = n.subtype { item["subtype"] = .string(subtype.rawValue) }
+                        return .object(item)
+                    })
+                o["deliveryAttempts"] = .integer(Int64(summary.deliveryAttempts))
+                return .json(200, .object(o))
+            }
         }
     }
 
+    /// Under the lock: the 409 for an action naming a new customer when the store is full; nil otherwise.
+    func customerProblem(_ entry: TimelineEntry) -> ServerResponse? {
+        guard let customer = entry.action.customer, !state.store.customers.contains(customer),
+            state.store.customers.count >= RunLimits.standard.maximumCustomers
+        else { return nil }
+        return .problem(
+            409,
+            "\(RunLimitExceeded.customers(limit: RunLimits.standard.maximumCustomers, found: state.store.customers.count + 1))"
+        )
+    }
+
     /// `POST /simctl/v1/reset`: back to the scenario's start (the store, its timeline, the deliveries and their
-    /// log, test notifications). Notifications already delivered stay delivered.
-    func reset() -> ServerResponse {
-        locked {
-            state = initial
+    /// log, test notifications), at the next epoch by default, so every id and UUID is new (body `{}`); `{"epoch":
+    /// "same"}` keeps the epoch (the same bytes again), `{"epoch": N}` picks one. Notifications already delivered
+    /// stay delivered.
+    func reset(_ request: ServerRequest) -> ServerResponse {
+        let members: [String: JSONValue]
+        switch Self.jsonObject(request.body) {
+        case .failure(let response): return response
+        case .success(let object): members = object
+        }
+        if let unknown = members.keys.sorted().first(where: { $0 != "epoch" }) {
+            return .problem(400, "unknown key '\(unknown)' in the reset request; expected: epoch")
+        }
+        let choice = members["epoch"]
+        return exclusively("POST /simctl/v1/reset", refused: { .problem(409, $0) }) {
+            let current = locked { state.epoch }
+            let epoch: UInt32
+            switch choice {
+            case nil:
+                guard current < UInt32.max else {
+                    return .problem(409, "the epoch is \(current), the largest; reset with {\"epoch\": 0}")
+                }
+                epoch = current + 1
+            case .string("same")?: epoch = current
+            case .integer(let n)? where n >= 0 && n <= Int64(UInt32.max): epoch = UInt32(n)
+            case let other?:
+                return .problem(
+                    400,
+                    "expected `epoch` as \"same\" or a whole number from 0 to \(UInt32.max), found \(Self.shown(other))"
+                )
+            }
+            let fresh: ServerState
+            do throws(ServerSetupError) {
+                fresh = try Self.initialState(configuration, delivering: transport != nil, epoch: epoch)
+            } catch { return .problem(409, error.message) }
             var summary = AdvanceSummary()
-            let error = advanceLocked(to: configuration.scenario.start, summary: &summary)
-            var o = clockJSON(state)
-            if let error { o["error"] = .string(error) }
-            return .json(200, .object(o))
+            locked {
+                state = fresh
+                changed()
+            }
+            let error = drive(to: configuration.scenario.start, summary: &summary)
+            return locked {
+                var o = clockJSON(state)
+                o["epoch"] = .integer(Int64(state.epoch))
+                if let error { o["error"] = .string(error) }
+                return .json(200, .object(o))
+            }
         }
     }
 
@@ -153,6 +216,7 @@ extension SimulatorServer {
         o["bundleId"] = .string(store.app.bundleId)
         o["environment"] = .string(store.app.environment.rawValue)
         o["seed"] = .string(String(configuration.scenario.seed))
+        o["epoch"] = .integer(Int64(state.epoch))
         let names = only.map { name in store.customers.contains(name) ? [name] : [] } ?? store.customers
         o["customers"] = .array(
             names.map { name in

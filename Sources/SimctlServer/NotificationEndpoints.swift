@@ -83,12 +83,14 @@ extension SimulatorServer {
     /// the server runs without `--deliver`.
     func requestTestNotification() -> ServerResponse {
         guard transport != nil else { return .apiError(.serverNotificationURLNotFound) }
-        return locked {
-            let request = state.store.requestTestNotification()
-            state.version += 1
+        return exclusively("POST /inApps/v1/notifications/test", refused: { .apiError(.busy($0)) }) {
+            let request = locked {
+                let request = state.store.requestTestNotification()
+                changed()
+                return request
+            }
             var summary = AdvanceSummary()
-            let store = state.store
-            finish(&state, store, summary: &summary)
+            _ = drive(to: nil, summary: &summary)
             return .json(200, .object(["testNotificationToken": .string(request.testNotificationToken)]))
         }
     }

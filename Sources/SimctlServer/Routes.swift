@@ -148,7 +148,7 @@ extension SimulatorServer {
             }
         case .advance: return advance(request)
         case .actions: return perform(request)
-        case .reset: return reset()
+        case .reset: return reset(request)
         case .deliveries:
             if let unknown = request.query.first {
                 return .problem(

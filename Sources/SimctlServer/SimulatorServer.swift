@@ -10,16 +10,20 @@ package struct ServerConfiguration: Sendable {
     package var deliveryMode: DeliveryMode
     package var chaos: DeliveryChaos
     package var token: BearerTokenPolicy
+    /// The store's epoch at start (`--epoch`): its identities (rule ids-change-with-the-epoch,
+    /// `Engine/IdentifierSource.swift`); 0 gives the scenario's usual ids and UUIDs.
+    package var epoch: UInt32
 
     package init(
         scenario: Scenario, signer: (any PayloadSigner)? = nil, deliveryMode: DeliveryMode = .production,
-        chaos: DeliveryChaos = .none, token: BearerTokenPolicy? = nil
+        chaos: DeliveryChaos = .none, token: BearerTokenPolicy? = nil, epoch: UInt32 = 0
     ) {
         self.scenario = scenario
         self.signer = signer
         self.deliveryMode = deliveryMode
         self.chaos = chaos
         self.token = token ?? BearerTokenPolicy(bundleId: scenario.app.bundleId)
+        self.epoch = epoch
     }
 }
 
@@ -41,6 +45,8 @@ struct ServerState: Sendable {
     var store: SimulatedStore
     /// The scenario's timeline, as far as the clock has gone (the one driver, shared with `simctl run`).
     var driver: TimelineDriver
+    /// The store's epoch (its identities); reset moves to another.
+    var epoch: UInt32
     /// Store notifications already encoded into `records`.
     var encoded = 0
     var records: [SentRecord] = []
@@ -51,22 +57,36 @@ struct ServerState: Sendable {
 }
 
 /// One simulated store behind the App Store Server API and the control API. Thread-safe: `handle` may be called
-/// from many connections at once; requests run one at a time under a lock, and answers to repeated reads of an
-/// unchanged store come from a cache (they are deterministic: same store, same bytes).
+/// from many connections at once.
+///
+/// The store lock is never held across network I/O. A mutating request (``exclusively(_:refused:_:)``) changes the
+/// store under the lock up to the next instant where something happens, releases it while the delivery attempts due
+/// then are made, records their outcomes under the lock, and goes on (``drive(to:summary:)``). Reads take the lock
+/// only to compute their answer, so they are answered during a delivery, with the state that includes the
+/// notification being delivered; answers to repeated reads of an unchanged store come from a cache that every
+/// change empties (they are deterministic: same store, same bytes).
 package final class SimulatorServer: @unchecked Sendable {
     package let configuration: ServerConfiguration
     let transport: DeliveryTransport?
     let logFunction: (@Sendable (String) -> Void)?
-    let lock = NSLock()
-    let initial: ServerState
+    /// Guards every property below; mutating requests wait on it for the start-up deliveries.
+    let lock = NSCondition()
     var state: ServerState
+    /// Stands in for the store in `state` while the driver moves the real one (a small store, never changed).
+    let placeholder: SimulatedStore
     var cache: [String: ServerResponse] = [:]
+    /// The mutating request running now (its name, as the 409 reason shows it); nil when none is.
+    var mutation: String?
     let tokens = AcceptedTokens()
     /// Largest number of cached answers; the cache is emptied when it is full [assumed].
     static let cacheLimit = 20_000
+    /// The name of the start-up deliveries while they run: mutating requests wait for them instead of getting 409.
+    static let startUp = "the start-up delivery of the scenario's first instant"
 
     /// Builds the store at the scenario's start (customers, storefronts, family) and applies the timeline entries
-    /// due at the start. Throws the scenario error that stops it (a family that cannot be created, ...).
+    /// due at the start. Their notifications are delivered later, by ``deliverStartUp()`` (once the server listens)
+    /// or by the first mutating request, whichever comes first. Throws the scenario error that stops it (a family
+    /// that cannot be created, ...).
     package init(
         configuration: ServerConfiguration, transport: DeliveryTransport? = nil,
         log: (@Sendable (String) -> Void)? = nil
@@ -74,26 +94,48 @@ package final class SimulatorServer: @unchecked Sendable {
         self.configuration = configuration
         self.transport = transport
         self.logFunction = log
+        state = try Self.initialState(configuration, delivering: transport != nil, epoch: configuration.epoch)
+        placeholder = state.store
+        var summary = AdvanceSummary()
+        if let error = stepLocked(to: configuration.scenario.start, summary: &summary) {
+            throw ServerSetupError(message: error)
+        }
+        encodeNew(&state, summary: &summary)
+    }
+
+    /// The state at the scenario's start, before its timeline: a store with the scenario's customers and family at
+    /// `epoch`, and an empty delivery when the server delivers.
+    static func initialState(_ configuration: ServerConfiguration, delivering: Bool, epoch: UInt32)
+        throws(ServerSetupError) -> ServerState
+    {
         let store: SimulatedStore
-        do throws(ScenarioError) { store = try TimelineDriver.prepare(configuration.scenario) } catch {
+        do throws(ScenarioError) { store = try TimelineDriver.prepare(configuration.scenario, epoch: epoch) } catch {
             throw ServerSetupError(message: error.description)
         }
-        var state = ServerState(store: store, driver: TimelineDriver(configuration.scenario))
-        if transport != nil {
+        var state = ServerState(store: store, driver: TimelineDriver(configuration.scenario), epoch: epoch)
+        if delivering {
             do throws(DeliveryConfigurationError) {
                 state.delivery = try NotificationDelivery(
                     start: configuration.scenario.start, schedule: configuration.deliveryMode.schedule,
                     chaos: configuration.chaos, seed: configuration.scenario.seed)
             } catch { throw ServerSetupError(message: "delivery options: \(error)") }
         }
-        initial = state
-        self.state = state
+        return state
+    }
+
+    /// Makes the delivery attempts due at the scenario's start (`simctl serve` calls it once it listens and has
+    /// printed its URL, so a webhook can call the server back). Mutating requests that arrive meanwhile wait for it
+    /// (rather than get 409: a test suite's first call may race with it). Returns the number of requests made.
+    @discardableResult
+    package func deliverStartUp() -> Int {
         lock.lock()
-        defer { lock.unlock() }
+        while mutation != nil { lock.wait() }
+        mutation = Self.startUp
+        lock.unlock()
+        defer { endMutation() }
         var summary = AdvanceSummary()
-        if let error = advanceLocked(to: configuration.scenario.start, summary: &summary) {
-            throw ServerSetupError(message: error)
-        }
+        _ = drive(to: nil, summary: &summary)
+        return summary.deliveryAttempts
     }
 
     /// Answers one request. Never throws, never traps on input: every request gets a status.
@@ -121,7 +163,7 @@ package final class SimulatorServer: @unchecked Sendable {
 
     // MARK: state under the lock
 
-    /// Runs `body` under the lock (requests run one at a time).
+    /// Runs `body` under the lock. Never call it around network I/O.
     func locked<T>(_ body: () -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
@@ -130,11 +172,56 @@ package final class SimulatorServer: @unchecked Sendable {
 
     var signer: any PayloadSigner { configuration.signer ?? configuration.scenario.app.environment.defaultSigner }
 
+    /// The guard of every request that changes the store (the control API's advance, actions and reset, Request a
+    /// Test Notification, and any App Store Server API endpoint that changes the store): runs `body` as the one
+    /// mutating request. While another one is still running (it may be delivering, and its webhook may be calling
+    /// the server back), answers `refused(reason)` at once, never waiting, so a webhook that makes a mutating call
+    /// during its own delivery gets an answer instead of a deadlock; the start-up deliveries
+    /// (``deliverStartUp()``) are waited for instead. `body` runs without the lock: it changes the state with
+    /// ``locked(_:)`` and makes the attempts due with ``drive(to:summary:)``; it returns when every attempt due has
+    /// been made (requests stay synchronous).
+    package func exclusively(
+        _ name: String, refused: (String) -> ServerResponse, _ body: () -> ServerResponse
+    ) -> ServerResponse {
+        lock.lock()
+        while mutation == Self.startUp { lock.wait() }
+        if let running = mutation {
+            lock.unlock()
+            return refused(Self.busyReason(running: running, refused: name))
+        }
+        mutation = name
+        lock.unlock()
+        defer { endMutation() }
+        return body()
+    }
+
+    /// The 409 reason of ``exclusively(_:refused:_:)`` (docs/server.md, "One change at a time").
+    static func busyReason(running: String, refused: String) -> String {
+        "\(refused) refused: \(running) is still running (it returns once every delivery attempt due has been "
+            + "made); requests that change the store run one at a time, so retry once it has answered. A webhook may "
+            + "read the store (the App Store Server API, GET /simctl/v1/...) during its delivery, but not change it"
+    }
+
+    /// Ends the mutating request ``exclusively(_:refused:_:)`` started, waking requests waiting for the start-up.
+    func endMutation() {
+        lock.lock()
+        mutation = nil
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// After any change under the lock: a new version, and no cached answer survives it.
+    func changed() {
+        state.version += 1
+        cache.removeAll(keepingCapacity: true)
+    }
+
     /// Encodes the store's notifications not encoded yet and hands them to the delivery.
-    func encodeNew(_ state: inout ServerState, from store: borrowing SimulatedStore) {
-        let notifications = store.notifications
+    func encodeNew(_ state: inout ServerState, summary: inout AdvanceSummary) {
+        let notifications = state.store.notifications
         guard state.encoded < notifications.count else { return }
-        let encoder = NotificationEncoder(app: store.app, signer: signer)
+        summary.notificationsSent += notifications.count - state.encoded
+        let encoder = NotificationEncoder(app: state.store.app, signer: signer)
         var items: [DeliveryItem] = []
         for n in notifications[state.encoded...] {
             let item = DeliveryItem(n, encoder: encoder)
@@ -150,35 +237,21 @@ package final class SimulatorServer: @unchecked Sendable {
         state.delivery?.append(items)
     }
 
-    /// Makes every delivery attempt due at or before `instant` through the one pump, logging each request made.
-    func pump(_ state: inout ServerState, until instant: Instant, summary: inout AdvanceSummary) {
-        guard let transport, state.delivery != nil else { return }
-        state.delivery!.pump(notAfter: instant, over: transport) { entry in
-            // Chaos failures make no request: the delivery log has them, the server's log shows requests.
-            guard entry.chaos != "failFirst" else { return }
-            summary.deliveryAttempts += 1
-            log(
-                "deliver \(entry.notificationUUID) \(entry.notificationType)" + (entry.subtype.map { "/" + $0 } ?? "")
-                    + " to \(entry.recipient ?? "the app") attempt \(entry.attempt) at \(entry.instant): "
-                    + entry.sendAttemptResult.rawValue + (entry.httpStatus.map { " \($0)" } ?? "")
-                    + (entry.chaos == "duplicate" ? " (duplicate)" : ""))
-        }
-    }
-
-    /// Advances the clock to `target` with the one timeline driver (``TimelineDriver``): the scenario's timeline
-    /// entries due on the way apply after the store events at their instant, as in `simctl run`, and every delivery
-    /// attempt due is made after each entry and at the target. Returns the error of a timeline entry the rules
-    /// refuse: the clock then stays at that entry's instant and the entry is skipped.
-    func advanceLocked(to target: Instant, summary: inout AdvanceSummary) -> String? {
-        state.version += 1
-        // The store is taken out of `state` while the driver moves it, so `finish` may change the rest of `state`.
-        var store = initial.store
-        swap(&store, &state.store)
-        defer { swap(&store, &state.store) }
-        let entriesBefore = state.driver.nextEntry
+    /// Moves the store with the one timeline driver (``TimelineDriver``) to `target` and returns the error of a
+    /// timeline entry the rules refuse (the clock then stays at that entry's instant and the entry is skipped).
+    /// Under the lock; makes no delivery attempt.
+    func stepLocked(to target: Instant, summary: inout AdvanceSummary) -> String? {
+        // The store and driver are taken out of `state` while the driver moves them (one access at a time).
+        var store = placeholder
         var driver = state.driver
-        let stop = driver.advance(&store, to: target) { store in finish(&state, store, summary: &summary) }
-        state.driver = driver
+        swap(&store, &state.store)
+        defer {
+            swap(&store, &state.store)
+            state.driver = driver
+            changed()
+        }
+        let entriesBefore = driver.nextEntry
+        let stop = driver.advance(&store, to: target)
         summary.timelineEntries += driver.nextEntry - entriesBefore
         switch stop {
         case nil: return nil
@@ -189,13 +262,84 @@ package final class SimulatorServer: @unchecked Sendable {
         }
     }
 
-    /// After the store moved or acted: encodes what it sent, makes the delivery attempts due up to its clock, and
-    /// forgets cached answers.
-    func finish(_ state: inout ServerState, _ store: borrowing SimulatedStore, summary: inout AdvanceSummary) {
-        summary.notificationsSent += store.notifications.count - state.encoded
-        encodeNew(&state, from: store)
-        pump(&state, until: store.now, summary: &summary)
-        cache.removeAll(keepingCapacity: true)
+    /// The delivery loop of a mutating request: moves the clock to `target` (nil: it stays) one instant at a time,
+    /// where an instant is the next one at which something happens (a timeline entry, a store event, a delivery
+    /// attempt due) [the rule of issue 25]. At each, under the lock, the store moves there (``stepLocked(to:summary:)``)
+    /// and its new notifications are encoded; then, without the lock, the attempts due are made through the transport
+    /// while the clock shows their instant; then their outcomes are recorded under the lock. So a webhook that calls
+    /// the server back during its delivery reads the state that includes the notification it handles, and not later
+    /// state. Returns the error of a refused timeline entry (the clock stays at its instant, and the attempts due
+    /// there are still made). Call it only inside ``exclusively(_:refused:_:)``.
+    func drive(to target: Instant?, summary: inout AdvanceSummary) -> String? {
+        var error: String?
+        /// The last instant the driver was moved to: everything at or before it has run.
+        var reached: Instant?
+        var reported = locked { state.delivery?.log.count ?? 0 }
+        while true {
+            let requests: [DeliveryRequest] = locked {
+                while true {
+                    encodeNew(&state, summary: &summary)
+                    let due = dueRequests(reported: &reported, summary: &summary)
+                    if !due.isEmpty { return due }
+                    let now = state.store.now
+                    guard error == nil, let target, reached.map({ $0 < target }) ?? true else { return [] }
+                    // The next instant where something happens, never past the target (without a transport nothing
+                    // is delivered, so the clock goes straight there).
+                    var stop = target
+                    let floor = reached ?? now.adding(milliseconds: -1)
+                    for candidate in [
+                        state.driver.next?.at, state.store.nextEventInstant, state.delivery?.nextAttemptInstant,
+                    ] where state.delivery != nil {
+                        if let candidate, candidate > floor, candidate < stop { stop = candidate }
+                    }
+                    if stop < now { stop = now }
+                    error = stepLocked(to: stop, summary: &summary)
+                    reached = state.store.now
+                }
+            }
+            if requests.isEmpty { return error }
+            let outcomes = transport!.attempt(requests)
+            locked {
+                for (request, outcome) in zip(requests, outcomes) { state.delivery!.record(outcome, for: request) }
+                changed()
+                reportNewLines(from: &reported, summary: &summary)
+            }
+        }
+    }
+
+    /// Under the lock: the next delivery requests due at or before the store's clock (as many as the transport has
+    /// connections), logging chaos failures, which make no request; empty when none is due.
+    func dueRequests(reported: inout Int, summary: inout AdvanceSummary) -> [DeliveryRequest] {
+        guard let transport, state.delivery != nil else { return [] }
+        let now = state.store.now
+        while true {
+            let requests = state.delivery!.nextRequests(limit: transport.connections, notAfter: now)
+            if state.delivery!.log.count > reported {
+                changed()
+                reportNewLines(from: &reported, summary: &summary)
+            }
+            if !requests.isEmpty { return requests }
+            // Chaos failures are recorded without a request: go on while anything is still due.
+            guard let next = state.delivery!.nextAttemptInstant, next <= now else { return [] }
+        }
+    }
+
+    /// Logs the delivery log's lines from `reported` on (each request made; chaos failures make none) and counts
+    /// the requests.
+    func reportNewLines(from reported: inout Int, summary: inout AdvanceSummary) {
+        guard let log = state.delivery?.log else { return }
+        while reported < log.count {
+            let entry = log[reported]
+            reported += 1
+            // Chaos failures make no request: the delivery log has them, the server's log shows requests.
+            guard entry.chaos != "failFirst" else { continue }
+            summary.deliveryAttempts += 1
+            self.log(
+                "deliver \(entry.notificationUUID) \(entry.notificationType)" + (entry.subtype.map { "/" + $0 } ?? "")
+                    + " to \(entry.recipient ?? "the app") attempt \(entry.attempt) at \(entry.instant): "
+                    + entry.sendAttemptResult.rawValue + (entry.httpStatus.map { " \($0)" } ?? "")
+                    + (entry.chaos == "duplicate" ? " (duplicate)" : ""))
+        }
     }
 }
 /// What one clock advance or action did.

@@ -1,8 +1,26 @@
+import Foundation
 import Testing
 
 @testable import SimctlCommand
 
 @Suite struct ServeCommandTests {
+    /// `--log PATH` writes through the path (a symbolic link here, standing for `/dev/null`): it is never replaced.
+    @Test func theLogIsOpenedInPlace() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-log-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("target.log").path
+        let link = folder.appendingPathComponent("link.log").path
+        try "old\n".write(toFile: target, atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let log = try ServeLog(path: link)
+        log.write("a line")
+        log.close()
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+        let text = try String(contentsOfFile: target, encoding: .utf8)
+        #expect(text.hasSuffix(" a line\n") && !text.contains("old"))
+    }
+
     @Test func optionsParse() throws {
         let options = try ServeCommand.parse([
             "s.yaml", "--port", "8080", "--host", "::1", "--seed", "7", "--deliver", "http://127.0.0.1:9/n",

@@ -182,6 +182,51 @@ final class ServeProcess {
     }
 }
 
+extension ServeEndToEndTests {
+    /// Start-up order: the URL is printed before the first delivery, and a webhook that calls the server back over
+    /// HTTP before answering gets every notification of the family story on its first attempt. The receiver waits
+    /// for the URL the test reads from the first line: a server that delivered before printing it would see that
+    /// attempt time out.
+    @Test func theURLIsPrintedBeforeTheFirstDeliveryAndTheWebhookMayCallBack() throws {
+        let port = LockedList<UInt16>()
+        let nows = LockedList<String>()
+        let receiver = try LoopbackReceiver { message in
+            let deadline = Date().addingTimeInterval(10)
+            while port.values.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            guard let serverPort = port.values.first, let connection = try? TestConnection(port: serverPort) else {
+                return .respond(status: 500, body: "")
+            }
+            defer { connection.close() }
+            let body = String(decoding: message.body, as: UTF8.self)
+            let state = connection.request("GET", "/simctl/v1/state")?.json
+            let signedDate = bodyPayload(body).value(at: "signedDate")
+            nows.append(state?.value(at: "now") == signedDate ? "same" : "differs")
+            return .respond(status: 200, body: "")
+        }
+        defer { receiver.stop() }
+        let serve = try ServeProcess([
+            repositoryRoot + "/Scenarios/family-billing-grace-recovery.yaml", "--deliver",
+            receiver.url(path: "/apple"),
+        ])
+        port.append(serve.port)
+        let connection = try TestConnection(port: serve.port)
+        defer { connection.close() }
+        #expect(connection.request("POST", "/simctl/v1/advance", body: #"{"by": "P2M"}"#)?.status == 200)
+        // The log carries wall-clock latencies (decimal milliseconds).
+        let log = try CanonicalJSON.parse(
+            try #require(connection.request("GET", "/simctl/v1/deliveries")).text, allowFractions: true)
+        let attempts = log.value(at: "attempts")
+        guard case .array(let list)? = attempts else {
+            Issue.record("no delivery log")
+            return
+        }
+        #expect(list.count == 8)
+        #expect(list.allSatisfy { $0.value(at: "sendAttemptResult") == .string("SUCCESS") })
+        #expect(nows.values == Array(repeating: "same", count: 8))
+        #expect(serve.stop() == 0)
+    }
+}
+
 final class LockedBodies: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [String] = []

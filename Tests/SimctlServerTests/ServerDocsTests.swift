@@ -1,6 +1,8 @@
 import Foundation
-import SimctlServer
+import SubscriptionSimulator
 import Testing
+
+@testable import SimctlServer
 
 @testable import SimctlCommand
 
@@ -11,18 +13,33 @@ import Testing
     static let doc = (try? String(contentsOfFile: repositoryRoot + "/docs/server.md", encoding: .utf8)) ?? ""
     static let python = repositoryRoot + "/Tests/Conformance/.venv/bin/python"
 
-    static func block(_ language: String) -> String? {
-        doc.components(separatedBy: "```\(language)\n").dropFirst().first?.components(separatedBy: "```").first
+    static func block(_ language: String) -> String? { blocks(language).first }
+
+    /// Every block in that language, in order.
+    static func blocks(_ language: String) -> [String] {
+        doc.components(separatedBy: "```\(language)\n").dropFirst().compactMap {
+            $0.components(separatedBy: "```").first
+        }
     }
 
-    @Test func theGuideHasItsPythonExample() {
+    @Test func theGuideHasItsPythonExamples() {
         #expect(Self.block("python")?.contains("client._base_url = base_url") == true)
+        #expect(Self.blocks("python").count == 2)
+        #expect(Self.blocks("python").last?.contains("/simctl/v1/reset") == true)
+    }
+
+    /// The 409 body shown in "One change at a time" is the server's, word for word.
+    @Test func theBusyAnswerIsTheServers() throws {
+        let shown = try CanonicalJSON.parse(try #require(Self.block("json")))
+        let reason = SimulatorServer.busyReason(running: "POST /simctl/v1/actions", refused: "POST /simctl/v1/advance")
+        #expect(shown == .object(["error": .string(reason)]))
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: python)))
     func thePythonExampleRunsWithApplesClient() throws {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("server-md-\(getpid()).py")
-        try #require(Self.block("python")).write(to: script, atomically: true, encoding: .utf8)
+        // Both blocks, one after the other, as CI runs them (the second continues the first).
+        try Self.blocks("python").joined().write(to: script, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: script) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.python)
@@ -39,6 +56,7 @@ import Testing
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(errors.suffix(2000))")
         #expect(output.contains("server.md example: passed"))
+        #expect(output.contains("server.md callbacks example: passed"))
     }
 
     @Test func theServeCommandLinesParse() throws {

@@ -115,9 +115,12 @@ final class RecordingTransport: DeliveryTransport, @unchecked Sendable {
     }
 }
 
+/// A server as `simctl serve` runs it: its start-up deliveries made (as once it listens).
 func makeServer(transport: DeliveryTransport? = RecordingTransport(), scenario: String = familyServeScenario)
     throws -> SimulatorServer
 {
-    try SimulatorServer(
+    let server = try SimulatorServer(
         configuration: ServerConfiguration(scenario: try decodeScenario(scenario)), transport: transport)
+    server.deliverStartUp()
+    return server
 }

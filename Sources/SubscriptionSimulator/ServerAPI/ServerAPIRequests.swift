@@ -25,6 +25,14 @@ public struct ServerAPIError: Error, Hashable, Sendable, CustomStringConvertible
     // where they are published (4000005, 4000006, 4000012, 4000021, 4040010); the others follow Apple's
     // "Invalid request. The … parameter is invalid." wording [assumed].
 
+    /// `RateLimitExceededError` (HTTP 429), Apple's "try again later": what `simctl serve` answers a request that
+    /// changes the store while another change is still delivering (docs/server.md, "One change at a time")
+    /// [assumed: Apple has no such state; this is the code its clients already retry on]. `reason` says which
+    /// request is running.
+    public static func busy(_ reason: String) -> ServerAPIError {
+        ServerAPIError(httpStatus: 429, errorCode: 4_290_000, errorMessage: "Rate limit exceeded. " + reason)
+    }
+
     /// `InvalidRequestRevisionError`.
     public static let invalidRequestRevision = bad(4_000_005, "Invalid request revision.")
     /// `InvalidTransactionIdError`.

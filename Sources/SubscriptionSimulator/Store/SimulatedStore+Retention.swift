@@ -20,8 +20,11 @@ public enum StoreRetention: Hashable, Sendable {
 
 extension SimulatedStore {
     /// A store that keeps only what `retention` says (``StoreRetention``).
-    public init(app: AppConfiguration, catalog: Catalog, start: Instant, seed: UInt64 = 0, retention: StoreRetention) {
-        self.init(app: app, catalog: catalog, start: start, seed: seed)
+    public init(
+        app: AppConfiguration, catalog: Catalog, start: Instant, seed: UInt64 = 0, epoch: UInt32 = 0,
+        retention: StoreRetention
+    ) {
+        self.init(app: app, catalog: catalog, start: start, seed: seed, epoch: epoch)
         emissions.retention = retention
     }
 

@@ -50,7 +50,15 @@ public struct BackendCheck {
     func counterexample(
         _ caseNumber: Int, _ generated: Scenario, _ divergence: Divergence, _ backend: CheckedBackend
     ) -> Counterexample {
-        var shrinker = Shrinker(kind: divergence.kind) { CaseRunner.run($0, against: backend) }
+        // Every candidate runs with identities of its own (the epochs after the last case's), so the backend, which
+        // keeps what earlier runs delivered, sees each as new. The counterexample keeps its case's identities.
+        var epoch = options.epoch &+ UInt64(options.cases)
+        var shrinker = Shrinker(kind: divergence.kind) { candidate in
+            var fresh = candidate
+            fresh.seed = generated.seed &- (options.epoch &+ UInt64(caseNumber - 1)) &+ epoch
+            epoch &+= 1
+            return CaseRunner.run(fresh, against: backend)
+        }
         shrinker.progress = { [progress] steps in progress(.shrinkStep(steps)) }
         var scenario = generated
         var found = divergence

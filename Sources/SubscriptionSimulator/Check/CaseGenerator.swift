@@ -49,22 +49,23 @@ public struct CaseGenerator: Sendable {
                 let action = vocabulary.draw(&random, store: store)
                 do throws(StoreError) {
                     try TimelineDriver.perform(action, on: &store)
-                    timeline.append(TimelineEntry(at: store.now, action: action, location: SourceLocation(line: 0, column: 0)))
+                    timeline.append(
+                        TimelineEntry(at: store.now, action: action, location: SourceLocation(line: 0, column: 0)))
                     vocabulary.note(action)
                     break
                 } catch { continue }
             }
         }
-        var case_ = header
-        case_.timeline = timeline
+        var generated = header
+        generated.timeline = timeline
         let tail = Waits.drawTail(&random)
-        case_.until = store.now.adding(tail)
+        generated.until = store.now.adding(tail)
         guard advance(&store, by: tail) else {
-            case_.until = store.now
-            return case_
+            generated.until = store.now
+            return generated
         }
-        case_.deliveryFaults = Self.faults(of: store.notifications, chaos: options.chaos, random: &random)
-        return case_
+        generated.deliveryFaults = Self.faults(of: store.notifications, chaos: options.chaos, random: &random)
+        return generated
     }
 
     /// Moves the store on by `duration`; false when that would leave the supported range or a run limit stops it.
@@ -189,7 +190,8 @@ extension ScenarioAction {
     /// The action with its customer (if any) renamed.
     public func renamingCustomer(_ rename: (String) -> String) -> ScenarioAction {
         switch self {
-        case .purchase(let c, let p, let token): return .purchase(customer: rename(c), product: p, appAccountToken: token)
+        case .purchase(let c, let p, let token):
+            return .purchase(customer: rename(c), product: p, appAccountToken: token)
         case .cancel(let c, let p): return .cancel(customer: rename(c), product: p)
         case .resume(let c, let p): return .resume(customer: rename(c), product: p)
         case .stopSharing(let c, let p): return .stopSharing(customer: rename(c), product: p)
@@ -219,7 +221,8 @@ extension ScenarioAction {
                 customer: rename(c), product: p, transaction: transaction, customerConsented: consented,
                 refundPreference: preference)
         case .decideRefund(let c, let p, let transaction, let decision, let reason):
-            return .decideRefund(customer: rename(c), product: p, transaction: transaction, decision: decision, reason: reason)
+            return .decideRefund(
+                customer: rename(c), product: p, transaction: transaction, decision: decision, reason: reason)
         case .reverseRefund(let c, let p, let transaction):
             return .reverseRefund(customer: rename(c), product: p, transaction: transaction)
         case .openApp(let c): return .openApp(customer: rename(c))

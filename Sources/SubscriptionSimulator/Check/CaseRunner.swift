@@ -164,7 +164,9 @@ public enum CaseRunner {
                     if deliveredLog[id] == nil { deliveredOrder.append(id) }
                     deliveredLog[id, default: []].append(entry)
                 })
-            if finished == nil, let error = backendError { finished = .cannotJudge("the backend failed a delivery: \(error)") }
+            if finished == nil, let error = backendError {
+                finished = .cannotJudge("the backend failed a delivery: \(error)")
+            }
         }
 
         func allDelivered() -> Bool {

@@ -216,7 +216,8 @@ public struct ScenarioDecoder {
         var faults: [DeliveryFault] = []
         for item in try list(try top.required("faults"), "faults") {
             let m = try mapping(
-                item, "a delivery fault", keys: ["customer", "app", "at", "type", "subtype", "failedAttempts", "duplicate"])
+                item, "a delivery fault",
+                keys: ["customer", "app", "at", "type", "subtype", "failedAttempts", "duplicate"])
             var recipient: String?
             if let appNode = m.optional("app") {
                 if let other = m.optional("customer") {
@@ -242,7 +243,8 @@ public struct ScenarioDecoder {
             guard NotificationType(rawValue: typeText) != nil else {
                 throw fail(
                     typeNode,
-                    "unknown notification type '\(typeText)'\(hint(typeText, NotificationType.allCases.map(\.rawValue)))")
+                    "unknown notification type '\(typeText)'\(hint(typeText, NotificationType.allCases.map(\.rawValue)))"
+                )
             }
             var subtype: String?
             if let subtypeNode = m.optional("subtype") {
@@ -262,11 +264,14 @@ public struct ScenarioDecoder {
                 guard value <= most else {
                     throw fail(
                         failedNode,
-                        "expected `failedAttempts` from 0 to \(most) (the App Store makes at most \(most) attempts), found \(value)")
+                        "expected `failedAttempts` from 0 to \(most) (the App Store makes at most \(most) attempts), found \(value)"
+                    )
                 }
                 failed = Int(value)
             }
-            let duplicate = try m.optional("duplicate").map { (node) throws(ScenarioError) in try bool(node, "duplicate") }
+            let duplicate = try m.optional("duplicate").map { (node) throws(ScenarioError) in
+                try bool(node, "duplicate")
+            }
             guard failed > 0 || duplicate == true else {
                 throw fail(item, "a delivery fault needs `failedAttempts` (1 or more) or `duplicate: true`")
             }

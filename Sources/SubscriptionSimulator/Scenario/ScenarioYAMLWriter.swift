@@ -267,7 +267,8 @@ public enum ScenarioYAMLWriter {
     /// values and flow collections), else double-quoted with the reader's escapes.
     public static func scalar(_ text: String) -> String {
         let safe = text.unicodeScalars.allSatisfy {
-            ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || "._-/+@".unicodeScalars.contains($0)
+            ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9")
+                || "._-/+@".unicodeScalars.contains($0)
         }
         if safe, let first = text.unicodeScalars.first, !"-.+@".unicodeScalars.contains(first) { return text }
         var quoted = "\""

@@ -3,7 +3,7 @@ import SubscriptionSimulator
 /// A backend written the way docs/check.md recommends, in process, with an optional classic bug: the reference the
 /// check's tests run against. The correct one de-duplicates on `notificationUUID`, keeps the newest notification per
 /// `originalTransactionId` by `signedDate`, grants a subscription while `data.status` is 1 (active) or 4 (billing
-/// grace period), and a non-consumable unless its transaction is revoked.
+/// grace period), to the renewal info's `productId`, and a non-consumable unless its transaction is revoked.
 final class ReferenceBackend: @unchecked Sendable {
     /// One classic bug (issue 26's first paragraph), or none.
     enum Bug: CaseIterable {
@@ -49,6 +49,10 @@ final class ReferenceBackend: @unchecked Sendable {
             let productId = transaction.value(at: "productId")?.stringValue
         else { return .status(200) }  // TEST, RENEWAL_EXTENSION / SUMMARY: about the app
         let subtype = payload.value(at: "subtype")?.stringValue
+        // The current product is the renewal info's `productId`: a refund of a past renewal carries that renewal's
+        // transaction, whose product may be an earlier plan.
+        let renewal = payload.value(at: "data.signedRenewalInfo")?.stringValue.flatMap { try? JWS.decodePayload($0) }
+        let currentProduct = renewal?.value(at: "productId")?.stringValue ?? productId
         if let existing = records[id], existing.signedDate > signedDate, bug != .appliesOlderNotifications {
             return .status(200)
         }
@@ -66,13 +70,15 @@ final class ReferenceBackend: @unchecked Sendable {
         }
         if bug == .endsAccessOnAnyFailToRenew && type == "DID_FAIL_TO_RENEW" { active = false }
         if bug == .endsAccessOnAnyRefund && type == "REFUND" { active = false }
-        records[id] = Record(signedDate: signedDate, active: active, productId: productId)
+        records[id] = Record(signedDate: signedDate, active: active, productId: currentProduct)
         return .status(200)
     }
 
     /// The entitlement query: nil for an id never seen (a 404).
     func entitlement(_ originalTransactionId: String) -> BackendAnswer? {
-        records[originalTransactionId].map { BackendAnswer(active: $0.active, productId: $0.active ? $0.productId : nil) }
+        records[originalTransactionId].map {
+            BackendAnswer(active: $0.active, productId: $0.active ? $0.productId : nil)
+        }
     }
 
     /// The backend as the check takes it.

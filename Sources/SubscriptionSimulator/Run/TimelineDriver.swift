@@ -37,24 +37,25 @@ public struct TimelineDriver: Sendable {
     public var remainingEntries: Int { scenario.timeline.count - nextEntry }
 
     /// A store at the scenario's start with its customers, storefronts and family: what every run and server starts
-    /// from. `retention`: what the store keeps of what it sends (docs/streaming.md). Throws when the family cannot be
-    /// created, located at the scenario's `family:`.
-    public static func prepare(_ scenario: Scenario, retention: StoreRetention = .everything) throws(ScenarioError)
-        -> SimulatedStore
+    /// from. `retention`: what the store keeps of what it sends (docs/streaming.md). `epoch`: the store's identities
+    /// (``SimulatedStore/init(app:catalog:start:seed:epoch:)``; 0 gives the usual ones). Throws when the family
+    /// cannot be created, located at the scenario's `family:`.
+    public static func prepare(_ scenario: Scenario, retention: StoreRetention = .everything, epoch: UInt32 = 0)
+        throws(ScenarioError) -> SimulatedStore
     {
-        let prepared = Self.prepared(scenario, retention: retention)
+        let prepared = Self.prepared(scenario, retention: retention, epoch: epoch)
         if let stop = prepared.stop { throw stop }
         return prepared.store
     }
 
-    /// ``prepare(_:retention:)`` that hands back the store as far as it got when the family cannot be created (a
+    /// ``prepare(_:retention:epoch:)`` that hands back the store as far as it got when the family cannot be created (a
     /// stopped run still has a store to show).
-    static func prepared(_ scenario: Scenario, retention: StoreRetention) -> (
+    static func prepared(_ scenario: Scenario, retention: StoreRetention, epoch: UInt32 = 0) -> (
         store: SimulatedStore, stop: ScenarioError?
     ) {
         var store = SimulatedStore(
-            app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed,
-            retention: retention)
+            app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed, epoch: epoch)
+        store.retention = retention
         if retention == .liveState { store.limits = .streaming }
         let purchases = scenario.timeline.reduce(0) { count, entry in
             if case .purchase = entry.action { count + 1 } else { count }

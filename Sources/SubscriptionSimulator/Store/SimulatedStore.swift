@@ -163,13 +163,15 @@ public struct SimulatedStore: Sendable {
     /// What the store keeps of what it has emitted (``StoreRetention``, `Store/SimulatedStore+Retention.swift`).
     public internal(set) var retention = StoreRetention.everything
 
-    public init(app: AppConfiguration, catalog: Catalog, start: Instant, seed: UInt64 = 0) {
+    /// `epoch`: the same store with new identities (every id and UUID changes; 0 gives a store's usual ones; rule
+    /// ids-change-with-the-epoch in `Engine/IdentifierSource.swift`).
+    public init(app: AppConfiguration, catalog: Catalog, start: Instant, seed: UInt64 = 0, epoch: UInt32 = 0) {
         self.app = app
         self.catalog = catalog
         self.seed = seed
         self.start = start
         self.scheduler = EventScheduler(start: start)
-        self.ids = IdentifierSource(seed: seed)
+        self.ids = IdentifierSource(seed: seed, epoch: epoch)
         // Records are large values; growing from empty re-copies them several times in a typical run.
         notifications.reserveCapacity(32)
         transactions.reserveCapacity(32)

@@ -23,7 +23,7 @@ public struct BackendCheck {
             do throws(ScenarioError) { generated = try generator.generate(index) } catch {
                 throw CheckError(message: "the scenario's timeline cannot run: \(error)")
             }
-            let result = CaseRunner.run(generated, against: backend)
+            let result = CaseRunner.run(generated, against: backend, epoch: options.epoch(ofCase: index))
             report.cases += 1
             report.deliveries += result.deliveries
             report.notifications += result.notifications
@@ -51,13 +51,11 @@ public struct BackendCheck {
         _ caseNumber: Int, _ generated: Scenario, _ divergence: Divergence, _ backend: CheckedBackend
     ) -> Counterexample {
         // Every candidate runs with identities of its own (the epochs after the last case's), so the backend, which
-        // keeps what earlier runs delivered, sees each as new. The counterexample keeps its case's identities.
-        var epoch = options.epoch &+ UInt64(options.cases)
+        // keeps what earlier runs delivered, sees each as new.
+        var epoch = options.epoch(ofCase: options.cases)
         var shrinker = Shrinker(kind: divergence.kind) { candidate in
-            var fresh = candidate
-            fresh.seed = generated.seed &- (options.epoch &+ UInt64(caseNumber - 1)) &+ epoch
-            epoch &+= 1
-            return CaseRunner.run(fresh, against: backend)
+            defer { epoch &+= 1 }
+            return CaseRunner.run(candidate, against: backend, epoch: epoch)
         }
         shrinker.progress = { [progress] steps in progress(.shrinkStep(steps)) }
         var scenario = generated

@@ -24,11 +24,11 @@ public struct CaseGenerator: Sendable {
         var random = RandomSource(seed: SplitMix64.mix(options.seed ^ 0x6368_6563_6B63_6173) &+ UInt64(index))
         var header = scenario
         header.customers = people
-        header = CaseIdentities.fresh(header, caseNumber: index + 1, epoch: options.epoch &+ UInt64(index))
+        header = CaseIdentities.fresh(header, caseNumber: index + 1)
         header.name = "\(scenario.name) (check case \(index + 1), seed \(options.seed))"
         header.expectations = []
         header.deliveryFaults = []
-        var store = try TimelineDriver.prepare(header)
+        var store = try TimelineDriver.prepare(header, epoch: options.epoch(ofCase: index))
         var driver = TimelineDriver(header)
         let prefixEnd = header.timeline.last?.at ?? header.start
         switch driver.advance(&store, to: prefixEnd) {
@@ -133,16 +133,12 @@ enum Waits {
     }
 }
 
-/// Fresh identities per case (docs/check.md, "Fresh identities"): the customers get the case's suffix, and the
-/// store's ids and UUIDs come from the case's seed.
+/// Fresh identities per case (docs/check.md, "Fresh identities"): the customers get the case's suffix; the store's ids
+/// and UUIDs come from the case's epoch (``CheckOptions/epoch(ofCase:)``), given when the case runs.
 enum CaseIdentities {
-    /// `scenario` with every customer renamed `name.cN` (N the case number) and the seed moved by `epoch`: ids
-    /// keep the whole seed (rule ids-keep-the-whole-seed, Engine/IdentifierSource.swift) and UUIDs mix it, so two
-    /// cases never share an `originalTransactionId`, `transactionId`, `appTransactionId` or `notificationUUID`.
-    static func fresh(_ scenario: Scenario, caseNumber: Int, epoch: UInt64) -> Scenario {
-        var result = scenario.renamingCustomers { "\($0).c\(caseNumber)" }
-        result.seed = scenario.seed &+ epoch
-        return result
+    /// `scenario` with every customer renamed `name.cN` (N the case number).
+    static func fresh(_ scenario: Scenario, caseNumber: Int) -> Scenario {
+        scenario.renamingCustomers { "\($0).c\(caseNumber)" }
     }
 }
 

@@ -92,11 +92,12 @@ public enum CaseRunner {
         }
     }
 
-    /// Runs `scenario` (a case, or a counterexample) against `backend`.
-    public static func run(_ scenario: Scenario, against backend: CheckedBackend) -> CaseResult {
+    /// Runs `scenario` (a case, or a counterexample) against `backend`, with the store's identities of `epoch`
+    /// (rule ids-change-with-the-epoch).
+    public static func run(_ scenario: Scenario, against backend: CheckedBackend, epoch: UInt32 = 0) -> CaseResult {
         var result = CaseResult(outcome: .agrees, deliveries: 0, checkpoints: 0, notifications: 0)
         var store: SimulatedStore
-        do throws(ScenarioError) { store = try TimelineDriver.prepare(scenario) } catch {
+        do throws(ScenarioError) { store = try TimelineDriver.prepare(scenario, epoch: epoch) } catch {
             result.outcome = .invalid("\(error)")
             return result
         }

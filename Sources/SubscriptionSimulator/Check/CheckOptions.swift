@@ -61,13 +61,14 @@ public struct CheckOptions: Hashable, Sendable {
     public var actions: ClosedRange<Int>
     /// Whether to shrink the first divergence (on by default).
     public var shrinks: Bool
-    /// The first identity epoch: case `i` (from 0) uses identities of epoch `epoch + i`, so no two cases share an
-    /// `originalTransactionId`, a `notificationUUID`, an `appTransactionId`, a customer or an app account token.
-    public var epoch: UInt64
+    /// The first identity epoch (rule ids-change-with-the-epoch, Engine/IdentifierSource.swift): case `i` (from 0)
+    /// runs at epoch `epoch + i` and shrinking candidates at the epochs after the last case's, so no two runs share an
+    /// `originalTransactionId`, a `transactionId`, an `appTransactionId` or a `notificationUUID`.
+    public var epoch: UInt32
 
     public init(
         cases: Int = 100, seed: UInt64 = 0, chaos: CheckChaos = .standard, actions: ClosedRange<Int> = 4...14,
-        shrinks: Bool = true, epoch: UInt64 = 0
+        shrinks: Bool = true, epoch: UInt32 = 0
     ) {
         self.cases = cases
         self.seed = seed
@@ -77,8 +78,12 @@ public struct CheckOptions: Hashable, Sendable {
         self.epoch = epoch
     }
 
+    /// The epoch case `index` (from 0) runs at.
+    public func epoch(ofCase index: Int) -> UInt32 { epoch &+ UInt32(truncatingIfNeeded: index) }
+
     /// Why these options cannot be used, or nil.
     public var problem: String? {
+        if cases > 1_000_000 { return "the number of cases must be at most 1,000,000, found \(cases)" }
         if cases < 1 { return "the number of cases must be 1 or more, found \(cases)" }
         if actions.lowerBound < 0 || actions.upperBound > 1000 {
             return "the actions per case must be from 0 to 1000, found \(actions.lowerBound)...\(actions.upperBound)"

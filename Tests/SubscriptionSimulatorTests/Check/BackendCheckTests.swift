@@ -59,10 +59,13 @@ import Testing
         var uuids: [Set<String>] = []
         var customers: [Set<String>] = []
         for index in 0..<3 {
-            let run = try ScenarioRunner.run(try generator.generate(index))
-            ids.append(Set(run.store.transactions.map(\.originalTransactionId)))
-            uuids.append(Set(run.store.notifications.map(\.notificationUUID)))
-            customers.append(Set(run.store.customers))
+            let generated = try generator.generate(index)
+            var store = try TimelineDriver.prepare(generated, epoch: generator.options.epoch(ofCase: index))
+            var driver = TimelineDriver(generated)
+            #expect(driver.run(&store) == nil)
+            ids.append(Set(store.transactions.map(\.originalTransactionId)))
+            uuids.append(Set(store.notifications.map(\.notificationUUID)))
+            customers.append(Set(store.customers))
         }
         for a in 0..<3 {
             for b in 0..<3 where a < b {

@@ -91,3 +91,17 @@ import Testing
         #expect(throws: ScenarioError.self) { try ScenarioDecoder(file: "faults.yaml").decode(text) }
     }
 }
+
+/// `simctl run --deliver` (``RunPlan``) makes the faults of the `delivery:` block.
+@Suite struct DeliveryBlockRunPlanTests {
+    @Test func runPlanDeliveryMakesTheFaults() throws {
+        let scenario = try ScenarioDecoder(file: "faults.yaml").decode(ScenarioYAMLWriterTests.faulty)
+        let transport = ClosureTransport { _ in .status(200) }
+        let verdict = RunPlan(format: .jsonl, delivery: DeliveryPlan(transport: transport)).run(scenario) { _ in }
+        guard case .delivered(let report) = verdict.delivery else {
+            Issue.record("not delivered: \(String(describing: verdict.delivery))")
+            return
+        }
+        #expect(report.log.map(\.chaos) == [nil, "duplicate", "failFirst", "failFirst", nil])
+    }
+}

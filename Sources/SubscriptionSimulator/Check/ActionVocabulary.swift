@@ -74,7 +74,7 @@ struct ActionVocabulary: Sendable {
             case .leaveFamily: weight = hasFamily ? 2 : 0
             case .shareWithFamily: weight = hasFamily && !shareable.isEmpty ? 1 : 0
             case .stopSharing: weight = hasFamily && !shareable.isEmpty ? 2 : 0
-            case .startSharing: weight = hasFamily && !shareable.isEmpty ? 2 : 0
+            case .startSharing: weight = hasFamily && !shareable.isEmpty ? 4 : 0
             case .makeFamilyShareable: weight = hasFamily && !notShareable.isEmpty ? 1 : 0
             case .restorePurchases: weight = 1
             case .openApp: weight = hasSubscriptions ? 1 : 0
@@ -91,8 +91,9 @@ struct ActionVocabulary: Sendable {
         if case .raisePrice(let product, let price, _, _) = action { prices[product] = price }
     }
 
-    /// Draws one action with its arguments.
-    func draw(_ random: inout RandomSource, store: SimulatedStore) -> ScenarioAction {
+    /// Draws one action with its arguments. Half of the time the customer is `previous` (the last action's), so that
+    /// one customer's actions follow each other closely (a refund soon after a purchase, a fix after a failure).
+    func draw(_ random: inout RandomSource, store: SimulatedStore, previous: String? = nil) -> ScenarioAction {
         func pick<T>(_ items: [T]) -> T { items[random.nextInt(in: 0...items.count - 1)] }
         var choice = random.nextInt(in: 0...max(0, totalWeight - 1))
         var kind = kinds.first?.kind ?? .requestTestNotification
@@ -103,7 +104,8 @@ struct ActionVocabulary: Sendable {
             }
             choice -= entry.weight
         }
-        let customer = pick(people)
+        let other = pick(people)
+        let customer = previous.map { random.nextDouble() < 0.5 ? $0 : other } ?? other
         func subscription() -> String { pick(subscriptions) }
         /// The customer's n-th transaction of the product, from 1; drawn among those that exist.
         func position(_ product: String) -> Int {
@@ -177,6 +179,27 @@ struct ActionVocabulary: Sendable {
         case .restorePurchases: return .restorePurchases(customer: customer)
         case .openApp: return .openApp(customer: customer)
         case .requestTestNotification: return .requestTestNotification
+        }
+    }
+
+    /// An action that only makes sense right after `action` and is drawn then (at the same instant), or nil: the
+    /// developer's consumption information after a refund request (within 12 hours of it), a customer's consent
+    /// after a price increase that needs it.
+    func followUp(after action: ScenarioAction, _ random: inout RandomSource) -> ScenarioAction? {
+        switch action {
+        case .requestRefund(let customer, let product, let transaction, _):
+            return .sendConsumptionInformation(
+                customer: customer, product: product, transaction: transaction, customerConsented: true,
+                refundPreference: RefundPreference.allCases[random.nextInt(in: 0...RefundPreference.allCases.count - 1)]
+            )
+        case .raisePrice(let product, _, _, true):
+            return .consentToPriceIncrease(customer: people[random.nextInt(in: 0...people.count - 1)], product: product)
+        case .purchase, .cancel, .resume, .stopSharing, .startSharing, .refund, .failBilling, .fixBilling, .joinFamily,
+            .leaveFamily, .restorePurchases, .shareWithFamily, .makeFamilyShareable, .removeFromSale, .restoreToSale,
+            .changePlan, .redeemOffer, .raisePrice, .consentToPriceIncrease, .extendRenewalDate, .refundTransaction,
+            .sendConsumptionInformation, .decideRefund, .reverseRefund, .openApp, .requestTestNotification,
+            .extendRenewalDatesForAllActiveSubscribers:
+            return nil
         }
     }
 

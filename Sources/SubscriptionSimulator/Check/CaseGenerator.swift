@@ -40,18 +40,32 @@ public struct CaseGenerator: Sendable {
         var vocabulary = ActionVocabulary(catalog: header.catalog, people: header.customers, family: header.family)
         var timeline = header.timeline
         let count = random.nextInt(in: options.actions)
+        var previous = timeline.last?.action.customer
         for step in 0..<count {
             // The first action comes at once (usually a purchase); later ones mostly after a wait.
             if step > 0 && random.nextDouble() < 0.8 || step == 0 && random.nextDouble() < 0.2 {
                 guard advance(&store, by: Waits.draw(&random)) else { break }
             }
             for _ in 0..<12 {
-                let action = vocabulary.draw(&random, store: store)
+                let action = vocabulary.draw(&random, store: store, previous: previous)
+                // Tried on a copy: a refused action leaves the store exactly as it was, whatever it touched first.
+                var trial = store
                 do throws(StoreError) {
-                    try TimelineDriver.perform(action, on: &store)
+                    try TimelineDriver.perform(action, on: &trial)
+                    store = trial
                     timeline.append(
                         TimelineEntry(at: store.now, action: action, location: SourceLocation(line: 0, column: 0)))
                     vocabulary.note(action)
+                    previous = action.customer ?? previous
+                    if random.nextDouble() < 0.5, let next = vocabulary.followUp(after: action, &random) {
+                        var followed = store
+                        if (try? TimelineDriver.perform(next, on: &followed)) != nil {
+                            store = followed
+                            timeline.append(
+                                TimelineEntry(at: store.now, action: next, location: SourceLocation(line: 0, column: 0))
+                            )
+                        }
+                    }
                     break
                 } catch { continue }
             }
@@ -75,18 +89,32 @@ public struct CaseGenerator: Sendable {
         return true
     }
 
-    /// One draw per notification, in order: a failure (with ``CheckChaos/failureRate``), then a duplicate
-    /// (``CheckChaos/duplicateRate``). A notification that shares its recipient and instant with another gets no
-    /// failure (it would arrive after the other, with the same `signedDate`).
+    /// One draw per notification, in order: a failure (with ``CheckChaos/failureRate``, three times as likely, at
+    /// most 1, for a notification that a newer one of the same `originalTransactionId` follows within 13 hours: its
+    /// retry then arrives after the newer one), then a duplicate (``CheckChaos/duplicateRate``). A notification that
+    /// shares its recipient and instant with another gets no failure (it would arrive after the other, with the same
+    /// `signedDate`).
     static func faults(of notifications: [SentNotification], chaos: CheckChaos, random: inout RandomSource)
         -> [DeliveryFault]
     {
         var atInstant: [String: Int] = [:]
         for n in notifications { atInstant[Self.siblingKey(n), default: 0] += 1 }
+        // Each notification's next one about the same originalTransactionId, by instant.
+        var followedSoon = [Bool](repeating: false, count: notifications.count)
+        var lastIndex: [String: Int] = [:]
+        for (index, n) in notifications.enumerated() {
+            guard let id = n.transaction?.originalTransactionId else { continue }
+            if let earlier = lastIndex[id] {
+                let gap = notifications[earlier].instant.milliseconds(to: n.instant)
+                followedSoon[earlier] = gap > 0 && gap <= 13 * 3_600_000
+            }
+            lastIndex[id] = index
+        }
         var faults: [DeliveryFault] = []
-        for n in notifications {
+        for (index, n) in notifications.enumerated() {
             var failed = 0
-            if chaos.failureRate > 0 && random.nextDouble() < chaos.failureRate {
+            let rate = followedSoon[index] ? min(1, 3 * chaos.failureRate) : chaos.failureRate
+            if chaos.failureRate > 0 && random.nextDouble() < rate {
                 let attempts = random.nextInt(in: 1...max(1, chaos.maximumFailedAttempts))
                 if atInstant[Self.siblingKey(n)] == 1 { failed = attempts }
             }
@@ -107,10 +135,12 @@ public struct CaseGenerator: Sendable {
 }
 
 /// The clock advances between a case's actions: short and long, so that a case reaches the ends of billing grace
-/// periods (3, 16 and 28 days), of billing retry (60 days), renewals and expiry.
+/// periods (3, 16 and 28 days), of billing retry (60 days), renewals and expiry, and acts between a failed attempt and
+/// its retry (1 and 13 hours later).
 enum Waits {
     static let choices: [(weight: Int, duration: CalendarDuration)] = [
-        (3, .hours(1)), (2, .hours(6)), (4, .days(1)), (2, .days(2)), (3, .days(3)), (2, .days(4)), (3, .days(7)),
+        (2, .minutes(30)), (3, .hours(1)), (2, .hours(2)), (2, .hours(6)), (2, .hours(12)), (4, .days(1)),
+        (2, .days(2)), (3, .days(3)), (2, .days(4)), (3, .days(7)),
         (3, .days(16)), (2, .days(17)), (3, .days(28)), (2, .days(29)), (3, .months(1)), (2, .days(45)),
         (3, .days(60)), (2, .days(61)), (2, .months(2)), (1, .months(3)),
     ]

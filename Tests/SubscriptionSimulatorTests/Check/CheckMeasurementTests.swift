@@ -3,8 +3,11 @@ import SubscriptionSimulator
 import Testing
 
 /// Figures for the report (not a timed test): with `CHECK_MEASURE=1`, runs each reference backend over 200 cases and
-/// prints how many cases it took to find each bug, the shrunk size and the wall time. Skipped otherwise.
+/// (seed `CHECK_SEED`, default 1) and prints how many cases it took to find each bug, the shrunk size and the wall time. Skipped otherwise.
 @Suite struct CheckMeasurementTests {
+    /// `CHECK_SEED`, else 1.
+    static let seed = ProcessInfo.processInfo.environment["CHECK_SEED"].flatMap { UInt64($0) } ?? 1
+
     @Test(.enabled(if: ProcessInfo.processInfo.environment["CHECK_MEASURE"] == "1"))
     func measure() throws {
         let scenario = try BackendCheckTests.scenario()
@@ -12,7 +15,7 @@ import Testing
             let clock = ContinuousClock()
             var report: CheckReport?
             let elapsed = try clock.measure {
-                report = try BackendCheck(scenario: scenario, options: CheckOptions(cases: 200, seed: 1))
+                report = try BackendCheck(scenario: scenario, options: CheckOptions(cases: 200, seed: Self.seed))
                     .run(against: ReferenceBackend(bug).checked)
             }
             guard let report else { continue }

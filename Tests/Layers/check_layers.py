@@ -41,6 +41,7 @@ FOLDERS = [
     "Scenario",
     "Output",
     "Run",
+    "Check",
     "Reports",
     "Population",
 ]

@@ -208,6 +208,8 @@ public struct NotificationDelivery: Sendable {
     var random: RandomSource
     /// Each recipient's latest first attempt: a chaos delay never reorders one recipient's notifications.
     var lastOfRecipient: [String: Instant] = [:]
+    /// Faults written down as data (a scenario's `delivery:` block), added to what chaos draws (``DeliveryFault``).
+    public internal(set) var faults: [DeliveryFault] = []
 
     /// `seed` drives the chaos draws (the scenario's seed, mixed with a constant so delivery draws differ from the
     /// store's). Notifications must be in virtual-time order, as a store emits them.
@@ -248,7 +250,7 @@ public struct NotificationDelivery: Sendable {
         for (offset, item) in newItems.enumerated() {
             let index = items.count
             items.append(item)
-            plans.append(newPlans[offset])
+            plans.append(faults.isEmpty ? newPlans[offset] : newPlans[offset].adding(faults, for: item))
             attempts.append([])
             delivered.append(false)
             var first = item.instant.adding(milliseconds: newPlans[offset].delayMilliseconds)

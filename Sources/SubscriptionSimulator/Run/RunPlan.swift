@@ -143,7 +143,8 @@ public struct RunPlan {
     static func deliver(_ run: ScenarioRun, _ plan: DeliveryPlan, signer: (any PayloadSigner)?) -> RunVerdict.Delivery {
         let items = DeliveryItem.items(of: run.store, signer: signer)
         var delivery = NotificationDelivery(
-            items: items, schedule: plan.mode.schedule, chaos: plan.chaos, seed: run.scenario.seed)
+            items: items, schedule: plan.mode.schedule, chaos: plan.chaos, faults: run.scenario.deliveryFaults,
+            seed: run.scenario.seed)
         do throws(DeliveryLogError) {
             try plan.log?.open()
             defer { plan.log?.close() }

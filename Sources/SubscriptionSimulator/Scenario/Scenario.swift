@@ -17,6 +17,9 @@ public struct Scenario: Hashable, Sendable {
     /// Where the run's end is given (`until:`, else `start:`): errors after the last timeline entry, such as a run
     /// limit reached on the way to `until`, are reported there.
     public var endLocation = SourceLocation(line: 1, column: 1)
+    /// The `delivery:` block: delivery faults written down as data, which `simctl run --deliver` makes on top of its
+    /// chaos options (docs/scenario-format.md, "`delivery`"). Empty without the block.
+    public var deliveryFaults: [DeliveryFault] = []
 }
 
 public struct FamilySpec: Hashable, Sendable {

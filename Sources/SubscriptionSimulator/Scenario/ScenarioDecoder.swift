@@ -195,12 +195,92 @@ public struct ScenarioDecoder {
                     try decodeExpectation(item, start: start, until: until, customers: customers, catalog: catalog))
             }
         }
+        let allCustomers = customers + storefronts.map(\.customer).filter { !named.contains($0) }
+        var deliveryFaults: [DeliveryFault] = []
+        if let node = top.optional("delivery") {
+            deliveryFaults = try decodeDelivery(node, start: start, customers: allCustomers)
+        }
         return Scenario(
             name: name, file: file, start: start, seed: seed, app: app, catalog: catalog, family: family,
-            timeline: timeline, until: until, expectations: expectations,
-            customers: customers + storefronts.map(\.customer).filter { !named.contains($0) },
+            timeline: timeline, until: until, expectations: expectations, customers: allCustomers,
             storefronts: Dictionary(uniqueKeysWithValues: storefronts.map { ($0.customer, $0.storefront) }),
-            endLocation: (top.optional("until") ?? startNode).location)
+            endLocation: (top.optional("until") ?? startNode).location, deliveryFaults: deliveryFaults)
+    }
+
+    /// `delivery:`: `{ faults: [...] }`, each fault naming one notification (`customer` or `app: true`, `at`, `type`,
+    /// optional `subtype`) and what happens to it (`failedAttempts`, `duplicate`).
+    func decodeDelivery(_ node: YAMLNode, start: Instant, customers: [String]) throws(ScenarioError)
+        -> [DeliveryFault]
+    {
+        let top = try mapping(node, "delivery", keys: ["faults"])
+        var faults: [DeliveryFault] = []
+        for item in try list(try top.required("faults"), "faults") {
+            let m = try mapping(
+                item, "a delivery fault",
+                keys: ["customer", "app", "at", "type", "subtype", "failedAttempts", "duplicate"])
+            var recipient: String?
+            if let appNode = m.optional("app") {
+                if let other = m.optional("customer") {
+                    throw fail(other, "a delivery fault names one `customer` or `app: true`, not both")
+                }
+                guard try bool(appNode, "app") else {
+                    throw fail(appNode, "expected `app: true` (a notification about the app) or a `customer`")
+                }
+            } else {
+                let customerNode = try m.required("customer")
+                let name = try text(customerNode, "a customer")
+                guard customers.contains(name) else {
+                    throw fail(
+                        customerNode,
+                        "unknown customer '\(name)': customers are the family's people and anyone a timeline entry names\(hint(name, customers))"
+                    )
+                }
+                recipient = name
+            }
+            let at = try time(try m.required("at"), start: start, "at")
+            let typeNode = try m.required("type")
+            let typeText = try text(typeNode, "type")
+            guard NotificationType(rawValue: typeText) != nil else {
+                throw fail(
+                    typeNode,
+                    "unknown notification type '\(typeText)'\(hint(typeText, NotificationType.allCases.map(\.rawValue)))"
+                )
+            }
+            var subtype: String?
+            if let subtypeNode = m.optional("subtype") {
+                let value = try text(subtypeNode, "subtype")
+                guard NotificationSubtype(rawValue: value) != nil else {
+                    throw fail(
+                        subtypeNode,
+                        "unknown notification subtype '\(value)'\(hint(value, NotificationSubtype.allCases.map(\.rawValue)))"
+                    )
+                }
+                subtype = value
+            }
+            var failed = 0
+            if let failedNode = m.optional("failedAttempts") {
+                let value = try unsigned(failedNode, "failedAttempts")
+                let most = UInt64(RetrySchedule.production.maximumAttempts)
+                guard value <= most else {
+                    throw fail(
+                        failedNode,
+                        "expected `failedAttempts` from 0 to \(most) (the App Store makes at most \(most) attempts), found \(value)"
+                    )
+                }
+                failed = Int(value)
+            }
+            let duplicate = try m.optional("duplicate").map { (node) throws(ScenarioError) in
+                try bool(node, "duplicate")
+            }
+            guard failed > 0 || duplicate == true else {
+                throw fail(item, "a delivery fault needs `failedAttempts` (1 or more) or `duplicate: true`")
+            }
+            faults.append(
+                DeliveryFault(
+                    recipient: recipient, instant: at, notificationType: typeText, subtype: subtype,
+                    failedAttempts: failed, duplicate: duplicate ?? false))
+        }
+        return faults
     }
 
     /// What a decoded timeline item is replaced with, so its nodes are freed.
@@ -210,6 +290,7 @@ public struct ScenarioDecoder {
 
     static let topKeys = [
         "name", "start", "seed", "app", "products", "storekit", "customers", "family", "timeline", "until", "expect",
+        "delivery",
     ]
     static let appKeys = [
         "bundleId", "bundleVersion", "appAppleId", "environment", "gracePeriod", "graceEligibility", "familyDelay",

@@ -1,0 +1,292 @@
+/// Where a backend's view first differs from the store's ground truth.
+public struct Divergence: Hashable, Sendable, CustomStringConvertible {
+    /// The class of a mismatch: shrinking keeps it.
+    public enum Kind: String, Hashable, Sendable {
+        /// The store gives access; the backend answers not active (or unknown).
+        case deniesAccess
+        /// The store gives no access; the backend answers active.
+        case grantsWithoutAccess
+        /// Both give access, to different products.
+        case wrongProduct
+    }
+
+    public var kind: Kind
+    /// The checkpoint: every notification due by then was delivered.
+    public var instant: Instant
+    public var customer: String
+    public var originalTransactionId: String
+    /// The store's truth.
+    public var expected: OriginalTransactionAccess
+    /// The backend's answer; nil: unknown (a 404), which counts as not active.
+    public var answered: BackendAnswer?
+    /// The last notifications delivered for this `originalTransactionId`, oldest first (at most five), as the
+    /// delivery log recorded them.
+    public var lastDelivered: [DeliveryLogEntry]
+
+    /// What the store expected, as text: `active, product X` or `not active`.
+    public var expectedText: String {
+        BackendAnswer(active: expected.grantsAccess, productId: expected.grantsAccess ? expected.productId : nil)
+            .description
+    }
+
+    /// Several lines: where, who, expected and answered, and the last notifications delivered for it.
+    public var description: String {
+        var lines = [
+            "at \(instant): customer \(customer), originalTransactionId \(originalTransactionId)",
+            "  expected: \(expectedText)",
+            "  answered: \(answered?.description ?? "unknown (not active)")",
+            "  last notifications delivered for it:",
+        ]
+        for entry in lastDelivered {
+            let subtype = entry.subtype.map { " / \($0)" } ?? ""
+            let kind = entry.chaos == "duplicate" ? ", a duplicate" : ""
+            lines.append(
+                "    \(entry.notificationType)\(subtype) \(entry.notificationUUID), delivered at \(entry.instant) "
+                    + "(attempt \(entry.attempt)\(kind))")
+        }
+        if lastDelivered.isEmpty { lines.append("    none") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// How one case went.
+public enum CaseOutcome: Hashable, Sendable {
+    /// Every checkpoint agreed.
+    case agrees
+    /// The first checkpoint where the backend disagreed.
+    case diverges(Divergence)
+    /// The backend cannot be judged: an entitlement query failed, or a notification was still undelivered after its
+    /// last attempt.
+    case cannotJudge(String)
+    /// The case itself cannot run: an action the rules refuse (a shrinking candidate), or faults that would reorder
+    /// two notifications of one `originalTransactionId` with the same `signedDate`.
+    case invalid(String)
+}
+
+/// What one run of a case did.
+public struct CaseResult: Hashable, Sendable {
+    public var outcome: CaseOutcome
+    /// Attempts that reached the backend.
+    public var deliveries: Int
+    /// Checkpoints judged (instants with every due notification delivered).
+    public var checkpoints: Int
+    /// Notifications the store sent.
+    public var notifications: Int
+}
+
+/// Runs one case against a backend and judges it (docs/check.md, "The contract"): the store moves along the case's
+/// timeline; after every instant at which something happened (store events, timeline entries, delivery attempts),
+/// the notifications sent so far are delivered through the pump with the case's faults (``DeliveryFault``) on
+/// Apple's production retry schedule; at every such instant where every notification sent so far has been
+/// delivered and no timeline entry is left at that instant, each `originalTransactionId` delivered so far (of a
+/// subscription, a family share or a non-consumable) is asked about and compared with
+/// ``SimulatedStore/access(ofOriginalTransactionId:)``. Checks end at the case's `until`; attempts due later are
+/// still made.
+public enum CaseRunner {
+    /// The kinds of `originalTransactionId` a backend is asked about: consumables grant nothing lasting, and no
+    /// notification marks the end of a non-renewing subscription's term.
+    static func isQueried(_ kind: OriginalTransactionAccess.Kind) -> Bool {
+        switch kind {
+        case .subscription, .familySharedSubscription, .nonConsumable, .familySharedNonConsumable: return true
+        case .consumable, .nonRenewingSubscription: return false
+        }
+    }
+
+    /// Runs `scenario` (a case, or a counterexample) against `backend`, with the store's identities of `epoch`
+    /// (rule ids-change-with-the-epoch).
+    public static func run(_ scenario: Scenario, against backend: CheckedBackend, epoch: UInt32 = 0) -> CaseResult {
+        var result = CaseResult(outcome: .agrees, deliveries: 0, checkpoints: 0, notifications: 0)
+        var store: SimulatedStore
+        do throws(ScenarioError) { store = try TimelineDriver.prepare(scenario, epoch: epoch) } catch {
+            result.outcome = .invalid("\(error)")
+            return result
+        }
+        var delivery: NotificationDelivery
+        do throws(DeliveryConfigurationError) {
+            delivery = try NotificationDelivery(
+                start: scenario.start, schedule: .production, faults: scenario.deliveryFaults, seed: scenario.seed)
+        } catch {
+            result.outcome = .invalid("\(error)")
+            return result
+        }
+        let encoder = NotificationEncoder(app: scenario.app)
+        var sent = 0
+        /// Per notification UUID: the originalTransactionId it is about, when a backend is asked about it.
+        var queried: [String: String] = [:]
+        var deliveredOrder: [String] = []
+        var deliveredLog: [String: [DeliveryLogEntry]] = [:]
+        var firstUndelivered = 0
+        var changed = false
+        var finished: CaseOutcome?
+        let maximumAttempts = RetrySchedule.production.maximumAttempts
+
+        var deliveries = 0
+        var backendError: (any Error)?
+        /// Makes attempts through the backend; an error it throws is kept (the case cannot be judged) and the attempt
+        /// counts as failed.
+        func attempt(_ requests: [DeliveryRequest]) -> [DeliveryOutcome] {
+            deliveries += requests.count
+            return requests.map { request in
+                do { return try backend.deliver(request) } catch {
+                    if backendError == nil { backendError = error }
+                    return .failure(.other)
+                }
+            }
+        }
+
+        func deliverDue(_ store: SimulatedStore) {
+            if store.notifications.count > sent {
+                let new = store.notifications[sent...]
+                for n in new {
+                    guard let transaction = n.transaction else { continue }
+                    switch transaction.productType {
+                    case .autoRenewable, .nonConsumable: queried[n.notificationUUID] = transaction.originalTransactionId
+                    case .consumable, .nonRenewing: break
+                    }
+                }
+                delivery.append(new.map { DeliveryItem($0, encoder: encoder) })
+                sent = store.notifications.count
+                changed = true
+            }
+            delivery.pump(
+                notAfter: store.now, attempt: attempt,
+                recorded: { entry in
+                    guard entry.sendAttemptResult == .success else {
+                        if entry.chaos == nil && entry.attempt >= maximumAttempts && finished == nil {
+                            finished = .cannotJudge(
+                                "notification \(entry.notificationType) \(entry.notificationUUID) to "
+                                    + "\(entry.recipient ?? "the app") was not delivered after its last attempt "
+                                    + "(\(entry.sendAttemptResult.rawValue))")
+                        }
+                        return
+                    }
+                    changed = true
+                    guard let id = queried[entry.notificationUUID] else { return }
+                    if deliveredLog[id] == nil { deliveredOrder.append(id) }
+                    deliveredLog[id, default: []].append(entry)
+                })
+            if finished == nil, let error = backendError {
+                finished = .cannotJudge("the backend failed a delivery: \(error)")
+            }
+        }
+
+        func allDelivered() -> Bool {
+            while firstUndelivered < delivery.items.count && delivery.isDelivered(at: firstUndelivered) {
+                firstUndelivered += 1
+            }
+            return firstUndelivered == delivery.items.count
+        }
+
+        func judge(_ store: SimulatedStore) {
+            result.checkpoints += 1
+            backend.settle()
+            for id in deliveredOrder {
+                guard let truth = store.access(ofOriginalTransactionId: id), isQueried(truth.kind) else { continue }
+                let answer: BackendAnswer?
+                do { answer = try backend.entitlement(id) } catch {
+                    finished = .cannotJudge("the entitlement query for \(id) failed: \(error)")
+                    return
+                }
+                let active = answer?.active ?? false
+                let kind: Divergence.Kind?
+                if truth.grantsAccess && !active {
+                    kind = .deniesAccess
+                } else if !truth.grantsAccess && active {
+                    kind = .grantsWithoutAccess
+                } else if truth.grantsAccess, let product = answer?.productId, product != truth.productId {
+                    kind = .wrongProduct
+                } else {
+                    kind = nil
+                }
+                if let kind {
+                    let log = deliveredLog[id] ?? []
+                    finished = .diverges(
+                        Divergence(
+                            kind: kind, instant: store.now, customer: truth.customer, originalTransactionId: id,
+                            expected: truth, answered: answer, lastDelivered: Array(log.suffix(5))))
+                    return
+                }
+            }
+        }
+
+        /// After everything at the store's instant ran: deliver what is due, then judge when all of it arrived.
+        func step(_ store: SimulatedStore) {
+            guard finished == nil else { return }
+            deliverDue(store)
+            guard finished == nil, changed, allDelivered() else { return }
+            changed = false
+            judge(store)
+        }
+
+        // The driver's rule, instant by instant: the store's events due at an instant, then the timeline entries at
+        // it in order, then delivery and judgement at that instant.
+        let timeline = scenario.timeline
+        var nextEntry = 0
+        while finished == nil {
+            var target: Instant?
+            func consider(_ instant: Instant?) {
+                if let instant, instant <= scenario.until, target.map({ instant < $0 }) ?? true { target = instant }
+            }
+            if nextEntry < timeline.count { consider(max(timeline[nextEntry].at, store.now)) }
+            consider(store.nextEventInstant.map { max($0, store.now) })
+            if let attempt = delivery.nextAttemptInstant, attempt > store.now { consider(attempt) }
+            if store.now < scenario.until { consider(scenario.until) }
+            guard let instant = target else { break }
+            do throws(StoreError) { try store.advance(to: instant) } catch {
+                finished = .invalid("\(error)")
+                break
+            }
+            while nextEntry < timeline.count, timeline[nextEntry].at <= store.now {
+                let entry = timeline[nextEntry]
+                nextEntry += 1
+                do throws(StoreError) { try TimelineDriver.perform(entry.action, on: &store) } catch {
+                    finished = .invalid("\(TimelineDriver.refusal(of: entry, error, file: scenario.file))")
+                    break
+                }
+            }
+            step(store)
+        }
+        result.notifications = store.notifications.count
+        if case .diverges = finished, let problem = reorderProblem(store.notifications, scenario.deliveryFaults) {
+            finished = .invalid(problem)
+        }
+        if finished == nil {
+            // Attempts due after the end are still made (nothing more is judged).
+            delivery.pump(attempt: attempt, recorded: { _ in })
+            if let error = backendError { finished = .cannotJudge("the backend failed a delivery: \(error)") }
+            if finished == nil, let undelivered = delivery.report.undelivered.first {
+                finished = .cannotJudge(
+                    "notification \(undelivered.item.notificationType) \(undelivered.item.notificationUUID) was not "
+                        + "delivered after its last attempt")
+            }
+        }
+        result.deliveries = deliveries
+        result.outcome = finished ?? .agrees
+        return result
+    }
+
+    /// Why `faults` would make a backend see two notifications of one `originalTransactionId` with the same
+    /// `signedDate` out of order (a fault that fails the first of them), or nil.
+    static func reorderProblem(_ notifications: [SentNotification], _ faults: [DeliveryFault]) -> String? {
+        let failing = faults.filter { $0.failedAttempts > 0 }
+        guard !failing.isEmpty else { return nil }
+        var byKey: [String: Int] = [:]
+        for n in notifications {
+            guard let id = n.transaction?.originalTransactionId else { continue }
+            byKey["\(id)\u{0}\(n.instant.millisecondsSince1970)", default: 0] += 1
+        }
+        for n in notifications {
+            guard let id = n.transaction?.originalTransactionId,
+                byKey["\(id)\u{0}\(n.instant.millisecondsSince1970)", default: 0] > 1
+            else { continue }
+            let item = DeliveryItem(
+                notificationUUID: "", recipient: n.recipient, instant: n.instant, notificationType: n.type.rawValue,
+                subtype: n.subtype?.rawValue, body: "")
+            if failing.contains(where: { $0.matches(item) }) {
+                return "a delivery fault fails \(n.type.rawValue) to \(n.recipient ?? "the app") at \(n.instant), "
+                    + "which shares its signedDate with another notification of originalTransactionId \(id)"
+            }
+        }
+        return nil
+    }
+}

@@ -31,6 +31,7 @@ trap cleanup EXIT
 python3 "$root/Tests/Scale/generate_scenario.py" "$customers" > "$work/scale.yaml"
 PORT=0 python3 "$root/Tests/Scale/fast_receiver.py" > "$work/receiver.out" &
 receiver=$!
+disown
 for _ in $(seq 100); do
     grep -q '^port ' "$work/receiver.out" 2>/dev/null && break
     sleep 0.1
@@ -49,6 +50,10 @@ status=0
 kill "$receiver"
 for _ in $(seq 100); do
     grep -q '^received ' "$work/receiver.out" && break
+    sleep 0.1
+done
+for _ in $(seq 50); do
+    kill -0 "$receiver" 2>/dev/null || break
     sleep 0.1
 done
 kill -KILL "$receiver" 2>/dev/null || true

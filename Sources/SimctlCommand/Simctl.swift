@@ -151,7 +151,7 @@ package enum Simctl {
         let verdict = plan.run(scenario, write: standardOutput ?? { collected += $0 })
         let stdout = standardOutput == nil ? String(decoding: collected, as: UTF8.self) : ""
         let result = verdict.run
-        /// The delivery's lines for standard error, for a run cut short `why`; nil when the log could not be written.
+        /// The delivery's lines for standard error (`why`: the reason a cut-short delivery gives).
         func deliverySummary(cutShortBecause why: String) -> String {
             guard let options = options.delivery, let transport else { return "" }
             switch verdict.delivery {

@@ -232,9 +232,13 @@ public struct NotificationDelivery: Sendable {
 
     /// What the delivery needs of a notification until its delivery is over.
     struct Pending: Sendable {
+        /// The notification.
         var item: DeliveryItem
+        /// Its chaos draws.
         var plan: DeliveryChaos.Plan
+        /// Its attempts so far.
         var attempts: [SendAttempt] = []
+        /// An attempt succeeded (a chaos duplicate is still to come).
         var delivered = false
     }
 
@@ -248,8 +252,9 @@ public struct NotificationDelivery: Sendable {
     var scheduler: EventScheduler<Step>
     /// Notifications whose delivery is not over (an attempt pending or in flight), by position.
     var pending: [Int32: Pending] = [:]
-    /// With ``DeliveryHistory/everything``: each notification's attempts and whether it was delivered, by position.
+    /// With ``DeliveryHistory/everything``: each notification's attempts, by position.
     var attempts: [[SendAttempt]] = []
+    /// With ``DeliveryHistory/everything``: whether each notification was delivered, by position.
     var delivered: [Bool] = []
     /// Every attempt recorded so far, in order; with ``DeliveryHistory/inFlight``, only those the pump has not
     /// handed on yet.
@@ -270,8 +275,9 @@ public struct NotificationDelivery: Sendable {
     /// Each recipient's latest first attempt: a chaos delay never reorders one recipient's notifications.
     var lastOfRecipient: [String: Instant] = [:]
 
-    /// Scheduler priorities: at one instant, first attempts before retries and duplicates.
+    /// The scheduler priority of first attempts: at one instant, before retries and duplicates.
     static let firstAttemptPriority = 0
+    /// The scheduler priority of retries and chaos duplicates (in the order they were scheduled, at one instant).
     static let laterAttemptPriority = 1
 
     /// `seed` drives the chaos draws (the scenario's seed, mixed with a constant so delivery draws differ from the

@@ -143,10 +143,10 @@ package struct DeliveryOptions: Equatable, Sendable {
 
     /// The summary of a delivery, for standard error: how many notifications were delivered in how many attempts,
     /// and each undelivered one with its attempts.
-    static func summary(_ report: DeliveryReport, destination: String, mode: DeliveryMode) -> String {
+    static func summary(_ report: DeliverySummary, destination: String, mode: DeliveryMode) -> String {
         var text =
-            "delivery to \(destination) (\(mode.rawValue)): \(report.delivered.count) of \(report.notifications.count) "
-            + "notifications delivered in \(report.log.count) attempts"
+            "delivery to \(destination) (\(mode.rawValue)): \(report.delivered) of \(report.notifications) "
+            + "notifications delivered in \(report.attempts) attempts"
         if let end = report.finishedAt { text += ", last attempt at \(end)" }
         text += "\n"
         for record in report.undelivered {

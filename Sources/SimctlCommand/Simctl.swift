@@ -151,11 +151,25 @@ package enum Simctl {
         let verdict = plan.run(scenario, write: standardOutput ?? { collected += $0 })
         let stdout = standardOutput == nil ? String(decoding: collected, as: UTF8.self) : ""
         let result = verdict.run
+        /// The delivery's lines for standard error (`why`: the reason a cut-short delivery gives).
+        func deliverySummary(cutShortBecause why: String) -> String {
+            guard let options = options.delivery, let transport else { return "" }
+            switch verdict.delivery {
+            case nil: return ""
+            case .logFailed(let error): return "error: \(error)\n"
+            case .delivered(let summary):
+                return DeliveryOptions.summary(summary, destination: transport.destination, mode: options.mode)
+            case .cutShort(let summary, let pending):
+                return DeliveryOptions.summary(summary, destination: transport.destination, mode: options.mode)
+                    + "delivery cut short: \(why); \(pending) attempts still scheduled were not made\n"
+            }
+        }
         if let stop = result.stoppedBy {
             var stderr = "\(stop)\n"
             if let directory = options.outDirectory {
                 stderr += "no fixture folder written to '\(directory)': the run stopped before its end\n"
             }
+            stderr += deliverySummary(cutShortBecause: "the run stopped before its end")
             return CommandOutput(stdout: stdout, stderr: stderr, exitCode: ExitCode.dataError)
         }
         var stderr = result.failures.map { "\($0)\n" }.joined()
@@ -168,18 +182,15 @@ package enum Simctl {
             return CommandOutput(stdout: stdout, stderr: stderr + "error: \(error)\n", exitCode: ExitCode.cannotCreate)
         }
         var exitCode = result.passed ? ExitCode.success : ExitCode.expectationFailed
-        if let options = options.delivery, let transport {
-            switch verdict.delivery {
-            case nil: break
-            case .notDelivered:
-                stderr += "nothing delivered to '\(options.url)': the scenario's expectations failed\n"
-            case .logFailed(let error):
-                return CommandOutput(
-                    stdout: stdout, stderr: stderr + "error: \(error)\n", exitCode: ExitCode.cannotCreate)
-            case .delivered(let report):
-                stderr += DeliveryOptions.summary(report, destination: transport.destination, mode: options.mode)
-                if !report.allDelivered { exitCode = ExitCode.undelivered }
-            }
+        switch verdict.delivery {
+        case nil: break
+        case .logFailed(let error):
+            return CommandOutput(stdout: stdout, stderr: stderr + "error: \(error)\n", exitCode: ExitCode.cannotCreate)
+        case .delivered(let summary):
+            stderr += deliverySummary(cutShortBecause: "")
+            if !summary.allDelivered { exitCode = ExitCode.undelivered }
+        case .cutShort:
+            stderr += deliverySummary(cutShortBecause: "the scenario's expectations failed")
         }
         return CommandOutput(stdout: stdout, stderr: stderr, exitCode: exitCode)
     }

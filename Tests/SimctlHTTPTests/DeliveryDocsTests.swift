@@ -160,4 +160,71 @@ import Testing
         #expect(text.hasPrefix("\(entries.count) notifications, \(failed) undelivered, 0 sent more than once\n"))
         #expect(text.split(separator: "\n").count == 1 + failed)
     }
+
+    /// A scenario whose expectation fails: SUBSCRIBED at 0 is tried six times within the run; the DID_RENEW at
+    /// `until` is sent, but its first attempt is not made.
+    static let failing = """
+        name: Expectations that fail
+        start: 2026-03-01T09:00:00Z
+        app:
+          bundleId: com.example.nightsky
+          appAppleId: 1234567890
+        products:
+          - id: com.example.nightsky.pro.monthly
+            type: autoRenewable
+            group: nightsky.pro
+            period: P1M
+            price: 9.99
+            currency: USD
+        timeline:
+          - at: 0
+            purchase: { customer: alice, product: com.example.nightsky.pro.monthly }
+        until: P1M
+        expect:
+          - at: P1D
+            entitled: { alice: [] }
+
+        """
+
+    @Test func theCutShortLineShownIsWhatARunWhoseExpectationsFailPrints() throws {
+        let receiver = try LoopbackReceiver { _ in .respond(status: 503, body: "") }
+        defer { receiver.stop() }
+        let file = DeliveryEndToEndTests.temporaryFile() + ".yaml"
+        try Self.failing.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let output = Simctl.main(["run", file, "--deliver", "http://127.0.0.1:\(receiver.port)/asn"])
+        #expect(output.exitCode == 1)
+        let shown = Self.blocks("text").first { $0.hasPrefix("delivery cut short: ") }
+        #expect(shown != nil && output.stderr.hasSuffix(shown ?? "-"), "\(output.stderr)")
+        #expect(output.stderr.contains("0 of 2 notifications delivered in 6 attempts"))
+    }
+
+    @Test func theMemoryScriptDeliversASmallScaleRunAndReportsItsPeak() throws {
+        guard let block = Self.blocks("shell").first(where: { $0.hasPrefix("swift build -c release") }),
+            let line = block.split(separator: "\n").first(where: { $0.hasPrefix("Tests/Scale/deliver_memory.sh") })
+        else {
+            Issue.record("no memory script block in docs/delivery.md")
+            return
+        }
+        // The documented command at a size a debug build delivers in seconds.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments =
+            ["bash"]
+            + line.replacingOccurrences(of: "100000", with: "200").split(separator: " ").map(
+                String.init)
+        process.currentDirectoryURL = DeliveryEndToEndTests.root
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "SIMCTL": BinaryRun.binary.path
+        ]) { $1 }
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.hasPrefix("N=200: ") && text.contains("peak RSS ") && text.contains("exit 0"), "\(text)")
+        let received = text.split(separator: " ").firstIndex(of: "received").map { text.split(separator: " ")[$0 + 1] }
+        #expect(text.contains("delivered in \(received ?? "?") attempts"), "\(text)")
+    }
 }

@@ -76,7 +76,7 @@ extension NotificationDelivery {
         precondition(chaos.problem == nil, chaos.problem ?? "")
         self.init(
             unchecked: items.map(\.instant).min() ?? Instant(millisecondsSince1970: 0), schedule: schedule,
-            chaos: chaos, seed: seed)
+            chaos: chaos, seed: seed, history: .everything)
         self.faults = faults
         append(items)
     }

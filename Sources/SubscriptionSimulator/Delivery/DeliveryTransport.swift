@@ -29,24 +29,40 @@ extension NotificationDelivery {
     /// The delivery pump: makes every attempt due at or before `notAfter` (every attempt there will ever be, when
     /// nil: retries run past the scenario's end) through `attempt`, at most `limit` at once, recording each outcome.
     /// `recorded` is called with every new line of the delivery log, in order, chaos failures (which make no request)
-    /// included; a failure it throws stops the pump. Returns how many requests were made.
+    /// included; a failure it throws stops the pump. With ``DeliveryHistory/inFlight`` the lines are then forgotten
+    /// (those recorded outside a pump are handed on by the next one). Returns how many requests were made.
     @discardableResult
     public mutating func pump<Failure: Error>(
         notAfter: Instant? = nil, limit: Int = 1,
         attempt: ([DeliveryRequest]) throws(Failure) -> [DeliveryOutcome],
         recorded: (DeliveryLogEntry) throws(Failure) -> Void
     ) throws(Failure) -> Int {
+        try pump(notAfter: notAfter, limit: limit, wholeBatches: false, attempt: attempt, recorded: recorded)
+    }
+
+    /// The pump; with `wholeBatches`, `notAfter` bounds only the first attempt of each batch, and the batch takes
+    /// the attempts after it as when nothing bounds it (``nextRequests(limit:notAfter:wholeBatch:)``).
+    @discardableResult
+    mutating func pump<Failure: Error>(
+        notAfter: Instant?, limit: Int, wholeBatches: Bool,
+        attempt: ([DeliveryRequest]) throws(Failure) -> [DeliveryOutcome],
+        recorded: (DeliveryLogEntry) throws(Failure) -> Void
+    ) throws(Failure) -> Int {
         var made = 0
-        var reported = log.count
+        var reported = history == .inFlight ? 0 : log.count
         /// Hands `recorded` the log lines written since the last call, chaos failures included.
         func reportNewLines() throws(Failure) {
             while reported < log.count {
                 try recorded(log[reported])
                 reported += 1
             }
+            if history == .inFlight {
+                forgetLog()
+                reported = 0
+            }
         }
         while true {
-            let requests = nextRequests(limit: limit, notAfter: notAfter)
+            let requests = nextRequests(limit: limit, notAfter: notAfter, wholeBatch: wholeBatches)
             if requests.isEmpty {
                 try reportNewLines()
                 // Chaos failures are recorded without a request: go on while anything is still due.

@@ -172,6 +172,47 @@ public struct NotificationDeliveryRecord: Hashable, Sendable {
     public var delivered: Bool
 }
 
+/// What a ``NotificationDelivery`` keeps of notifications whose delivery is over.
+public enum DeliveryHistory: Sendable {
+    /// Everything: every notification, its attempts and every log line, readable by index and in
+    /// ``NotificationDelivery/report`` (`simctl serve` answers Get Notification History from it).
+    case everything
+    /// Only what is in flight: a notification is forgotten once it is delivered (and its chaos duplicate made) or out
+    /// of attempts, and log lines are forgotten once the pump has handed them on, so memory is bounded by the pending
+    /// attempts, not by the run's length (`simctl run --deliver`: docs/delivery.md, "Streaming"). What is left is
+    /// ``NotificationDelivery/summary``: the counts, and each undelivered notification with its attempts (without
+    /// its body).
+    case inFlight
+}
+
+/// How a delivery ended, in a size that does not grow with the number of notifications delivered: the counts, and
+/// the undelivered notifications.
+public struct DeliverySummary: Hashable, Sendable {
+    /// Notifications given to the delivery.
+    public var notifications: Int
+    /// Notifications with a successful attempt.
+    public var delivered: Int
+    /// Attempts made (lines of the delivery log), chaos ones included.
+    public var attempts: Int
+    /// The virtual instant of the last attempt.
+    public var finishedAt: Instant?
+    /// Notifications whose every attempt failed, in the order given. With ``DeliveryHistory/inFlight`` their items
+    /// have an empty body (the rest of the item is kept).
+    public var undelivered: [NotificationDeliveryRecord]
+
+    /// Every notification was delivered.
+    public var allDelivered: Bool { delivered == notifications }
+}
+
+extension DeliveryReport {
+    /// The counts and the undelivered notifications.
+    public var summary: DeliverySummary {
+        DeliverySummary(
+            notifications: notifications.count, delivered: delivered.count, attempts: log.count, finishedAt: finishedAt,
+            undelivered: undelivered)
+    }
+}
+
 /// Delivers notifications the way the App Store does, on a virtual clock: each is first tried at its instant (plus
 /// any chaos delay), in virtual-time order; a failed attempt is tried again after the ``RetrySchedule``'s delay,
 /// so a retried notification arrives after later ones; retries due after the scenario's end are still made (the
@@ -179,8 +220,9 @@ public struct NotificationDeliveryRecord: Hashable, Sendable {
 ///
 /// A pure state machine: it never performs I/O or reads a clock. Ask it for the next requests, make them with any
 /// handler (in process, or HTTP), and record each outcome; or use ``deliver(_:mode:chaos:seed:handler:)``.
-/// Attempts run on the Engine's ``EventScheduler``: at one instant, in the order they were scheduled (first
-/// attempts before retries).
+/// Attempts run on the Engine's ``EventScheduler``: at one instant, first attempts before retries and chaos
+/// duplicates; first attempts in the order the notifications were given, the others in the order they were
+/// scheduled. So the order does not depend on when notifications are given (all at once, or as a store sends them).
 public struct NotificationDelivery: Sendable {
     struct Step: Sendable {
         var index: Int32
@@ -188,16 +230,40 @@ public struct NotificationDelivery: Sendable {
         var duplicate: Bool
     }
 
-    /// Every notification given so far (at creation and by ``append(_:)``), in the order given.
-    public private(set) var items: [DeliveryItem]
+    /// What the delivery needs of a notification until its delivery is over.
+    struct Pending: Sendable {
+        /// The notification.
+        var item: DeliveryItem
+        /// Its chaos draws.
+        var plan: DeliveryChaos.Plan
+        /// Its attempts so far.
+        var attempts: [SendAttempt] = []
+        /// An attempt succeeded (a chaos duplicate is still to come).
+        var delivered = false
+    }
+
+    /// Every notification given so far (at creation and by ``append(_:)``), in the order given; empty with
+    /// ``DeliveryHistory/inFlight``.
+    public private(set) var items: [DeliveryItem] = []
     public let schedule: RetrySchedule
     public let chaos: DeliveryChaos
+    /// What is kept of notifications whose delivery is over.
+    public let history: DeliveryHistory
     var scheduler: EventScheduler<Step>
-    var plans: [DeliveryChaos.Plan]
-    var attempts: [[SendAttempt]]
-    var delivered: [Bool]
-    /// Every attempt recorded so far, in order.
+    /// Notifications whose delivery is not over (an attempt pending or in flight), by position.
+    var pending: [Int32: Pending] = [:]
+    /// With ``DeliveryHistory/everything``: each notification's attempts, by position.
+    var attempts: [[SendAttempt]] = []
+    /// With ``DeliveryHistory/everything``: whether each notification was delivered, by position.
+    var delivered: [Bool] = []
+    /// Every attempt recorded so far, in order; with ``DeliveryHistory/inFlight``, only those the pump has not
+    /// handed on yet.
     public internal(set) var log: [DeliveryLogEntry] = []
+    /// Notifications given, delivered, and attempts recorded, for ``summary``.
+    var counts = (notifications: 0, delivered: 0, attempts: 0)
+    /// Undelivered notifications whose attempts are over, with ``DeliveryHistory/inFlight`` (bodies dropped), by
+    /// position.
+    var givenUp: [(index: Int, record: NotificationDeliveryRecord)] = []
     var finishedAt: Instant?
     var inFlight = 0
     /// The shortest wait before an attempt can schedule another: requests handed out together all fall before it,
@@ -211,33 +277,39 @@ public struct NotificationDelivery: Sendable {
     /// Faults written down as data (a scenario's `delivery:` block), added to what chaos draws (``DeliveryFault``).
     public internal(set) var faults: [DeliveryFault] = []
 
+    /// The scheduler priority of first attempts: at one instant, before retries and duplicates.
+    static let firstAttemptPriority = 0
+    /// The scheduler priority of retries and chaos duplicates (in the order they were scheduled, at one instant).
+    static let laterAttemptPriority = 1
+
     /// `seed` drives the chaos draws (the scenario's seed, mixed with a constant so delivery draws differ from the
     /// store's). Notifications must be in virtual-time order, as a store emits them.
     public init(items: [DeliveryItem], schedule: RetrySchedule, chaos: DeliveryChaos = .none, seed: UInt64) {
         precondition(chaos.problem == nil, chaos.problem ?? "")
         self.init(
             unchecked: items.map(\.instant).min() ?? Instant(millisecondsSince1970: 0), schedule: schedule,
-            chaos: chaos, seed: seed)
+            chaos: chaos, seed: seed, history: .everything)
         append(items)
     }
 
     /// An empty delivery whose clock starts at `start`, for notifications given later with ``append(_:)`` as a
-    /// store sends them (`simctl serve`). Throws the chaos options' problem instead of stopping the process.
-    public init(start: Instant, schedule: RetrySchedule, chaos: DeliveryChaos = .none, seed: UInt64)
-        throws(DeliveryConfigurationError)
-    {
+    /// store sends them (`simctl serve`, `simctl run --deliver`). `history`: what is kept of notifications whose
+    /// delivery is over. Throws the chaos options' problem instead of stopping the process.
+    public init(
+        start: Instant, schedule: RetrySchedule, chaos: DeliveryChaos = .none, seed: UInt64,
+        history: DeliveryHistory = .everything
+    ) throws(DeliveryConfigurationError) {
         if let problem = chaos.problem { throw DeliveryConfigurationError(message: problem) }
-        self.init(unchecked: start, schedule: schedule, chaos: chaos, seed: seed)
+        self.init(unchecked: start, schedule: schedule, chaos: chaos, seed: seed, history: history)
     }
 
-    init(unchecked start: Instant, schedule: RetrySchedule, chaos: DeliveryChaos, seed: UInt64) {
-        self.items = []
+    init(
+        unchecked start: Instant, schedule: RetrySchedule, chaos: DeliveryChaos, seed: UInt64, history: DeliveryHistory
+    ) {
         self.schedule = schedule
         self.chaos = chaos
+        self.history = history
         random = RandomSource(seed: seed ^ 0x6465_6C69_7665_7279)  // "delivery"
-        plans = []
-        attempts = []
-        delivered = []
         batchWindow = (schedule.delays + [chaos.duplicateDelayMilliseconds]).min()!
         scheduler = EventScheduler(start: start)
     }
@@ -248,19 +320,24 @@ public struct NotificationDelivery: Sendable {
     public mutating func append(_ newItems: [DeliveryItem]) {
         let newPlans = chaos.plans(count: newItems.count, random: &random)
         for (offset, item) in newItems.enumerated() {
-            let index = items.count
-            items.append(item)
-            plans.append(faults.isEmpty ? newPlans[offset] : newPlans[offset].adding(faults, for: item))
-            attempts.append([])
-            delivered.append(false)
-            var first = item.instant.adding(milliseconds: newPlans[offset].delayMilliseconds)
+            let index = counts.notifications
+            counts.notifications += 1
+            let plan = faults.isEmpty ? newPlans[offset] : newPlans[offset].adding(faults, for: item)
+            pending[Int32(index)] = Pending(item: item, plan: plan)
+            if history == .everything {
+                items.append(item)
+                attempts.append([])
+                delivered.append(false)
+            }
+            var first = item.instant.adding(milliseconds: plan.delayMilliseconds)
             if let recipient = item.recipient, let previous = lastOfRecipient[recipient], first < previous {
                 first = previous
             }
             if first < scheduler.now { first = scheduler.now }
             if let recipient = item.recipient { lastOfRecipient[recipient] = first }
             // Cannot throw: the instant is at or after the clock.
-            _ = try? scheduler.schedule(Step(index: Int32(index), attempt: 1, duplicate: false), at: first)
+            _ = try? scheduler.schedule(
+                Step(index: Int32(index), attempt: 1, duplicate: false), at: first, priority: Self.firstAttemptPriority)
         }
     }
 
@@ -280,17 +357,25 @@ public struct NotificationDelivery: Sendable {
     /// when nothing is due; record every outcome before asking again when the returned list was empty.
     /// `notAfter`: only attempts due at or before this instant (`simctl serve` delivers up to the store's clock).
     public mutating func nextRequests(limit: Int = 1, notAfter: Instant? = nil) -> [DeliveryRequest] {
+        nextRequests(limit: limit, notAfter: notAfter, wholeBatch: false)
+    }
+
+    /// ``nextRequests(limit:notAfter:)``; with `wholeBatch`, `notAfter` bounds only the first attempt, so the batch is
+    /// the one an unbounded call would give (the caller knows every attempt of the window is scheduled).
+    mutating func nextRequests(limit: Int, notAfter: Instant?, wholeBatch: Bool) -> [DeliveryRequest] {
         var requests: [DeliveryRequest] = []
         var windowEnd: Instant?
         while requests.count < max(1, limit) {
             var limitInstant = windowEnd ?? Instant(millisecondsSince1970: EventQueue<Step>.instantRange.upperBound)
-            if let notAfter, notAfter < limitInstant { limitInstant = notAfter }
+            if let notAfter, notAfter < limitInstant, !(wholeBatch && windowEnd != nil) { limitInstant = notAfter }
             guard let event = scheduler.nextDueEvent(notAfter: limitInstant) else { break }
             if windowEnd == nil { windowEnd = event.instant.adding(milliseconds: batchWindow - 1) }
             let step = event.payload
             let index = Int(step.index)
             let attempt = Int(step.attempt)
-            if !step.duplicate && attempt <= plans[index].failedAttempts {
+            // Present: a notification stays pending while an attempt of it is scheduled.
+            guard let entry = pending[step.index] else { continue }
+            if !step.duplicate && attempt <= entry.plan.failedAttempts {
                 record(
                     DeliveryOutcome.failure(.other), index: index, attempt: attempt, instant: event.instant,
                     duplicate: false, chaos: "failFirst")
@@ -299,7 +384,7 @@ public struct NotificationDelivery: Sendable {
             inFlight += 1
             requests.append(
                 DeliveryRequest(
-                    index: index, item: items[index], attempt: attempt, instant: event.instant,
+                    index: index, item: entry.item, attempt: attempt, instant: event.instant,
                     isDuplicate: step.duplicate))
         }
         return requests
@@ -317,8 +402,13 @@ public struct NotificationDelivery: Sendable {
     mutating func record(
         _ outcome: DeliveryOutcome, index: Int, attempt: Int, instant: Instant, duplicate: Bool, chaos: String?
     ) {
-        let item = items[index]
-        attempts[index].append(SendAttempt(attemptDate: instant, sendAttemptResult: outcome.sendAttemptResult))
+        let key = Int32(index)
+        guard var entry = pending.removeValue(forKey: key) else { return }
+        let item = entry.item
+        let sendAttempt = SendAttempt(attemptDate: instant, sendAttemptResult: outcome.sendAttemptResult)
+        entry.attempts.append(sendAttempt)
+        if history == .everything { attempts[index].append(sendAttempt) }
+        counts.attempts += 1
         log.append(
             DeliveryLogEntry(
                 notificationUUID: item.notificationUUID, recipient: item.recipient,
@@ -326,34 +416,68 @@ public struct NotificationDelivery: Sendable {
                 httpStatus: outcome.httpStatus, sendAttemptResult: outcome.sendAttemptResult,
                 wallLatencyMicroseconds: outcome.wallLatencyMicroseconds, chaos: chaos))
         finishedAt = max(finishedAt ?? instant, instant)
+        // The delivery of this notification is over unless another attempt is scheduled below.
         if duplicate { return }
         if outcome.sendAttemptResult == .success {
-            delivered[index] = true
-            if plans[index].duplicate {
+            entry.delivered = true
+            counts.delivered += 1
+            if history == .everything { delivered[index] = true }
+            if entry.plan.duplicate {
                 let at = instant.adding(milliseconds: self.chaos.duplicateDelayMilliseconds)
                 _ = try? scheduler.schedule(
-                    Step(index: Int32(index), attempt: Int32(attempt + 1), duplicate: true), at: at)
+                    Step(index: key, attempt: Int32(attempt + 1), duplicate: true), at: at,
+                    priority: Self.laterAttemptPriority)
+                pending[key] = entry
             }
         } else if let delay = schedule.delay(afterAttempt: attempt) {
             // Never in the past: requests are handed out within `batchWindow` of each other (see nextRequests).
             _ = try? scheduler.schedule(
-                Step(index: Int32(index), attempt: Int32(attempt + 1), duplicate: false),
-                at: instant.adding(milliseconds: delay))
+                Step(index: key, attempt: Int32(attempt + 1), duplicate: false),
+                at: instant.adding(milliseconds: delay), priority: Self.laterAttemptPriority)
+            pending[key] = entry
+        } else if history == .inFlight {
+            var kept = entry.item
+            kept.body = ""
+            givenUp.append(
+                (index, NotificationDeliveryRecord(item: kept, sendAttempts: entry.attempts, delivered: false)))
         }
     }
 
-    /// The attempts made so far for the notification at `index` (in the order given), chaos ones included.
-    public func sendAttempts(at index: Int) -> [SendAttempt] { attempts[index] }
+    /// The attempts made so far for the notification at `index` (in the order given), chaos ones included. With
+    /// ``DeliveryHistory/inFlight``, only for a notification still pending (empty otherwise).
+    public func sendAttempts(at index: Int) -> [SendAttempt] {
+        history == .everything ? attempts[index] : pending[Int32(index)]?.attempts ?? []
+    }
 
-    /// Whether an attempt for the notification at `index` succeeded.
-    public func isDelivered(at index: Int) -> Bool { delivered[index] }
+    /// Whether an attempt for the notification at `index` succeeded. With ``DeliveryHistory/inFlight``, only for a
+    /// notification still pending (false otherwise).
+    public func isDelivered(at index: Int) -> Bool {
+        history == .everything ? delivered[index] : pending[Int32(index)]?.delivered ?? false
+    }
 
-    /// Where every notification stands.
+    /// Where every notification stands. With ``DeliveryHistory/inFlight`` nothing is kept of finished notifications
+    /// (use ``summary``).
     public var report: DeliveryReport {
         DeliveryReport(
             notifications: items.indices.map {
                 NotificationDeliveryRecord(item: items[$0], sendAttempts: attempts[$0], delivered: delivered[$0])
             }, log: log, finishedAt: finishedAt)
+    }
+
+    /// The counts so far, and each notification out of attempts without a delivery, in the order given.
+    public var summary: DeliverySummary {
+        switch history {
+        case .everything: return report.summary
+        case .inFlight:
+            return DeliverySummary(
+                notifications: counts.notifications, delivered: counts.delivered, attempts: counts.attempts,
+                finishedAt: finishedAt, undelivered: givenUp.sorted { $0.index < $1.index }.map(\.record))
+        }
+    }
+
+    /// With ``DeliveryHistory/inFlight``: the log lines not handed on yet are handed on; forgets them.
+    mutating func forgetLog() {
+        if history == .inFlight { log.removeAll(keepingCapacity: true) }
     }
 
     /// Delivers `items` one attempt at a time through `handler` until each is delivered or out of attempts (the

@@ -49,7 +49,9 @@ public struct DeliveryPlan {
 ///   ends with the expectations' verdict, or with where the run stopped;
 /// - the fixture folder is written only for a run that reached its end with every expectation holding (a failing
 ///   run's fixtures are not what the scenario describes), all at once or not at all;
-/// - notifications are delivered only for such a run, after it.
+/// - notifications are delivered while the run goes, on its virtual clock, in memory bounded by the attempts in flight
+///   (docs/delivery.md, "Streaming"); when the run stops or its expectations fail, the attempts still pending then
+///   are not made.
 public struct RunPlan {
     public var format: OutputFormat
     /// Signs jsonl lines, fixtures and delivered bodies; nil: the environment's default signer.
@@ -86,12 +88,16 @@ public struct RunPlan {
         }
         // The output is written on a second thread while the run goes on (same bytes; docs/streaming.md).
         var background = BackgroundSink(sink)
-        // Delivery sends the whole run after it, so it needs the store to keep every notification.
-        let run = ScenarioRunner.stream(
-            scenario, retention: delivery == nil ? .liveState : .everything, into: &background)
+        // Delivery follows the run on the run's own thread, so the store need not keep what it sent.
+        var streamed = delivery.map { StreamedDelivery($0, scenario: scenario, signer: signer) }
+        let run = ScenarioRunner.stream(scenario, retention: .liveState, into: &background) { notifications, settled in
+            streamed?.follow(notifications, settledBefore: settled)
+        }
         sink = background.finish()
         sink.finishStandardOutput()
         var verdict = RunVerdict(run: run)
+        // Retries due after the run are made only for a run that passed.
+        verdict.delivery = streamed?.finish(passed: run.passed)
         if let stop = run.stoppedBy {
             // What happened up to the refused action helps to see why it was refused. jsonl and decoded lines were
             // written as the run went: a stopped run's stream ends early.
@@ -133,25 +139,7 @@ public struct RunPlan {
                 verdict.fixtures = .notWritten
             }
         }
-        if let delivery {
-            verdict.delivery = run.passed ? Self.deliver(run, delivery, signer: signer) : .notDelivered
-        }
         return verdict
-    }
-
-    /// Delivers the run's notifications through the one pump, writing the log as it goes.
-    static func deliver(_ run: ScenarioRun, _ plan: DeliveryPlan, signer: (any PayloadSigner)?) -> RunVerdict.Delivery {
-        let items = DeliveryItem.items(of: run.store, signer: signer)
-        var delivery = NotificationDelivery(
-            items: items, schedule: plan.mode.schedule, chaos: plan.chaos, faults: run.scenario.deliveryFaults,
-            seed: run.scenario.seed)
-        do throws(DeliveryLogError) {
-            try plan.log?.open()
-            defer { plan.log?.close() }
-            // The log is written as the delivery goes, so a long delivery can be followed with `tail -f`.
-            try delivery.pump(over: plan.transport) { (entry) throws(DeliveryLogError) in try plan.log?.write(entry) }
-        } catch { return .logFailed(error) }
-        return .delivered(delivery.report)
     }
 }
 
@@ -170,17 +158,19 @@ public struct RunVerdict {
     /// What became of the delivery.
     public enum Delivery: Sendable {
         /// Made: every notification delivered or out of attempts.
-        case delivered(DeliveryReport)
-        /// Not made: the expectations failed.
-        case notDelivered
-        /// Stopped: the delivery log could not be written.
+        case delivered(DeliverySummary)
+        /// Cut short: the run stopped or its expectations failed. The attempts due while it ran were made (as they
+        /// are in a run that passes); `pendingAttempts` attempts still scheduled then (first attempts, retries and
+        /// chaos duplicates) were not.
+        case cutShort(DeliverySummary, pendingAttempts: Int)
+        /// Stopped: the delivery log could not be written (no attempt is made after that).
         case logFailed(DeliveryLogError)
     }
 
     public var run: ScenarioRun
     /// nil without a fixture folder.
     public var fixtures: Fixtures?
-    /// nil without delivery, or when the run stopped or its fixture folder failed (nothing was delivered).
+    /// nil without delivery.
     public var delivery: Delivery?
 }
 
@@ -203,5 +193,72 @@ struct PlanSink: RunSink {
         timeline?.finish()
         jsonl?.finish()
         decoded?.finish()
+    }
+}
+
+/// A run's delivery as the run goes (``RunPlan``): notifications are given to the one pump as the store sends them,
+/// and every attempt due before the instant the run has settled is made before the run computes anything later.
+/// Only what is in flight is kept (``DeliveryHistory/inFlight``); the log is written line by line.
+struct StreamedDelivery {
+    let plan: DeliveryPlan
+    let encoder: NotificationEncoder
+    var delivery: NotificationDelivery
+    /// The log could not be opened or written: nothing more is attempted.
+    var failure: DeliveryLogError?
+
+    /// Opens the log (a failure is kept for ``finish(passed:)``, and nothing is delivered).
+    init(_ plan: DeliveryPlan, scenario: Scenario, signer: (any PayloadSigner)?) {
+        precondition(plan.chaos.problem == nil, plan.chaos.problem ?? "")
+        self.plan = plan
+        encoder = NotificationEncoder(app: scenario.app, signer: signer)
+        // The clock starts at the earliest instant, so no notification's first attempt is moved (the store's
+        // notifications are all at or after the scenario's start).
+        delivery = NotificationDelivery(
+            unchecked: Instant(millisecondsSince1970: 0), schedule: plan.mode.schedule, chaos: plan.chaos,
+            seed: scenario.seed, history: .inFlight)
+        // The scenario's `delivery:` block (``DeliveryFault``), on top of what chaos draws.
+        delivery.faults = scenario.deliveryFaults
+        do throws(DeliveryLogError) { try plan.log?.open() } catch { failure = error }
+    }
+
+    /// Takes the notifications the run sent since the last call, and makes the attempts due before `settled` (the
+    /// run sends nothing earlier than that any more). With one connection, every attempt before `settled`; with
+    /// more, only batches that lie wholly before it (a batch spans up to the shortest retry delay, so batches, and
+    /// with them the log's order, are the same as when the whole run is delivered after it).
+    mutating func follow(_ notifications: ArraySlice<SentNotification>, settledBefore settled: Instant) {
+        guard failure == nil else { return }
+        if !notifications.isEmpty { delivery.append(notifications.map { DeliveryItem($0, encoder: encoder) }) }
+        let connections = plan.transport.connections
+        let notAfter = settled.adding(milliseconds: connections > 1 ? -delivery.batchWindow : -1)
+        guard let next = delivery.nextAttemptInstant, next <= notAfter else { return }
+        pump(notAfter: notAfter, wholeBatches: connections > 1)
+    }
+
+    /// Makes the attempts due up to `notAfter` (all there will be, when nil), writing each log line.
+    mutating func pump(notAfter: Instant?, wholeBatches: Bool) {
+        let log = plan.log
+        let transport = plan.transport
+        let attempt: ([DeliveryRequest]) throws(DeliveryLogError) -> [DeliveryOutcome] = {
+            (requests) throws(DeliveryLogError) in
+            transport.attempt(requests)
+        }
+        let recorded: (DeliveryLogEntry) throws(DeliveryLogError) -> Void = { (entry) throws(DeliveryLogError) in
+            try log?.write(entry)
+        }
+        do throws(DeliveryLogError) {
+            try delivery.pump(
+                notAfter: notAfter, limit: transport.connections, wholeBatches: wholeBatches, attempt: attempt,
+                recorded: recorded)
+        } catch { failure = error }
+    }
+
+    /// After the run: a run that passed makes every attempt left (retries run past `until`); otherwise the attempts
+    /// still pending are not made. Closes the log.
+    mutating func finish(passed: Bool) -> RunVerdict.Delivery {
+        if passed && failure == nil { pump(notAfter: nil, wholeBatches: false) }
+        plan.log?.close()
+        if let failure { return .logFailed(failure) }
+        if passed { return .delivered(delivery.summary) }
+        return .cutShort(delivery.summary, pendingAttempts: delivery.pendingAttempts)
     }
 }

@@ -37,6 +37,18 @@ public enum ScenarioRunner {
     public static func stream<Sink: RunSink>(
         _ scenario: Scenario, retention: StoreRetention = .liveState, into sink: inout Sink
     ) -> ScenarioRun {
+        stream(scenario, retention: retention, into: &sink, follow: { _, _ in })
+    }
+
+    /// ``stream(_:retention:into:)`` that also calls `follow`, on the run's own thread, after every step: with the
+    /// notifications sent since its previous call (in order, before the store may drop them), and the instant
+    /// before which the run will send nothing more (every notification it sends from then on is at or after that
+    /// instant: the store's next event, the next timeline entry, or `until`, whichever comes first). The run waits
+    /// for `follow` to return (`simctl run --deliver` delivers there: RunPlan).
+    static func stream<Sink: RunSink>(
+        _ scenario: Scenario, retention: StoreRetention, into sink: inout Sink,
+        follow: (ArraySlice<SentNotification>, Instant) -> Void
+    ) -> ScenarioRun {
         let kept = needsHistory(scenario) ? .everything : retention
         var (store, stop) = TimelineDriver.prepared(scenario, retention: kept)
         var tracker = ExpectationTracker(scenario)
@@ -45,14 +57,24 @@ public enum ScenarioRunner {
         // A live-state store hands its notifications and changes over to the sink in groups of at least this many
         // (the sink may take the arrays instead of copying them, `RunSink/receive(taking:_:)`), then drops them.
         let group = 512
+        var followed = 0  // what `follow` has seen
         func handOver(_ store: inout SimulatedStore) {
             sink.receive(taking: &store.emissions.notifications, &store.emissions.entitlementChanges)
             store.discardEmitted()
             judged = (0, 0)
+            followed = 0
+        }
+        /// The instant before which the run sends nothing more: the store sends at its clock, which moves only to its
+        /// next event, to the next timeline entry not applied yet (`pending`) or to `until`.
+        func settled(_ store: SimulatedStore, pending: Instant?) -> Instant {
+            var horizon = scenario.until
+            if let pending { horizon = min(horizon, pending) }
+            if let next = store.nextEventInstant { horizon = min(horizon, next) }
+            return horizon
         }
         if stop == nil {
             var driver = TimelineDriver(scenario)
-            stop = driver.run(&store, stepping: .instants) { store in
+            stop = driver.run(&store, stepping: .instants) { store, pending in
                 // Expectations are judged as the clock passes each instant. The slices are arguments only, not
                 // variables: they must be gone before `discardEmitted()`, or the store's arrays would be shared then.
                 if judged.notifications < store.notifications.count
@@ -62,6 +84,8 @@ public enum ScenarioRunner {
                         store.notifications[judged.notifications...], store.entitlementChanges[judged.changes...])
                     judged = (store.notifications.count, store.entitlementChanges.count)
                 }
+                follow(store.notifications[followed...], settled(store, pending: pending))
+                followed = store.notifications.count
                 if store.retention == .liveState {
                     if store.notifications.count + store.entitlementChanges.count >= group { handOver(&store) }
                 } else if handedOn != judged {

@@ -80,12 +80,21 @@ public struct TimelineDriver: Sendable {
         _ store: inout SimulatedStore, to target: Instant, stepping: Stepping = .entries,
         step: (inout SimulatedStore) -> Void = { _ in }
     ) -> Stop? {
-        func moveClock(_ store: inout SimulatedStore, to instant: Instant) throws(StoreError) {
+        advance(&store, to: target, stepping: stepping) { store, _ in step(&store) }
+    }
+
+    /// ``advance(_:to:stepping:step:)`` whose `step` is also given the instant of the first timeline entry not
+    /// applied yet at that point (nil when none is left): a streamed delivery knows what the run can still send.
+    mutating func advance(
+        _ store: inout SimulatedStore, to target: Instant, stepping: Stepping,
+        step: (inout SimulatedStore, Instant?) -> Void
+    ) -> Stop? {
+        func moveClock(_ store: inout SimulatedStore, to instant: Instant, pending: Instant?) throws(StoreError) {
             guard stepping == .instants else { return try store.advance(to: instant) }
-            step(&store)
+            step(&store, pending)
             while let next = store.nextEventInstant, next <= instant, next >= store.now {
                 try store.advance(to: next)
-                step(&store)
+                step(&store, pending)
             }
             try store.advance(to: instant)
         }
@@ -95,19 +104,19 @@ public struct TimelineDriver: Sendable {
             nextEntry += 1
             // The store's actions check their rule before they change anything, so a stop shows what led up to it.
             do throws(StoreError) {
-                try moveClock(&store, to: entry.at)
+                try moveClock(&store, to: entry.at, pending: entry.at)
                 try Self.perform(entry.action, on: &store)
             } catch {
-                step(&store)
+                step(&store, entry.at)
                 return .refused(Self.refusal(of: entry, error, file: scenario.file))
             }
-            step(&store)
+            step(&store, next?.at)
         }
-        do throws(StoreError) { try moveClock(&store, to: target) } catch {
-            step(&store)
+        do throws(StoreError) { try moveClock(&store, to: target, pending: next?.at) } catch {
+            step(&store, next?.at)
             return .store(error)
         }
-        step(&store)
+        step(&store, next?.at)
         return nil
     }
 
@@ -116,6 +125,14 @@ public struct TimelineDriver: Sendable {
     /// the scenario (`until`).
     public mutating func run(
         _ store: inout SimulatedStore, stepping: Stepping = .entries, step: (inout SimulatedStore) -> Void = { _ in }
+    ) -> ScenarioError? {
+        run(&store, stepping: stepping) { store, _ in step(&store) }
+    }
+
+    /// ``run(_:stepping:step:)`` whose `step` is also given the instant of the first timeline entry not applied yet
+    /// (``advance(_:to:stepping:step:)``).
+    mutating func run(
+        _ store: inout SimulatedStore, stepping: Stepping, step: (inout SimulatedStore, Instant?) -> Void
     ) -> ScenarioError? {
         switch advance(&store, to: scenario.until, stepping: stepping, step: step) {
         case nil: return nil

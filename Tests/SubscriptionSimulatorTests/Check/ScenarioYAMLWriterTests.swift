@@ -94,14 +94,25 @@ import Testing
 
 /// `simctl run --deliver` (``RunPlan``) makes the faults of the `delivery:` block.
 @Suite struct DeliveryBlockRunPlanTests {
+    /// Keeps every delivery log line the plan writes.
+    final class RecordingLog: DeliveryLogWriter {
+        var entries: [DeliveryLogEntry] = []
+        func open() {}
+        func write(_ entry: DeliveryLogEntry) { entries.append(entry) }
+        func close() {}
+    }
+
     @Test func runPlanDeliveryMakesTheFaults() throws {
         let scenario = try ScenarioDecoder(file: "faults.yaml").decode(ScenarioYAMLWriterTests.faulty)
         let transport = ClosureTransport { _ in .status(200) }
-        let verdict = RunPlan(format: .jsonl, delivery: DeliveryPlan(transport: transport)).run(scenario) { _ in }
-        guard case .delivered(let report) = verdict.delivery else {
+        let log = RecordingLog()
+        let verdict = RunPlan(format: .jsonl, delivery: DeliveryPlan(transport: transport, log: log)).run(scenario) {
+            _ in
+        }
+        guard case .delivered = verdict.delivery else {
             Issue.record("not delivered: \(String(describing: verdict.delivery))")
             return
         }
-        #expect(report.log.map(\.chaos) == [nil, "duplicate", "failFirst", "failFirst", nil])
+        #expect(log.entries.map(\.chaos) == [nil, "duplicate", "failFirst", "failFirst", nil])
     }
 }

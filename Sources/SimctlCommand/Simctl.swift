@@ -132,21 +132,19 @@ package enum Simctl {
                 return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.cannotCreate)
             }
         }
-        var transport: HTTPDelivery?
+        var connection: DeliveryConnection?
         if let delivery = options.delivery {
-            let endpoint: HTTPEndpoint
-            do throws(HTTPEndpointError) { endpoint = try HTTPEndpoint(url: delivery.url) } catch {
-                return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.usage)
+            switch DeliveryConnection.open(delivery) {
+            case .failure(let error):
+                return CommandOutput(stdout: "", stderr: "error: \(error.message)\n", exitCode: ExitCode.usage)
+            case .success(let opened):
+                connection = opened
+                plan.delivery = DeliveryPlan(
+                    transport: opened.transport, mode: delivery.mode, chaos: delivery.chaos,
+                    log: delivery.logFile.map { FileDeliveryLog(path: $0) })
             }
-            let http = HTTPDelivery(
-                endpoint: endpoint, timeoutMilliseconds: delivery.timeoutMilliseconds,
-                connections: delivery.connections)
-            transport = http
-            plan.delivery = DeliveryPlan(
-                transport: http, mode: delivery.mode, chaos: delivery.chaos,
-                log: delivery.logFile.map { FileDeliveryLog(path: $0) })
         }
-        defer { transport?.close() }
+        defer { connection?.close() }
         var collected: [UInt8] = []
         let verdict = plan.run(scenario, write: standardOutput ?? { collected += $0 })
         let stdout = standardOutput == nil ? String(decoding: collected, as: UTF8.self) : ""
@@ -168,7 +166,7 @@ package enum Simctl {
             return CommandOutput(stdout: stdout, stderr: stderr + "error: \(error)\n", exitCode: ExitCode.cannotCreate)
         }
         var exitCode = result.passed ? ExitCode.success : ExitCode.expectationFailed
-        if let options = options.delivery, let transport {
+        if let options = options.delivery, let transport = connection?.transport {
             switch verdict.delivery {
             case nil: break
             case .notDelivered:

@@ -60,7 +60,7 @@ scenario=Scenarios/family-stop-sharing.yaml
 
 # 2. Not trusted yet: TLS_ISSUE, exit 2, nothing received.
 status=0
-"$simctl" run "$scenario" --deliver "https://127.0.0.1:$port/asn" --deliver-mode sandbox \
+"$simctl" run "$scenario" --deliver "https://127.0.0.1:$port/asn" --deliver-mode sandbox --deliver-timeout 1m \
   --delivery-log "$work/untrusted.jsonl" > /dev/null 2> "$work/untrusted.err" || status=$?
 [ "$status" = 2 ] || { echo "https_check: untrusted CA: exit $status, expected 2" >&2; cat "$work/untrusted.err" >&2; exit 1; }
 if grep -v '"sendAttemptResult":"TLS_ISSUE"' "$work/untrusted.jsonl" > /dev/null; then
@@ -94,7 +94,8 @@ update-ca-certificates > /dev/null 2>&1
 count=0
 for scenario in Scenarios/*.yaml; do
   : > "$work/bodies"
-  "$simctl" run "$scenario" --format jsonl --deliver "https://127.0.0.1:$port/asn" > "$work/stdout.jsonl" \
+  "$simctl" run "$scenario" --format jsonl --deliver "https://127.0.0.1:$port/asn" --deliver-timeout 1m \
+    > "$work/stdout.jsonl" \
     2> "$work/stderr" || { echo "https_check: $scenario: exit $?" >&2; cat "$work/stderr" >&2; exit 1; }
   "$simctl" run "$scenario" --format jsonl > "$work/expected.jsonl"
   cmp -s "$work/bodies" "$work/expected.jsonl" || { echo "https_check: $scenario: bodies differ" >&2; exit 1; }
@@ -102,7 +103,8 @@ for scenario in Scenarios/*.yaml; do
   count=$((count + 1))
 done
 : > "$work/bodies"
-"$simctl" run "$scenario" --deliver "https://127.0.0.1:$port/asn" --deliver-connections 4 > /dev/null 2> "$work/stderr"
+"$simctl" run "$scenario" --deliver "https://127.0.0.1:$port/asn" --deliver-connections 4 --deliver-timeout 1m \
+  > /dev/null 2> "$work/stderr"
 [ "$(sort "$work/bodies")" = "$(sort "$work/expected.jsonl")" ] \
   || { echo "https_check: --deliver-connections 4: bodies differ" >&2; exit 1; }
 echo "trusted CA: $count scenarios delivered over https, bodies byte-identical to --format jsonl" \

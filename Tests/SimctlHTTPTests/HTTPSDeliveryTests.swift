@@ -182,6 +182,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: log) }
         let output = Simctl.main([
             "run", DeliveryEndToEndTests.scenario, "--deliver", "https://127.0.0.1:\(port)/asn", "--delivery-log", log,
+            "--deliver-timeout", "1m",  // a handshake on a loaded machine is never cut short into TIMED_OUT
         ])
         #expect(output.exitCode == ExitCode.undelivered, "\(output.stderr)")
         let count = DeliveryEndToEndTests.jsonl(DeliveryEndToEndTests.scenario).count
@@ -189,7 +190,8 @@ import Testing
         #expect(output.stderr.contains("TLS_ISSUE"))
         let entries = try DeliveryEndToEndTests.log(log)
         #expect(entries.count == 6 * count)
-        #expect(entries.allSatisfy { $0["sendAttemptResult"] as! String == "TLS_ISSUE" && $0["httpStatus"] == nil })
+        let results = entries.map { "\($0["sendAttemptResult"] ?? "-") \($0["httpStatus"] ?? "-")" }
+        #expect(Set(results) == ["TLS_ISSUE -"], "\(results)")
         #expect(((try? String(contentsOfFile: bodies, encoding: .utf8)) ?? "").isEmpty, "nothing was sent")
         // docs/delivery.md's HTTPS section shows this run's first log line and the start of its summary.
         let doc = DeliveryDocsTests.blocks("text").map { $0.replacingOccurrences(of: ":8443/", with: ":\(port)/") }

@@ -26,12 +26,19 @@ let package = Package(
         // The command line as a library (argument parsing, commands, output, exit codes), so tests can call it.
         .target(
             name: "SimctlCommand",
-            dependencies: ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP", "SimctlHTTPDelivery", "SimctlServer"]),
+            dependencies: [
+                "SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP", "SimctlHTTPDelivery", "SimctlURLSessionDelivery",
+                "SimctlServer",
+            ]),
         // HTTP/1.1 over sockets, no dependencies (nothing of the simulator): message parser, client, server, a
         // loopback receiver.
         .target(name: "SimctlHTTP"),
         // The delivery pump's HTTP transport: `SimctlHTTP`'s client as a `DeliveryTransport` (`--deliver URL`).
         .target(name: "SimctlHTTPDelivery", dependencies: ["SubscriptionSimulator", "SimctlHTTP"]),
+        // The delivery pump's HTTPS transport (`--deliver https://...`): the toolchain's URLSession (FoundationNetworking
+        // on Linux) with the system's trust store, kept out of the library (embedders do not pull in networking) and
+        // out of `SimctlHTTP` (no TLS there). Not a product: the command line's.
+        .target(name: "SimctlURLSessionDelivery", dependencies: ["SubscriptionSimulator"]),
         // `simctl serve`: one simulated store behind the App Store Server API (Apple's paths, shapes, errors and JWT
         // bearer checks), a control API (clock, actions, state, reset) and the delivery pump (docs/server.md).
         .target(name: "SimctlServer", dependencies: ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP"]),
@@ -52,7 +59,10 @@ let package = Package(
         // HTTP parser and client, and delivery end to end (the binary against a receiver on loopback).
         .testTarget(
             name: "SimctlHTTPTests",
-            dependencies: ["SimctlHTTP", "SimctlHTTPDelivery", "SimctlCommand", "SubscriptionSimulator", "simctl"]),
+            dependencies: [
+                "SimctlHTTP", "SimctlHTTPDelivery", "SimctlURLSessionDelivery", "SimctlCommand",
+                "SubscriptionSimulator", "simctl",
+            ]),
         // The server's routes as pure request -> response calls, hostile requests, and `simctl serve` end to end.
         .testTarget(
             name: "SimctlServerTests",

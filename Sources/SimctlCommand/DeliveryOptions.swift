@@ -1,6 +1,7 @@
 import Foundation
 import SimctlHTTP
 import SimctlHTTPDelivery
+import SimctlURLSessionDelivery
 import SubscriptionSimulator
 
 /// `simctl run FILE --deliver URL ...`: the delivery options and what running them does.
@@ -36,9 +37,7 @@ package struct DeliveryOptions: Equatable, Sendable {
                 }
                 return nil
             }
-            do throws(HTTPEndpointError) { _ = try HTTPEndpoint(url: url) } catch {
-                throw UsageError(message: error.description, topic: "run")
-            }
+            if let problem = DeliveryConnection.problem(url) { throw UsageError(message: problem, topic: "run") }
             var options = DeliveryOptions(url: url)
             if let text = values["--deliver-timeout"] {
                 guard let ms = Self.milliseconds(text, limit: 600_000), ms > 0 else {
@@ -123,8 +122,9 @@ package struct DeliveryOptions: Equatable, Sendable {
 
         DELIVERY (see docs/delivery.md):
           --deliver URL       POST each notification's body (Content-Type: application/json) to URL, an
-                              http:// address (https is not supported), in virtual-time order; HTTP 200-206 is
-                              a delivery, anything else a failed attempt retried on Apple's schedule
+                              http:// or https:// address (https trusts the system's certificate store), in
+                              virtual-time order; HTTP 200-206 is a delivery, anything else a failed attempt
+                              retried on Apple's schedule
           --deliver-mode M    production (default): retries 1, 12, 24, 48, 72 h after the previous attempt
                               (6 attempts at most, on virtual time); sandbox: one attempt
           --deliver-timeout D wall time to wait for an answer (default 5s, at most 10m), then TIMED_OUT
@@ -157,6 +157,65 @@ package struct DeliveryOptions: Equatable, Sendable {
                 + attempts.joined(separator: ", ") + "\n"
         }
         return text
+    }
+}
+
+/// The transport `--deliver URL` opens: `http://` through simctl's own HTTP client (`HTTPDelivery`), `https://`
+/// through URLSession with the system's trust store (`HTTPSDelivery`).
+enum DeliveryConnection {
+    case http(HTTPDelivery)
+    case https(HTTPSDelivery)
+
+    /// What is wrong with `url` as a delivery URL, or nil when it can be used.
+    static func problem(_ url: String) -> String? {
+        if url.lowercased().hasPrefix("https://") {
+            do throws(HTTPSEndpointError) { _ = try HTTPSDelivery.endpoint(url) } catch { return error.description }
+        } else {
+            do throws(HTTPEndpointError) { _ = try HTTPEndpoint(url: url) } catch { return error.description }
+        }
+        return nil
+    }
+
+    /// Opens the transport for the options' URL; the error says what is wrong with the URL.
+    static func open(_ options: DeliveryOptions) -> Result<DeliveryConnection, UsageError> {
+        if options.url.lowercased().hasPrefix("https://") {
+            do throws(HTTPSEndpointError) {
+                let url = try HTTPSDelivery.endpoint(options.url)
+                return .success(
+                    .https(
+                        HTTPSDelivery(
+                            url: url, timeoutMilliseconds: options.timeoutMilliseconds,
+                            connections: options.connections)))
+            } catch {
+                return .failure(UsageError(message: error.description, topic: "run"))
+            }
+        }
+        do throws(HTTPEndpointError) {
+            let endpoint = try HTTPEndpoint(url: options.url)
+            return .success(
+                .http(
+                    HTTPDelivery(
+                        endpoint: endpoint, timeoutMilliseconds: options.timeoutMilliseconds,
+                        connections: options.connections)))
+        } catch {
+            return .failure(UsageError(message: error.description, topic: "run"))
+        }
+    }
+
+    /// The transport, for the delivery pump.
+    var transport: any DeliveryTransport {
+        switch self {
+        case .http(let http): return http
+        case .https(let https): return https
+        }
+    }
+
+    /// Closes the connections.
+    func close() {
+        switch self {
+        case .http(let http): http.close()
+        case .https(let https): https.close()
+        }
     }
 }
 

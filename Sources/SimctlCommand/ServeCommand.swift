@@ -233,13 +233,9 @@ enum ServeCommand {
         }
         // Before any thread starts, so every thread leaves SIGINT and SIGTERM to the waiting one.
         ShutdownSignals.block()
-        var transport: HTTPDelivery?
-        if let delivery = options.delivery, let endpoint = try? HTTPEndpoint(url: delivery.url) {
-            transport = HTTPDelivery(
-                endpoint: endpoint, timeoutMilliseconds: delivery.timeoutMilliseconds,
-                connections: delivery.connections)
-        }
-        defer { transport?.close() }
+        let connection = options.delivery.flatMap { try? DeliveryConnection.open($0).get() }
+        defer { connection?.close() }
+        let transport = connection?.transport
         let configuration = ServerConfiguration(
             scenario: scenario, signer: signer, deliveryMode: options.delivery?.mode ?? .production,
             chaos: options.delivery?.chaos ?? .none,

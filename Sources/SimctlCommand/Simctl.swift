@@ -132,25 +132,24 @@ package enum Simctl {
                 return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.cannotCreate)
             }
         }
-        var transport: HTTPDelivery?
+        var connection: DeliveryConnection?
         if let delivery = options.delivery {
-            let endpoint: HTTPEndpoint
-            do throws(HTTPEndpointError) { endpoint = try HTTPEndpoint(url: delivery.url) } catch {
-                return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.usage)
+            switch DeliveryConnection.open(delivery) {
+            case .failure(let error):
+                return CommandOutput(stdout: "", stderr: "error: \(error.message)\n", exitCode: ExitCode.usage)
+            case .success(let opened):
+                connection = opened
+                plan.delivery = DeliveryPlan(
+                    transport: opened.transport, mode: delivery.mode, chaos: delivery.chaos,
+                    log: delivery.logFile.map { FileDeliveryLog(path: $0) })
             }
-            let http = HTTPDelivery(
-                endpoint: endpoint, timeoutMilliseconds: delivery.timeoutMilliseconds,
-                connections: delivery.connections)
-            transport = http
-            plan.delivery = DeliveryPlan(
-                transport: http, mode: delivery.mode, chaos: delivery.chaos,
-                log: delivery.logFile.map { FileDeliveryLog(path: $0) })
         }
-        defer { transport?.close() }
+        defer { connection?.close() }
         var collected: [UInt8] = []
         let verdict = plan.run(scenario, write: standardOutput ?? { collected += $0 })
         let stdout = standardOutput == nil ? String(decoding: collected, as: UTF8.self) : ""
         let result = verdict.run
+        let transport = connection?.transport
         /// The delivery's lines for standard error (`why`: the reason a cut-short delivery gives).
         func deliverySummary(cutShortBecause why: String) -> String {
             guard let options = options.delivery, let transport else { return "" }

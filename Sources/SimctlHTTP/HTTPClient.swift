@@ -1,5 +1,5 @@
-/// Where requests go: an `http://` URL taken apart. `https://` is refused: simctl has no TLS (it has no dependencies,
-/// and a test receiver on the developer's machine needs none).
+/// Where requests go: an `http://` URL taken apart. `https://` is refused: this client has no TLS (`simctl --deliver`
+/// sends `https://` through the toolchain's URLSession instead, in its own target).
 public struct HTTPEndpoint: Hashable, Sendable, CustomStringConvertible {
     public var host: String
     public var port: UInt16
@@ -18,9 +18,7 @@ public struct HTTPEndpoint: Hashable, Sendable, CustomStringConvertible {
         let lower = url.lowercased()
         if lower.hasPrefix("https://") {
             throw HTTPEndpointError(
-                url: url,
-                message: "https is not supported: simctl delivers over plain http only; point it at an http:// "
-                    + "receiver (for example your server's local port, or a TLS-terminating proxy in front of it)")
+                url: url, message: "https is not supported by this client (it has no TLS); give it an http:// URL")
         }
         guard lower.hasPrefix("http://") else {
             throw HTTPEndpointError(

@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(yaml-reader scenario-pipeline storekit-importer)
+[ ${#targets[@]} -gt 0 ] || targets=(yaml-reader scenario-pipeline storekit-importer http-control)
 
 python3 Tests/Fuzz/seeds.py "${targets[@]}"
 # The Swift runtime's backtracer would catch ASan's signals first; libFuzzer must see them.
@@ -32,6 +32,7 @@ for target in "${targets[@]}"; do
     yaml-reader) dict=yaml ;;
     scenario-pipeline) dict=scenario ;;
     storekit-importer) dict=storekit ;;
+    http-control) dict=http ;;
     *) echo "unknown fuzz target '$target'" >&2; exit 64 ;;
   esac
   binary=".build/fuzz/$target"

@@ -3,6 +3,8 @@
 
 - every scenario in Scenarios/ and Tests/SubscriptionSimulatorTests/Golden/Malformed, every ```yaml block of docs/,
   every .storekit file, and every regression input of Tests/Fuzz/Regressions;
+- for http-control: requests to every route of `simctl serve`, the control API's JSON bodies (every action of the
+  timeline, advance by and to, reset), pipelined, chunked and HTTP/1.0 requests, and the `.http` regression inputs;
 - structure-aware seeds: those files with their numbers and times replaced by extreme values, and nesting of every
   construct (block lists, compact `- - `, `- key:` chains, flow brackets, mappings, JSON arrays) at depths around
   the limit and far past it, which byte mutation alone does not reach.
@@ -61,7 +63,46 @@ storekit = list(files(["Scenarios", "Tests"], {".storekit"}))
 regressions_storekit = list(files(["Tests/Fuzz/Regressions"], {".storekit"}))
 extreme = [b for s in scenarios for b in extremes(s.decode("utf-8", "replace"))][::10]
 
-targets = sys.argv[1:] or ["yaml-reader", "scenario-pipeline", "storekit-importer"]
+def request(method, target, body=b"", headers=()):
+    head = f"{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n" + "".join(h + "\r\n" for h in headers)
+    if body:
+        head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+    return head.encode() + b"\r\n" + body
+
+def http_requests():
+    actions = [
+        '{"purchase": {"customer": "bob", "product": "com.example.yearly"}}',
+        '{"cancel": {"customer": "alice", "product": "com.example.monthly"}}',
+        '{"resume": {"customer": "alice", "product": "com.example.monthly"}}',
+        '{"failBilling": {"customer": "alice"}}', '{"fixBilling": {"customer": "alice"}}',
+        '{"refund": {"customer": "alice"}}', '{"changePlan": {"customer": "alice", "product": "com.example.yearly"}}',
+        '{"joinFamily": {"customer": "alice"}}', '{"openApp": {"customer": "alice"}}',
+        '{"requestTestNotification": {}}', '{"raisePrice": {"product": "com.example.monthly", "price": 9.99}}',
+        '{"extendRenewalDate": {"customer": "alice", "days": 30, "reason": 1}}',
+        '{"at": "P1D", "purchase": {"customer": "carol", "product": "com.example.monthly"}}',
+    ]
+    control = [("POST", "/simctl/v1/actions", a) for a in actions] + [
+        ("POST", "/simctl/v1/advance", '{"by": "P1M"}'), ("POST", "/simctl/v1/advance", '{"to": "2026-09-01T00:00:00Z"}'),
+        ("POST", "/simctl/v1/advance", '{"by": "P292471208Y"}'), ("POST", "/simctl/v1/reset", ""),
+        ("GET", "/simctl/v1/state", ""), ("GET", "/simctl/v1/deliveries", ""),
+    ]
+    reads = ["/inApps/v1/subscriptions/1000000000000001", "/inApps/v1/transactions/1000000000000001",
+             "/inApps/v2/history/1000000000000001?revision=&sort=ASCENDING", "/inApps/v1/history/1000000000000001",
+             "/inApps/v2/refund/lookup/1000000000000001", "/simctl/v1/state?customer=alice", "/nope%2Fx", "*"]
+    single = [request(m, t, b.encode()) for m, t, b in control]
+    single += [request("GET", t, headers=["Authorization: Bearer x.y.z"]) for t in reads]
+    single += [request("POST", "/inApps/v1/notifications/history", b'{"startDate": 0, "endDate": 1}')]
+    yield from single
+    yield b"".join(single[:4]) + single[-1]  # pipelined
+    body = b'{"by": "P1M"}'
+    yield (b"POST /simctl/v1/advance HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+           + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n")
+    yield b"GET /simctl/v1/state HTTP/1.0\r\n\r\n"
+    yield request("POST", "/simctl/v1/actions", b"[" * 1000 + b"]" * 1000)
+
+regressions_http = list(files(["Tests/Fuzz/Regressions"], {".http"}))
+
+targets = sys.argv[1:] or ["yaml-reader", "scenario-pipeline", "storekit-importer", "http-control"]
 for target in targets:
     if target == "yaml-reader":
         write(target, scenarios + regressions_yaml + list(nesting()))
@@ -71,3 +112,5 @@ for target in targets:
         json_nesting = [("[" * d + "]" * d).encode() for d in [199, 200, 201, 40000]]
         write(target, storekit + regressions_storekit + json_nesting + [b"\xef\xbb\xbf" + s for s in storekit[:1]]
               + [s[: len(s) // 2] for s in storekit])
+    elif target == "http-control":
+        write(target, list(http_requests()) + regressions_http)

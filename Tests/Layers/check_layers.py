@@ -12,7 +12,8 @@ X is declared only in higher folders, is a back edge too. Names after `.` (membe
 (argument labels) and lowercase names the file declares itself (locals and members that shadow a top-level name)
 are not references. Members that an extension in a higher folder adds to a lower type are not indexed.
 
-Targets. Every Swift file of Sources/<Target>/ may import only the project targets TARGETS allows it.
+Targets. Every Swift file of Sources/<Target>/ may import only the project targets TARGETS allows it, and a toolchain
+module of RESTRICTED_MODULES only from the targets listed there.
 
 Prints each back edge as `path:line: message` (a file's first use of each name), then
 "layers: N files, M references, K back edges" (M counts every use of a name declared in another folder); exits 1
@@ -53,11 +54,17 @@ TARGETS = [
     ("SubscriptionSimulator", ["SimctlCrypto"]),
     ("SubscriptionSimulatorTesting", ["SubscriptionSimulator", "SimctlCrypto"]),
     ("SimctlHTTPDelivery", ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP"]),
+    ("SimctlURLSessionDelivery", ["SubscriptionSimulator"]),
     ("SimctlServer", ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP"]),
-    ("SimctlCommand", ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP", "SimctlHTTPDelivery", "SimctlServer"]),
+    ("SimctlCommand", ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP", "SimctlHTTPDelivery",
+                       "SimctlURLSessionDelivery", "SimctlServer"]),
     ("simctl", ["SimctlCommand"]),
     ("simbench", ["SubscriptionSimulator", "SimctlCrypto", "SimctlHTTP", "SimctlHTTPDelivery", "SimctlServer"]),
 ]
+
+# Toolchain modules only some targets may import: URLSession's networking (libcurl, TLS) stays in the HTTPS transport,
+# so the library and everything an embedder links leave it out (issue 25).
+RESTRICTED_MODULES = {"FoundationNetworking": ["SimctlURLSessionDelivery"]}
 
 LIBRARY = "SubscriptionSimulator"
 
@@ -307,6 +314,10 @@ def check_imports(root):
             source = SwiftFile(path, str(path.relative_to(root)))
             for m in IMPORT.finditer(source.code):
                 module = m.group(1)
+                if module in RESTRICTED_MODULES and target not in RESTRICTED_MODULES[module]:
+                    violations.append(f"{source.display}:{source.line(m.start(1))}: {target} imports {module}, which "
+                                      f"only {', '.join(RESTRICTED_MODULES[module])} may import")
+                    continue
                 if module in project and module != target and module not in allowed[target]:
                     may = ", ".join(allowed[target]) or "no project target"
                     violations.append(f"{source.display}:{source.line(m.start(1))}: {target} imports {module}, "

@@ -127,6 +127,18 @@ class CheckLayersTests(unittest.TestCase):
         self.assertEqual(status, 1, output)
         self.assertIn("Sources/SimctlHTTP/HTTPDelivery.swift:2: SimctlHTTP imports SubscriptionSimulator", output)
 
+    def test_networking_outside_the_https_transport_is_named(self):
+        files = dict(CLEAN)
+        files["Sources/SubscriptionSimulator/Engine/Net.swift"] = (
+            "#if canImport(FoundationNetworking)\n    import FoundationNetworking\n#endif\n")
+        files["Sources/SimctlURLSessionDelivery/HTTPSDelivery.swift"] = (
+            "import FoundationNetworking\nimport SubscriptionSimulator\n")
+        status, output = check(files)
+        self.assertEqual(status, 1, output)
+        self.assertIn("Engine/Net.swift:2: SubscriptionSimulator imports FoundationNetworking, which only "
+                      "SimctlURLSessionDelivery may import", output)
+        self.assertNotIn("HTTPSDelivery.swift", output)
+
     def test_a_folder_outside_the_order_is_named(self):
         files = dict(CLEAN)
         files["Sources/SubscriptionSimulator/Misc/Helpers.swift"] = "struct Helper {}\n"

@@ -187,10 +187,10 @@ import Testing
         #expect(seen.bodies.sorted() == Self.jsonl(Self.scenario).sorted())
     }
 
-    @Test func httpsURLsAreRefusedWithAClearError() {
-        let output = Simctl.main(["run", Self.scenario, "--deliver", "https://example.com/asn"])
+    @Test func badHTTPSURLsAreRefusedWithAClearError() {
+        let output = Simctl.main(["run", Self.scenario, "--deliver", "https:///asn"])
         #expect(output.exitCode == ExitCode.usage)
-        #expect(output.stderr.contains("https is not supported"))
+        #expect(output.stderr.contains("invalid delivery URL 'https:///asn'"), "\(output.stderr)")
     }
 
     @Test(arguments: [

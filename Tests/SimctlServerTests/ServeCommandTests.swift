@@ -40,7 +40,7 @@ import Testing
             (["a.yaml", "--prot", "1"], "unknown option '--prot'; did you mean '--port'?"),
             (["a.yaml", "--port", "1", "--port", "2"], "option '--port' is given twice"),
             (["a.yaml", "--deliver-mode", "sandbox"], "option '--deliver-mode' needs '--deliver URL'"),
-            (["a.yaml", "--deliver", "https://example.com"], "https is not supported"),
+            (["a.yaml", "--deliver", "https://user@example.com"], "user information in the URL is not supported"),
             (["a.yaml", "--delivery-log", "x"], "unknown option '--delivery-log'"),
             (["a.yaml", "--seed", "-1"], "option '--seed' needs a whole number"),
         ]

@@ -65,7 +65,7 @@ import Testing
         #expect(result.stderr.split(separator: "\n").count == 1, "one line, no crash report: \(result.stderr)")
     }
 
-    @Test(arguments: cases)
+    @Test(arguments: cases.filter { !$0.name.hasSuffix(".http") })
     func answersWithALocatedErrorNeverACrash(_ item: Case) throws {
         let path = "Tests/Fuzz/Regressions/\(item.name)"
         if item.name.hasSuffix(".storekit") {
@@ -85,6 +85,33 @@ import Testing
             let (run, seconds) = try simctl(["run", path, "--format", format])
             check(run, seconds: seconds, exit: item.runExit, item, "run --format \(format)")
         }
+    }
+
+    /// A `.http` input (the http-control fuzz target's) is one connection's bytes to `simctl serve`: the first answer
+    /// has the expected status, the answers contain the fragment, and the server still answers afterwards.
+    @Test(arguments: cases.filter { $0.name.hasSuffix(".http") })
+    func httpInputsGetAnAnswerAndTheServerStaysUp(_ item: Case) throws {
+        let server = Process()
+        server.executableURL = SimctlProcess.binary
+        server.arguments = ["serve", "Scenarios/family-stop-sharing.yaml", "--port", "0"]
+        server.currentDirectoryURL = SimctlProcess.packageRoot
+        let out = Pipe()
+        server.standardOutput = out
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        let url = try #require(RawHTTP.firstLine(out.fileHandleForReading))
+        let port = try #require(UInt16(url.split(separator: ":").last ?? ""))
+        let bytes = try [UInt8](Data(contentsOf: Self.folder.appendingPathComponent(item.name)))
+        let answer = String(decoding: try #require(RawHTTP.exchange(bytes, port: port)), as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 \(item.runExit) "), "\(item.name): \(answer.prefix(300))")
+        #expect(answer.contains(item.fragment), "\(item.name): \(answer.prefix(600))")
+        let state = Array("GET /simctl/v1/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        let after = String(decoding: RawHTTP.exchange(state, port: port) ?? [], as: UTF8.self)
+        #expect(after.hasPrefix("HTTP/1.1 200 "), "the server still answers after \(item.name)")
     }
 
     @Test func anOutOfRangeUntilOptionIsAUsageError() throws {

@@ -12,6 +12,7 @@ let fuzzTargets: [String: @Sendable (UnsafePointer<UInt8>, Int) -> CInt] = [
     "yaml-reader": fuzzYAMLReader,
     "scenario-pipeline": fuzzScenarioPipeline,
     "storekit-importer": fuzzStoreKitImporter,
+    "http-control": fuzzHTTPControl,
 ]
 
 /// The target chosen for this process: SIMCTL_FUZZ_TARGET, else the name the binary was started by. An unknown

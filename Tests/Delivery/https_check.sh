@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# HTTPS delivery against the system's trust store (docs/delivery.md, "HTTPS"), run by .ci/run:
+#   bash Tests/Delivery/https_check.sh [SIMCTL]     (default .build/debug/simctl; run from the package root)
+# 1. Makes a throwaway CA and a server certificate for 127.0.0.1 with openssl, in a temporary folder, and starts
+#    Tests/Delivery/https_receiver.py with it.
+# 2. Before the CA is trusted: every attempt is TLS_ISSUE and the run exits 2.
+# 3. Runs docs/delivery.md's "trust a test CA" block (copy into /usr/local/share/ca-certificates, update-ca-certificates,
+#    deliver, remove): the documented commands themselves, with this check's file names and port.
+# 4. With the CA trusted, delivers every scenario and compares the bodies received with `simctl run --format jsonl`
+#    byte for byte (one connection, in order; four connections, as a set).
+# Changes the system store, so it needs root (CI and the development machine run as root) and a Debian-style
+# update-ca-certificates; the CA is removed again on every exit path.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+simctl="${1:-.build/debug/simctl}"
+store=/usr/local/share/ca-certificates
+
+for tool in openssl python3 update-ca-certificates; do
+  command -v "$tool" > /dev/null || { echo "https_check: '$tool' is required" >&2; exit 1; }
+done
+[ "$(id -u)" = 0 ] || { echo "https_check: adding a CA to the system store needs root" >&2; exit 1; }
+
+work="$(mktemp -d)"
+ca_file="simctl-https-check-$$.crt"
+receiver=""
+cleanup() {
+  local status=$?
+  set +e
+  if [ -e "$store/$ca_file" ]; then
+    rm -f "$store/$ca_file"
+    update-ca-certificates --fresh > /dev/null 2>&1
+  fi
+  [ -n "$receiver" ] && kill "$receiver" 2> /dev/null && wait "$receiver" 2> /dev/null
+  rm -rf "$work"
+  exit "$status"
+}
+trap cleanup EXIT
+
+# 1. The CA and the server certificate.
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=simctl https check CA $$" \
+  -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+  -keyout "$work/ca.key" -out "$work/ca.pem" 2> /dev/null
+openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$work/server.key" -out "$work/server.csr" \
+  2> /dev/null
+printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' \
+  > "$work/server.ext"
+openssl x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -days 1 \
+  -extfile "$work/server.ext" -out "$work/server.pem" 2> /dev/null
+
+start_receiver() {
+  : > "$work/bodies"
+  python3 Tests/Delivery/https_receiver.py "$work/server.pem" "$work/server.key" "$work/bodies" > "$work/port" &
+  receiver=$!
+  for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+  port="$(head -1 "$work/port")"
+  [ -n "$port" ] || { echo "https_check: the receiver did not start" >&2; exit 1; }
+}
+start_receiver
+scenario=Scenarios/family-stop-sharing.yaml
+
+# 2. Not trusted yet: TLS_ISSUE, exit 2, nothing received.
+status=0
+"$simctl" run "$scenario" --deliver "https://127.0.0.1:$port/asn" --deliver-mode sandbox --deliver-timeout 1m \
+  --delivery-log "$work/untrusted.jsonl" > /dev/null 2> "$work/untrusted.err" || status=$?
+[ "$status" = 2 ] || { echo "https_check: untrusted CA: exit $status, expected 2" >&2; cat "$work/untrusted.err" >&2; exit 1; }
+if grep -v '"sendAttemptResult":"TLS_ISSUE"' "$work/untrusted.jsonl" > /dev/null; then
+  echo "https_check: untrusted CA: an attempt other than TLS_ISSUE:" >&2
+  grep -v '"sendAttemptResult":"TLS_ISSUE"' "$work/untrusted.jsonl" >&2
+  exit 1
+fi
+[ ! -s "$work/bodies" ] || { echo "https_check: untrusted CA: the receiver got a body" >&2; exit 1; }
+echo "untrusted CA: $(wc -l < "$work/untrusted.jsonl") attempts, all TLS_ISSUE, exit 2"
+
+# 3. docs/delivery.md's block, as documented, with this check's names: trust, deliver, remove.
+awk '/^```shell$/{block=""; on=1; next} on && /^```$/{on=0; if (block ~ /^# Trust a test CA/) print block; next}
+     on{block = block $0 "\n"}' docs/delivery.md > "$work/doc_block.sh"
+grep -q update-ca-certificates "$work/doc_block.sh" || { echo "https_check: no trust block in docs/delivery.md" >&2; exit 1; }
+sed -e "s#test-ca\.pem#$work/ca.pem#g" -e "s#test-ca\.crt#$ca_file#g" -e "s#127\.0\.0\.1:8443#127.0.0.1:$port#g" \
+  -e "s#delivery\.jsonl#$work/doc-delivery.jsonl#g" -e "s#^simctl #\"$simctl\" #" "$work/doc_block.sh" > "$work/doc_run.sh"
+(set -e; . "$work/doc_run.sh") > "$work/doc.out" 2>&1 || { cat "$work/doc.out" >&2; exit 1; }
+[ ! -e "$store/$ca_file" ] && [ ! -e "/etc/ssl/certs/${ca_file%.crt}.pem" ] \
+  || { echo "https_check: the documented block left the CA in the store" >&2; exit 1; }
+expected="$("$simctl" run "$scenario" --format jsonl)"
+[ "$(cat "$work/bodies")" = "$expected" ] || { echo "https_check: the documented delivery's bodies differ" >&2; exit 1; }
+if grep -v '"sendAttemptResult":"SUCCESS"' "$work/doc-delivery.jsonl" > /dev/null; then
+  echo "https_check: the documented delivery has an attempt other than SUCCESS" >&2
+  exit 1
+fi
+echo "docs/delivery.md's trust block: $(wc -l < "$work/doc-delivery.jsonl") attempts, all SUCCESS, bodies identical"
+
+# 4. Trusted: every scenario, byte for byte.
+cp "$work/ca.pem" "$store/$ca_file"
+update-ca-certificates > /dev/null 2>&1
+count=0
+for scenario in Scenarios/*.yaml; do
+  : > "$work/bodies"
+  "$simctl" run "$scenario" --format jsonl --deliver "https://127.0.0.1:$port/asn" --deliver-timeout 1m \
+    > "$work/stdout.jsonl" \
+    2> "$work/stderr" || { echo "https_check: $scenario: exit $?" >&2; cat "$work/stderr" >&2; exit 1; }
+  "$simctl" run "$scenario" --format jsonl > "$work/expected.jsonl"
+  cmp -s "$work/bodies" "$work/expected.jsonl" || { echo "https_check: $scenario: bodies differ" >&2; exit 1; }
+  cmp -s "$work/stdout.jsonl" "$work/expected.jsonl" || { echo "https_check: $scenario: stdout differs" >&2; exit 1; }
+  count=$((count + 1))
+done
+: > "$work/bodies"
+"$simctl" run "$scenario" --deliver "https://127.0.0.1:$port/asn" --deliver-connections 4 --deliver-timeout 1m \
+  > /dev/null 2> "$work/stderr"
+[ "$(sort "$work/bodies")" = "$(sort "$work/expected.jsonl")" ] \
+  || { echo "https_check: --deliver-connections 4: bodies differ" >&2; exit 1; }
+echo "trusted CA: $count scenarios delivered over https, bodies byte-identical to --format jsonl" \
+  "(and with --deliver-connections 4)"

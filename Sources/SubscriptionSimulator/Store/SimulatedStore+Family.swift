@@ -14,7 +14,6 @@ extension SimulatedStore {
     /// `customer` joins the family `organizer` leads (or the only family, when `organizer` is nil). Members get
     /// access to eligible shared purchases as soon as they are in the group: no family delay (§4.2, §4.4).
     public mutating func joinFamily(_ customer: String, organizer: String? = nil) throws(StoreError) {
-        addCustomer(customer)
         guard let index = organizer.flatMap({ familyBook.family(of: $0) }) ?? (familyBook.families.count == 1 ? 0 : nil)
         else {
             throw .noFamily(organizer: organizer)
@@ -23,6 +22,8 @@ extension SimulatedStore {
         guard familyBook.families[index].count < FamilyRules.maximumFamilySize else {
             throw .family(.familyFull(organizer: familyBook.families[index].organizer))
         }
+        // After the rules: a refused join does not name a new customer.
+        addCustomer(customer)
         familyBook.add(customer, toFamilyAt: index)
         // Purchases already shared in the family reach the newcomer now; the newcomer's shared purchases reach the
         // family now.
@@ -61,10 +62,11 @@ extension SimulatedStore {
     /// The purchaser's "Share With Family" main switch (Apple Support: "Share New Subscriptions"). On by default; it
     /// governs new purchases only and never unshares an existing one (reference §4.3, Appendix B-14).
     public mutating func setShareWithFamily(_ enabled: Bool, for customer: String) throws(StoreError) {
-        addCustomer(customer)
         guard familyBook.sharesNewPurchases(customer) != enabled else {
             throw .family(.mainSwitchAlreadySet(customer: customer, enabled: enabled))
         }
+        // After the rule: a refused switch does not name a new customer.
+        addCustomer(customer)
         familyBook.shareNewPurchases[customer] = enabled
     }
 

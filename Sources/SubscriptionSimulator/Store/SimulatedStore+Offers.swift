@@ -25,7 +25,6 @@ extension SimulatedStore {
         guard let offer = product.offer(withId: offerId) else {
             throw .unknownOffer(productId: productId, offerId: offerId, known: product.offers.compactMap(\.identifier))
         }
-        addCustomer(customer)
         if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
         let storefront = storefront(of: customer)
         guard StorefrontPricing.price(of: product, in: storefront) != nil,
@@ -35,8 +34,10 @@ extension SimulatedStore {
         }
         switch product.type {
         case .autoRenewable:
+            // Names a new customer only once the offer is accepted (a refusal changes nothing).
             try redeemSubscriptionOffer(offer, product, by: customer)
         case .consumable, .nonConsumable:
+            addCustomer(customer)
             try purchaseOneTime(product, by: customer, offer: offer)
         case .nonRenewing:
             // The catalogue refuses offers on non-renewing subscriptions (rule offer-fits-product).
@@ -52,6 +53,7 @@ extension SimulatedStore {
             guard offer.type == .offerCode else {
                 throw .lifecycle(.promotionalOfferNeedsSubscriber, customer: customer, productId: product.id)
             }
+            addCustomer(customer)
             return try purchaseSubscription(product, by: customer, redeemed: offer)
         }
         let state = subscriptionBook.chains[key.index].state

@@ -14,8 +14,8 @@ extension SimulatedStore {
     /// from a non-shareable product to a shareable one shares it after the family delay (rule
     /// plan-change-leaves-shareable-product, ``shareAfterPlanChange(_:key:from:)``).
     public mutating func changePlan(to productId: String, by customer: String) throws(StoreError) {
+        // No customer is named here: one with a subscription to change is known already, and a refusal names none.
         let product = try requireProduct(productId)
-        addCustomer(customer)
         guard product.type == .autoRenewable, let group = product.group else {
             throw .noSubscription(customer: customer, productId: productId)
         }

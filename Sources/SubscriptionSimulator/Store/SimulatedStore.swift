@@ -126,9 +126,10 @@ public struct SimulatedStore: Sendable {
     /// reference §5.11, S-INTRO). Other types: ONE_TIME_CHARGE (reference §1.1, S-NT).
     public mutating func purchase(_ productId: String, by customer: String) throws(StoreError) {
         let product = try requireProduct(productId)
-        addCustomer(customer)
         if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
         try requirePrice(of: product, for: customer)
+        // After the checks: a refused purchase does not name a new customer.
+        addCustomer(customer)
         switch product.type {
         case .autoRenewable:
             try purchaseSubscription(product, by: customer)
@@ -270,6 +271,20 @@ public struct SimulatedStore: Sendable {
         }
     }
 
+    /// Throws the rule that refuses `input` on the chain `key` now, as ``apply(_:to:)`` would, without changing
+    /// anything: an action that changes the store before it applies its input checks the rule with this first.
+    func checkAllowed(_ input: LifecycleInput, on key: ChainID) throws(StoreError) {
+        let chain = subscriptionBook.chains[key.index]
+        let position = chain.customerPosition >= 0 ? chain.customerPosition : directory.positions[chain.customer]
+        let context = LifecycleContext(
+            now: now, paymentSucceeds: !(position.map { directory.records[$0].paymentFails } ?? false),
+            productForSale: removedFromSale.isEmpty || !removedFromSale.contains(chain.state.autoRenewProductId),
+            gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility)
+        if case .rejected(let violation) = SubscriptionLifecycle.transition(chain.state, input, context) {
+            throw .lifecycle(violation, customer: chain.customer, productId: chain.state.productId)
+        }
+    }
+
     /// Moves a chain out of `chains`, leaving ``SubscriptionChain/placeholder`` in its slot until
     /// ``putBackChain(_:_:)`` (Engine's ``Swift/Array/takeElement(at:leaving:)``: one move, no copy).
     mutating func takeChain(_ key: ChainID) -> SubscriptionChain {
@@ -403,6 +418,14 @@ public struct SimulatedStore: Sendable {
             if chain.state.phase == .active && chain.state.productId != product.id {
                 return try changePlan(key, to: product)
             }
+            let input: LifecycleInput =
+                if let redeemed {
+                    .offerRedeemed(OfferRedemption(productId: product.id, period: product.period!, offer: redeemed))
+                } else {
+                    .purchasedAgain(request)
+                }
+            // The rule first: a refused purchase changes nothing (neither the start date nor the shares below).
+            try checkAllowed(input, on: key)
             // Resubscribe keeps the originalTransactionId; recentSubscriptionStartDate restarts only after a
             // gap of more than 60 days (reference §5.15, S-RSSD).
             let serviceEnded =
@@ -415,12 +438,6 @@ public struct SimulatedStore: Sendable {
             }
             // Members reach a resubscription only after the family delay, like any new purchase (§4.4, A-5).
             try suspendShares(of: key)
-            let input: LifecycleInput =
-                if let redeemed {
-                    .offerRedeemed(OfferRedemption(productId: product.id, period: product.period!, offer: redeemed))
-                } else {
-                    .purchasedAgain(request)
-                }
             try apply(input, to: key)
             try startSharingNewPurchase(chain: key, product: product)
         } else {

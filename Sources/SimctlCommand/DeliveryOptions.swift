@@ -219,6 +219,12 @@ enum DeliveryConnection {
     }
 }
 
+/// Opens `path` for writing in place: created if absent, truncated if present (a device or a symbolic link stays
+/// what it is). Returns the descriptor, or -1.
+private func openTruncating(_ path: String) -> Int32 {
+    open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+}
+
 /// `--delivery-log FILE`: one JSON line per attempt, written as the delivery goes.
 final class FileDeliveryLog: DeliveryLogWriter {
     let path: String
@@ -227,10 +233,11 @@ final class FileDeliveryLog: DeliveryLogWriter {
     init(path: String) { self.path = path }
 
     func open() throws(DeliveryLogError) {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else { throw DeliveryLogError(message: "cannot write the delivery log '\(path)'") }
-        self.handle = handle
+        // Opened in place (created or truncated), never replaced: FileManager.createFile writes a new file and
+        // renames it over the path, which would turn `--delivery-log /dev/null` into a regular file.
+        let descriptor = openTruncating(path)
+        guard descriptor >= 0 else { throw DeliveryLogError(message: "cannot write the delivery log '\(path)'") }
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     func write(_ entry: DeliveryLogEntry) throws(DeliveryLogError) {

@@ -21,6 +21,22 @@ import Testing
         #expect(text.hasSuffix(" a line\n") && !text.contains("old"))
     }
 
+    /// `--delivery-log PATH` is opened the same way: through the path, never replacing it.
+    @Test func theDeliveryLogIsOpenedInPlace() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("delivery-log-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("target.jsonl").path
+        let link = folder.appendingPathComponent("link.jsonl").path
+        try "old\n".write(toFile: target, atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let log = FileDeliveryLog(path: link)
+        try log.open()
+        log.close()
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+        #expect(try String(contentsOfFile: target, encoding: .utf8).isEmpty)
+    }
+
     @Test func optionsParse() throws {
         let options = try ServeCommand.parse([
             "s.yaml", "--port", "8080", "--host", "::1", "--seed", "7", "--deliver", "http://127.0.0.1:9/n",

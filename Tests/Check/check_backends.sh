@@ -2,11 +2,11 @@
 # `simctl check` against the Python reference backends (Tests/Check/backend.py, docs/check.md): the correct backend
 # passes CASES cases (exit 0); each buggy one is found (exit 1), its counterexample.yaml has at most 12 timeline
 # entries, `simctl check --replay` of it against a fresh backend exits 1 again, and `simctl run` of it exits 0.
-# Usage: Tests/Check/check_backends.sh [SIMCTL] [CASES]   (defaults: .build/debug/simctl, 50)
+# Usage: Tests/Check/check_backends.sh [SIMCTL] [CASES]   (defaults: .build/debug/simctl, 200)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 simctl="${1:-.build/debug/simctl}"
-cases="${2:-50}"
+cases="${2:-200}"
 header=Tests/Check/header.yaml
 out="$(mktemp -d)"
 backend_pid=""

@@ -45,7 +45,13 @@ import Testing
                 "http://127.0.0.1:1/{originalTransactionId}",
             ], "option '--cases' does not apply to '--replay'"
         ),
-        (["x.yaml", "--settle", "soon"], "option '--settle' needs a duration"),
+        (
+            [
+                "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
+                "http://127.0.0.1:1/{originalTransactionId}",
+                "--settle", "soon",
+            ], "option '--settle' needs a duration"
+        ),
         (["x.yaml", "--frobnicate"], "unknown option '--frobnicate'"),
     ])
     func usageErrors(arguments: [String], message: String) {
@@ -123,42 +129,5 @@ import Testing
 
     @Test func escapesJUnitText() {
         #expect(CheckCommand.escape("a<b & \"c\"\u{1}") == "a&lt;b &amp; &quot;c&quot;")
-    }
-
-    /// docs/check.md's Python backend (Tests/Check/backend.py) passes a short check; with `--bug fail-ends-access`
-    /// it is found. Skipped when python3 is not installed.
-    @Test func pythonReferenceBackend() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { return }
-        for (bug, expected) in [(nil, Int32(0)), ("fail-ends-access", 1)] as [(String?, Int32)] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments =
-                [Self.packageRoot.appendingPathComponent("Tests/Check/backend.py").path]
-                + (bug.map { ["--bug", $0] } ?? [])
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            defer {
-                process.terminate()
-                process.waitUntilExit()
-            }
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = pipe.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                line += chunk
-            }
-            let text = String(decoding: line, as: UTF8.self)
-            let port = try #require(
-                text.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
-            let directory = try Self.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let output = Simctl.main([
-                "check", Self.header, "--cases", bug == nil ? "10" : "60", "--out", directory.path, "--deliver",
-                "http://127.0.0.1:\(port)/", "--entitlements",
-                "http://127.0.0.1:\(port)/entitlements/{originalTransactionId}",
-            ])
-            #expect(output.exitCode == expected, "\(bug ?? "correct"): \(output.stdout)\(output.stderr)")
-        }
     }
 }

@@ -11,6 +11,7 @@ package enum HelpText {
           catalog FILE    Print the products of a scenario or an Xcode .storekit file
           population      Run the cohort model of a subscriber population (churn, billing failures, grace)
           serve FILE      Serve a scenario's store: a local App Store Server API and a control API
+          check SCENARIO  Test a backend against the store with generated lifecycles (docs/check.md)
           certs           Export the signing chain; write negative fixtures for verifiers
           help [COMMAND]  Show help for simctl or one command
 
@@ -120,6 +121,7 @@ package enum HelpText {
         case "catalog": return catalog
         case "certs": return certs
         case "serve": return ServeCommand.help
+        case "check": return CheckCommand.help
         default: return overview
         }
     }
@@ -132,6 +134,7 @@ package enum HelpText {
         case "serve":
             return
                 "usage: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--api-key-pem FILE] [--log FILE]"
+        case "check": return CheckCommand.usageLine
         case "validate": return "usage: simctl validate FILE"
         case "catalog": return "usage: simctl catalog FILE"
         case "certs":

@@ -38,6 +38,13 @@ package enum Simctl {
         if arguments == ["help", "population"] { return PopulationCommand.main(["--help"]) }
         if arguments.first == "serve" { return ServeCommand.main(Array(arguments.dropFirst()), clock: clock) }
         if arguments == ["help", "serve"] { return ServeCommand.main(["--help"], clock: clock) }
+        if arguments.first == "check" {
+            // Progress on standard error only when it is a terminal (quiet in pipes and in tests).
+            let progress: ((String) -> Void)? =
+                isatty(2) == 1 ? { FileHandle.standardError.write(Data($0.utf8)) } : nil
+            return CheckCommand.main(Array(arguments.dropFirst()), progress: progress)
+        }
+        if arguments == ["help", "check"] { return CheckCommand.main(["--help"]) }
         let invocation: SimctlInvocation
         do throws(UsageError) { invocation = try ArgumentParser.parse(arguments) } catch {
             let text =

@@ -173,6 +173,13 @@ public final class HTTPClient {
         return send(Array(head.utf8) + body, method: "POST")
     }
 
+    /// GETs `target` (a path and query on this client's host, e.g. `/entitlements/42`) and reads the whole answer.
+    public func get(_ target: String) -> Result<HTTPResponse, HTTPClientError> {
+        var head = "GET \(target) HTTP/1.1\r\nHost: \(endpoint.hostHeader)\r\nUser-Agent: \(userAgent)\r\n"
+        head += "Accept: application/json\r\n\r\n"
+        return send(Array(head.utf8), method: "GET")
+    }
+
     func send(_ request: [UInt8], method: String) -> Result<HTTPResponse, HTTPClientError> {
         let deadline = Deadline(millisecondsFromNow: timeoutMilliseconds)
         // A kept-alive connection the server has meanwhile closed fails before any answer byte: try once more on a

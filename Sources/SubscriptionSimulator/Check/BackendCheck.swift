@@ -6,6 +6,9 @@ public struct BackendCheck {
     public let options: CheckOptions
     /// Called as the check goes (cases done, shrink steps), for progress output.
     public var progress: (CheckProgress) -> Void = { _ in }
+    /// Asked before each case: false stops the check there with the cases run so far (`simctl check --max-time`);
+    /// the report then says it stopped early.
+    public var shouldContinue: () -> Bool = { true }
 
     public init(scenario: Scenario, options: CheckOptions = CheckOptions()) {
         self.scenario = scenario
@@ -19,6 +22,10 @@ public struct BackendCheck {
         let generator = CaseGenerator(scenario: scenario, options: options)
         var report = CheckReport(seed: options.seed, verdict: .agrees)
         for index in 0..<options.cases {
+            guard shouldContinue() else {
+                report.stoppedEarly = true
+                return report
+            }
             let generated: Scenario
             do throws(ScenarioError) { generated = try generator.generate(index) } catch {
                 throw CheckError(message: "the scenario's timeline cannot run: \(error)")
@@ -103,6 +110,8 @@ public struct CheckReport: Sendable, CustomStringConvertible {
     public var deliveries = 0
     public var notifications = 0
     public var checkpoints = 0
+    /// Whether ``BackendCheck/shouldContinue`` stopped the check before its last case.
+    public var stoppedEarly = false
 
     public var passed: Bool {
         if case .agrees = verdict { return true }
@@ -116,7 +125,8 @@ public struct CheckReport: Sendable, CustomStringConvertible {
             + "\(checkpoints) checkpoints (seed \(seed))"
         switch verdict {
         case .agrees:
-            return "check: every case agrees with the store: \(counts)"
+            let early = stoppedEarly ? " (stopped early: time limit)" : ""
+            return "check: every case agrees with the store\(early): \(counts)"
         case .cannotJudge(let number, let message):
             return "check: case \(number) cannot be judged: \(message)\n\(counts)"
         case .diverges(let counterexample):

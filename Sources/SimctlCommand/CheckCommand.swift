@@ -1,0 +1,490 @@
+import Foundation
+import SimctlHTTP
+import SimctlHTTPDelivery
+import SubscriptionSimulator
+
+/// `simctl check SCENARIO --deliver URL --entitlements TEMPLATE ...` (docs/check.md, "The command line").
+package struct CheckCommandOptions: Equatable, Sendable {
+    /// The scenario whose header the cases come from, or (with `replay`) the counterexample to run.
+    package var file = ""
+    /// `--replay FILE`: run this one scenario instead of generating cases.
+    package var replay = false
+    package var deliver = ""
+    package var entitlements = ""
+    package var cases = 100
+    package var seed: UInt64 = 0
+    package var epoch: UInt32 = 0
+    package var outDirectory = "."
+    package var junit: String?
+    /// `--max-time D` in milliseconds of wall clock.
+    package var maxTimeMilliseconds: Int64?
+    /// `--settle D` in milliseconds of wall clock, waited before each checkpoint's queries.
+    package var settleMilliseconds: Int64 = 0
+    package var timeoutMilliseconds: Int64 = 5000
+    package var chaos = CheckChaos.standard
+    package var shrinks = true
+
+    package init() {}
+}
+
+/// The entitlement query of the contract (docs/check.md): `GET TEMPLATE` with `{originalTransactionId}` replaced,
+/// answered with JSON `{"active": Bool, "productId"?: String}`; a 404 means unknown (not active).
+struct EntitlementQuery {
+    /// The placeholder TEMPLATE must contain.
+    static let placeholder = "{originalTransactionId}"
+    let client: HTTPClient
+    /// The request target with the placeholder in it.
+    let target: String
+
+    /// The answer's JSON (the contract's two fields).
+    struct Answer: Decodable {
+        var active: Bool
+        var productId: String?
+    }
+
+    /// A query that cannot be judged (unreachable, a status other than 200 or 404, a body that is not the contract's
+    /// JSON).
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Reads TEMPLATE; throws a usage error when it is not an http:// URL containing the placeholder.
+    init(template: String, timeoutMilliseconds: Int64) throws(UsageError) {
+        guard template.contains(Self.placeholder) else {
+            throw UsageError(
+                message: "option '--entitlements' needs a URL containing \(Self.placeholder), such as "
+                    + "http://127.0.0.1:8000/entitlements/\(Self.placeholder), found '\(template)'", topic: "check")
+        }
+        let endpoint: HTTPEndpoint
+        do throws(HTTPEndpointError) {
+            endpoint = try HTTPEndpoint(url: template.replacingOccurrences(of: Self.placeholder, with: "0"))
+        } catch {
+            throw UsageError(message: "option '--entitlements': \(error)", topic: "check")
+        }
+        let schemeAndAuthority = "http://" + endpoint.hostHeader
+        guard let range = template.range(of: schemeAndAuthority, options: [.caseInsensitive, .anchored]) else {
+            throw UsageError(
+                message: "option '--entitlements' must hold \(Self.placeholder) in its path or query, found "
+                    + "'\(template)'", topic: "check")
+        }
+        var rest = String(template[range.upperBound...])
+        if rest.hasPrefix("?") { rest = "/" + rest }
+        client = HTTPClient(endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds)
+        target = rest
+    }
+
+    /// Asks about `originalTransactionId`; nil: unknown (404).
+    func ask(_ originalTransactionId: String) throws(Failure) -> BackendAnswer? {
+        let url = "http://\(client.endpoint.hostHeader)"
+        let path = target.replacingOccurrences(of: Self.placeholder, with: originalTransactionId)
+        switch client.get(path) {
+        case .failure(let error):
+            throw Failure(description: "GET \(url)\(path): \(error)")
+        case .success(let response):
+            if response.status == 404 { return nil }
+            guard response.status == 200 else {
+                throw Failure(description: "GET \(url)\(path) answered HTTP \(response.status), expected 200 or 404")
+            }
+            guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body)) else {
+                let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+                throw Failure(
+                    description: "GET \(url)\(path) answered '\(text)', expected JSON with a boolean \"active\" "
+                        + "and an optional string \"productId\"")
+            }
+            return BackendAnswer(active: answer.active, productId: answer.productId)
+        }
+    }
+}
+
+enum CheckCommand {
+    static let help = """
+        USAGE: simctl check SCENARIO --deliver URL --entitlements TEMPLATE [--cases N] [--seed S] [--epoch N]
+                                     [--out DIR] [--junit FILE] [--max-time D] [--settle D] [--deliver-timeout D]
+                                     [--chaos-duplicate P] [--chaos-fail-rate P] [--chaos-fail-first N]
+                                     [--no-duplicates] [--no-retries] [--no-shrink]
+               simctl check --replay FILE --deliver URL --entitlements TEMPLATE [--epoch N] [--settle D]
+
+        Generates N lifecycles (cases) from SCENARIO's app, catalogue, customers and family (its timeline, if
+        any, starts every case), delivers each case's notifications to URL with Apple's retries, duplicates and
+        late deliveries, and at every instant where all notifications due were delivered asks TEMPLATE about each
+        originalTransactionId delivered, comparing with the store's ground truth (docs/check.md). The first
+        divergence is shrunk to a small scenario written to DIR as counterexample.yaml (`simctl run` runs it with
+        exit 0; `simctl check --replay` replays it against the backend) and counterexample.jsonl.
+
+        THE CONTRACT:
+          TEMPLATE is an http:// URL containing {originalTransactionId}; simctl GETs it and expects HTTP 200 with
+          JSON {"active": true|false, "productId": "..."} (productId optional, compared when given), or 404
+          (unknown: not active).
+
+        OPTIONS:
+          --deliver URL       POST each notification's body to URL (http://), as 'simctl run --deliver' does
+          --entitlements T    the entitlement query (see THE CONTRACT)
+          --cases N           cases to generate (default 100, at most 1000000)
+          --seed S            generation seed (default 0): the same scenario, seed and options give the same
+                              cases and the same report
+          --epoch N           identity epoch of the first case (default 0); case i runs at epoch N+i, so the
+                              backend needs no reset between cases. With --replay: the epoch of the replay
+          --out DIR           where to write counterexample.yaml and counterexample.jsonl (default: .)
+          --junit FILE        also write JUnit XML: one testcase per case run, a divergence as a failure
+          --max-time D        stop after D of wall clock (such as 90s or 5m), with a summary of the cases run
+          --settle D          wait D of wall clock before each checkpoint's queries (asynchronous backends)
+          --deliver-timeout D wall time to wait for each answer (default 5s)
+          --chaos-duplicate P share of notifications sent twice (default 0.2)
+          --chaos-fail-rate P share of notifications whose first attempts fail (default 0.2)
+          --chaos-fail-first N  most first attempts such a notification fails, 1 to 5 (default 2)
+          --no-duplicates, --no-retries   turn duplicates, failed first attempts off
+          --no-shrink         report the first divergence as found, without shrinking it
+
+        Progress goes to standard error when it is a terminal; the report to standard output.
+
+        EXIT CODES:
+          0   every case agrees with the store (with --replay: the file agrees)
+          1   a divergence (with --replay: the file still diverges)
+          2   the backend cannot be judged: unreachable, an entitlement answer that is not 200/404 with the
+              contract's JSON, or a notification undelivered after its last attempt
+          64  bad usage
+          65  invalid scenario (or one whose own timeline cannot run)
+          66  the input file cannot be read
+          73  the --out folder or the --junit file cannot be written
+        """
+
+    static let usageLine =
+        "usage: simctl check SCENARIO --deliver URL --entitlements TEMPLATE [--cases N] [--seed S] [--out DIR] [--junit FILE] [--max-time D] [--settle D] | simctl check --replay FILE --deliver URL --entitlements TEMPLATE"
+
+    /// Options that take a value.
+    static let valueOptions: Set<String> = [
+        "--replay", "--deliver", "--entitlements", "--cases", "--seed", "--epoch", "--out", "--junit", "--max-time",
+        "--settle", "--deliver-timeout", "--chaos-duplicate", "--chaos-fail-rate", "--chaos-fail-first",
+    ]
+    /// Options without a value.
+    static let flags: Set<String> = ["--no-duplicates", "--no-retries", "--no-shrink"]
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> CheckCommandOptions {
+        var values: [String: String] = [:]
+        var seenFlags: Set<String> = []
+        var file: String?
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "-h" || argument == "--help" { throw UsageError(message: "", topic: "help") }
+            if !argument.hasPrefix("-") || argument == "-" {
+                guard file == nil else {
+                    throw UsageError(
+                        message: "'check' takes one scenario file; found '\(file!)' and '\(argument)'", topic: "check")
+                }
+                file = argument
+                continue
+            }
+            if flags.contains(argument) {
+                guard seenFlags.insert(argument).inserted else {
+                    throw UsageError(message: "option '\(argument)' is given twice", topic: "check")
+                }
+                continue
+            }
+            guard valueOptions.contains(argument) else {
+                throw UsageError(message: "unknown option '\(argument)'", topic: "check")
+            }
+            guard index < arguments.count else {
+                throw UsageError(message: "option '\(argument)' needs a value", topic: "check")
+            }
+            guard values[argument] == nil else {
+                throw UsageError(message: "option '\(argument)' is given twice", topic: "check")
+            }
+            values[argument] = arguments[index]
+            index += 1
+        }
+        var options = CheckCommandOptions()
+        if let replay = values["--replay"] {
+            if let file {
+                throw UsageError(
+                    message: "'--replay FILE' runs FILE in place of SCENARIO; found both '\(replay)' and '\(file)'",
+                    topic: "check")
+            }
+            let generation = ["--cases", "--seed", "--junit", "--max-time", "--out"].filter { values[$0] != nil }
+            let chaos =
+                ["--chaos-duplicate", "--chaos-fail-rate", "--chaos-fail-first"].filter { values[$0] != nil }
+                + seenFlags.sorted()
+            if let other = (generation + chaos).first {
+                throw UsageError(
+                    message: "option '\(other)' does not apply to '--replay' (the file holds its own faults)",
+                    topic: "check")
+            }
+            options.replay = true
+            options.file = replay
+        } else {
+            guard let file else { throw UsageError(message: "'check' needs a scenario file", topic: "check") }
+            options.file = file
+        }
+        guard let deliver = values["--deliver"] else {
+            throw UsageError(message: "'check' needs '--deliver URL'", topic: "check")
+        }
+        do throws(HTTPEndpointError) { _ = try HTTPEndpoint(url: deliver) } catch {
+            throw UsageError(message: error.description, topic: "check")
+        }
+        options.deliver = deliver
+        guard let entitlements = values["--entitlements"] else {
+            throw UsageError(message: "'check' needs '--entitlements TEMPLATE'", topic: "check")
+        }
+        options.entitlements = entitlements
+        if let text = values["--cases"] {
+            guard let count = Int(text), (1...1_000_000).contains(count) else {
+                throw UsageError(
+                    message: "option '--cases' needs a whole number from 1 to 1000000, found '\(text)'", topic: "check")
+            }
+            options.cases = count
+        }
+        if let text = values["--seed"] {
+            guard let seed = UInt64(text) else {
+                throw UsageError(
+                    message: "option '--seed' needs a whole number from 0 to 18446744073709551615, found '\(text)'",
+                    topic: "check")
+            }
+            options.seed = seed
+        }
+        if let text = values["--epoch"] {
+            guard let epoch = UInt32(text) else {
+                throw UsageError(
+                    message: "option '--epoch' needs a whole number from 0 to 4294967295, found '\(text)'",
+                    topic: "check")
+            }
+            options.epoch = epoch
+        }
+        if let text = values["--out"] {
+            guard !text.isEmpty else { throw UsageError(message: "option '--out' needs a folder", topic: "check") }
+            options.outDirectory = text
+        }
+        if let text = values["--junit"] {
+            guard !text.isEmpty else { throw UsageError(message: "option '--junit' needs a file path", topic: "check") }
+            options.junit = text
+        }
+        options.maxTimeMilliseconds = try duration(values["--max-time"], "--max-time", minimum: 1, limit: 604_800_000)
+        options.settleMilliseconds = try duration(values["--settle"], "--settle", minimum: 0, limit: 60_000) ?? 0
+        options.timeoutMilliseconds =
+            try duration(values["--deliver-timeout"], "--deliver-timeout", minimum: 1, limit: 600_000) ?? 5000
+        if let text = values["--chaos-duplicate"] { options.chaos.duplicateRate = try rate(text, "--chaos-duplicate") }
+        if let text = values["--chaos-fail-rate"] { options.chaos.failureRate = try rate(text, "--chaos-fail-rate") }
+        if let text = values["--chaos-fail-first"] {
+            guard let count = Int(text), (1...5).contains(count) else {
+                throw UsageError(
+                    message: "option '--chaos-fail-first' needs a whole number from 1 to 5 (the App Store makes 6 "
+                        + "attempts), found '\(text)'", topic: "check")
+            }
+            options.chaos.maximumFailedAttempts = count
+        }
+        if seenFlags.contains("--no-duplicates") { options.chaos = options.chaos.withoutDuplicates }
+        if seenFlags.contains("--no-retries") { options.chaos = options.chaos.withoutFailures }
+        options.shrinks = !seenFlags.contains("--no-shrink")
+        return options
+    }
+
+    /// A wall-clock duration option in milliseconds (nil when absent).
+    static func duration(_ text: String?, _ name: String, minimum: Int64, limit: Int64) throws(UsageError) -> Int64? {
+        guard let text else { return nil }
+        guard let ms = DeliveryOptions.Builder.milliseconds(text, limit: limit), ms >= minimum else {
+            throw UsageError(
+                message: "option '\(name)' needs a duration such as 500ms, 30s or 5m (at most \(limit / 1000)s), "
+                    + "found '\(text)'", topic: "check")
+        }
+        return ms
+    }
+
+    /// A share from 0 to 1.
+    static func rate(_ text: String, _ name: String) throws(UsageError) -> Double {
+        guard let value = Double(text), value.isFinite, (0...1).contains(value) else {
+            throw UsageError(
+                message: "option '\(name)' needs a share from 0 to 1 such as 0.1, found '\(text)'", topic: "check")
+        }
+        return value
+    }
+
+    /// Runs `simctl check` with `arguments` (after the word `check`). `progress` receives progress lines (the
+    /// command line passes standard error when it is a terminal).
+    static func main(_ arguments: [String], progress: ((String) -> Void)? = nil) -> CommandOutput {
+        let options: CheckCommandOptions
+        do throws(UsageError) { options = try parse(arguments) } catch {
+            if error.topic == "help" { return CommandOutput(stdout: help + "\n", stderr: "", exitCode: 0) }
+            return CommandOutput(
+                stdout: "", stderr: "error: \(error.message)\n\(usageLine)\nsee 'simctl help check'\n",
+                exitCode: ExitCode.usage)
+        }
+        let query: EntitlementQuery
+        do throws(UsageError) {
+            query = try EntitlementQuery(
+                template: options.entitlements, timeoutMilliseconds: options.timeoutMilliseconds)
+        } catch {
+            return CommandOutput(
+                stdout: "", stderr: "error: \(error.message)\n\(usageLine)\nsee 'simctl help check'\n",
+                exitCode: ExitCode.usage)
+        }
+        let scenario: Scenario
+        switch Simctl.decode(options.file) {
+        case .failure(let output): return output
+        case .success(let decoded): scenario = decoded
+        }
+        let endpoint: HTTPEndpoint
+        do throws(HTTPEndpointError) { endpoint = try HTTPEndpoint(url: options.deliver) } catch {
+            return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.usage)
+        }
+        let transport = HTTPDelivery(endpoint: endpoint, timeoutMilliseconds: options.timeoutMilliseconds)
+        defer {
+            transport.close()
+            query.client.close()
+        }
+        let settle = options.settleMilliseconds
+        let backend = CheckedBackend(
+            deliver: { request in transport.attempt(request) },
+            entitlement: { id in try query.ask(id) },
+            settle: { if settle > 0 { Thread.sleep(forTimeInterval: Double(settle) / 1000) } })
+        if options.replay { return replay(scenario, options, backend) }
+        return check(scenario, options, backend, progress: progress)
+    }
+
+    /// `--replay FILE`: runs the file as one case.
+    static func replay(_ scenario: Scenario, _ options: CheckCommandOptions, _ backend: CheckedBackend)
+        -> CommandOutput
+    {
+        let result = CaseRunner.run(scenario, against: backend, epoch: options.epoch)
+        let counts =
+            "\(result.notifications) notifications, \(result.deliveries) deliveries, \(result.checkpoints) checkpoints"
+        switch result.outcome {
+        case .agrees:
+            return CommandOutput(
+                stdout: "check --replay: \(options.file) agrees with the store: \(counts)\n", stderr: "", exitCode: 0)
+        case .diverges(let divergence):
+            return CommandOutput(
+                stdout: "check --replay: \(options.file) still diverges: \(counts)\n\(divergence)\n", stderr: "",
+                exitCode: ExitCode.expectationFailed)
+        case .cannotJudge(let message):
+            return CommandOutput(
+                stdout: "", stderr: "check --replay: the backend cannot be judged: \(message)\n",
+                exitCode: ExitCode.cannotJudge)
+        case .invalid(let message):
+            return CommandOutput(stdout: "", stderr: "\(message)\n", exitCode: ExitCode.dataError)
+        }
+    }
+
+    /// Generates and runs the cases; writes the counterexample and the JUnit file.
+    static func check(
+        _ scenario: Scenario, _ options: CheckCommandOptions, _ backend: CheckedBackend,
+        progress: ((String) -> Void)?
+    ) -> CommandOutput {
+        let checkOptions = CheckOptions(
+            cases: options.cases, seed: options.seed, chaos: options.chaos, shrinks: options.shrinks,
+            epoch: options.epoch)
+        var check = BackendCheck(scenario: scenario, options: checkOptions)
+        let clock = ContinuousClock()
+        let started = clock.now
+        if let limit = options.maxTimeMilliseconds {
+            check.shouldContinue = { started.duration(to: clock.now) < .milliseconds(limit) }
+        }
+        if let progress {
+            check.progress = { event in
+                switch event {
+                case .caseDone(let done, let total, let notifications):
+                    progress("\rcase \(done)/\(total), \(notifications) notifications delivered")
+                case .shrinkStep(let steps):
+                    progress("\rshrinking: \(steps) step\(steps == 1 ? "" : "s")          ")
+                }
+            }
+        }
+        let report: CheckReport
+        do throws(CheckError) { report = try check.run(against: backend) } catch {
+            return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.dataError)
+        }
+        progress?("\n")
+        let elapsed = started.duration(to: clock.now).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        var stdout = report.description + "\n"
+        var stderr = String(format: "check: %.1f s of wall clock\n", seconds)
+        var exitCode = ExitCode.success
+        switch report.verdict {
+        case .agrees: break
+        case .cannotJudge: exitCode = ExitCode.cannotJudge
+        case .diverges(let counterexample):
+            exitCode = ExitCode.expectationFailed
+            let directory = URL(fileURLWithPath: options.outDirectory)
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                try Data(counterexample.yaml.utf8).write(to: directory.appendingPathComponent("counterexample.yaml"))
+                try Data(counterexample.jsonl.utf8).write(to: directory.appendingPathComponent("counterexample.jsonl"))
+            } catch {
+                return CommandOutput(
+                    stdout: stdout,
+                    stderr: stderr + "error: cannot write the counterexample to '\(options.outDirectory)': "
+                        + "\(error.localizedDescription)\n", exitCode: ExitCode.cannotCreate)
+            }
+            stdout +=
+                "counterexample written to \(directory.appendingPathComponent("counterexample.yaml").path) and "
+                + "counterexample.jsonl\n"
+        }
+        if let junit = options.junit {
+            do { try Data(junitXML(report, seconds: seconds).utf8).write(to: URL(fileURLWithPath: junit)) } catch {
+                stderr += "error: cannot write the JUnit file '\(junit)': \(error.localizedDescription)\n"
+                return CommandOutput(stdout: stdout, stderr: stderr, exitCode: ExitCode.cannotCreate)
+            }
+        }
+        return CommandOutput(stdout: stdout, stderr: stderr, exitCode: exitCode)
+    }
+
+    /// The report as JUnit XML: one testcase per case run; the diverging case a failure, a case that cannot be
+    /// judged an error.
+    static func junitXML(_ report: CheckReport, seconds: Double) -> String {
+        var failures = 0
+        var errors = 0
+        var cases: [String] = []
+        for number in 1...max(report.cases, 1) where number <= report.cases {
+            var line = "    <testcase classname=\"simctl.check\" name=\"case \(number) (seed \(report.seed))\""
+            switch report.verdict {
+            case .diverges(let counterexample) where counterexample.caseNumber == number:
+                failures += 1
+                line +=
+                    ">\n      <failure message=\"\(escape("diverges: \(counterexample.divergence.kind.rawValue)"))\">"
+                    + escape(counterexample.description) + "</failure>\n    </testcase>"
+            case .cannotJudge(let caseNumber, let message) where caseNumber == number:
+                errors += 1
+                line +=
+                    ">\n      <error message=\"\(escape("cannot be judged"))\">\(escape(message))</error>\n"
+                    + "    </testcase>"
+            case .agrees, .diverges, .cannotJudge:
+                line += "/>"
+            }
+            cases.append(line)
+        }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites>
+              <testsuite name="simctl check" tests="\(report.cases)" failures="\(failures)" errors="\(errors)" \
+            time="\(String(format: "%.3f", seconds))">
+            \(cases.joined(separator: "\n"))
+              </testsuite>
+            </testsuites>
+
+            """
+    }
+
+    /// `text` escaped for XML text and attribute values (control characters other than tab and newline dropped).
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            case "\t", "\n": result.unicodeScalars.append(scalar)
+            default:
+                if scalar.value >= 0x20 && scalar.value != 0xFFFE && scalar.value != 0xFFFF {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
+    }
+}
+
+extension ExitCode {
+    /// `simctl check`: the backend cannot be judged.
+    package static let cannotJudge: Int32 = 2
+}

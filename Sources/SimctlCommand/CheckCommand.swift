@@ -262,8 +262,12 @@ enum CheckCommand {
         options.settleMilliseconds = try duration(values["--settle"], "--settle", minimum: 0, limit: 60_000) ?? 0
         options.timeoutMilliseconds =
             try duration(values["--deliver-timeout"], "--deliver-timeout", minimum: 1, limit: 600_000) ?? 5000
-        if let text = values["--chaos-duplicate"] { options.chaos.duplicateRate = try rate(text, "--chaos-duplicate") }
-        if let text = values["--chaos-fail-rate"] { options.chaos.failureRate = try rate(text, "--chaos-fail-rate") }
+        if let text = values["--chaos-duplicate"] {
+            options.chaos.duplicateRate = try DeliveryOptions.Builder.rate(text, "--chaos-duplicate", topic: "check")
+        }
+        if let text = values["--chaos-fail-rate"] {
+            options.chaos.failureRate = try DeliveryOptions.Builder.rate(text, "--chaos-fail-rate", topic: "check")
+        }
         if let text = values["--chaos-fail-first"] {
             guard let count = Int(text), (1...5).contains(count) else {
                 throw UsageError(
@@ -287,15 +291,6 @@ enum CheckCommand {
                     + "found '\(text)'", topic: "check")
         }
         return ms
-    }
-
-    /// A share from 0 to 1.
-    static func rate(_ text: String, _ name: String) throws(UsageError) -> Double {
-        guard let value = Double(text), value.isFinite, (0...1).contains(value) else {
-            throw UsageError(
-                message: "option '\(name)' needs a share from 0 to 1 such as 0.1, found '\(text)'", topic: "check")
-        }
-        return value
     }
 
     /// Runs `simctl check` with `arguments` (after the word `check`). `progress` receives progress lines (the

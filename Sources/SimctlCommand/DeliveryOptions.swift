@@ -93,10 +93,11 @@ package struct DeliveryOptions: Equatable, Sendable {
             return options
         }
 
-        static func rate(_ text: String, _ name: String) throws(UsageError) -> Double {
+        /// A share from 0 to 1 (`--chaos-duplicate`, `--chaos-fail-rate`); `topic`: the help topic of the command.
+        static func rate(_ text: String, _ name: String, topic: String = "run") throws(UsageError) -> Double {
             guard let value = Double(text), value.isFinite, (0...1).contains(value) else {
                 throw UsageError(
-                    message: "option '\(name)' needs a share from 0 to 1 such as 0.1, found '\(text)'", topic: "run")
+                    message: "option '\(name)' needs a share from 0 to 1 such as 0.1, found '\(text)'", topic: topic)
             }
             return value
         }
@@ -220,8 +221,9 @@ enum DeliveryConnection {
 }
 
 /// Opens `path` for writing in place: created if absent, truncated if present (a device or a symbolic link stays
-/// what it is). Returns the descriptor, or -1.
-private func openTruncating(_ path: String) -> Int32 {
+/// what it is; FileManager.createFile would write a new file and rename it over the path, turning `/dev/null` into a
+/// regular file). Returns the descriptor, or -1. Used by `--delivery-log` and `serve --log`.
+func openTruncating(_ path: String) -> Int32 {
     open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 }
 
@@ -233,8 +235,7 @@ final class FileDeliveryLog: DeliveryLogWriter {
     init(path: String) { self.path = path }
 
     func open() throws(DeliveryLogError) {
-        // Opened in place (created or truncated), never replaced: FileManager.createFile writes a new file and
-        // renames it over the path, which would turn `--delivery-log /dev/null` into a regular file.
+        // Opened in place, never replaced (``openTruncating(_:)``).
         let descriptor = openTruncating(path)
         guard descriptor >= 0 else { throw DeliveryLogError(message: "cannot write the delivery log '\(path)'") }
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)

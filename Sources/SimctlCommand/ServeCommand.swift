@@ -299,9 +299,8 @@ final class ServeLog: @unchecked Sendable {
             owned = false
             return
         }
-        // Opened in place (created or truncated), never replaced: FileManager.createFile writes a new file and renames
-        // it over the path, which turned `--log /dev/null` into a regular file.
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Opened in place, never replaced (``openTruncating(_:)``).
+        let descriptor = openTruncating(path)
         guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         owned = true

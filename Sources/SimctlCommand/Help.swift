@@ -32,7 +32,7 @@ package enum HelpText {
         """
 
     package static let run = """
-        USAGE: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR [--force]] [--until TIME] [--seed N]
+        USAGE: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N]
                               [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR]
                               [--deliver URL ...]
 
@@ -45,8 +45,11 @@ package enum HelpText {
                               virtual-time order; nothing else on standard output
           --format decoded    one JSON object per line: recipient, instant and the payload with its
                               nested JWS (transaction, renewal info) decoded
+          --format svg        one self-contained SVG picture of the run: a lane per customer, phases,
+                              notifications, access and the family delay over a dated UTC axis
           --out DIR           also write a fixture folder: one numbered file per notification (0001.json, ...)
-                              holding its POST body, plus manifest.json (recipient, instant, type, subtype).
+                              holding its POST body, plus manifest.json (recipient, instant, type, subtype)
+                              and timeline.svg (the svg format's picture).
                               Written atomically: on failure no folder is left. DIR must not exist yet (not
                               even empty) unless --force is given; missing parent folders are created.
                               Not written when an expectation fails. Ctrl-C waits for the write to end.
@@ -130,7 +133,7 @@ package enum HelpText {
         switch topic {
         case "run":
             return
-                "usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...]"
+                "usage: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...]"
         case "serve":
             return
                 "usage: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--api-key-pem FILE] [--log FILE]"

@@ -50,7 +50,7 @@ extension SimulatorServer {
             return ServerResponse(status: 200)
         case .subscriptionStatuses, .transactionHistory, .transactionHistoryV1, .transactionInfo, .refundHistory,
             .notificationHistory, .requestTestNotification, .testNotificationStatus, .massExtendRenewalDateStatus,
-            .appTransactionInfo, .lookUpOrderId, .state, .advance, .actions, .reset, .deliveries:
+            .appTransactionInfo, .lookUpOrderId, .state, .advance, .actions, .reset, .deliveries, .timelinePicture:
             throw .generalBadRequest
         }
     }

@@ -292,6 +292,20 @@ extension SimulatorServer {
         return .object(o)
     }
 
+    /// `GET /simctl/v1/timeline.svg`: the picture of the store so far (``TimelinePicture``, the `svg` format of
+    /// `simctl run`), drawn from the scenario's start to the clock.
+    func timelinePicture(_ state: ServerState) -> ServerResponse {
+        let store = state.store
+        let scenario = configuration.scenario
+        var picture = TimelinePicture(
+            name: scenario.name, start: scenario.start, seed: scenario.seed, customers: store.customers,
+            families: store.families.map { ($0.organizer, $0.members) })
+        picture.add(store.notifications[...], store.entitlementChanges[...])
+        return ServerResponse(
+            status: 200, headers: [ServerHeader(name: "Content-Type", value: "image/svg+xml; charset=utf-8")],
+            body: Array(picture.svg(until: store.now).utf8))
+    }
+
     // MARK: helpers
 
     /// The body as a JSON object (an empty body is `{}`), or the 400 answer.

@@ -9,7 +9,7 @@ enum Route: String, CaseIterable, Sendable {
     case massExtendRenewalDate, massExtendRenewalDateStatus, extendRenewalDate
     case sendConsumptionInformationV1, sendConsumptionInformation, appTransactionInfo, setAppAccountToken
     case finishTransaction, lookUpOrderId
-    case state, advance, actions, reset, deliveries
+    case state, advance, actions, reset, deliveries, timelinePicture
 
     /// Method and path pattern; each `*` is one path segment (a `{transactionId}`, `{productId}`, ...). A path
     /// matching several patterns takes the first with its method (a literal segment is listed before a `*` there).
@@ -37,6 +37,7 @@ enum Route: String, CaseIterable, Sendable {
         case .actions: return ("POST", "/simctl/v1/actions")
         case .reset: return ("POST", "/simctl/v1/reset")
         case .deliveries: return ("GET", "/simctl/v1/deliveries")
+        case .timelinePicture: return ("GET", "/simctl/v1/timeline.svg")
         }
     }
 
@@ -155,6 +156,12 @@ extension SimulatorServer {
                     400, "unknown query parameter '\(Self.shownQuery(unknown.name))'; deliveries takes none")
             }
             return locked { .json(200, deliveriesJSON(state)) }
+        case .timelinePicture:
+            if let unknown = request.query.first {
+                return .problem(
+                    400, "unknown query parameter '\(Self.shownQuery(unknown.name))'; timeline.svg takes none")
+            }
+            return locked { timelinePicture(state) }
         }
     }
 
@@ -197,7 +204,7 @@ extension SimulatorServer {
             return api.lookUpOrderId(id)
         case .notificationHistory, .requestTestNotification, .massExtendRenewalDate, .extendRenewalDate,
             .sendConsumptionInformationV1, .sendConsumptionInformation, .setAppAccountToken, .finishTransaction,
-            .state, .advance, .actions, .reset, .deliveries:
+            .state, .advance, .actions, .reset, .deliveries, .timelinePicture:
             throw .generalBadRequest
         }
     }

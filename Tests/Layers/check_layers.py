@@ -40,10 +40,10 @@ FOLDERS = [
     "Delivery",
     "StoreKitImport",
     "Scenario",
+    "Reports",
     "Output",
     "Run",
     "Check",
-    "Reports",
     "Population",
 ]
 

@@ -116,6 +116,29 @@ import Testing
         #expect(server.handle(ServerRequest(method: "GET", path: "/simctl/v1/advance")).status == 405)
     }
 
+    /// `GET /simctl/v1/timeline.svg`: the picture of the store so far (the `svg` format), drawn up to the clock.
+    @Test func timelinePictureShowsTheStoreSoFar() throws {
+        let server = try makeServer()
+        let empty = server.get("/simctl/v1/timeline.svg", token: nil)
+        #expect(empty.status == 200)
+        #expect(empty.headers.contains { $0.name == "Content-Type" && $0.value.hasPrefix("image/svg+xml") })
+        #expect(empty.bodyText.contains(">alice</text>") && empty.bodyText.contains(">bob</text>"))
+        #expect(!empty.bodyText.contains("SUBSCRIBED"))
+        let bought = server.control(
+            "/simctl/v1/actions", #"{"purchase": {"customer": "alice", "product": "\#(familyProduct)"}}"#)
+        #expect(bought.status == 200, "\(bought.bodyText)")
+        #expect(server.control("/simctl/v1/advance", #"{"by": "2h"}"#).status == 200)
+        let picture = server.get("/simctl/v1/timeline.svg", token: nil)
+        #expect(picture.status == 200)
+        let svg = picture.bodyText
+        #expect(svg.hasPrefix("<?xml") && svg.hasSuffix("</svg>\n"))
+        #expect(svg.contains("SUBSCRIBED INITIAL_BUY · ") && svg.contains("· bob · "))
+        #expect(svg.contains("family delay 1h"))
+        #expect(server.get("/simctl/v1/timeline.svg", token: nil).bodyText == svg, "same store, same bytes")
+        let query = server.get("/simctl/v1/timeline.svg", query: [("width", "2")], token: nil)
+        #expect(query.status == 400 && query.bodyText.contains("timeline.svg takes none"))
+    }
+
     @Test func everyPathInTheOpenAPIFileIsServedAndViceVersa() throws {
         let text = try String(contentsOfFile: repositoryRoot + "/docs/server-control.openapi.yaml", encoding: .utf8)
         let root = try YAMLReader.parse(text)

@@ -49,10 +49,10 @@ import Testing
         (["run", "a.yaml", "--out", "fx", "--force=yes"], "option '--force' takes no value", "run"),
         (
             ["run", "a.yaml", "--format", "json"],
-            "unknown format 'json'; expected one of timeline, jsonl, decoded; did you mean 'jsonl'?", "run"
+            "unknown format 'json'; expected one of timeline, jsonl, decoded, svg; did you mean 'jsonl'?", "run"
         ),
         (
-            ["run", "a.yaml", "--format", "xml"], "unknown format 'xml'; expected one of timeline, jsonl, decoded",
+            ["run", "a.yaml", "--format", "xml"], "unknown format 'xml'; expected one of timeline, jsonl, decoded, svg",
             "run"
         ),
         (
@@ -86,7 +86,7 @@ import Testing
         #expect(
             output.stderr == """
                 error: unknown option '--fromat'; did you mean '--format'?
-                usage: simctl run FILE [--format timeline|jsonl|decoded] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...]
+                usage: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...]
                 see 'simctl help run'
 
                 """)

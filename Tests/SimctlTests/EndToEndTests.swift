@@ -88,8 +88,8 @@ import Testing
         #expect(result.status == 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(
-            files.first == "0001.json" && files.contains("0010.json") && files.last == "manifest.json"
-                && files.count == 11)
+            files.first == "0001.json" && files.contains("0010.json") && files.contains("manifest.json")
+                && files.last == "timeline.svg" && files.count == 12)
         let firstBody = try String(contentsOf: folder.appendingPathComponent("0001.json"), encoding: .utf8)
         #expect(firstBody == String(result.stdout.split(separator: "\n")[0]) + "\n")
         let manifest = try String(contentsOf: folder.appendingPathComponent("manifest.json"), encoding: .utf8)

@@ -10,10 +10,18 @@ package struct SVGWriter {
         self.height = height
     }
 
-    /// `&`, `<`, `>`, `"` and `'` as entities.
+    /// `&`, `<`, `>`, `"` and `'` as entities; a control character XML 1.0 does not allow (any below U+0020 but tab,
+    /// newline and return, and U+FFFE, U+FFFF) as U+FFFD, so that any text gives a well-formed document.
     package static func escape(_ text: String) -> String {
         var out = ""
         for character in text {
+            if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1,
+                (scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r") || scalar.value == 0xFFFE
+                    || scalar.value == 0xFFFF
+            {
+                out += "\u{FFFD}"
+                continue
+            }
             switch character {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
@@ -101,17 +109,34 @@ package struct SVGWriter {
         element("circle", pairs)
     }
 
+    /// Text written as it is (defs, already escaped).
+    package mutating func raw(_ text: String) { body.append(text) }
+
+    /// A `<g>` with a `<title>` (a browser shows it on hover) around what `content` draws.
+    package mutating func group(title: String, _ content: (inout SVGWriter) -> Void) {
+        body.append("<g><title>\(Self.escape(title))</title>")
+        content(&self)
+        body.append("</g>")
+    }
+
     package enum Anchor: String { case start, middle, end }
 
     package mutating func text(
         _ content: String, x: Double, y: Double, size: Double = 12, anchor: Anchor = .start, bold: Bool = false,
-        rotate: Double? = nil, fill: String = "#222"
+        rotate: Double? = nil, fill: String = "#222", halo: Bool = false, dataLabel: String? = nil
     ) {
         var pairs = [
             ("x", Self.number(x)), ("y", Self.number(y)), ("font-size", Self.number(size)),
             ("text-anchor", anchor.rawValue), ("fill", fill),
         ]
         if bold { pairs.append(("font-weight", "bold")) }
+        if halo {
+            pairs.append(("stroke", fill == "#fff" ? "#000" : "#fff"))
+            pairs.append(("stroke-width", "2"))
+            pairs.append(("stroke-opacity", "0.5"))
+            pairs.append(("paint-order", "stroke"))
+        }
+        if let dataLabel { pairs.append(("data-lane", dataLabel)) }
         if let rotate {
             pairs.append(("transform", "rotate(\(Self.number(rotate)) \(Self.number(x)) \(Self.number(y)))"))
         }

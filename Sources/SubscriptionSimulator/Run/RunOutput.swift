@@ -32,6 +32,15 @@ public enum RunOutput {
         }
     }
 
+    /// `svg` (``PictureSink``): the run as one SVG picture.
+    public static func svg(_ run: ScenarioRun) -> String {
+        text { write in
+            var sink = PictureSink(scenario: run.scenario, write: write)
+            sink.receive(run.store.notifications[...], run.store.entitlementChanges[...])
+            sink.finish()
+        }
+    }
+
     /// What `body` writes, through the `write` closure it is given (which must not outlive the call), as text.
     static func text(_ body: (_ write: @escaping ([UInt8]) -> Void) -> Void) -> String {
         var bytes: [UInt8] = []

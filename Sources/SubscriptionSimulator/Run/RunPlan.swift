@@ -6,6 +6,8 @@ public enum OutputFormat: String, CaseIterable, Sendable {
     case jsonl
     /// One JSON object per line: recipient, instant, decoded payload.
     case decoded
+    /// The run as one SVG picture (``PictureSink``, docs/scenario-format.md "The picture").
+    case svg
 }
 
 /// A delivery log that cannot be written (`--delivery-log`): the whole message, path included.
@@ -82,9 +84,12 @@ public struct RunPlan {
         case .timeline: sink.timeline = TimelineSink(scenario: scenario, write: write)
         case .jsonl: sink.jsonl = JSONLSink(app: scenario.app, signer: signer, write: write)
         case .decoded: sink.decoded = DecodedSink(app: scenario.app, write: write)
+        case .svg: sink.picture = PictureSink(scenario: scenario, write: write)
         }
         if let fixtures {
             sink.fixtures = FixtureSink(scenario: scenario, app: scenario.app, signer: signer, staging: fixtures)
+            // The picture beside the fixtures (`DIR/timeline.svg`).
+            sink.fixturePicture = PictureSink(scenario: scenario, write: { _ in })
         }
         // The output is written on a second thread while the run goes on (same bytes; docs/streaming.md).
         var background = BackgroundSink(sink)
@@ -123,6 +128,11 @@ public struct RunPlan {
             if run.passed {
                 fixtureSink.finish()
                 var failure = fixtureSink.error
+                if failure == nil, let picture = sink.fixturePicture {
+                    do throws(FixtureWriter.WriteError) {
+                        try staging.write(PictureSink.pictureFileName, picture.document())
+                    } catch { failure = error }
+                }
                 if failure == nil {
                     guardCommit {
                         do throws(FixtureWriter.WriteError) { try staging.commit() } catch { failure = error }
@@ -180,12 +190,17 @@ struct PlanSink: RunSink {
     var jsonl: JSONLSink?
     var decoded: DecodedSink?
     var fixtures: FixtureSink?
+    var picture: PictureSink?
+    /// The picture written into the fixture folder.
+    var fixturePicture: PictureSink?
 
     mutating func receive(_ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>) {
         timeline?.receive(notifications, changes)
         jsonl?.receive(notifications, changes)
         decoded?.receive(notifications, changes)
         fixtures?.receive(notifications, changes)
+        picture?.receive(notifications, changes)
+        fixturePicture?.receive(notifications, changes)
     }
 
     /// Writes what standard output still holds (the whole table, for the timeline).
@@ -193,6 +208,7 @@ struct PlanSink: RunSink {
         timeline?.finish()
         jsonl?.finish()
         decoded?.finish()
+        picture?.finish()
     }
 }
 

@@ -54,7 +54,7 @@ func wanted(_ section: String) -> Bool { sections.isEmpty || sections.contains(s
 let knownSections = [
     "queue", "lifecycle", "scale", "encode", "delivery", "population", "signing", "callgrind",
     "callgrind-baseline", "http-server", "serve", "streaming", "callgrind-encode", "callgrind-encode-baseline",
-    "scenario-decode",
+    "scenario-decode", "picture",
 ]
 if let unknown = sections.first(where: { !knownSections.contains($0) }) {
     print("simbench: unknown section '\(unknown)'; sections: \(knownSections.joined(separator: ", "))")
@@ -411,6 +411,7 @@ if wanted("encode") {
 // MARK: - Streaming (Sources/simbench/StreamingBench.swift)
 
 if wanted("streaming") { runStreamingSection() }
+if wanted("picture") { runPictureSection() }
 if wanted("scenario-decode") { runScenarioDecodeSection() }
 if sections.contains("callgrind-encode") { runCallgrindEncode(encode: true) }
 if sections.contains("callgrind-encode-baseline") { runCallgrindEncode(encode: false) }

@@ -12,8 +12,8 @@
 /// the run; what it leaves out is counted and said in a note at the bottom of the picture. Deterministic: the same
 /// notifications give the same bytes.
 package struct TimelinePicture {
-    /// How much is drawn at most [assumed: chosen so that the file stays under about 1 MB and a browser draws it at
-    /// once].
+    /// How much is drawn at most [assumed: chosen so that the file stays at about 2 MB at most and a browser draws
+    /// it at once; the Tests/Scale scenario's picture is about 140 kB at any size, simbench `picture`].
     package struct Caps: Sendable {
         /// Customers drawn (lanes); the others are counted in the note.
         package var lanes = 40

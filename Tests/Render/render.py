@@ -35,8 +35,11 @@ def browser(args, timeout=60):
 
 
 def size(path):
-    root = ET.parse(path).getroot()
-    return int(float(root.get("width"))), int(float(root.get("height")))
+    try:
+        root = ET.parse(path).getroot()
+        return int(float(root.get("width"))), int(float(root.get("height")))
+    except (ET.ParseError, TypeError, ValueError):
+        return 1000, 800
 
 
 def screenshot(path, png):
@@ -129,7 +132,11 @@ def check(paths):
                 problems.append(f"chromium exited {dom.returncode}: {dom.stderr[-500:]}")
             if "parsererror" in dom.stdout or "This page contains the following errors" in dom.stdout:
                 problems.append("chromium reports an XML error")
-            wanted, lanes = texts(path)
+            try:
+                wanted, lanes = texts(path)
+            except ET.ParseError as error:
+                problems.append(f"not well-formed XML: {error}")
+                wanted, lanes = [], ["(unread)"]
             if not lanes:
                 problems.append("no lane labels in the file")
             # The DOM is serialized with &, <, > escaped; compare escaped texts.

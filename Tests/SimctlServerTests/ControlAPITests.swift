@@ -135,6 +135,13 @@ import Testing
         #expect(svg.contains("SUBSCRIBED INITIAL_BUY · ") && svg.contains("· bob · "))
         #expect(svg.contains("family delay 1h"))
         #expect(server.get("/simctl/v1/timeline.svg", token: nil).bodyText == svg, "same store, same bytes")
+        // The same picture as `simctl run --format svg` of the same story, once the clock is at the run's end.
+        let text = familyServeScenario.replacingOccurrences(
+            of: "timeline: []",
+            with: "timeline:\n  - { at: 0, purchase: { customer: alice, product: \(familyProduct) } }\nuntil: P2M")
+        let run = try ScenarioRunner.run(try decodeScenario(text))
+        #expect(server.control("/simctl/v1/advance", #"{"to": "2026-05-01T09:00:00Z"}"#).status == 200)
+        #expect(server.get("/simctl/v1/timeline.svg", token: nil).bodyText == RunOutput.svg(run))
         let query = server.get("/simctl/v1/timeline.svg", query: [("width", "2")], token: nil)
         #expect(query.status == 400 && query.bodyText.contains("timeline.svg takes none"))
     }

@@ -94,6 +94,10 @@ import Testing
         #expect(firstBody == String(result.stdout.split(separator: "\n")[0]) + "\n")
         let manifest = try String(contentsOf: folder.appendingPathComponent("manifest.json"), encoding: .utf8)
         #expect(manifest.contains("\"notificationType\": \"REVOKE\"") && manifest.contains("\"recipient\": \"bob\""))
+        // The picture beside the fixtures is the svg format's.
+        let picture = try String(contentsOf: folder.appendingPathComponent("timeline.svg"), encoding: .utf8)
+        let svg = try SimctlProcess.run(["run", scenario, "--format", "svg"])
+        #expect(svg.status == 0 && svg.stdout.hasPrefix("<?xml") && picture == svg.stdout)
     }
 
     @Test func outRefusesAnExistingFolderAndLeavesNothingBehind() throws {

@@ -355,7 +355,8 @@ extension TimelinePicture {
         svg.text(name, x: 16, y: 26, size: 16, bold: true)
         svg.text(
             "start \(CalendarMath.iso8601(start)) · seed \(seed) · until \(CalendarMath.iso8601(end)) · "
-                + "\(notificationCount) notifications · \(customerCount) customers · times in UTC",
+                + Self.count(notificationCount, "notification") + " · " + Self.count(customerCount, "customer")
+                + " · times in UTC",
             x: 16, y: 46, size: 12, fill: "#444")
         // The axis: dated ticks and light lines down the plot.
         for tick in Self.ticks(from: start, to: end) {
@@ -532,8 +533,8 @@ extension TimelinePicture {
         var notes: [String] = []
         if customerCount > lanes.count {
             notes.append(
-                "Not drawn: \(DecimalText.grouped(customerCount - lanes.count)) more customers (the first "
-                    + "\(caps.lanes) have lanes) and their \(DecimalText.grouped(omittedNotifications)) notifications.")
+                "Not drawn: \(Self.count(customerCount - lanes.count, "more customer")) (the first \(caps.lanes) "
+                    + "have lanes) and their \(Self.count(omittedNotifications, "notification")).")
         }
         if omittedBars > 0 {
             notes.append(
@@ -556,6 +557,9 @@ extension TimelinePicture {
         }
         return notes
     }
+
+    /// `1 customer`, `1,200 customers`.
+    static func count(_ n: Int, _ noun: String) -> String { "\(DecimalText.grouped(n)) \(noun)\(n == 1 ? "" : "s")" }
 
     /// `1h`, `2d 3h`: a duration for labels.
     static func duration(_ ms: Int64) -> String {

@@ -115,7 +115,8 @@ import Testing
         let svg = picture.svg(until: run.scenario.until)
         let parsed = try #require(Self.parse(svg))
         let others = run.scenario.customers.count - 1
-        #expect(parsed.texts.contains { $0.hasPrefix("Not drawn: \(others) more customers (the first 1 have lanes)") })
+        let lanes = "Not drawn: \(others) more customer\(others == 1 ? "" : "s") (the first 1 have lanes) and their "
+        #expect(parsed.texts.contains { $0.hasPrefix(lanes) }, "\(parsed.texts)")
         let first = try #require(run.scenario.family?.organizer)
         let marked = run.store.notifications.filter { $0.recipient == first }.count - 2
         #expect(marked > 0)

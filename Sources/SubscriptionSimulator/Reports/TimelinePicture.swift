@@ -602,15 +602,22 @@ extension TimelinePicture {
             60_000, 5 * 60_000, 15 * 60_000, 3_600_000, 3 * 3_600_000, 6 * 3_600_000, 12 * 3_600_000, day, 2 * day,
             7 * day, 14 * day,
         ]
-        let step = steps.first { $0 * 12 >= span } ?? 14 * day
+        let step = steps.first { $0 * 8 >= span } ?? 14 * day
         let startMs = start.millisecondsSince1970
         var t = (startMs + step - 1) / step * step
         if startMs < 0 { t = startMs / step * step }
+        var previousDay: Int?
         while t <= end.millisecondsSince1970 && ticks.count <= 40 {
             let instant = Instant(millisecondsSince1970: t)
             let k = CalendarMath.components(of: instant)
-            var label = pad(k.year, 4) + "-" + pad(k.month, 2) + "-" + pad(k.day, 2)
-            if step < day { label += " " + pad(k.hour, 2) + ":" + pad(k.minute, 2) }
+            let date = pad(k.year, 4) + "-" + pad(k.month, 2) + "-" + pad(k.day, 2)
+            var label = date
+            if step < day {
+                // The time of day; the date too where the day changes (and on the first tick).
+                let time = pad(k.hour, 2) + ":" + pad(k.minute, 2)
+                label = previousDay == k.day ? time : date + " " + time
+            }
+            previousDay = k.day
             ticks.append((instant, label))
             t += step
         }

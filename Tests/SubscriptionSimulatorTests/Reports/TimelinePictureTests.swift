@@ -126,6 +126,20 @@ import Testing
             parsed.elements.filter { $0.name == "circle" }.count == 2 + 2, "two markers, the legend's and a pattern's")
     }
 
+    @Test func theAxisIsDatedInUTCWithFewLabels() {
+        let start = CalendarMath.instant(year: 2026, month: 3, day: 1, hour: 9)
+        let hours = TimelinePicture.ticks(from: start, to: start.adding(milliseconds: 3 * 3_600_000))
+        #expect(hours.map(\.label) == ["2026-03-01 09:00", "10:00", "11:00", "12:00"])
+        let overnight = TimelinePicture.ticks(from: start, to: start.adding(milliseconds: 20 * 3_600_000))
+        #expect(
+            overnight.map(\.label) == [
+                "2026-03-01 09:00", "12:00", "15:00", "18:00", "21:00", "2026-03-02 00:00", "03:00",
+            ])
+        let year = TimelinePicture.ticks(from: start, to: CalendarMath.instant(year: 2027, month: 3, day: 1, hour: 9))
+        #expect(year.map(\.label).first == "2026-05-01" && year.count == 6)
+        #expect(year.allSatisfy { $0.label.hasSuffix("-01") }, "whole months")
+    }
+
     /// docs/scenario-format.md and docs/family-sharing.md show the picture of their main example; it is what the
     /// project draws now (RECORD=1 rewrites it).
     @Test func theDocsPictureIsCurrent() throws {

@@ -79,6 +79,21 @@ import Testing
         }
     }
 
+    /// Streamed (the store keeping only its live state, as `simctl run` does) or drawn from a finished run: the same
+    /// bytes.
+    @Test func theStreamedPictureIsTheFinishedRunsPicture() throws {
+        for file in PackagePaths.yamlFiles(in: PackagePaths.scenarios) {
+            let run = try Self.run(file)
+            var bytes: [UInt8] = []
+            withoutActuallyEscaping({ (chunk: [UInt8]) in bytes.append(contentsOf: chunk) }) { write in
+                var sink = PictureSink(scenario: run.scenario, write: write)
+                _ = ScenarioRunner.stream(run.scenario, retention: .liveState, into: &sink)
+                sink.finish()
+            }
+            #expect(String(decoding: bytes, as: UTF8.self) == RunOutput.svg(run), "\(file.lastPathComponent)")
+        }
+    }
+
     @Test func phasesHaveLabelsAndPatternsAndTheFamilyDelayIsDrawn() throws {
         let run = try Self.run(PackagePaths.scenarios.appendingPathComponent("family-billing-grace-recovery.yaml"))
         let svg = RunOutput.svg(run)

@@ -57,4 +57,18 @@ import Testing
         try other.setStorefront(Storefronts.storefront(countryCode: "GBR")!, for: "carol")
         #expect(throws: StoreError.self) { try other.purchase(plain.id, by: "carol", plan: .monthly) }
     }
+
+    /// The StoreKit device view: each month's transaction arrives in `Transaction.updates` with its commitment
+    /// (StoreKit `Transaction.commitmentInfo`, reference Appendix E O6).
+    @Test func deviceViewSeesEachMonthsTransactionWithItsPeriodNumber() throws {
+        var store = try Self.store()
+        try store.setStorefront(Storefronts.storefront(countryCode: "GBR")!, for: "alice")
+        try store.purchase(Self.annual.id, by: "alice", plan: .monthly)
+        try store.advance(to: at("P2M5D"))
+        let numbers = store.deviceEvents(for: "alice").compactMap { event -> Int? in
+            if case .transaction(_, let record) = event.kind { return record.commitment?.billingPeriodNumber }
+            return nil
+        }
+        #expect(numbers == [1, 2, 3])
+    }
 }

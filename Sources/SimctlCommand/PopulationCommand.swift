@@ -22,6 +22,8 @@ package enum PopulationCommand {
           --grace G             billing grace period: off (or 0), 3, 16 or 28 days (default 16)
           --seed S              seed of the run's random source (default 1)
           --price P             price of a month, for proceeds at 70% in year one (default 9.99)
+          --commitment-share S  share of subscribers on the monthly plan with a 12-month commitment: they leave
+                                only at a commitment's end, get no grace and 90 days of retry (default 0)
           --format table|json   a readable table (default) or JSON with every output under the model's names
           --json                same as --format json
           --compare-grace LIST  run once per grace length (e.g. off,3,16,28) with the same seed and compare
@@ -47,7 +49,7 @@ package enum PopulationCommand {
 
     static let names = [
         "--subscribers", "--months", "--days", "--churn", "--billing-failure", "--grace", "--seed", "--price",
-        "--format", "--json", "--compare-grace", "--retention", "--svg", "--help",
+        "--commitment-share", "--format", "--json", "--compare-grace", "--retention", "--svg", "--help",
     ]
 
     package static func main(_ arguments: [String]) -> CommandOutput {
@@ -253,6 +255,7 @@ package enum PopulationCommand {
                 }
                 options.configuration.seed = seed
             case "--price": options.configuration.price = try real("a price such as 9.99")
+            case "--commitment-share": options.configuration.commitmentShare = try real("a share from 0 to 1")
             case "--format":
                 guard text == "table" || text == "json" else {
                     throw UsageError(

@@ -81,6 +81,35 @@ def unknown_enums(model, path, problems):
             problems.append(f"{path}.{typed}: value {raw!r} is not a known enum value in Apple's library")
 
 
+def check_commitment(model, raw, path, problems):
+    """A 12-month commitment's fields (reference Appendix E.2): the library's nested model (TransactionCommitmentInfo or
+    RenewalCommitmentInfo) must hold every raw member with its value, and know every enum value; billingPeriodNumber
+    is 1 to 12 and totalBillingPeriods 12; billingPlanType MONTHLY goes with commitmentInfo."""
+    info_raw = raw.get("commitmentInfo")
+    if info_raw is None:
+        if raw.get("billingPlanType") == "MONTHLY":
+            problems.append(f"{path}: billingPlanType MONTHLY without commitmentInfo")
+        return
+    info = getattr(model, "commitmentInfo", None)
+    if info is None:
+        problems.append(f"{path}.commitmentInfo was not decoded by Apple's library")
+        return
+    unknown_enums(info, f"{path}.commitmentInfo", problems)
+    for key, value in info_raw.items():
+        decoded = getattr(info, "raw" + key[0].upper() + key[1:], None)
+        if decoded is None:
+            decoded = getattr(info, key, None)
+        if decoded != value:
+            problems.append(f"{path}.commitmentInfo.{key}: {value!r} decoded as {decoded!r}")
+    if "billingPeriodNumber" in info_raw:
+        if raw.get("billingPlanType") != "MONTHLY":
+            problems.append(f"{path}: commitmentInfo on a transaction whose billingPlanType is not MONTHLY")
+        if not 1 <= info_raw["billingPeriodNumber"] <= info_raw.get("totalBillingPeriods", 12):
+            problems.append(f"{path}.commitmentInfo.billingPeriodNumber out of range: {info_raw['billingPeriodNumber']}")
+        if info_raw.get("totalBillingPeriods") != 12:
+            problems.append(f"{path}.commitmentInfo.totalBillingPeriods must be 12")
+
+
 def check_notification(body_text):
     problems = []
     body = json.loads(body_text)
@@ -117,6 +146,7 @@ def check_notification(body_text):
     check_raw(transaction_raw, "transaction", problems)
     transaction = verifier.verify_and_decode_signed_transaction(data["signedTransactionInfo"])
     unknown_enums(transaction, "transaction", problems)
+    check_commitment(transaction, transaction_raw, "transaction", problems)
     for key in REQUIRED_TRANSACTION:
         if key not in transaction_raw:
             problems.append(f"transaction.{key} is missing")
@@ -133,6 +163,7 @@ def check_notification(body_text):
         check_raw(renewal_raw, "renewal", problems)
         renewal = verifier.verify_and_decode_renewal_info(data["signedRenewalInfo"])
         unknown_enums(renewal, "renewal", problems)
+        check_commitment(renewal, renewal_raw, "renewal", problems)
         for key in REQUIRED_RENEWAL:
             if key not in renewal_raw:
                 problems.append(f"renewal.{key} is missing")

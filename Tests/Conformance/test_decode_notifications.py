@@ -64,6 +64,19 @@ SUMMARY = {
 }
 
 
+COMMITMENT = {"billingPeriodNumber": 3, "totalBillingPeriods": 12, "commitmentExpiresDate": 5, "commitmentPrice": 131880}
+RENEWAL_COMMITMENT = {"commitmentAutoRenewProductId": "p", "commitmentAutoRenewStatus": 0,
+                      "commitmentRenewalBillingPlanType": "MONTHLY", "commitmentRenewalDate": 5,
+                      "commitmentRenewalPrice": 10990}
+
+
+def commitment(info=None, plan="MONTHLY", renewal_info=None, renewal_plan="MONTHLY"):
+    """A transaction and renewal info of a 12-month commitment (reference Appendix E.2)."""
+    transaction = dict(TRANSACTION, billingPlanType=plan, commitmentInfo=info or COMMITMENT)
+    renewal = dict(RENEWAL, renewalBillingPlanType=renewal_plan, commitmentInfo=renewal_info or RENEWAL_COMMITMENT)
+    return body(transaction=transaction, renewal=renewal)
+
+
 def summary(content):
     payload = {"notificationType": "RENEWAL_EXTENSION", "subtype": "SUMMARY",
                "notificationUUID": "00000000-0000-4000-8000-000000000002", "version": "2.0", "signedDate": 1,
@@ -119,6 +132,19 @@ def main():
         ("complete summary passes", summary(SUMMARY), False),
         ("summary without failedCount is caught", summary({k: v for k, v in SUMMARY.items() if k != "failedCount"}), True),
         ("summary with a two-letter storefront is caught", summary(dict(SUMMARY, storefrontCountryCodes=["US"])), True),
+        # 12-month commitments: Apple's library decodes every field; the simulator's range contract
+        ("commitment transaction and renewal info pass", commitment(), False),
+        ("billingPeriodNumber 13 is caught", commitment(dict(COMMITMENT, billingPeriodNumber=13)), True),
+        ("billingPeriodNumber 0 is caught", commitment(dict(COMMITMENT, billingPeriodNumber=0)), True),
+        ("totalBillingPeriods other than 12 is caught", commitment(dict(COMMITMENT, totalBillingPeriods=6)), True),
+        ("unknown billingPlanType is caught", commitment(plan="WEEKLY"), True),
+        ("commitmentInfo with BILLED_UPFRONT is caught", commitment(plan="BILLED_UPFRONT"), True),
+        ("unknown renewalBillingPlanType is caught", commitment(renewal_plan="YEARLY"), True),
+        ("unknown commitmentRenewalBillingPlanType is caught",
+         commitment(renewal_info=dict(RENEWAL_COMMITMENT, commitmentRenewalBillingPlanType="YEARLY")), True),
+        ("unknown commitmentAutoRenewStatus is caught",
+         commitment(renewal_info=dict(RENEWAL_COMMITMENT, commitmentAutoRenewStatus=7)), True),
+        ("MONTHLY without commitmentInfo is caught", body(transaction=dict(TRANSACTION, billingPlanType="MONTHLY")), True),
         ("TEST without transaction passes", test_notification(False), False),
         ("TEST with a transaction is caught", test_notification(True), True),
     ]

@@ -82,6 +82,9 @@ public struct Catalog: Hashable, Sendable {
         for offer in product.offers {
             if let problem = OfferRules.problem(with: offer, of: product) { throw .invalid(product.id, problem) }
         }
+        if let plan = product.monthlyCommitment, let problem = CommitmentPlan.problem(with: plan, of: product) {
+            throw .invalid(product.id, problem)
+        }
         switch product.type {
         case .autoRenewable:
             if product.group == nil { throw .invalid(product.id, "an auto-renewable subscription needs a group") }

@@ -186,6 +186,9 @@ public struct Product: Hashable, Sendable {
     /// Offers customers redeem: promotional offers, offer codes and win-back offers (`Catalog/Offers.swift`), in the
     /// order declared.
     public var offers: [SubscriptionOffer] = []
+    /// The monthly billing plan with a 12-month commitment, when the product offers it (one-year subscriptions only;
+    /// `Catalog/CommitmentPlan.swift`).
+    public var monthlyCommitment: CommitmentPlan? = nil
 
     public init(
         id: String, type: ProductType, referenceName: String? = nil, group: String? = nil, level: Int = 1,

@@ -216,8 +216,8 @@ extension ScenarioAction {
     /// The action with its customer (if any) renamed.
     public func renamingCustomer(_ rename: (String) -> String) -> ScenarioAction {
         switch self {
-        case .purchase(let c, let p, let token):
-            return .purchase(customer: rename(c), product: p, appAccountToken: token)
+        case .purchase(let c, let p, let token, let plan):
+            return .purchase(customer: rename(c), product: p, appAccountToken: token, plan: plan)
         case .cancel(let c, let p): return .cancel(customer: rename(c), product: p)
         case .resume(let c, let p): return .resume(customer: rename(c), product: p)
         case .stopSharing(let c, let p): return .stopSharing(customer: rename(c), product: p)

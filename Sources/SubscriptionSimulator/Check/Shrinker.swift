@@ -86,10 +86,11 @@ public struct Shrinker {
             if shortenWaits({ best }, attempt) { changed = true }
             for position in best.timeline.indices {
                 guard position < best.timeline.count,
-                    case .purchase(let customer, let product, let token) = best.timeline[position].action, token != nil
+                    case .purchase(let customer, let product, let token, let plan) = best.timeline[position].action,
+                    token != nil
                 else { continue }
                 var candidate = best
-                candidate.timeline[position].action = .purchase(customer: customer, product: product)
+                candidate.timeline[position].action = .purchase(customer: customer, product: product, plan: plan)
                 if attempt(candidate) { changed = true }
             }
             if let last = best.timeline.last?.at, last < found.instant, attempt(Self.ending(best, at: last)) {

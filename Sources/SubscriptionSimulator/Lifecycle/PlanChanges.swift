@@ -56,6 +56,9 @@ extension SubscriptionLifecycle {
         next.currentPeriodStart = now
         next.currentOffer = request.offer.map { OfferUse(offer: $0, periodsRemaining: $0.periods - 1) }
         next.pendingChange = nil
+        // **commitment-upgrade-ends-it**: an upgrade from a commitment plan ends the commitment at once and the new
+        // plan starts (E.1.7 G1; A1 "Manage subscription groups"); the new product's up-front plan [assumed].
+        next.commitment = nil
         return .changed(
             next,
             [

@@ -119,6 +119,16 @@ public struct SubscriptionState: Hashable, Sendable {
     /// A price increase that applies to the next renewal, and whether the customer has consented (rule
     /// price-increase-consent); `nil` when none applies.
     public var priceIncrease: PriceIncreaseConsent? = nil
+    /// The 12-month commitment the subscription is in, when it was bought on the monthly plan
+    /// (`Lifecycle/CommitmentRules.swift`); `nil` for the up-front plan and once the commitment ended.
+    public var commitment: CommitmentState? {
+        get { commitmentStorage.first }
+        set { commitmentStorage = newValue.map { [$0] } ?? [] }
+    }
+    /// ``commitment`` kept out of line (one pointer), as ``pendingOfferStorage``: most subscriptions have none.
+    var commitmentStorage: [CommitmentState] = []
+    /// `billingPlanType` of the current transaction: monthly inside a commitment (reference Appendix E, P9).
+    public var billingPlan: BillingPlan { commitment == nil ? .upfront : .monthly }
 
     /// `autoRenewProductId`: the product of the next renewal (reference §2.6, §5.10).
     public var autoRenewProductId: String { pendingChange?.productId ?? productId }

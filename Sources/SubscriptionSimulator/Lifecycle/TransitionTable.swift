@@ -155,11 +155,16 @@ public struct PurchaseRequest: Hashable, Sendable {
     public var productId: String
     public var period: SubscriptionPeriod
     public var offer: IntroductoryOffer?
+    /// The billing plan bought: `monthly` starts a 12-month commitment (`Lifecycle/CommitmentRules.swift`).
+    public var plan: BillingPlan
 
-    public init(productId: String, period: SubscriptionPeriod, offer: IntroductoryOffer? = nil) {
+    public init(
+        productId: String, period: SubscriptionPeriod, offer: IntroductoryOffer? = nil, plan: BillingPlan = .upfront
+    ) {
         self.productId = productId
         self.period = period
         self.offer = offer
+        self.plan = plan
     }
 }
 
@@ -394,11 +399,15 @@ public enum SubscriptionLifecycle {
         case (.active, .autoRenewDisabled):
             // DID_CHANGE_RENEWAL_STATUS / AUTO_RENEW_DISABLED; access continues to expiresDate, status stays 1
             // (reference §5.8, S-NT, S-TT-RET; A-20).
+            if let commitment = state.commitment {
+                return setCommitmentAutoRenew(state, commitment, on: false)
+            }
             guard state.autoRenew else { return .rejected(.autoRenewAlreadyOff) }
             var next = state
             next.autoRenew = false
             return .changed(next, [.notify(.didChangeRenewalStatus, .autoRenewDisabled)])
         case (.active, .autoRenewEnabled):
+            if let commitment = state.commitment { return setCommitmentAutoRenew(state, commitment, on: true) }
             guard !state.autoRenew else { return .rejected(.autoRenewAlreadyOn) }
             var next = state
             next.autoRenew = true
@@ -424,13 +433,18 @@ public enum SubscriptionLifecycle {
         case (.gracePeriod, .billingRetryEnds), (.billingRetry, .billingRetryEnds):
             return retryExhausted(state, at: context.now)
         case (.gracePeriod, .autoRenewDisabled), (.billingRetry, .autoRenewDisabled):
+            if let commitment = state.commitment {
+                return setCommitmentAutoRenew(state, commitment, on: false)
+            }
             return cancelDuringBillingFailure(state, at: context.now)
         case (.gracePeriod, .autoRenewEnabled), (.billingRetry, .autoRenewEnabled):
+            if let commitment = state.commitment { return setCommitmentAutoRenew(state, commitment, on: true) }
             return .rejected(.autoRenewAlreadyOn)
         case (.gracePeriod, .billingFixed), (.billingRetry, .billingFixed):
             guard state.failure?.cause == .billingError, context.productForSale else {
                 return .ignored(because: "the renewal is failing because the product is not for sale")
             }
+            if let commitment = state.commitment { return recoverCommitment(state, commitment, at: context.now) }
             return recover(state, context)
         case (.gracePeriod, .productRestoredToSale):
             return .ignored(because: "a product-not-for-sale failure never has a grace period")
@@ -438,7 +452,10 @@ public enum SubscriptionLifecycle {
             guard state.failure?.cause == .productNotForSale else {
                 return .ignored(because: "the renewal is failing for a billing problem, not availability")
             }
-            if context.paymentSucceeds { return recover(state, context) }
+            if context.paymentSucceeds {
+                if let commitment = state.commitment { return recoverCommitment(state, commitment, at: context.now) }
+                return recover(state, context)
+            }
             // Back on sale but the payment method fails: the same retry window goes on as a billing failure.
             var next = state
             next.failure?.cause = .billingError
@@ -526,11 +543,21 @@ public enum SubscriptionLifecycle {
         case (.active, .refundRequested):
             // The App Store turns auto-renew off on a refund request: DID_CHANGE_RENEWAL_STATUS /
             // AUTO_RENEW_DISABLED (reference §1.1, §5.14, A-13; S-NT, S-ST).
+            if let commitment = state.commitment {
+                // Inside a commitment the request turns off the commitment's renewal only (rule
+                // commitment-cancel-stops-only-its-renewal) [assumed: Apple describes the consumption request only].
+                guard commitment.autoRenew else { return .ignored(because: "the commitment's renewal is already off") }
+                return setCommitmentAutoRenew(state, commitment, on: false)
+            }
             guard state.autoRenew else { return .ignored(because: "auto-renew is already off") }
             var next = state
             next.autoRenew = false
             return .changed(next, [.notify(.didChangeRenewalStatus, .autoRenewDisabled)])
         case (.gracePeriod, .refundRequested), (.billingRetry, .refundRequested):
+            if let commitment = state.commitment {
+                guard commitment.autoRenew else { return .ignored(because: "the commitment's renewal is already off") }
+                return setCommitmentAutoRenew(state, commitment, on: false)
+            }
             // [assumed] Auto-renew turned off during a billing failure ends the retry, as a cancel does.
             return cancelDuringBillingFailure(state, at: context.now)
         case (.expired, .refundRequested), (.revoked, .refundRequested):
@@ -559,14 +586,19 @@ public enum SubscriptionLifecycle {
 
     // MARK: - Rules
 
+    /// A new subscription. On the monthly plan its billing period is a month and a commitment starts: period 1,
+    /// ending one year on (rules commitment-billing-period-is-a-month, commitment-length; reference Appendix E P4-P7).
     static func freshState(_ request: PurchaseRequest, at now: Instant) -> SubscriptionState {
-        let unit = request.offer?.period ?? request.period.duration
+        let period = request.plan == .monthly ? CommitmentPlan.billingPeriod : request.period
+        let unit = request.offer?.period ?? period.duration
         let offerUse = request.offer.map { OfferUse(offer: $0, periodsRemaining: $0.periods - 1) }
-        return SubscriptionState(
-            productId: request.productId, period: request.period, phase: .active, autoRenew: true,
+        var state = SubscriptionState(
+            productId: request.productId, period: period, phase: .active, autoRenew: true,
             cycle: BillingCycle(anchor: now, unit: unit, periodsElapsed: 1), currentPeriodStart: now,
             currentOffer: offerUse, failure: nil, endReason: nil, isInBillingRetryPeriod: nil,
             gracePeriodExpiresDate: nil)
+        if request.plan == .monthly { state.commitment = .starting(at: now) }
+        return state
     }
 
     /// The cycle and offer of the period that follows the current one. Offer periods run on the offer's own unit;
@@ -616,7 +648,11 @@ public enum SubscriptionLifecycle {
             next.endReason = .customerCancelled
             return .changed(next, [.notify(.expired, .voluntary)])
         }
-        if state.priceIncrease == .pending {
+        let commitment = state.commitment
+        if let commitment, commitment.isLastPeriod, !commitment.autoRenew { return commitmentEnds(state) }
+        // Inside a commitment a price increase waits for the commitment's end (rule
+        // commitment-price-increase-as-annual).
+        if state.priceIncrease == .pending && (commitment?.isLastPeriod ?? true) {
             return expireForUnconsentedPriceIncrease(state)
         }
         if !context.productForSale {
@@ -624,7 +660,7 @@ public enum SubscriptionLifecycle {
             // 60 days (reference §5.17, Appendix A-8; S-TT-RET, S-EI).
             let failure = BillingFailure(
                 failedAt: now, cause: .productNotForSale, graceExpiresAt: nil,
-                retryEndsAt: now.adding(BillingRules.billingRetryWindow))
+                retryEndsAt: now.adding(CommitmentRules.retryWindow(of: state)))
             next.phase = .billingRetry
             next.failure = failure
             next.endReason = .productNotForSale
@@ -636,13 +672,18 @@ public enum SubscriptionLifecycle {
         if !context.paymentSucceeds {
             // DID_FAIL_TO_RENEW: GRACE_PERIOD when grace applies (status 4), otherwise no subtype (status 3);
             // isInBillingRetryPeriod true in both; expirationIntent 2 (reference §5.2, §5.4; S-NT, S-IBR).
-            let grace = BillingRules.gracePeriod(
-                setting: context.gracePeriod, eligibility: context.graceEligibility, period: state.period,
-                renewingFromFreeTrial: state.currentOffer?.offer.mode == .freeTrial)
+            // Rule commitment-no-grace: none inside a commitment; its retry runs 90 days
+            // (commitment-billing-retry-90-days).
+            let grace =
+                commitment != nil && !CommitmentRules.hasGracePeriod
+                ? nil
+                : BillingRules.gracePeriod(
+                    setting: context.gracePeriod, eligibility: context.graceEligibility, period: state.period,
+                    renewingFromFreeTrial: state.currentOffer?.offer.mode == .freeTrial)
             let graceEnd = grace.map { now.adding($0) }
             let failure = BillingFailure(
                 failedAt: now, cause: .billingError, graceExpiresAt: graceEnd,
-                retryEndsAt: now.adding(BillingRules.billingRetryWindow))
+                retryEndsAt: now.adding(CommitmentRules.retryWindow(of: state)))
             next.failure = failure
             next.endReason = .billingError
             next.isInBillingRetryPeriod = true
@@ -657,6 +698,12 @@ public enum SubscriptionLifecycle {
             effects.append(.schedule(.billingRetryEnd, at: failure.retryEndsAt))
             effects.append(.notify(.didFailToRenew, graceEnd == nil ? nil : .gracePeriod))
             return .changed(next, effects)
+        }
+        if let commitment {
+            if !commitment.isLastPeriod { return nextCommitmentPeriod(state, commitment, at: now) }
+            if state.pendingChange == nil { return renewCommitment(state, at: now) }
+            // The product chosen for after the commitment takes over (E.1.3 E2, rule commitment-downgrade-at-end).
+            next.commitment = nil
         }
         // DID_RENEW: new transaction, same originalTransactionId, transactionReason RENEWAL; the new period starts
         // where the old one ended (reference §5.1, A-1; S-EXP, S-TXID, S-TR).
@@ -727,6 +774,8 @@ public enum SubscriptionLifecycle {
         next.phase = .expired
         next.autoRenew = false
         next.isInBillingRetryPeriod = false
+        // "The commitment ends" (E.1.5 B2; A2).
+        next.commitment = nil
         let cause = state.failure?.cause ?? .billingError
         next.endReason = cause
         return .changed(
@@ -762,6 +811,9 @@ public enum SubscriptionLifecycle {
         var next = renewalInfoAtEnd(of: state, at: now)
         next.phase = .revoked
         next.autoRenew = false
+        // **commitment-current-refund-ends-it**: a refund of the current period ends the commitment at once (E.1.6
+        // F3; A2 "Manage access after a refund"); a refund of an earlier period never reaches this table (F2).
+        next.commitment = nil
         return .changed(
             next,
             [.cancelAllTimers, .revokeCurrentTransaction(amount: amount, reason: reason), .notify(.refund, nil)])
@@ -786,6 +838,11 @@ public enum SubscriptionLifecycle {
         var next = state
         let newExpiry = state.expiresDate.adding(CalendarDuration(days: request.days))
         next.cycle = BillingCycle(anchor: newExpiry, unit: state.cycle.unit, periodsElapsed: 0)
+        // **commitment-extension-shift** [assumed]: Apple is silent on extending a commitment (Appendix E O3); the
+        // commitment's end moves by the same days, as after a recovery (rule commitment-recovery-shift).
+        if let commitment = state.commitment {
+            next.commitment?.expiresDate = commitment.expiresDate.adding(CalendarDuration(days: request.days))
+        }
         return .changed(
             next,
             [

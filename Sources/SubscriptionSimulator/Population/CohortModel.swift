@@ -13,6 +13,11 @@ package enum CohortModel {
     package static let familyDelay: Int64 = day / 24
     /// R5: the billing retry window, 60 days.
     package static let retryWindow: Int64 = 60 * day
+    /// Commitment plans (an extension of cohort-v1, issue 29; docs/population.md): a commitment subscriber's billing
+    /// retry lasts 90 days and has no grace period (reference Appendix E B1, B2).
+    package static let commitmentRetryWindow: Int64 = 90 * day
+    /// Commitment plans: 12 monthly periods per commitment (reference Appendix E P6).
+    package static let commitmentPeriods: UInt8 = 12
     /// R5: the grace lengths the model allows, in days (0 = no grace period).
     package static let graceLengths = [0, 3, 16, 28]
 
@@ -74,6 +79,10 @@ package struct CohortConfiguration: Sendable, Equatable {
     package var seed: UInt64
     /// The price of a month, for proceeds (not part of the model; proceeds = charges x price x 70%).
     package var price: Double
+    /// The share of subscribers on the monthly plan with a 12-month commitment (an extension of cohort-v1; 0, the
+    /// default, is cohort-v1 itself). The first round-down(share x N) subscribers are on it [assumed: chosen without a
+    /// draw, so that every other subscriber's draws are unchanged].
+    package var commitmentShare: Double = 0
 
     package init(
         subscribers: Int = 10_000, months: Int = 12, days: Double? = nil, churn: Double = 0.05,
@@ -125,6 +134,9 @@ package struct CohortConfiguration: Sendable, Equatable {
             throw CohortError("grace must be off (0), 3, 16 or 28 days (R5), found \(grace)")
         }
         guard price.isFinite, price >= 0 else { throw CohortError("price must be 0 or more, found \(price)") }
+        guard commitmentShare.isFinite, (0...1).contains(commitmentShare) else {
+            throw CohortError("commitment share must be a share from 0 to 1, found \(commitmentShare)")
+        }
     }
 }
 

@@ -26,12 +26,14 @@ package enum CohortReport {
     package static func grouped(_ value: Int) -> String { DecimalText.grouped(value) }
 
     static func configurationJSON(_ c: CohortConfiguration, indent: String) -> String {
-        let members: [(String, String)] = [
+        var members: [(String, String)] = [
             ("subscribers", String(c.subscribers)), ("months", String(c.months)),
             ("days", number(c.horizonDays)), ("churn", number(c.churn)),
             ("billing_failure", number(c.billingFailure)), ("grace", String(c.grace)), ("seed", String(c.seed)),
             ("price", number(c.price)),
         ]
+        // Only when used: cohort-v1's own output is unchanged.
+        if c.commitmentShare > 0 { members.append(("commitment_share", number(c.commitmentShare))) }
         return "{\n" + members.map { "\(indent)  \"\($0.0)\": \($0.1)" }.joined(separator: ",\n") + "\n\(indent)}"
     }
 
@@ -105,7 +107,8 @@ package enum CohortReport {
         var out =
             "cohort model \(CohortModel.version): \(grouped(c.subscribers)) subscribers, \(c.months) months, "
             + "H = \(number(c.horizonDays)) days, churn \(number(c.churn)), billing failure \(number(c.billingFailure)), "
-            + "grace \(graceName(c.grace)), seed \(c.seed)\n\n"
+            + "grace \(graceName(c.grace)), seed \(c.seed)"
+            + (c.commitmentShare > 0 ? ", commitment share \(number(c.commitmentShare))" : "") + "\n\n"
         var months = [["month", "paying_month_end"]]
         for (offset, value) in o.payingMonthEnd.enumerated() { months.append(["\(offset + 1)", grouped(value)]) }
         out += table(months) + "\n"

@@ -56,6 +56,10 @@ package struct CohortSimulation {
     var failureAt: [Int64]
     /// Per subscriber: the instant of the planned recovery after grace (ms), or -1 when it never comes.
     var recoveryAt: [Int64]
+    /// Subscribers 0 ..< commitmentCount are on the commitment plan (``CohortConfiguration/commitmentShare``).
+    let commitmentCount: Int
+    /// Per commitment subscriber: the current billing period of the commitment, 1 to 12.
+    var commitmentPeriod: [UInt8]
     var outputs: CohortOutputs
 
     /// Creates the N subscribers: draws their family sizes (R2.2, the first N draws, R8.2) and schedules the family
@@ -69,6 +73,8 @@ package struct CohortSimulation {
         familySize = [UInt8](repeating: 0, count: n)
         failureAt = [Int64](repeating: -1, count: n)
         recoveryAt = [Int64](repeating: -1, count: n)
+        commitmentCount = Int((configuration.commitmentShare * Double(n)).rounded(.down))
+        commitmentPeriod = [UInt8](repeating: 1, count: commitmentCount)
         outputs = CohortOutputs(configuration: configuration)
         outputs.payingMonthEnd = [Int](repeating: 0, count: configuration.months)
         let horizon = configuration.horizon
@@ -130,8 +136,14 @@ package struct CohortSimulation {
                 status[index] |= Self.joinedFlag
             case .renewal:
                 events += 1
+                // Commitment plans: the customer's decision to leave takes effect only at the commitment's end (after
+                // period 12; reference Appendix E C1-C3), so churn is drawn only there [assumed: with the same c].
+                let committed = index < commitmentCount
+                let leaves =
+                    committed && commitmentPeriod[index] < CohortModel.commitmentPeriods
+                    ? false : random.nextDouble() < churn
                 // R4.2 step 1: voluntary churn (auto-renew was off): no charge, EXPIRED at r.
-                if random.nextDouble() < churn {
+                if leaves {
                     setStatus(index, .expired)
                     paying -= 1
                     out.voluntaryExpirations += 1
@@ -140,10 +152,11 @@ package struct CohortSimulation {
                     paying -= 1
                     out.billingFailures += 1
                     failureAt[index] = now
-                    if now + CohortModel.retryWindow < horizon { out.closedFailures.failures += 1 }
+                    let window = committed ? CohortModel.commitmentRetryWindow : CohortModel.retryWindow
+                    if now + window < horizon { out.closedFailures.failures += 1 }
                     let delay = CohortModel.recoveryDelay(random.nextDouble())
                     let recovery = delay.map { now + Int64(($0 * Double(CohortModel.day)).rounded()) } ?? -1
-                    if grace > 0 {
+                    if grace > 0 && !committed {
                         setStatus(index, .grace)
                         inGrace += 1
                         if let delay, delay <= graceDays {
@@ -158,11 +171,14 @@ package struct CohortSimulation {
                         if delay != nil {
                             schedule(index, .recoveredAfterGrace, at: recovery, horizon: horizon)
                         } else {
-                            schedule(index, .retryExhausted, at: now + CohortModel.retryWindow, horizon: horizon)
+                            schedule(index, .retryExhausted, at: now + window, horizon: horizon)
                         }
                     }
                 } else {
                     // R4.2 step 3: renewed; paid period [r, r+30) (R6.2).
+                    if committed {
+                        commitmentPeriod[index] = commitmentPeriod[index] % CohortModel.commitmentPeriods + 1
+                    }
                     out.renewals += 1
                     out.paidSubscriberMilliseconds += min(CohortModel.month, horizon - now)
                     if now < yearOne { out.chargesYearOne += 1 }
@@ -195,16 +211,21 @@ package struct CohortSimulation {
                 }
                 schedule(index, .renewal, at: failed + CohortModel.month, horizon: horizon)
             case .recoveredAfterGrace:
-                // R5.4: back to ACTIVE with a new billing date s = now; [s, s+30) paid.
+                // R5.4: back to ACTIVE with a new billing date s = now; [s, s+30) paid. A commitment's failed period
+                // is the one paid now (rule commitment-recovery).
                 events += 1
                 let failed = failureAt[index]
+                let window = index < commitmentCount ? CohortModel.commitmentRetryWindow : CohortModel.retryWindow
+                if index < commitmentCount {
+                    commitmentPeriod[index] = commitmentPeriod[index] % CohortModel.commitmentPeriods + 1
+                }
                 setStatus(index, .active)
                 inRetry -= 1
                 paying += 1
                 out.recoveredAfterGrace += 1
                 out.paidSubscriberMilliseconds += min(CohortModel.month, horizon - now)
                 if now < yearOne { out.chargesYearOne += 1 }
-                if failed + CohortModel.retryWindow < horizon {
+                if failed + window < horizon {
                     out.closedFailures.recoveredAfterGrace += 1
                     out.closedRecoveriesByDay[Self.dayBin(now - failed)] += 1
                 }

@@ -154,8 +154,8 @@ public struct TimelineDriver: Sendable {
     /// checks its rules before it changes anything.
     public static func perform(_ action: ScenarioAction, on store: inout SimulatedStore) throws(StoreError) {
         switch action {
-        case .purchase(let customer, let product, let token):
-            try store.purchase(product, by: customer, appAccountToken: token)
+        case .purchase(let customer, let product, let token, let plan):
+            try store.purchase(product, by: customer, appAccountToken: token, plan: plan)
         case .cancel(let customer, let product): try store.cancel(product, by: customer)
         case .resume(let customer, let product): try store.resume(product, by: customer)
         case .stopSharing(let customer, let product): try store.stopSharing(product, by: customer)

@@ -19,6 +19,9 @@ public enum ExpectedFieldPaths {
         "inAppOwnershipType", "appAccountToken", "signedDate", "revocationDate", "revocationReason", "revocationType",
         "revocationPercentage", "isUpgraded", "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod",
         "environment", "storefront", "storefrontId", "transactionReason", "price", "currency", "appTransactionId",
+        // A 12-month commitment's fields (TransactionCommitmentInfo; reference Appendix E.2).
+        "billingPlanType", "commitmentInfo", "commitmentInfo.billingPeriodNumber", "commitmentInfo.totalBillingPeriods",
+        "commitmentInfo.commitmentExpiresDate", "commitmentInfo.commitmentPrice",
     ]
     /// `summary`, in `RENEWAL_EXTENSION` / `SUMMARY` (library model `Summary`).
     static let summary = [
@@ -30,6 +33,10 @@ public enum ExpectedFieldPaths {
         "isInBillingRetryPeriod", "gracePeriodExpiresDate", "priceIncreaseStatus", "offerType", "offerIdentifier",
         "offerDiscountType", "offerPeriod", "renewalPrice", "currency", "renewalDate", "recentSubscriptionStartDate",
         "eligibleWinBackOfferIds", "appAccountToken", "appTransactionId", "signedDate", "environment",
+        // A 12-month commitment's fields (RenewalCommitmentInfo; reference Appendix E.2).
+        "renewalBillingPlanType", "commitmentInfo", "commitmentInfo.commitmentAutoRenewProductId",
+        "commitmentInfo.commitmentAutoRenewStatus", "commitmentInfo.commitmentRenewalBillingPlanType",
+        "commitmentInfo.commitmentRenewalDate", "commitmentInfo.commitmentRenewalPrice",
     ]
 
     /// Every path in the forms scenario files write: `transaction.X`, `renewal.X`, `data.X`, and top-level names.

@@ -39,7 +39,8 @@ public struct TimelineEntry: Hashable, Sendable {
 /// The timeline actions. Later versions add actions; they never change these.
 public enum ScenarioAction: Hashable, Sendable {
     /// `appAccountToken`: the lowercase UUID the app supplies with the purchase, if any.
-    case purchase(customer: String, product: String, appAccountToken: String? = nil)
+    /// `plan`: the billing plan bought (`monthly` needs the product's `monthlyCommitment`, Catalog/CommitmentPlan.swift).
+    case purchase(customer: String, product: String, appAccountToken: String? = nil, plan: BillingPlan = .upfront)
     case cancel(customer: String, product: String)
     case resume(customer: String, product: String)
     case stopSharing(customer: String, product: String)
@@ -118,7 +119,7 @@ public enum ScenarioAction: Hashable, Sendable {
 
     public var customer: String? {
         switch self {
-        case .purchase(let c, _, _), .cancel(let c, _), .resume(let c, _), .stopSharing(let c, _),
+        case .purchase(let c, _, _, _), .cancel(let c, _), .resume(let c, _), .stopSharing(let c, _),
             .startSharing(let c, _), .refund(let c, _, _), .failBilling(let c), .fixBilling(let c),
             .joinFamily(let c), .leaveFamily(let c), .restorePurchases(let c), .shareWithFamily(let c, _),
             .changePlan(let c, _):

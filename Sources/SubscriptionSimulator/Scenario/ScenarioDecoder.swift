@@ -298,8 +298,9 @@ public struct ScenarioDecoder {
     ]
     static let productKeys = [
         "id", "type", "referenceName", "group", "level", "period", "duration", "price", "currency", "prices",
-        "familyShareable", "introOffer", "offers",
+        "familyShareable", "introOffer", "offers", "monthlyCommitment",
     ]
+    static let commitmentKeys = ["price", "prices"]
     static let offerKeys = ["mode", "period", "periods", "price"]
 
     func decodeApp(_ node: YAMLNode) throws(ScenarioError) -> AppConfiguration {
@@ -419,6 +420,18 @@ public struct ScenarioDecoder {
                 }
                 product.offers.append(offer)
             }
+        }
+        if let node = map.optional("monthlyCommitment") {
+            let plan = try mapping(node, "monthlyCommitment", keys: Self.commitmentKeys)
+            var commitment = CommitmentPlan(monthlyPrice: try price(plan.required("price"), "monthlyCommitment.price"))
+            if let pricesNode = plan.optional("prices") {
+                for entry in try mapping(pricesNode, "monthlyCommitment.prices", keys: nil).entries {
+                    let code = try storefront(entry.key).countryCode
+                    commitment.prices[code] = try price(entry.value, "monthlyCommitment.prices.\(code)")
+                }
+            }
+            if let problem = CommitmentPlan.problem(with: commitment, of: product) { throw fail(node, problem) }
+            product.monthlyCommitment = commitment
         }
         if product.type == .nonRenewing, product.period != nil {
             throw fail(map.optional("period")!, "a nonRenewing product has a `duration`, not a `period`")
@@ -606,7 +619,7 @@ public struct ScenarioDecoder {
         static let customerProductKeys = ["customer", "product"]
         static let customerKeys = ["customer"]
         static let productKeys = ["product"]
-        static let purchaseKeys = ["customer", "product", "appAccountToken"]
+        static let purchaseKeys = ["customer", "product", "appAccountToken", "plan"]
     }
 
     func decodeEntry(_ node: YAMLNode, start: Instant, catalog: Catalog) throws(ScenarioError) -> TimelineEntry {
@@ -655,9 +668,27 @@ public struct ScenarioDecoder {
                 }
                 token = value
             }
+            let product = try productId(m.required("product"), catalog)
+            var plan = BillingPlan.upfront
+            if let node = m.optional("plan") {
+                let value = try text(node, "plan")
+                guard let chosen = BillingPlan(rawValue: value) else {
+                    throw fail(
+                        node,
+                        "expected plan upfront or monthly, found '\(value)'\(hint(value, BillingPlan.allCases.map(\.rawValue)))"
+                    )
+                }
+                if chosen == .monthly, catalog[product]?.monthlyCommitment == nil {
+                    throw fail(
+                        node,
+                        "product '\(product)' has no monthly plan; give it a `monthlyCommitment` (one-year "
+                            + "subscriptions only, rule commitment-plan-needs-one-year)")
+                }
+                plan = chosen
+            }
             action = .purchase(
-                customer: try text(m.required("customer"), "customer"),
-                product: try productId(m.required("product"), catalog), appAccountToken: token)
+                customer: try text(m.required("customer"), "customer"), product: product, appAccountToken: token,
+                plan: plan)
         case "cancel": let (c, p) = try customerProduct(); action = .cancel(customer: c, product: p)
         case "resume": let (c, p) = try customerProduct(); action = .resume(customer: c, product: p)
         case "stopSharing": let (c, p) = try customerProduct(); action = .stopSharing(customer: c, product: p)

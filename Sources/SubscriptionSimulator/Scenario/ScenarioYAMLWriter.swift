@@ -91,6 +91,12 @@ public enum ScenarioYAMLWriter {
             let prices = product.prices.keys.sorted().map { "\($0): \(product.prices[$0]!)" }
             out.add("    prices: { \(prices.joined(separator: ", ")) }")
         }
+        if let plan = product.monthlyCommitment {
+            let prices = plan.prices.keys.sorted().map { "\($0): \(plan.prices[$0]!)" }
+            out.add(
+                "    monthlyCommitment: { price: \(plan.monthlyPrice)"
+                    + (prices.isEmpty ? "" : ", prices: { \(prices.joined(separator: ", ")) }") + " }")
+        }
         if product.familyShareable { out.add("    familyShareable: true") }
         if let intro = product.introOffer { out.add("    introOffer: \(offerTerms(intro))") }
         if !product.offers.isEmpty {
@@ -151,8 +157,10 @@ public enum ScenarioYAMLWriter {
             }
         }
         switch action {
-        case .purchase(let customer, let product, let token):
-            return args(cp(customer, product) + (token.map { ["appAccountToken: \(scalar($0))"] } ?? []))
+        case .purchase(let customer, let product, let token, let plan):
+            return args(
+                cp(customer, product) + (token.map { ["appAccountToken: \(scalar($0))"] } ?? [])
+                    + (plan == .upfront ? [] : ["plan: \(plan.rawValue)"]))
         case .cancel(let c, let p), .resume(let c, let p), .stopSharing(let c, let p), .startSharing(let c, let p),
             .changePlan(let c, let p), .consentToPriceIncrease(let c, let p):
             return args(cp(c, p))

@@ -33,6 +33,37 @@ public struct Revocation: Hashable, Sendable {
     public var isRefund: Bool { kind != .familyRevoke }
 }
 
+/// `commitmentInfo` of a transaction of the monthly plan with a 12-month commitment (Apple's
+/// TransactionCommitmentInfo; reference Appendix E.2, P5-P8).
+public struct TransactionCommitment: Hashable, Sendable {
+    /// `billingPeriodNumber`: 1 to 12.
+    public var billingPeriodNumber: Int
+    /// `totalBillingPeriods`: 12.
+    public var totalBillingPeriods: Int
+    /// `commitmentExpiresDate`.
+    public var expiresDate: Instant
+    /// `commitmentPrice`: the whole commitment, in milliunits of the transaction's `currency`.
+    public var price: Price
+}
+
+/// The commitment fields of renewal info (Apple's RenewalCommitmentInfo, reference Appendix E.2, P10, P12), present
+/// only while the subscription is in a commitment.
+public struct RenewalCommitment: Hashable, Sendable {
+    /// `renewalBillingPlanType`: the plan of the next billing period (`MONTHLY` inside the commitment).
+    public var nextPeriodPlan: BillingPlan
+    /// `commitmentAutoRenewProductId`: the product after the commitment.
+    public var autoRenewProductId: String
+    /// `commitmentAutoRenewStatus`: whether it renews at the commitment's end.
+    public var autoRenewOn: Bool
+    /// `commitmentRenewalBillingPlanType`: the plan after the commitment.
+    public var renewalPlan: BillingPlan
+    /// `commitmentRenewalDate`: the commitment's end.
+    public var renewalDate: Instant
+    /// `commitmentRenewalPrice`: the monthly price of the next commitment, or the up-front price of the product
+    /// chosen for after it (which of the two Apple means is not documented, E.3 [assumed]).
+    public var renewalPrice: Price
+}
+
 /// One transaction, as the App Store records it. Turned into `signedTransactionInfo` by `Wire/`.
 ///
 /// The fields every transaction of one subscription shares (the customer's, the chain's and the product's:
@@ -141,6 +172,13 @@ public struct TransactionRecord: Hashable, Sendable {
     public var modificationSequence: Int = 0
     /// `isUpgraded`: superseded by an upgrade (reference §2.5, §5.10, A-14); sent only when `true`.
     public var isUpgraded: Bool = false
+    /// `commitmentInfo` (and `billingPlanType` `MONTHLY`): present on the transactions of a 12-month commitment.
+    public var commitment: TransactionCommitment? {
+        get { commitmentStorage.first }
+        set { commitmentStorage = newValue.map { [$0] } ?? [] }
+    }
+    /// ``commitment`` kept out of line (one pointer): most transactions have none.
+    var commitmentStorage: [TransactionCommitment] = []
 
     init(
         transactionId: String, originalTransactionId: String, webOrderLineItemId: String?, customer: String,
@@ -208,7 +246,7 @@ public struct TransactionRecord: Hashable, Sendable {
             && a.purchaseDate == b.purchaseDate && a.expiresDate == b.expiresDate && a.reason == b.reason
             && a.offer == b.offer && a.price == b.price && a.revocation == b.revocation
             && a.lastModified == b.lastModified && a.modificationSequence == b.modificationSequence
-            && a.isUpgraded == b.isUpgraded && a.box == b.box
+            && a.isUpgraded == b.isUpgraded && a.box == b.box && a.commitmentStorage == b.commitmentStorage
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -224,6 +262,7 @@ public struct TransactionRecord: Hashable, Sendable {
         hasher.combine(modificationSequence)
         hasher.combine(isUpgraded)
         hasher.combine(box)
+        hasher.combine(commitmentStorage)
     }
 }
 
@@ -253,6 +292,13 @@ public struct RenewalSnapshot: Hashable, Sendable {
     /// `eligibleWinBackOfferIds`: the win-back offers the customer may redeem now; empty means the field is absent
     /// (rule win-back-eligibility, `Store/SimulatedStore+Offers.swift`).
     public var eligibleWinBackOfferIds: [String] = []
+    /// `renewalBillingPlanType` and `commitmentInfo`: present only while the subscription is in a commitment
+    /// (reference Appendix E P10, P11).
+    public var commitment: RenewalCommitment? {
+        get { commitmentStorage.first }
+        set { commitmentStorage = newValue.map { [$0] } ?? [] }
+    }
+    var commitmentStorage: [RenewalCommitment] = []
 }
 
 /// A notification the store sent: whom it is about, when, and what it says.

@@ -33,10 +33,10 @@ extension SimulatedStore {
     /// The token appears in the customer's transactions and renewal info from this purchase on, and never in a family
     /// member's (reference §4.5). Apple refuses a token that is not a UUID (`InvalidAppAccountTokenUUIDError`,
     /// 4000183).
-    public mutating func purchase(_ productId: String, by customer: String, appAccountToken: String?)
-        throws(StoreError)
-    {
-        guard let token = appAccountToken else { return try purchase(productId, by: customer) }
+    public mutating func purchase(
+        _ productId: String, by customer: String, appAccountToken: String?, plan: BillingPlan = .upfront
+    ) throws(StoreError) {
+        guard let token = appAccountToken else { return try purchase(productId, by: customer, plan: plan) }
         if let problem = AppAccountToken.problem(with: token) {
             throw .invalidAppAccountToken(token, problem)
         }
@@ -44,7 +44,7 @@ extension SimulatedStore {
         try requirePrice(of: product, for: customer)
         let previous = directory.appAccountTokens[customer]
         directory.appAccountTokens[customer] = token
-        do throws(StoreError) { try purchase(productId, by: customer) } catch {
+        do throws(StoreError) { try purchase(productId, by: customer, plan: plan) } catch {
             directory.appAccountTokens[customer] = previous
             throw error
         }
@@ -84,8 +84,13 @@ extension SimulatedStore {
             {
                 token = set
             }
+            let monthly = record.commitment == nil ? nil : monthlyCommitmentPrice(of: record.productId, in: storefront)
             let priced =
-                if let product {
+                if let monthly {
+                    // Rule price-in-storefront-currency for the monthly plan: its monthly price there (an offer's
+                    // price in its period, O1).
+                    record.offer.map { ($0.price, monthly.currency) } ?? monthly
+                } else if let product {
                     catalog.storefrontPrice(ofProductAt: product, offer: record.offer, in: storefront)
                 } else {
                     catalog.storefrontPrice(of: record.productId, offer: record.offer, in: storefront)
@@ -93,6 +98,12 @@ extension SimulatedStore {
             if let priced {
                 record.price = priced.price
                 currency = priced.currency
+                if let monthly {
+                    // `commitmentPrice`: the whole commitment, 12 × the monthly price (reference Appendix E P8; A1,
+                    // A3 sample 131880 = 12 × 10990).
+                    record.commitment?.price = Price(
+                        milliunits: monthly.price.milliunits * Int64(CommitmentPlan.totalBillingPeriods))
+                }
             } else if let product {
                 // No price there (a paid offer outside the product's currency): the product's own currency, as built.
                 currency = catalog.products[product].currency
@@ -123,6 +134,71 @@ extension SimulatedStore {
         if let priced = catalog.storefrontPrice(ofProductAt: product, offer: snapshot.upcomingOffer, in: storefront) {
             if snapshot.renewalPrice != nil { snapshot.renewalPrice = priced.price }
             snapshot.currency = priced.currency
+        }
+    }
+}
+
+extension SimulatedStore {
+    /// The monthly plan's price of `productId` in `storefront` (rules price-in-storefront-currency,
+    /// commitment-storefronts); `nil` when the product has no such plan or no price there.
+    func monthlyCommitmentPrice(of productId: String, in storefront: Storefront) -> (price: Price, currency: String)? {
+        guard let index = catalog.index(of: productId), let plan = catalog.products[index].monthlyCommitment else {
+            return nil
+        }
+        return plan.price(currency: catalog.products[index].currency, in: storefront)
+    }
+
+    /// **commitment-renewal-info**: inside a commitment the renewal info describes the next monthly period at the top
+    /// level (`autoRenewProductId` the current product, `renewalPrice` the monthly price, `renewalBillingPlanType`
+    /// MONTHLY) and what follows the commitment in `commitmentInfo` (reference Appendix E P10-P12; A3 sample). A
+    /// product chosen for after the commitment (a downgrade or crossgrade, rule commitment-downgrade-at-end) is
+    /// `commitmentAutoRenewProductId` with its up-front plan [inferred: E.1.7 G2]; in the 12th period it is the next
+    /// period's product at the top level too.
+    func addCommitment(
+        _ commitment: CommitmentState, of chain: SubscriptionChain, state: SubscriptionState,
+        to snapshot: inout RenewalSnapshot
+    ) {
+        let storefront =
+            chain.purchaserPosition >= 0
+            ? storefront(of: directory.names[chain.purchaserPosition]) : storefront(of: chain.customer)
+        let monthly = monthlyCommitmentPrice(of: state.productId, in: storefront)
+        let after = state.pendingChange?.productId ?? state.productId
+        let afterPlan: BillingPlan = state.pendingChange == nil ? .monthly : .upfront
+        let afterPrice =
+            afterPlan == .monthly
+            ? monthly?.price : catalog.storefrontPrice(of: after, offer: nil, in: storefront)?.price
+        let changesNext = commitment.isLastPeriod && state.pendingChange != nil
+        if !changesNext {
+            snapshot.autoRenewProductId = state.productId
+            if snapshot.upcomingOffer == nil, let monthly { snapshot.renewalPrice = monthly.price }
+        }
+        snapshot.commitment = RenewalCommitment(
+            nextPeriodPlan: changesNext ? .upfront : .monthly, autoRenewProductId: after,
+            autoRenewOn: commitment.autoRenew, renewalPlan: afterPlan, renewalDate: commitment.expiresDate,
+            renewalPrice: afterPrice ?? .free)
+    }
+
+    /// Rules commitment-plan-needs-one-year and commitment-storefronts (`Catalog/CommitmentPlan.swift`): the monthly
+    /// plan is bought only of a product that offers it, in a storefront where it is sold and priced.
+    func requireCommitmentPlan(of product: Product, for customer: String) throws(StoreError) {
+        guard product.monthlyCommitment != nil else {
+            throw .commitmentUnavailable(
+                productId: product.id,
+                "the product has no monthly plan with a 12-month commitment; give it a `monthlyCommitment` (one-year "
+                    + "subscriptions only, rule commitment-plan-needs-one-year)")
+        }
+        let storefront = storefront(of: customer)
+        if CommitmentPlan.unavailableStorefronts.contains(storefront.countryCode) {
+            throw .commitmentUnavailable(
+                productId: product.id,
+                "the monthly plan with a 12-month commitment is not sold in storefront \(storefront.countryCode) (rule "
+                    + "commitment-storefronts: every storefront except USA and SGP)")
+        }
+        guard monthlyCommitmentPrice(of: product.id, in: storefront) != nil else {
+            throw .commitmentUnavailable(
+                productId: product.id,
+                "the monthly plan has no price in storefront \(storefront.countryCode); give it one "
+                    + "(`monthlyCommitment.prices`, rule price-in-storefront-currency)")
         }
     }
 }

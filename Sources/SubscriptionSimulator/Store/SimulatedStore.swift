@@ -124,15 +124,21 @@ public struct SimulatedStore: Sendable {
     /// The customer buys a product. Auto-renewable: SUBSCRIBED INITIAL_BUY (first in the group) or RESUBSCRIBE
     /// (after expiry); the introductory offer applies automatically when the customer is eligible (once per group,
     /// reference §5.11, S-INTRO). Other types: ONE_TIME_CHARGE (reference §1.1, S-NT).
-    public mutating func purchase(_ productId: String, by customer: String) throws(StoreError) {
+    ///
+    /// `plan`: the billing plan; `monthly` (a one-year product's plan billed monthly with a 12-month commitment,
+    /// `Catalog/CommitmentPlan.swift`) needs the product's `monthlyCommitment` and a storefront that sells it.
+    public mutating func purchase(_ productId: String, by customer: String, plan: BillingPlan = .upfront)
+        throws(StoreError)
+    {
         let product = try requireProduct(productId)
         if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
         try requirePrice(of: product, for: customer)
+        if plan == .monthly { try requireCommitmentPlan(of: product, for: customer) }
         // After the checks: a refused purchase does not name a new customer.
         addCustomer(customer)
         switch product.type {
         case .autoRenewable:
-            try purchaseSubscription(product, by: customer)
+            try purchaseSubscription(product, by: customer, plan: plan)
         case .consumable, .nonConsumable, .nonRenewing:
             try purchaseOneTime(product, by: customer)
         }
@@ -335,10 +341,16 @@ public struct SimulatedStore: Sendable {
                             currency: catalog.products[productIndex].currency, appTransactionId: "",
                             appAccountToken: nil, storefront: .unitedStates))
                 }
-                let record = TransactionRecord(
+                var record = TransactionRecord(
                     box: box, transactionIdentifier: transactionId, webOrderLineItem: webOrderLineItem,
                     purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer,
                     price: price, revocation: nil, lastModified: now)
+                if let commitment = chain.state.commitment {
+                    record.commitment = TransactionCommitment(
+                        billingPeriodNumber: commitment.billingPeriodNumber,
+                        totalBillingPeriods: CommitmentPlan.totalBillingPeriods,
+                        expiresDate: commitment.expiresDate, price: .free)
+                }
                 chain.transactionFields = appendTransaction(
                     record, customerAt: customerPosition, productAt: productIndex)
                 // Then each member with the share, at the same instant (§4.4, §4.5), while the product is shareable
@@ -406,12 +418,12 @@ public struct SimulatedStore: Sendable {
     /// `redeemed`: an offer the customer redeems with this purchase (`Store/SimulatedStore+Offers.swift`); it takes
     /// the place of the introductory offer.
     mutating func purchaseSubscription(
-        _ product: Product, by customer: String, redeemed: SubscriptionOffer? = nil
+        _ product: Product, by customer: String, redeemed: SubscriptionOffer? = nil, plan: BillingPlan = .upfront
     ) throws(StoreError) {
         let group = product.group!
         let groupKey = SubscriptionBook.customerGroupKey(customer, group)
         let offer = redeemed ?? (subscriptionBook.introOfferUsed.contains(groupKey) ? nil : product.introOffer)
-        let request = PurchaseRequest(productId: product.id, period: product.period!, offer: offer)
+        let request = PurchaseRequest(productId: product.id, period: product.period!, offer: offer, plan: plan)
         if let key = subscriptionBook.chain(of: customer, inGroup: group) {
             let chain = subscriptionBook.chains[key.index]
             // Buying another product of the group while subscribed is a plan change (reference §5.10).
@@ -561,6 +573,7 @@ public struct SimulatedStore: Sendable {
             upcomingOffer: upcoming?.offer, priceIncreaseStatus: purchased ? state.priceIncrease : nil,
             eligibleWinBackOfferIds: winBackOfferIds)
         addAccountFields(of: chain, productAt: renewing, to: &snapshot)
+        if let commitment = state.commitment { addCommitment(commitment, of: chain, state: state, to: &snapshot) }
         return snapshot
     }
 

@@ -27,6 +27,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case winBackIneligible(customer: String, productId: String, offerId: String, condition: String)
     /// A refund rule refused the request (``RefundRuleViolation``).
     case refunds(RefundRuleViolation)
+    /// The monthly plan bought where it cannot be (rules commitment-plan-needs-one-year, commitment-storefronts).
+    case commitmentUnavailable(productId: String, String)
 
     public var description: String {
         switch self {
@@ -75,6 +77,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .priceIncrease(let productId, let problem):
             return "'\(productId)': \(problem) (rule price-increase-raises-price)"
         case .refunds(let violation): return "\(violation)"
+        case .commitmentUnavailable(let productId, let problem): return "'\(productId)': \(problem)"
         }
     }
 }

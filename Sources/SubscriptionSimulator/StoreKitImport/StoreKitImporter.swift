@@ -360,18 +360,61 @@ public enum StoreKitImporter {
                 intro = try offer(offerValue, offerPath, productId: id)
             }
             let redeemable = try redeemableOffers(members, path, productId: id)
-            let plans = try array(members, "billingPlans", path).filter {
-                $0.value(at: "billingPlanType")?.stringValue != "BILLED_UPFRONT"
+            let unknown = members.keys.filter { !Self.subscriptionKeys.contains($0) }.sorted()
+            if !unknown.isEmpty {
+                notes.append("\(id): keys this importer does not know, ignored: \(unknown.joined(separator: ", "))")
             }
-            if !plans.isEmpty {
-                notes.append("\(id): \(plans.count) billing plan(s) other than BILLED_UPFRONT not imported")
-            }
-            return Product(
+            var product = Product(
                 id: id, type: .autoRenewable, referenceName: try optionalString(members, "referenceName", path),
                 group: groupId,
                 level: Int(level), period: period, price: try price(members, path), currency: currency,
                 familyShareable: try bool(members, "familyShareable", path) ?? false, introOffer: intro,
                 offers: redeemable)
+            try importBillingPlans(members, path, into: &product)
+            return product
+        }
+
+        /// The subscription keys of §5.2 (reference `storekit-config-format.md`); any other is reported in ``notes``
+        /// and ignored (§10.3: a newer Xcode may add keys).
+        static let subscriptionKeys: Set<String> = [
+            "productID", "type", "subscriptionGroupID", "recurringSubscriptionPeriod", "groupNumber", "displayPrice",
+            "familyShareable", "internalID", "referenceName", "localizations", "introductoryOffer",
+            "introductoryOffers", "adHocOffers", "codeOffers", "winbackOffers", "billingPlans", "promotionalImageID",
+        ]
+
+        /// §6.5 `billingPlans` (format 5.0; Xcode 26.5, reference Appendix E.3): a `MONTHLY` plan whose `isEnabled` is
+        /// not false becomes the product's `monthlyCommitment` with its `displayPrice` as the monthly price. A plan
+        /// the simulator cannot take (another type, a product that is not one-year, a price outside Apple's range) is
+        /// reported in ``notes`` and the import goes on; so are a plan's unknown keys.
+        mutating func importBillingPlans(
+            _ members: [String: JSONValue], _ path: String, into product: inout Product
+        ) throws(StoreKitImportError) {
+            let known: Set<String> = [
+                "billingPlanType", "commitmentDisplayPrice", "displayPrice", "internalID", "isEnabled",
+            ]
+            for (index, value) in try array(members, "billingPlans", path).enumerated() {
+                let planPath = path + ".billingPlans[\(index)]"
+                let plan = try object(value, planPath)
+                let unknown = plan.keys.filter { !known.contains($0) }.sorted()
+                if !unknown.isEmpty {
+                    notes.append(
+                        "\(product.id): billing plan keys this importer does not know, ignored: "
+                            + unknown.joined(separator: ", "))
+                }
+                let type = try string(plan, "billingPlanType", planPath)
+                let enabled = try bool(plan, "isEnabled", planPath) ?? true
+                if type == "BILLED_UPFRONT" || !enabled { continue }
+                guard type == "MONTHLY" else {
+                    notes.append("\(product.id): billing plan '\(type)' not imported (known: BILLED_UPFRONT, MONTHLY)")
+                    continue
+                }
+                let commitment = CommitmentPlan(monthlyPrice: try price(plan, planPath))
+                if let problem = CommitmentPlan.problem(with: commitment, of: product) {
+                    notes.append("\(product.id): MONTHLY billing plan not imported: \(problem)")
+                    continue
+                }
+                product.monthlyCommitment = commitment
+            }
         }
 
         /// §6.2–§6.4: promotional offers (`adHocOffers`, id `offerID`), offer codes (`codeOffers`, which carry no

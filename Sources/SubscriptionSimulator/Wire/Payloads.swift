@@ -23,7 +23,17 @@ public enum Payloads {
     ) {
         o.member("appAccountToken", t.appAccountToken)
         o.member("appTransactionId", t.appTransactionId.isEmpty ? nil : t.appTransactionId)
+        o.member("billingPlanType", WireValues.billingPlanType(of: t))
         o.member("bundleId", app.bundleId)
+        if let commitment = t.commitment {
+            // TransactionCommitmentInfo (reference Appendix E.2; library model TransactionCommitmentInfo).
+            o.member("commitmentInfo") { c in
+                c.member("billingPeriodNumber", Int64(commitment.billingPeriodNumber))
+                c.member("commitmentExpiresDate", commitment.expiresDate)
+                c.member("commitmentPrice", commitment.price.milliunits)
+                c.member("totalBillingPeriods", Int64(commitment.totalBillingPeriods))
+            }
+        }
         o.member("currency", t.currency)
         o.member("environment", app.environment.rawValue)
         o.member("expiresDate", t.expiresDate)
@@ -69,6 +79,16 @@ public enum Payloads {
         o.member("appTransactionId", r.appTransactionId.isEmpty ? nil : r.appTransactionId)
         o.member("autoRenewProductId", r.autoRenewProductId)
         o.member("autoRenewStatus", WireValues.autoRenewStatus(r.autoRenewOn))
+        if let commitment = r.commitment {
+            // RenewalCommitmentInfo (reference Appendix E.2; library model RenewalCommitmentInfo).
+            o.member("commitmentInfo") { c in
+                c.member("commitmentAutoRenewProductId", commitment.autoRenewProductId)
+                c.member("commitmentAutoRenewStatus", WireValues.autoRenewStatus(commitment.autoRenewOn))
+                c.member("commitmentRenewalBillingPlanType", WireValues.billingPlanType(commitment.renewalPlan))
+                c.member("commitmentRenewalDate", commitment.renewalDate)
+                c.member("commitmentRenewalPrice", commitment.renewalPrice.milliunits)
+            }
+        }
         // `currency` goes with `renewalPrice`: both or neither.
         o.member("currency", r.renewalPrice == nil ? nil : r.currency)
         if !r.eligibleWinBackOfferIds.isEmpty {
@@ -85,6 +105,7 @@ public enum Payloads {
         o.member("priceIncreaseStatus", r.priceIncreaseStatus.map(WireValues.priceIncreaseStatus))
         o.member("productId", r.productId)
         o.member("recentSubscriptionStartDate", r.recentSubscriptionStartDate)
+        o.member("renewalBillingPlanType", r.commitment.map { WireValues.billingPlanType($0.nextPeriodPlan) })
         o.member("renewalDate", r.renewalDate)
         o.member("renewalPrice", r.renewalPrice?.milliunits)
         o.member("signedDate", signedDate)

@@ -91,6 +91,28 @@ public enum WireValues {
     /// `autoRenewStatus`: 0 off, 1 on.
     public static func autoRenewStatus(_ on: Bool) -> Int64 { on ? 1 : 0 }
 
+    /// `billingPlanType`, `renewalBillingPlanType`, `commitmentRenewalBillingPlanType`: `BILLED_UPFRONT` or `MONTHLY`
+    /// (reference Appendix E R2, E.2; library enums BillingPlanType, RenewalBillingPlanType).
+    public static func billingPlanType(_ plan: BillingPlan) -> String {
+        switch plan {
+        case .upfront: return "BILLED_UPFRONT"
+        case .monthly: return "MONTHLY"
+        }
+    }
+
+    /// **billing-plan-type-on-standard-transactions** [assumed]: whether the transactions of the up-front plan carry
+    /// `billingPlanType` `BILLED_UPFRONT`. A1 says every auto-renewable subscription has a billing plan type, but no
+    /// real payload of a standard subscription with the field has been seen (reference Appendix E P9, P11, E.4), and
+    /// every existing output would change; off until one is. Turning it on changes every golden file once.
+    public static let sendsUpfrontBillingPlanType = false
+
+    /// A transaction's `billingPlanType`: `MONTHLY` inside a commitment; `BILLED_UPFRONT` for other auto-renewable
+    /// transactions only when ``sendsUpfrontBillingPlanType``; absent for one-time purchases.
+    static func billingPlanType(of t: TransactionRecord) -> String? {
+        if t.commitment != nil { return billingPlanType(.monthly) }
+        return sendsUpfrontBillingPlanType && t.productType == .autoRenewable ? billingPlanType(.upfront) : nil
+    }
+
     /// `version` of every notification payload.
     public static let notificationVersion = "2.0"
 }

@@ -79,7 +79,7 @@ import Testing
     @Test func decodedTimelineSharesTheCatalogsProductIds() throws {
         let scenario = try ScenarioDecoder(file: "long.yaml").decode(Self.longTimeline(4))
         let products = scenario.timeline.compactMap { entry -> String? in
-            if case .purchase(_, let product, _) = entry.action { return product }
+            if case .purchase(_, let product, _, _) = entry.action { return product }
             return nil
         }
         #expect(products.count == 4)

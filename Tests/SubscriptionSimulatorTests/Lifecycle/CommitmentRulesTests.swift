@@ -1,0 +1,142 @@
+import Testing
+
+@testable import SubscriptionSimulator
+
+/// The rules of the monthly plan with a 12-month commitment, on the pure transition table (reference Appendix E;
+/// `Lifecycle/CommitmentRules.swift`).
+@Suite struct CommitmentRulesTests {
+    static let request = PurchaseRequest(productId: "p", period: .oneYear, plan: .monthly)
+
+    static func bought() -> SubscriptionState {
+        let (state, effects) = SubscriptionLifecycle.initialPurchase(request, at: testStart)
+        #expect(effects.last == .notify(.subscribed, .initialBuy))
+        return state
+    }
+
+    static func changed(_ result: TransitionResult) -> (SubscriptionState, [LifecycleEffect])? {
+        guard case .changed(let state, let effects) = result else { return nil }
+        return (state, effects)
+    }
+
+    /// Renews `state` `count` times, each at its expiry, with payment working.
+    static func renewed(_ state: SubscriptionState, _ count: Int) -> SubscriptionState {
+        var state = state
+        for _ in 0..<count {
+            state =
+                changed(
+                    SubscriptionLifecycle.transition(state, .renewalDue, LifecycleContext(now: state.expiresDate)))!.0
+        }
+        return state
+    }
+
+    @Test func purchaseStartsPeriodOneOfAYearLongCommitmentBilledMonthly() {
+        let state = Self.bought()
+        #expect(state.commitment == CommitmentState(billingPeriodNumber: 1, expiresDate: at("P1Y"), autoRenew: true))
+        #expect(state.expiresDate == at("P1M"))
+        #expect(state.billingPlan == .monthly)
+        let upfront = SubscriptionLifecycle.initialPurchase(
+            PurchaseRequest(productId: "p", period: .oneYear), at: testStart
+        ).0
+        #expect(upfront.commitment == nil && upfront.expiresDate == at("P1Y") && upfront.billingPlan == .upfront)
+    }
+
+    @Test func eachMonthIsANewTransactionWithTheNextPeriodNumber() {
+        var state = Self.bought()
+        for number in 2...12 {
+            let (next, effects) = Self.changed(
+                SubscriptionLifecycle.transition(state, .renewalDue, LifecycleContext(now: state.expiresDate)))!
+            #expect(next.commitment?.billingPeriodNumber == number)
+            #expect(next.commitment?.expiresDate == at("P1Y"))
+            #expect(effects.contains(.notify(.didRenew, nil)))
+            state = next
+        }
+        #expect(state.expiresDate == at("P1Y"))
+    }
+
+    @Test func afterPeriodTwelveANewCommitmentBegins() {
+        let last = Self.renewed(Self.bought(), 11)
+        #expect(last.commitment?.isLastPeriod == true)
+        let (next, effects) = Self.changed(
+            SubscriptionLifecycle.transition(last, .renewalDue, LifecycleContext(now: at("P1Y"))))!
+        #expect(next.commitment == CommitmentState(billingPeriodNumber: 1, expiresDate: at("P2Y"), autoRenew: true))
+        #expect(effects.contains(.notify(.didRenew, nil)))
+    }
+
+    @Test func cancelStopsOnlyTheCommitmentsRenewalAndBillingContinuesToPeriodTwelve() {
+        let state = Self.renewed(Self.bought(), 2)
+        let (cancelled, effects) = Self.changed(
+            SubscriptionLifecycle.transition(state, .autoRenewDisabled, LifecycleContext(now: at("P2M5D"))))!
+        #expect(effects == [.notify(.didChangeRenewalStatus, .autoRenewDisabled)])
+        #expect(cancelled.autoRenew && cancelled.commitment?.autoRenew == false)
+        #expect(
+            SubscriptionLifecycle.transition(cancelled, .autoRenewDisabled, LifecycleContext(now: at("P2M6D")))
+                == .rejected(.autoRenewAlreadyOff))
+        let last = Self.renewed(cancelled, 9)
+        #expect(last.commitment?.billingPeriodNumber == 12 && last.phase == .active)
+        let (ended, endEffects) = Self.changed(
+            SubscriptionLifecycle.transition(last, .renewalDue, LifecycleContext(now: at("P1Y"))))!
+        #expect(endEffects == [.notify(.expired, .voluntary)])
+        #expect(ended.phase == .expired && ended.commitment == nil && !ended.autoRenew)
+    }
+
+    @Test func failureHasNoGraceAndRetriesNinetyDays() {
+        let state = Self.renewed(Self.bought(), 2)
+        let context = LifecycleContext(now: at("P3M"), paymentSucceeds: false, gracePeriod: .sixteenDays)
+        let (failing, effects) = Self.changed(SubscriptionLifecycle.transition(state, .renewalDue, context))!
+        #expect(failing.phase == .billingRetry && failing.gracePeriodExpiresDate == nil)
+        #expect(effects.contains(.notify(.didFailToRenew, nil)))
+        #expect(effects.contains(.schedule(.billingRetryEnd, at: at("P3M90D"))))
+        let (expired, expiryEffects) = Self.changed(
+            SubscriptionLifecycle.transition(failing, .billingRetryEnds, LifecycleContext(now: at("P3M90D"))))!
+        #expect(expiryEffects.last == .notify(.expired, .billingRetry))
+        #expect(expired.commitment == nil && expired.isInBillingRetryPeriod == false)
+    }
+
+    @Test func recoveryChargesTheFailedPeriodAndMovesTheCommitmentsEnd() {
+        let state = Self.renewed(Self.bought(), 2)
+        let failing = Self.changed(
+            SubscriptionLifecycle.transition(
+                state, .renewalDue, LifecycleContext(now: at("P3M"), paymentSucceeds: false)))!.0
+        let (recovered, effects) = Self.changed(
+            SubscriptionLifecycle.transition(failing, .billingFixed, LifecycleContext(now: at("P3M10D"))))!
+        #expect(effects.last == .notify(.didRenew, .billingRecovery))
+        #expect(recovered.commitment?.billingPeriodNumber == 4)
+        #expect(recovered.commitment?.expiresDate == at("P1Y10D"))
+        #expect(recovered.expiresDate == at("P4M10D"))
+    }
+
+    @Test func upgradeEndsTheCommitmentAndDowngradeWaitsForItsEnd() {
+        let state = Self.renewed(Self.bought(), 1)
+        let higher = PurchaseRequest(productId: "h", period: .oneYear)
+        let upgraded = Self.changed(
+            SubscriptionLifecycle.transition(state, .upgradeRequested(higher), LifecycleContext(now: at("P1M10D"))))!
+            .0
+        #expect(upgraded.commitment == nil && upgraded.productId == "h" && upgraded.expiresDate == at("P1Y1M10D"))
+        let lower = PurchaseRequest(productId: "l", period: .oneYear)
+        let downgrading = Self.changed(
+            SubscriptionLifecycle.transition(state, .downgradeRequested(lower), LifecycleContext(now: at("P1M10D"))))!
+            .0
+        let beforeEnd = Self.renewed(downgrading, 10)
+        #expect(beforeEnd.productId == "p" && beforeEnd.commitment?.billingPeriodNumber == 12)
+        let after = Self.renewed(beforeEnd, 1)
+        #expect(after.productId == "l" && after.commitment == nil && after.expiresDate == at("P2Y"))
+    }
+
+    @Test func catalogueRefusesThePlanWhereItCannotBe() {
+        let plan = CommitmentPlan(monthlyPrice: Price(decimal: "10.99")!)
+        let annual = Product(
+            id: "y", type: .autoRenewable, group: "g", period: .oneYear, price: Price(decimal: "109.99")!)
+        #expect(CommitmentPlan.problem(with: plan, of: annual) == nil)
+        var monthlyProduct = annual
+        monthlyProduct.period = .oneMonth
+        #expect(
+            CommitmentPlan.problem(with: plan, of: monthlyProduct)?.contains("commitment-plan-needs-one-year") == true)
+        let tooCheap = CommitmentPlan(monthlyPrice: Price(decimal: "8.99")!)
+        #expect(CommitmentPlan.problem(with: tooCheap, of: annual)?.contains("commitment-price-range") == true)
+        let tooDear = CommitmentPlan(monthlyPrice: Price(decimal: "13.99")!)
+        #expect(CommitmentPlan.problem(with: tooDear, of: annual)?.contains("commitment-price-range") == true)
+        let inSingapore = CommitmentPlan(monthlyPrice: Price(decimal: "10.99")!, prices: ["SGP": Price(decimal: "15")!])
+        #expect(CommitmentPlan.problem(with: inSingapore, of: annual)?.contains("commitment-storefronts") == true)
+        #expect(plan.price(currency: "USD", in: .unitedStates) == nil)
+    }
+}

@@ -148,13 +148,14 @@ public enum ScenarioYAMLWriter {
             switch amount {
             case .full: return []
             case .prorated(let milliPercent): return ["percentage: \(milliPercent)"]
+            case .proratedByTimeRemaining: return ["prorated: true"]
             }
         }
         switch action {
         case .purchase(let customer, let product, let token):
             return args(cp(customer, product) + (token.map { ["appAccountToken: \(scalar($0))"] } ?? []))
         case .cancel(let c, let p), .resume(let c, let p), .stopSharing(let c, let p), .startSharing(let c, let p),
-            .changePlan(let c, let p), .consentToPriceIncrease(let c, let p):
+            .changePlan(let c, let p), .consentToPriceIncrease(let c, let p), .failRenewalExtension(let c, let p):
             return args(cp(c, p))
         case .refund(let c, let p, let reason):
             return args(cp(c, p) + ["reason: \(reason)"])

@@ -119,6 +119,9 @@ def main():
         ("complete summary passes", summary(SUMMARY), False),
         ("summary without failedCount is caught", summary({k: v for k, v in SUMMARY.items() if k != "failedCount"}), True),
         ("summary with a two-letter storefront is caught", summary(dict(SUMMARY, storefrontCountryCodes=["US"])), True),
+        ("summary with an empty storefront list is caught", summary(dict(SUMMARY, storefrontCountryCodes=[])), True),
+        ("summary without storefrontCountryCodes passes",
+         summary({k: v for k, v in SUMMARY.items() if k != "storefrontCountryCodes"}), False),
         ("TEST without transaction passes", test_notification(False), False),
         ("TEST with a transaction is caught", test_notification(True), True),
     ]

@@ -201,6 +201,11 @@ def check_summary(raw, signed_payload):
         problems.append("a RENEWAL_EXTENSION / SUMMARY carries summary, not data")
     for key, kind in SUMMARY_FIELDS.items():
         value = summary.get(key)
+        if key == "storefrontCountryCodes" and value is None:
+            continue  # absent when the request named no storefronts (rule summary-omits-unrequested-storefronts)
+        if key == "storefrontCountryCodes" and value == []:
+            problems.append("summary.storefrontCountryCodes is empty: leave it out when the request named none")
+            continue
         if not isinstance(value, kind) or isinstance(value, bool):
             problems.append(f"summary.{key} must be a {kind.__name__}, found {value!r}")
     for code in summary.get("storefrontCountryCodes") or []:

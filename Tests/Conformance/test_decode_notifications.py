@@ -145,6 +145,9 @@ def main():
         ("unknown commitmentAutoRenewStatus is caught",
          commitment(renewal_info=dict(RENEWAL_COMMITMENT, commitmentAutoRenewStatus=7)), True),
         ("MONTHLY without commitmentInfo is caught", body(transaction=dict(TRANSACTION, billingPlanType="MONTHLY")), True),
+        ("summary with an empty storefront list is caught", summary(dict(SUMMARY, storefrontCountryCodes=[])), True),
+        ("summary without storefrontCountryCodes passes",
+         summary({k: v for k, v in SUMMARY.items() if k != "storefrontCountryCodes"}), False),
         ("TEST without transaction passes", test_notification(False), False),
         ("TEST with a transaction is caught", test_notification(True), True),
     ]

@@ -71,6 +71,8 @@ import Testing
         #expect(answer.json.value(at: "originalTransactionId") == .string(id))
         #expect(answer.json.value(at: "effectiveDate")?.integerValue == before + 7 * 86_400_000)
         #expect(answer.json.value(at: "webOrderLineItemId")?.stringValue != nil)
+        // A single extension's answer carries no requestIdentifier (ExtendRenewalDateResponse; issue 29).
+        #expect(!answer.bodyText.contains("requestIdentifier"))
         // RENEWAL_EXTENDED to alice and to bob (the share), delivered before the answer.
         let types = transport.requests.dropFirst(sent).map(\.item.notificationType)
         #expect(types == ["RENEWAL_EXTENDED", "RENEWAL_EXTENDED"])

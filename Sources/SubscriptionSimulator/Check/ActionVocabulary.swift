@@ -7,7 +7,8 @@ struct ActionVocabulary: Sendable {
     enum Kind: CaseIterable, Sendable {
         case purchase, cancel, resume, failBilling, fixBilling, refund, refundPast, refundProrated, requestRefund
         case sendConsumptionInformation, decideRefund, reverseRefund, changePlan, redeemOffer, raisePrice
-        case consentToPriceIncrease, extendRenewalDate, extendForAll, removeFromSale, restoreToSale
+        case consentToPriceIncrease, extendRenewalDate, failRenewalExtension, extendForAll, removeFromSale
+        case restoreToSale
         case joinFamily, leaveFamily, shareWithFamily, stopSharing, startSharing, makeFamilyShareable
         case restorePurchases, openApp, requestTestNotification
     }
@@ -68,6 +69,7 @@ struct ActionVocabulary: Sendable {
             case .consentToPriceIncrease: weight = hasSubscriptions ? 1 : 0
             case .extendRenewalDate: weight = hasSubscriptions ? 2 : 0
             case .extendForAll: weight = hasSubscriptions ? 1 : 0
+            case .failRenewalExtension: weight = hasSubscriptions ? 1 : 0
             case .removeFromSale: weight = hasSubscriptions ? 1 : 0
             case .restoreToSale: weight = hasSubscriptions ? 1 : 0
             case .joinFamily: weight = hasFamily ? 2 : 0
@@ -179,6 +181,7 @@ struct ActionVocabulary: Sendable {
         case .restorePurchases: return .restorePurchases(customer: customer)
         case .openApp: return .openApp(customer: customer)
         case .requestTestNotification: return .requestTestNotification
+        case .failRenewalExtension: return .failRenewalExtension(customer: customer, product: subscription())
         }
     }
 
@@ -198,7 +201,7 @@ struct ActionVocabulary: Sendable {
             .leaveFamily, .restorePurchases, .shareWithFamily, .makeFamilyShareable, .removeFromSale, .restoreToSale,
             .changePlan, .redeemOffer, .raisePrice, .consentToPriceIncrease, .extendRenewalDate, .refundTransaction,
             .sendConsumptionInformation, .decideRefund, .reverseRefund, .openApp, .requestTestNotification,
-            .extendRenewalDatesForAllActiveSubscribers:
+            .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension:
             return nil
         }
     }

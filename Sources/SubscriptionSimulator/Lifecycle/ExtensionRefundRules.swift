@@ -47,6 +47,28 @@ public enum RefundAmount: Hashable, Sendable {
     case full
     /// `REFUND_PRORATED` with `revocationPercentage` in milliunits (1 to 99999: 50000 is 50 %).
     case prorated(milliPercent: Int32)
+    /// `REFUND_PRORATED` whose `revocationPercentage` follows from the time left in the refunded period (rule
+    /// prorated-refund-by-time-remaining, ``BillingRules/proratedRefundPercentage(purchaseDate:expiresDate:at:)``).
+    case proratedByTimeRemaining
+}
+
+extension BillingRules {
+    /// **prorated-refund-by-time-remaining**: for an auto-renewable subscription Apple's prorated refund is "based on
+    /// time remaining in the subscription period" (StoreKit `Transaction.revocationPercentage`, S-SKRP), and
+    /// `revocationPercentage` is the percentage "rounded to three decimal places of precision, and is expressed as an
+    /// integer, in milliunits" (int32; 100 % is 100000, 67.932 % is 67932; S-RP,
+    /// appstoreservernotifications/revocationpercentage). So: the share of the period from `purchaseDate` to
+    /// `expiresDate` still ahead at `now`, in thousandths of a percent, rounded half up. `nil` when no time remains
+    /// (the period has ended) or the period is empty. The millisecond is the unit of time [assumed: Apple does not
+    /// say how it measures the time remaining].
+    public static func proratedRefundPercentage(purchaseDate: Instant, expiresDate: Instant, at now: Instant)
+        -> Int32?
+    {
+        let total = expiresDate.millisecondsSince1970 - purchaseDate.millisecondsSince1970
+        let remaining = min(expiresDate.millisecondsSince1970 - now.millisecondsSince1970, total)
+        guard total > 0, remaining > 0 else { return nil }
+        return Int32((remaining * 200_000 + total) / (2 * total))
+    }
 }
 
 /// Apple's answer to a refund request, at the instant the caller gives.
@@ -55,4 +77,18 @@ public enum RefundDecision: Hashable, Sendable {
     case grant(RefundAmount)
     /// `REFUND_DECLINED`.
     case decline
+}
+
+extension LifecycleRuleViolation {
+    /// Whether the violation is one of the states Apple's `SubscriptionExtensionIneligibleError` page lists as not
+    /// eligible for a renewal-date extension (S-EXT-INELIG: a free offer period, inactive billing retry, a grace
+    /// period whose expiration date has passed, two extensions within the past 365 days, expired; a refunded
+    /// subscription counts as expired [assumed]). A mass extension skips such a subscription (rule
+    /// mass-extension-extends-eligible-only).
+    public var makesExtensionIneligible: Bool {
+        switch self {
+        case .extensionIneligible, .maximumExtensionsReached: return true
+        default: return false
+        }
+    }
 }

@@ -122,7 +122,7 @@ public enum ScenarioRunner {
         case .purchase, .cancel, .resume, .stopSharing, .startSharing, .refund, .failBilling, .fixBilling, .joinFamily,
             .leaveFamily, .shareWithFamily, .makeFamilyShareable, .removeFromSale, .restoreToSale, .changePlan,
             .redeemOffer, .raisePrice, .consentToPriceIncrease, .extendRenewalDate, .openApp, .requestTestNotification,
-            .extendRenewalDatesForAllActiveSubscribers:
+            .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension:
             return false
         }
     }

@@ -192,6 +192,8 @@ public struct TimelineDriver: Sendable {
         case .reverseRefund(let customer, let product, let transaction):
             try store.reverseRefund(product, of: customer, transaction: transaction)
         case .openApp(let customer): store.openApp(for: customer)
+        case .failRenewalExtension(let customer, let product):
+            try store.failNextRenewalExtension(product, for: customer)
         case .requestTestNotification: store.requestTestNotification()
         case .extendRenewalDatesForAllActiveSubscribers(let product, let days, let reason, let request, let codes):
             _ = try store.extendRenewalDatesForAllActiveSubscribers(

@@ -74,6 +74,9 @@ public enum ScenarioAction: Hashable, Sendable {
     case decideRefund(customer: String, product: String, transaction: Int?, decision: RefundDecision, reason: Int32)
     case reverseRefund(customer: String, product: String, transaction: Int?)
     case openApp(customer: String)
+    /// [assumed] The next mass extension fails for this customer's subscription (`RENEWAL_EXTENSION` / `FAILURE`)
+    /// if it is eligible then: Apple documents the subtype, not a cause (rule mass-extension-extends-eligible-only).
+    case failRenewalExtension(customer: String, product: String)
     // Actions about the app, not one customer (rule notification-about-the-app).
     /// Request a Test Notification: a `TEST` notification about the app (reference §6.3).
     case requestTestNotification
@@ -112,6 +115,7 @@ public enum ScenarioAction: Hashable, Sendable {
         case .decideRefund: return "decideRefund"
         case .reverseRefund: return "reverseRefund"
         case .openApp: return "openApp"
+        case .failRenewalExtension: return "failRenewalExtension"
         case .requestTestNotification: return "requestTestNotification"
         case .extendRenewalDatesForAllActiveSubscribers: return "extendRenewalDatesForAllActiveSubscribers"
         }
@@ -132,7 +136,7 @@ public enum ScenarioAction: Hashable, Sendable {
             return nil
         case .extendRenewalDate(let c, _, _, _), .refundTransaction(let c, _, _, _, _), .requestRefund(let c, _, _, _),
             .sendConsumptionInformation(let c, _, _, _, _), .decideRefund(let c, _, _, _, _),
-            .reverseRefund(let c, _, _), .openApp(let c):
+            .reverseRefund(let c, _, _), .openApp(let c), .failRenewalExtension(let c, _):
             return c
         case .requestTestNotification, .extendRenewalDatesForAllActiveSubscribers:
             return nil
@@ -146,7 +150,7 @@ public enum ScenarioAction: Hashable, Sendable {
         "restoreToSale", "changePlan",
         "redeemOffer", "raisePrice", "consentToPriceIncrease",
         "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund", "openApp",
-        "requestTestNotification", "extendRenewalDatesForAllActiveSubscribers",
+        "requestTestNotification", "extendRenewalDatesForAllActiveSubscribers", "failRenewalExtension",
     ]
 }
 

@@ -694,7 +694,8 @@ public struct ScenarioDecoder {
         case "stopSharing": let (c, p) = try customerProduct(); action = .stopSharing(customer: c, product: p)
         case "startSharing": let (c, p) = try customerProduct(); action = .startSharing(customer: c, product: p)
         case "refund":
-            let m = try mapping(args, name, keys: ["customer", "product", "reason", "transaction", "percentage"])
+            let m = try mapping(
+                args, name, keys: ["customer", "product", "reason", "transaction", "percentage", "prorated"])
             var reason: Int32 = 0
             if let node = m.optional("reason") {
                 let value = try unsigned(node, "reason")
@@ -704,12 +705,13 @@ public struct ScenarioDecoder {
                 reason = Int32(value)
             }
             // With `transaction` or `percentage`: any past transaction, or a prorated refund (reference §5.14).
-            if m.optional("transaction") != nil || m.optional("percentage") != nil {
+            if m.optional("transaction") != nil || m.optional("percentage") != nil || m.optional("prorated") != nil {
                 action = .refundTransaction(
                     customer: try text(m.required("customer"), "customer"),
                     product: try productId(m.required("product"), catalog),
                     transaction: try transactionPosition(m.optional("transaction")),
-                    amount: try refundAmount(m.optional("percentage")), reason: reason)
+                    amount: try refundAmount(m.optional("percentage"), prorated: m.optional("prorated")),
+                    reason: reason)
                 break
             }
             action = .refund(
@@ -757,6 +759,9 @@ public struct ScenarioDecoder {
         case "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund":
             action = try decodeExtensionOrRefund(name, args, catalog: catalog)
         case "openApp": action = .openApp(customer: try customerOnly())
+        case "failRenewalExtension":
+            let (c, p) = try customerProduct()
+            action = .failRenewalExtension(customer: c, product: p)
         case "requestTestNotification":
             _ = try mapping(args, name, keys: [])
             action = .requestTestNotification
@@ -765,7 +770,14 @@ public struct ScenarioDecoder {
                 args, name, keys: ["product", "days", "reason", "requestIdentifier", "storefrontCountryCodes"])
             var codes: [String] = []
             if let node = m.optional("storefrontCountryCodes") {
-                for item in try list(node, "storefrontCountryCodes") { codes.append(try storefront(item).countryCode) }
+                let items = try list(node, "storefrontCountryCodes")
+                guard !items.isEmpty else {
+                    throw fail(
+                        node,
+                        "expected `storefrontCountryCodes` as a non-empty list of storefronts, found an empty list; "
+                            + "leave the key out to extend in every storefront (Apple rejects an empty list, 4000027)")
+                }
+                for item in items { codes.append(try storefront(item).countryCode) }
             }
             action = .extendRenewalDatesForAllActiveSubscribers(
                 product: try productId(m.required("product"), catalog), days: try whole(m.required("days"), "days"),
@@ -1235,15 +1247,17 @@ extension ScenarioDecoder {
                 refundPreference: preference)
         case "decideRefund":
             let m = try mapping(
-                args, name, keys: ["customer", "product", "transaction", "decision", "percentage", "reason"])
+                args, name,
+                keys: ["customer", "product", "transaction", "decision", "percentage", "prorated", "reason"])
             let node = try m.required("decision")
             let raw = try text(node, "decision")
             let decision: RefundDecision
             switch raw {
-            case "REFUND": decision = .grant(try refundAmount(m.optional("percentage")))
+            case "REFUND":
+                decision = .grant(try refundAmount(m.optional("percentage"), prorated: m.optional("prorated")))
             case "REFUND_DECLINED":
-                if let extra = m.optional("percentage") {
-                    throw fail(extra, "`percentage` applies only to decision REFUND")
+                if let extra = m.optional("percentage") ?? m.optional("prorated") {
+                    throw fail(extra, "`percentage` and `prorated` apply only to decision REFUND")
                 }
                 decision = .decline
             default:
@@ -1283,9 +1297,14 @@ extension ScenarioDecoder {
         return value
     }
 
-    /// `percentage`: a prorated refund's share in milliunits (Apple's `revocationPercentage`); absent: a full refund.
-    func refundAmount(_ node: YAMLNode?) throws(ScenarioError) -> RefundAmount {
-        guard let node else { return .full }
+    /// `percentage`: a prorated refund's share in milliunits (Apple's `revocationPercentage`); `prorated: true`
+    /// without it: a prorated refund whose share follows from the time remaining (rule
+    /// prorated-refund-by-time-remaining); a stated `percentage` wins. Neither: a full refund.
+    func refundAmount(_ node: YAMLNode?, prorated: YAMLNode? = nil) throws(ScenarioError) -> RefundAmount {
+        if let prorated, try !bool(prorated, "prorated") {
+            throw fail(prorated, "expected `prorated: true` (leave it out for a full refund), found false")
+        }
+        guard let node else { return prorated == nil ? .full : .proratedByTimeRemaining }
         let value = try whole(node, "percentage")
         guard (1...99_999).contains(value) else {
             throw fail(

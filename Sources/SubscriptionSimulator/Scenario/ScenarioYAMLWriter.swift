@@ -154,6 +154,7 @@ public enum ScenarioYAMLWriter {
             switch amount {
             case .full: return []
             case .prorated(let milliPercent): return ["percentage: \(milliPercent)"]
+            case .proratedByTimeRemaining: return ["prorated: true"]
             }
         }
         switch action {
@@ -162,7 +163,7 @@ public enum ScenarioYAMLWriter {
                 cp(customer, product) + (token.map { ["appAccountToken: \(scalar($0))"] } ?? [])
                     + (plan == .upfront ? [] : ["plan: \(plan.rawValue)"]))
         case .cancel(let c, let p), .resume(let c, let p), .stopSharing(let c, let p), .startSharing(let c, let p),
-            .changePlan(let c, let p), .consentToPriceIncrease(let c, let p):
+            .changePlan(let c, let p), .consentToPriceIncrease(let c, let p), .failRenewalExtension(let c, let p):
             return args(cp(c, p))
         case .refund(let c, let p, let reason):
             return args(cp(c, p) + ["reason: \(reason)"])

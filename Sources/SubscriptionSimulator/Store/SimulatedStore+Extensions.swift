@@ -59,12 +59,30 @@ extension SimulatedStore {
 
     /// One extension of a purchaser's chain through the table; records its instant when it succeeds.
     mutating func extend(_ key: ChainID, days: Int) throws(StoreError) {
+        try apply(.renewalDateExtended(extensionRequest(key, days: days)), to: key)
+        subscriptionBook.extensionDates[key.index, default: []].append(now)
+    }
+
+    /// The table's view of an extension of chain `key` by `days` now.
+    func extensionRequest(_ key: ChainID, days: Int) -> RenewalExtensionRequest {
         let past = subscriptionBook.extensionDates[key.index, default: []].filter {
             now < $0.adding(BillingRules.extensionLimitWindow)
         }
-        try apply(
-            .renewalDateExtended(RenewalExtensionRequest(days: days, extensionsInPastYear: past.count)), to: key)
-        subscriptionBook.extensionDates[key.index, default: []].append(now)
+        return RenewalExtensionRequest(days: days, extensionsInPastYear: past.count)
+    }
+
+    /// Whether the table would refuse to extend chain `key` by `days` now because of its state (S-EXT-INELIG), asked
+    /// without changing anything.
+    func extensionIneligible(_ key: ChainID, days: Int) -> Bool {
+        let state = subscriptionBook.chains[key.index].state
+        let context = LifecycleContext(
+            now: now, paymentSucceeds: true, productForSale: true, gracePeriod: app.gracePeriod,
+            graceEligibility: app.graceEligibility)
+        guard
+            case .rejected(let violation) = SubscriptionLifecycle.transition(
+                state, .renewalDateExtended(extensionRequest(key, days: days)), context)
+        else { return false }
+        return violation.makesExtensionIneligible
     }
 
     /// Moves `expiresDate` of the purchaser's current transaction and of each sharing member's current transaction
@@ -87,7 +105,8 @@ extension SimulatedStore {
 public struct RenewalExtensionSummary: Hashable, Sendable {
     public var requestIdentifier: String
     public var productId: String
-    /// `storefrontCountryCodes`: the storefronts the request was limited to (ISO 3166-1 alpha-3), empty for all.
+    /// `storefrontCountryCodes`: the storefronts the request was limited to (ISO 3166-1 alpha-3), empty for all
+    /// (then absent from the `summary` object, rule summary-omits-unrequested-storefronts in `Wire/Payloads.swift`).
     public var storefrontCountryCodes: [String]
     public var succeededCount: Int64
     public var failedCount: Int64
@@ -96,11 +115,18 @@ public struct RenewalExtensionSummary: Hashable, Sendable {
 extension SimulatedStore {
     /// Extend Subscription Renewal Dates for All Active Subscribers: every purchaser whose subscription to
     /// `productId` has not ended (active, grace or billing retry), optionally only in the given storefronts, is
-    /// extended as by ``extendRenewalDate(_:for:days:reason:)`` (`RENEWAL_EXTENDED` to them and their family
-    /// members) or, when the rules refuse it, receives `RENEWAL_EXTENSION` / `FAILURE` about their subscription
-    /// (reference §1.1, §5.13; S-NT, S-EXT). Expired and refunded subscriptions are not attempted [assumed: "active
-    /// subscribers"]; members are never attempted directly (S-EXT-FS). Returns the `summary` values. `days` outside
-    /// 1...90 refuses the whole request (4000009) and sends nothing.
+    /// considered. Expired and refunded subscriptions are not considered [assumed: "active subscribers"]; members
+    /// are never attempted directly (S-EXT-FS). Returns the `summary` values. `days` outside 1...90 refuses the whole
+    /// request (4000009) and sends nothing.
+    ///
+    /// **mass-extension-extends-eligible-only**: "the App Store attempts to extend eligible subscriptions only"
+    /// (S-EXT-MASS, Extend Subscription Renewal Dates for All Active Subscribers). A subscription in a state Apple's
+    /// page lists as ineligible (S-EXT-INELIG: a free offer period, inactive billing retry, a grace period whose
+    /// expiration date has passed, two extensions in the past 365 days, expired) is skipped: no notification, not
+    /// counted in `failedCount` or `succeededCount`. An eligible one is extended as by
+    /// ``extendRenewalDate(_:for:days:reason:)`` (`RENEWAL_EXTENDED` to them and their family members), unless
+    /// ``failNextRenewalExtension(_:for:)`` marked it: then `RENEWAL_EXTENSION` / `FAILURE` about it (S-NT documents
+    /// the subtype, not a cause: the mark is [assumed]).
     ///
     /// **mass-extension-summary**: `RENEWAL_EXTENSION` / `SUMMARY`, a notification about the app with a `summary`
     /// object, is sent once per request "when the App Store server completes your request" (S-ST `SUMMARY`;
@@ -126,17 +152,23 @@ extension SimulatedStore {
                     || storefrontCountryCodes.contains(storefront(of: chain.customer).countryCode)
             else { continue }
             let key = ChainID(index: index)
+            if extensionIneligible(key, days: days) { continue }  // rule mass-extension-extends-eligible-only
+            if subscriptionBook.failingExtensions.remove(key) != nil {
+                failed += 1
+                send(
+                    .renewalExtension, .failure, to: chain.customer,
+                    transaction: ledger.transactions[chain.currentTransactionIndex],
+                    renewal: renewalSnapshot(of: chain, state: chain.state), status: chain.state.phase)
+                continue
+            }
             do throws(StoreError) {
                 try extend(key, days: days)
                 succeeded += 1
             } catch {
-                guard case .lifecycle = error else { throw error }
-                failed += 1
-                let current = subscriptionBook.chains[index]
-                send(
-                    .renewalExtension, .failure, to: current.customer,
-                    transaction: ledger.transactions[current.currentTransactionIndex],
-                    renewal: renewalSnapshot(of: current, state: current.state), status: current.state.phase)
+                // Ineligible (S-EXT-INELIG): skipped, not counted (rule mass-extension-extends-eligible-only).
+                guard case .lifecycle(let violation, _, _) = error, violation.makesExtensionIneligible else {
+                    throw error
+                }
             }
         }
         let summary = RenewalExtensionSummary(
@@ -148,4 +180,12 @@ extension SimulatedStore {
         return summary
     }
 
+    /// [assumed] The developer's next mass extension of `productId` fails for `customer`'s subscription if it is
+    /// eligible then: `RENEWAL_EXTENSION` / `FAILURE` about it, counted in `failedCount`. Apple documents the
+    /// `FAILURE` subtype ("the renewal-date extension failed for an individual subscription", S-ST) but no cause, so
+    /// a scenario states the failure. The mark is used by one request and then cleared.
+    public mutating func failNextRenewalExtension(_ productId: String, for customer: String) throws(StoreError) {
+        let key = try requireChain(productId, customer)
+        subscriptionBook.failingExtensions.insert(key)
+    }
 }

@@ -22,6 +22,7 @@ public enum RefundRuleViolation: Error, Hashable, Sendable, CustomStringConverti
     case customerDidNotConsent
     case invalidPercentage(Int32)
     case notRefunded(transactionId: String)
+    case noTimeRemaining(transactionId: String)
 
     public var rule: String {
         switch self {
@@ -34,6 +35,7 @@ public enum RefundRuleViolation: Error, Hashable, Sendable, CustomStringConverti
         case .customerDidNotConsent: return "consumption-information-needs-consent"
         case .invalidPercentage: return "prorated-percentage-in-milliunits"
         case .notRefunded: return "reversal-needs-a-refund"
+        case .noTimeRemaining: return "prorated-refund-by-time-remaining"
         }
     }
 
@@ -61,6 +63,9 @@ public enum RefundRuleViolation: Error, Hashable, Sendable, CustomStringConverti
                 + "a full refund is REFUND_FULL (rule \(rule))"
         case .notRefunded(let id):
             return "transaction \(id) is not refunded, so there is no refund to reverse (rule \(rule))"
+        case .noTimeRemaining(let id):
+            return "transaction \(id) has no time left in its period, so a percentage by time remaining cannot be "
+                + "computed; state `percentage` (milliunits) or refund in full (rule \(rule))"
         }
     }
 }
@@ -205,6 +210,17 @@ extension SimulatedStore {
 
     // MARK: - Helpers
 
+    /// A stated amount as it is; a prorated refund without a stated percentage gets the one rule
+    /// prorated-refund-by-time-remaining gives for the transaction at `now`.
+    func resolved(_ amount: RefundAmount, of record: TransactionRecord) throws(StoreError) -> RefundAmount {
+        guard case .proratedByTimeRemaining = amount else { return amount }
+        guard let expiresDate = record.expiresDate,
+            let value = BillingRules.proratedRefundPercentage(
+                purchaseDate: record.purchaseDate, expiresDate: expiresDate, at: now)
+        else { throw .refunds(.noTimeRemaining(transactionId: record.transactionId)) }
+        return .prorated(milliPercent: value)
+    }
+
     func checkAmount(_ amount: RefundAmount) throws(StoreError) {
         if case .prorated(let value) = amount, !(1...99_999).contains(value) {
             throw .refunds(.invalidPercentage(value))
@@ -251,9 +267,10 @@ extension SimulatedStore {
 
     /// A refund: through the table when it is a subscription's current transaction (the subscription ends there),
     /// otherwise on the transaction alone.
-    mutating func grantRefund(_ index: Int, amount: RefundAmount, reason: Int32) throws(StoreError) {
+    mutating func grantRefund(_ index: Int, amount stated: RefundAmount, reason: Int32) throws(StoreError) {
         let record = ledger.transactions[index]
         if record.revocation != nil { throw .refunds(.alreadyRefunded(transactionId: record.transactionId)) }
+        let amount = try resolved(stated, of: record)
         if let key = currentChain(of: index) {
             try apply(.refunded(amount: amount, reason: reason), to: key)
             return
@@ -278,6 +295,8 @@ extension Revocation {
     static func refund(_ amount: RefundAmount, at date: Instant, reason: Int32) -> Revocation {
         switch amount {
         case .full: return Revocation(date: date, reason: reason, kind: .refundFull)
+        case .proratedByTimeRemaining:
+            preconditionFailure("grantRefund resolves a percentage by time remaining before it revokes")
         case .prorated(let value):
             return Revocation(date: date, reason: reason, kind: .refundProrated, proratedPercentage: value)
         }

@@ -15,6 +15,8 @@ struct SubscriptionBook: Hashable, Sendable {
     var introOfferUsed: Set<String> = []
     /// Instants of each chain's renewal-date extensions (by chain index), for rule two-extensions-per-365-days.
     var extensionDates: [Int: [Instant]] = [:]
+    /// Chains whose next mass extension fails (``SimulatedStore/failNextRenewalExtension(_:for:)``, [assumed]).
+    var failingExtensions: Set<ChainID> = []
 
     /// The key of a (customer, group) pair in ``chainByCustomerGroup`` and ``introOfferUsed``.
     static func customerGroupKey(_ customer: String, _ group: String) -> String { customer + "\u{0}" + group }

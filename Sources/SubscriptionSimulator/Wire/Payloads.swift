@@ -117,7 +117,9 @@ extension Payloads {
     /// `requestIdentifier`, `environment`, `appAppleId`, `bundleId`, `productId`, `storefrontCountryCodes`,
     /// `failedCount`, `succeededCount`. `appAppleId` follows `data`'s rule, absent in `Sandbox` [assumed: Apple
     /// documents the sandbox omission for `data` only]; `storefrontCountryCodes` lists the storefronts the request
-    /// was limited to, empty when it covered all [assumed: Apple's example lists the codes the request gave].
+    /// was limited to and is absent when the request named none (rule summary-omits-unrequested-storefronts: Apple's
+    /// `summary` page, appstoreservernotifications/summary, describes it as the codes "you provide to limit the
+    /// storefronts", and a request may not name an empty list, `InvalidEmptyStorefrontCountryCodeListError` 4000027).
     public static func summary(_ s: RenewalExtensionSummary, app: AppConfiguration) -> JSONValue {
         var o = JSONObjectBuilder()
         summary(s, app: app, into: &o)
@@ -132,7 +134,7 @@ extension Payloads {
         o.member("failedCount", s.failedCount)
         o.member("productId", s.productId)
         o.member("requestIdentifier", s.requestIdentifier)
-        o.member("storefrontCountryCodes", strings: s.storefrontCountryCodes)
+        if !s.storefrontCountryCodes.isEmpty { o.member("storefrontCountryCodes", strings: s.storefrontCountryCodes) }
         o.member("succeededCount", s.succeededCount)
     }
 

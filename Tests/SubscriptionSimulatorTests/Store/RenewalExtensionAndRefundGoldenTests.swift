@@ -50,6 +50,8 @@ import Testing
                 try s.purchase(familyMonthly.id, by: "alice")
                 try s.purchase(familyMonthly.id, by: "dave")
                 s.failBilling(for: "dave")
+                try s.purchase(familyMonthly.id, by: "erin")
+                try s.failNextRenewalExtension(familyMonthly.id, for: "erin")
                 try s.advance(to: at("P1M10D"))
                 _ = try s.extendRenewalDatesForAllActiveSubscribers(
                     familyMonthly.id, days: 5, requestIdentifier: "3e1c5a52-0b1f-4c1e-9a54-1f2d0c9e7b11")

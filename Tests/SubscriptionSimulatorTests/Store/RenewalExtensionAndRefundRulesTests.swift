@@ -272,24 +272,92 @@ import Testing
 }
 
 extension RenewalExtensionAndRefundRulesTests {
-    @Test func massExtensionExtendsEligibleAndSendsFailureToTheOthers() throws {
+    @Test func massExtensionSkipsIneligibleAndSendsFailureOnlyWhereAnExtensionFails() throws {
         var store = makeFamilyStore(grace: .threeDays)
         try store.purchase(familyMonthly.id, by: "alice")
         try store.purchase(familyMonthly.id, by: "dave")
         store.failBilling(for: "dave")
         try store.purchase(familyMonthly.id, by: "erin")
         try store.cancel(familyMonthly.id, by: "erin")
+        try store.purchase(familyMonthly.id, by: "frank")
+        try store.purchase(familyMonthly.id, by: "gina")
+        try store.extendRenewalDate(familyMonthly.id, for: "gina", days: 1)
+        try store.extendRenewalDate(familyMonthly.id, for: "gina", days: 1)
+        try store.failNextRenewalExtension(familyMonthly.id, for: "frank")
         try store.advance(to: at("P1M10D"))
         let before = store.notifications.count
         let summary = try store.extendRenewalDatesForAllActiveSubscribers(
             familyMonthly.id, days: 5, reason: .serviceIssueOrOutage, requestIdentifier: "r-1")
+        // dave (billing retry) and gina (two extensions in 365 days) are ineligible (S-EXT-INELIG): skipped, not
+        // counted; frank's marked extension fails.
         #expect(summary.succeededCount == 1 && summary.failedCount == 1)
         #expect(
             lines(Array(store.notifications[before...])) == [
                 "\(at("P1M10D")) alice RENEWAL_EXTENDED 1", "\(at("P1M10D")) bob RENEWAL_EXTENDED 1",
-                "\(at("P1M10D")) carol RENEWAL_EXTENDED 1", "\(at("P1M10D")) dave RENEWAL_EXTENSION/FAILURE 3",
+                "\(at("P1M10D")) carol RENEWAL_EXTENDED 1", "\(at("P1M10D")) frank RENEWAL_EXTENSION/FAILURE 1",
                 "\(at("P1M10D")) (app) RENEWAL_EXTENSION/SUMMARY",
             ])
+        // The mark is used once: the next request extends frank.
+        let again = try store.extendRenewalDatesForAllActiveSubscribers(
+            familyMonthly.id, days: 5, requestIdentifier: "r-1b")
+        #expect(again.succeededCount == 2 && again.failedCount == 0)
+    }
+
+    @Test func aSingleExtensionCarriesNoRequestIdentifier() throws {
+        var store = makeFamilyStore(grace: .threeDays)
+        try store.purchase(familyMonthly.id, by: "alice")
+        try store.advance(to: at("5d"))
+        let before = store.notifications.count
+        try store.extendRenewalDate(familyMonthly.id, for: "alice", days: 3)
+        let sent = Array(store.notifications[before...])
+        #expect(!sent.isEmpty && sent.allSatisfy { $0.type == .renewalExtended })
+        for n in sent {
+            let text = CanonicalJSON.string(NotificationEncoder.decodedView(of: n, app: store.app))
+            #expect(text.contains("\"signedTransactionInfo\"") && !text.contains("requestIdentifier"), "\(text)")
+        }
+    }
+
+    @Test func proratedRefundByTimeRemainingFollowsTheTimeLeft() throws {
+        // 21 of 31 days left: 67.742 % = 67742 milliunits; half a period: 50000; none left: nil.
+        let start = at("0")
+        let end = at("P1M")
+        #expect(BillingRules.proratedRefundPercentage(purchaseDate: start, expiresDate: end, at: at("10d")) == 67742)
+        #expect(
+            BillingRules.proratedRefundPercentage(
+                purchaseDate: start, expiresDate: start.adding(.days(2)), at: start.adding(.days(1))) == 50000)
+        #expect(BillingRules.proratedRefundPercentage(purchaseDate: start, expiresDate: end, at: end) == nil)
+        var store = makeFamilyStore(grace: .threeDays)
+        try store.purchase(familyMonthly.id, by: "alice")
+        try store.advance(to: at("P1M10D"))
+        // A past period has no time left: refused, naming the rule.
+        #expect(throws: StoreError.self) {
+            try store.refund(familyMonthly.id, of: "alice", transaction: 1, amount: .proratedByTimeRemaining, reason: 0)
+        }
+        // A stated percentage wins; without one, the current period's time left (18 of 28 days, 5 February to 5 March).
+        try store.refund(
+            familyMonthly.id, of: "alice", transaction: 1, amount: .prorated(milliPercent: 1234), reason: 0)
+        try store.refund(familyMonthly.id, of: "alice", transaction: 2, amount: .proratedByTimeRemaining, reason: 0)
+        let refunds = store.notifications.filter { $0.type == .refund }.map {
+            NotificationEncoder.decodedView(of: $0, app: store.app)
+                .value(at: "data.signedTransactionInfo.revocationPercentage")
+        }
+        #expect(refunds == [.integer(1234), .integer(64286)])
+    }
+
+    @Test func massExtensionSkipsAMarkedSubscriptionThatIsIneligible() throws {
+        var store = makeFamilyStore(grace: .threeDays)
+        try store.purchase(familyMonthly.id, by: "dave")
+        store.failBilling(for: "dave")
+        try store.failNextRenewalExtension(familyMonthly.id, for: "dave")
+        try store.advance(to: at("P1M10D"))
+        let before = store.notifications.count
+        let summary = try store.extendRenewalDatesForAllActiveSubscribers(
+            familyMonthly.id, days: 5, requestIdentifier: "r-4")
+        #expect(summary.succeededCount == 0 && summary.failedCount == 0)
+        #expect(lines(Array(store.notifications[before...])) == ["\(at("P1M10D")) (app) RENEWAL_EXTENSION/SUMMARY"])
+        let view = NotificationEncoder.decodedView(of: store.notifications.last!, app: store.app)
+        #expect(view.value(at: "summary.storefrontCountryCodes") == nil)
+        #expect(view.value(at: "summary.failedCount") == .integer(0))
     }
 
     @Test func massExtensionSummaryReportsTheRequestAfterEveryExtension() throws {
@@ -310,7 +378,7 @@ extension RenewalExtensionAndRefundRulesTests {
                     "requestIdentifier": .string("r-2"), "environment": .string("LocalTesting"),
                     "appAppleId": .integer(1), "bundleId": .string("com.example.app"),
                     "productId": .string(familyMonthly.id), "storefrontCountryCodes": .array([.string("USA")]),
-                    "succeededCount": .integer(1), "failedCount": .integer(1),
+                    "succeededCount": .integer(1), "failedCount": .integer(0),
                 ]))
         // A refused request (days outside 1...90) sends nothing, SUMMARY included.
         let count = store.notifications.count

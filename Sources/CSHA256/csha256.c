@@ -205,11 +205,7 @@ int csha256_engine_available(int engine) {
     switch (engine) {
     case CSHA256_PORTABLE: return 1;
 #ifdef CSHA256_X86
-    case CSHA256_X86_SHA_NI: {
-        static int cached = -1;  // a benign race: every thread computes the same value
-        if (cached < 0) cached = x86_has_sha_ni();
-        return cached;
-    }
+    case CSHA256_X86_SHA_NI: return x86_has_sha_ni();  // cpuid each time (no shared state); Swift keeps `best`
 #endif
 #ifdef CSHA256_ARM
     case CSHA256_ARMV8_SHA2: return (getauxval(AT_HWCAP) & HWCAP_SHA2) != 0;

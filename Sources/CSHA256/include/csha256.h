@@ -14,7 +14,8 @@ enum {
     CSHA256_ARMV8_SHA2 = 2,
 };
 
-/// The fastest engine this CPU runs (detected once: cpuid on x86-64, the hardware capabilities on Linux ARMv8).
+/// The fastest engine this CPU runs (cpuid on x86-64, the hardware capabilities on Linux ARMv8; SHA256.Engine.best
+/// asks once).
 int csha256_best_engine(void);
 
 /// Whether `engine` runs on this CPU (the portable one always does).

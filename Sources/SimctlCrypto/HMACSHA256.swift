@@ -64,13 +64,12 @@ package enum HMACSHA256 {
 extension SHA256.Hasher {
     /// Writes the current hash value as 32 big-endian bytes.
     func storeDigest(into destination: UnsafeMutableRawPointer) {
-        destination.storeBytes(of: h0.bigEndian, toByteOffset: 0, as: UInt32.self)
-        destination.storeBytes(of: h1.bigEndian, toByteOffset: 4, as: UInt32.self)
-        destination.storeBytes(of: h2.bigEndian, toByteOffset: 8, as: UInt32.self)
-        destination.storeBytes(of: h3.bigEndian, toByteOffset: 12, as: UInt32.self)
-        destination.storeBytes(of: h4.bigEndian, toByteOffset: 16, as: UInt32.self)
-        destination.storeBytes(of: h5.bigEndian, toByteOffset: 20, as: UInt32.self)
-        destination.storeBytes(of: h6.bigEndian, toByteOffset: 24, as: UInt32.self)
-        destination.storeBytes(of: h7.bigEndian, toByteOffset: 28, as: UInt32.self)
+        var words = state
+        withUnsafeBytes(of: &words) { source in
+            for i in 0..<8 {
+                let word = source.load(fromByteOffset: 4 * i, as: UInt32.self)
+                destination.storeBytes(of: word.bigEndian, toByteOffset: 4 * i, as: UInt32.self)
+            }
+        }
     }
 }

@@ -94,8 +94,8 @@ package enum P256 {
             var nonces = RFC6979Nonces(privateKey: scalar, reducedDigest: e)
             while true {
                 let k = nonces.next()
-                guard let point = P256Curve.multiplyGenerator(k).affine() else { continue }
-                let r = order.reduce(MontgomeryModulus.p.fromMontgomery(point.x))
+                guard let x = P256Curve.multiplyGenerator(k).affineX() else { continue }
+                let r = order.reduce(MontgomeryModulus.p.fromMontgomery(x))
                 if r.isZero { continue }
                 let rd = order.multiply(order.toMontgomery(r), scalar)
                 let kInverse = order.inverse(order.toMontgomery(k))
@@ -103,6 +103,36 @@ package enum P256 {
                 if s.isZero { continue }
                 return ECDSASignature(r: r, s: s)
             }
+        }
+    }
+
+    /// ES256 over messages that all begin with the same bytes: a JWS signing input `base64url(header) "."
+    /// base64url(payload)`, whose header part is constant for a signer. The SHA-256 state after the prefix (the
+    /// "midstate") is computed once, when the signer is made, and each message hashes only what follows it. The
+    /// signature is exactly `key.signature(for: message)`; a message that does not start with the prefix is hashed
+    /// whole.
+    package struct PrefixSigner: Sendable {
+        package let key: PrivateKey
+        package let prefix: SHA256.Prefix
+
+        package init(key: PrivateKey, prefix: [UInt8], engine: SHA256.Engine = .best) {
+            self.key = key
+            self.prefix = SHA256.Prefix(prefix, engine: engine)
+        }
+
+        /// The ES256 signature of `message` (prefix included).
+        package func signature(for message: UnsafeRawBufferPointer) -> ECDSASignature {
+            var hasher: SHA256.Hasher
+            if prefix.isPrefix(of: message) {
+                hasher = prefix.hasher(continuingWith: message)
+            } else {
+                hasher = SHA256.Hasher(engine: prefix.state.engine)
+                hasher.update(bytes: message)
+            }
+            hasher.finish()
+            var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &digest) { hasher.storeDigest(into: $0.baseAddress!) }
+            return withUnsafeBytes(of: &digest) { key.signature(digestBytes: $0) }
         }
     }
 

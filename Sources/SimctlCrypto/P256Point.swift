@@ -115,6 +115,13 @@ struct JacobianPoint: Sendable {
         return JacobianPoint(x: x3, y: y3, z: z3)
     }
 
+    /// The affine x coordinate (Montgomery form), or nil for the point at infinity: what ECDSA signing needs.
+    func affineX() -> UInt256? {
+        if isInfinity { return nil }
+        let f = MontgomeryModulus.p
+        return f.multiply(x, f.square(f.inverse(z)))
+    }
+
     @inline(__always)
     func negated() -> JacobianPoint {
         JacobianPoint(x: x, y: MontgomeryModulus.p.negate(y), z: z)

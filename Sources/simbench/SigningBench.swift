@@ -104,6 +104,12 @@ func runSigningSection() -> String {
         sink &+= signAll(signing)
         return signing.messages.count
     }
+    var message = [UInt8](repeating: 0x61, count: 16_384)
+    let hashes = measureCPU("SHA-256 of 16 KB messages", unit: "messages", runs: 7) {
+        for _ in 0..<100 { message[0] = SHA256.hash(message)[0] }
+        return 100
+    }
+    print("  SHA-256 on 16 KB messages: \(decimal(hashes * 16_384 / 1_000_000)) MB/s of CPU time")
     if let openssl = opensslECDSASpeed() {
         print(
             "  openssl speed -seconds 3 ecdsap256: \(format(openssl.sign)) sign/s, \(format(openssl.verify)) verify/s; "

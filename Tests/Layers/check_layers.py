@@ -49,7 +49,8 @@ FOLDERS = [
 
 # The package's targets, lowest first, each with the project targets it may import (all listed before it).
 TARGETS = [
-    ("SimctlCrypto", []),
+    ("CSHA256", []),
+    ("SimctlCrypto", ["CSHA256"]),
     ("SimctlHTTP", []),
     ("SubscriptionSimulator", ["SimctlCrypto"]),
     ("SubscriptionSimulatorTesting", ["SubscriptionSimulator", "SimctlCrypto"]),

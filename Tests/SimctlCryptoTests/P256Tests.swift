@@ -262,6 +262,18 @@ import Testing
         #expect(modulus.inverse(.zero) == .zero)
     }
 
+    /// The affine x alone (what signing uses) equals the full affine conversion's.
+    @Test func affineXMatchesAffine() {
+        var random = TestRandom(seed: 15)
+        for _ in 0..<30 {
+            let k = MontgomeryModulus.n.reduce(
+                UInt256(l0: random.next(), l1: random.next(), l2: random.next(), l3: random.next()))
+            let point = P256Curve.multiplyGenerator(k)
+            #expect(point.affineX() == point.affine()?.x)
+        }
+        #expect(JacobianPoint.infinity.affineX() == nil)
+    }
+
     @Test(arguments: ["p", "n"])
     func montgomeryFormRoundTrips(modulusName: String) {
         let modulus = modulusName == "p" ? MontgomeryModulus.p : MontgomeryModulus.n

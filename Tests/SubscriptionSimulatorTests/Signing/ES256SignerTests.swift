@@ -30,6 +30,23 @@ import Testing
         #expect(valid)
     }
 
+    /// The signer hashes only what follows its header (the SHA-256 state after `header.` is kept), yet signs
+    /// exactly what the leaf key signs over the whole input; an input with another header is hashed whole.
+    @Test func headerMidstateSignsAsTheWholeInput() {
+        let inputs = [
+            signer.encodedHeader + "." + Base64URL.encode(Array(CanonicalJSON.string(payload).utf8)),
+            signer.encodedHeader + ".",
+            "eyJhbGciOiJFUzI1NiJ9." + Base64URL.encode(Array(CanonicalJSON.string(payload).utf8)),
+            String(signer.encodedHeader.dropLast()),
+        ]
+        for input in inputs {
+            let bytes = Array(input.utf8)
+            let expected = SigningChain.default.leafKey.signature(for: bytes).rawRepresentation
+            #expect(signer.signature(for: bytes) == expected)
+            #expect(bytes.withUnsafeBytes { signer.signature(forSigningInputIn: $0) } == expected)
+        }
+    }
+
     @Test func signingIsDeterministic() {
         #expect(JWS.compact(payload: payload, signer: signer) == JWS.compact(payload: payload, signer: ES256Signer()))
     }

@@ -1,0 +1,27 @@
+// The SHA-256 compression function (FIPS 180-4 section 6.2.2) for SimctlCrypto: the CPU's SHA instructions where
+// present (x86-64 SHA-NI, ARMv8 SHA2), else portable C. No dependencies; SimctlCrypto's SHA256.swift does the
+// padding, the message length and the digest bytes.
+#ifndef CSHA256_H
+#define CSHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// The compression engines: 0 portable C, 1 x86-64 SHA-NI, 2 ARMv8 SHA2.
+enum {
+    CSHA256_PORTABLE = 0,
+    CSHA256_X86_SHA_NI = 1,
+    CSHA256_ARMV8_SHA2 = 2,
+};
+
+/// The fastest engine this CPU runs (cpuid on x86-64, the hardware capabilities on Linux ARMv8; SHA256.Engine.best
+/// asks once).
+int csha256_best_engine(void);
+
+/// Whether `engine` runs on this CPU (the portable one always does).
+int csha256_engine_available(int engine);
+
+/// Compresses `blocks` 64-byte blocks of `data` into `state` (H0...H7) with `engine`, which must be available.
+void csha256_compress(int engine, uint32_t state[8], const uint8_t *data, size_t blocks);
+
+#endif

@@ -13,7 +13,8 @@ package struct CheckCommandOptions: Equatable, Sendable {
     package var entitlements = ""
     package var cases = 100
     package var seed: UInt64 = 0
-    package var epoch: UInt32 = 0
+    /// `--epoch N`; nil: 0 for a check, the file's `epoch:` for a replay.
+    package var epoch: UInt32?
     package var outDirectory = "."
     package var junit: String?
     /// `--max-time D` in milliseconds of wall clock.
@@ -123,7 +124,8 @@ enum CheckCommand {
           --seed S            generation seed (default 0): the same scenario, seed and options give the same
                               cases and the same report
           --epoch N           identity epoch of the first case (default 0); case i runs at epoch N+i, so the
-                              backend needs no reset between cases. With --replay: the epoch of the replay
+                              backend needs no reset between cases. With --replay: the replay's epoch
+                              (default: the file's epoch:, that of counterexample.jsonl)
           --out DIR           where to write counterexample.yaml and counterexample.jsonl (default: .)
           --junit FILE        also write JUnit XML: one testcase per case run, a divergence as a failure
           --max-time D        stop after D of wall clock (such as 90s or 5m), with a summary of the cases run
@@ -366,7 +368,7 @@ enum CheckCommand {
     ) -> CommandOutput {
         let checkOptions = CheckOptions(
             cases: options.cases, seed: options.seed, chaos: options.chaos, shrinks: options.shrinks,
-            epoch: options.epoch)
+            epoch: options.epoch ?? 0)
         var check = BackendCheck(scenario: scenario, options: checkOptions)
         let clock = ContinuousClock()
         let started = clock.now

@@ -19,8 +19,9 @@ package struct ServeOptions: Equatable, Sendable {
     package var apiKeyPEM: String?
     /// `--log FILE`: the readable log (default: standard error).
     package var logFile: String?
-    /// `--epoch N`: the store's epoch at start (its identities; 0, the default, gives the usual ids and UUIDs).
-    package var epoch: UInt32 = 0
+    /// `--epoch N`: the store's epoch at start (its identities; 0 gives the usual ids and UUIDs); nil: the file's
+    /// `epoch:` (0 when it has none).
+    package var epoch: UInt32?
 
     package init(file: String) { self.file = file }
 }
@@ -59,8 +60,9 @@ enum ServeCommand {
                               or the .p8 private key); without it only the token's form and claims are checked
           --log FILE          write the log (every request and answer, every delivery attempt) to FILE
                               instead of standard error
-          --epoch N           start at epoch N (0 to 4294967295, default 0): every id and UUID the store
-                              derives changes with the epoch; POST /simctl/v1/reset moves to the next one
+          --epoch N           start at epoch N (0 to 4294967295; default: the file's epoch:, else 0): every
+                              id and UUID the store derives changes with the epoch; POST /simctl/v1/reset
+                              moves to the next one
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> ServeOptions {
@@ -241,7 +243,7 @@ enum ServeCommand {
             chaos: options.delivery?.chaos ?? .none,
             token: BearerTokenPolicy(
                 bundleId: scenario.app.bundleId, publicKey: publicKey,
-                clock: { Int64(Date().timeIntervalSince1970) }), epoch: options.epoch)
+                clock: { Int64(Date().timeIntervalSince1970) }), epoch: options.epoch ?? scenario.epoch)
         let simulator: SimulatorServer
         do throws(ServerSetupError) {
             simulator = try SimulatorServer(

@@ -264,7 +264,8 @@ package final class SimulatorServer: @unchecked Sendable {
 
     /// The delivery loop of a mutating request: moves the clock to `target` (nil: it stays) one instant at a time,
     /// where an instant is the next one at which something happens (a timeline entry, a store event, a delivery
-    /// attempt due) [the rule of issue 25]. At each, under the lock, the store moves there (``stepLocked(to:summary:)``)
+    /// attempt due: ``TimelineDriver/nextStop(_:deliveryDue:through:)``, shared with `simctl run` and `check`) [the
+    /// rule of issue 25]. At each, under the lock, the store moves there (``stepLocked(to:summary:)``)
     /// and its new notifications are encoded; then, without the lock, the attempts due are made through the transport
     /// while the clock shows their instant; then their outcomes are recorded under the lock. So a webhook that calls
     /// the server back during its delivery reads the state that includes the notification it handles, and not later
@@ -283,17 +284,15 @@ package final class SimulatorServer: @unchecked Sendable {
                     if !due.isEmpty { return due }
                     let now = state.store.now
                     guard error == nil, let target, reached.map({ $0 < target }) ?? true else { return [] }
-                    // The next instant where something happens, never past the target (without a transport nothing
-                    // is delivered, so the clock goes straight there).
+                    // The driver's next stop, never past the target (without a transport nothing is delivered, so
+                    // the clock goes straight there).
                     var stop = target
-                    let floor = reached ?? now.adding(milliseconds: -1)
-                    for candidate in [
-                        state.driver.next?.at, state.store.nextEventInstant, state.delivery?.nextAttemptInstant,
-                    ] where state.delivery != nil {
-                        if let candidate, candidate > floor, candidate < stop { stop = candidate }
+                    if let delivery = state.delivery {
+                        stop =
+                            state.driver.nextStop(
+                                state.store, deliveryDue: delivery.nextAttemptInstant, through: target) ?? target
                     }
-                    if stop < now { stop = now }
-                    error = stepLocked(to: stop, summary: &summary)
+                    error = stepLocked(to: max(stop, now), summary: &summary)
                     reached = state.store.now
                 }
             }

@@ -17,43 +17,56 @@ import Testing
         return url
     }
 
-    @Test(arguments: [
-        ([], "'check' needs a scenario file"),
-        (["x.yaml", "--entitlements", "http://127.0.0.1:1/{originalTransactionId}"], "'check' needs '--deliver URL'"),
-        (["x.yaml", "--deliver", "http://127.0.0.1:1/"], "'check' needs '--entitlements TEMPLATE'"),
-        (
-            ["x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements", "http://127.0.0.1:1/e"],
-            "needs a URL containing {originalTransactionId}"
-        ),
-        (
-            [
-                "x.yaml", "--deliver", "https://example.com/", "--entitlements",
-                "http://127.0.0.1:1/{originalTransactionId}",
-            ],
-            "https is not supported"
-        ),
-        (
-            [
-                "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
-                "http://127.0.0.1:1/{originalTransactionId}",
-                "--cases", "0",
-            ], "option '--cases' needs a whole number from 1 to 1000000, found '0'"
-        ),
-        (
-            [
-                "--replay", "c.yaml", "--cases", "5", "--deliver", "http://127.0.0.1:1/", "--entitlements",
-                "http://127.0.0.1:1/{originalTransactionId}",
-            ], "option '--cases' does not apply to '--replay'"
-        ),
-        (
-            [
-                "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
-                "http://127.0.0.1:1/{originalTransactionId}",
-                "--settle", "soon",
-            ], "option '--settle' needs a duration"
-        ),
-        (["x.yaml", "--frobnicate"], "unknown option '--frobnicate'"),
-    ])
+    @Test(
+        arguments: [
+            ([], "'check' needs a scenario file"),
+            (
+                ["x.yaml", "--entitlements", "http://127.0.0.1:1/{originalTransactionId}"],
+                "'check' needs '--deliver URL'"
+            ),
+            (["x.yaml", "--deliver", "http://127.0.0.1:1/"], "'check' needs '--entitlements TEMPLATE'"),
+            (
+                ["x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements", "http://127.0.0.1:1/e"],
+                "needs a URL containing {originalTransactionId}"
+            ),
+            (
+                [
+                    "x.yaml", "--deliver", "https://example.com/", "--entitlements",
+                    "http://127.0.0.1:1/{originalTransactionId}",
+                ],
+                "https is not supported"
+            ),
+            (
+                [
+                    "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
+                    "http://127.0.0.1:1/{originalTransactionId}",
+                    "--cases", "0",
+                ], "option '--cases' needs a whole number from 1 to 1000000, found '0'"
+            ),
+            (
+                [
+                    "--replay", "c.yaml", "--cases", "5", "--deliver", "http://127.0.0.1:1/", "--entitlements",
+                    "http://127.0.0.1:1/{originalTransactionId}",
+                ], "option '--cases' does not apply to '--replay'"
+            ),
+            (
+                [
+                    "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
+                    "http://127.0.0.1:1/{originalTransactionId}",
+                    "--settle", "soon",
+                ], "option '--settle' needs a duration"
+            ),
+            (["x.yaml", "--frobnicate"], "unknown option '--frobnicate'"),
+        ]
+            + ["0", "0s", "soon", "-5s", "1mo", "8d", ""].map { value in
+                (
+                    [
+                        "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
+                        "http://127.0.0.1:1/{originalTransactionId}", "--max-time", value,
+                    ],
+                    "option '--max-time' needs a duration such as 500ms, 30s or 5m (at most 604800s), found '\(value)'"
+                )
+            })
     func usageErrors(arguments: [String], message: String) {
         let output = Simctl.main(["check"] + arguments)
         #expect(output.exitCode == 64)

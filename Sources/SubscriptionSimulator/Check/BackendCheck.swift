@@ -60,15 +60,22 @@ public struct BackendCheck {
         // Every candidate runs with identities of its own (the epochs after the last case's), so the backend, which
         // keeps what earlier runs delivered, sees each as new.
         var epoch = options.epoch(ofCase: options.cases)
+        // Each divergence seen, with the epoch it was seen at (its ids and UUIDs are that epoch's).
+        var diverged: [(epoch: UInt32, divergence: Divergence)] = [(options.epoch(ofCase: caseNumber - 1), divergence)]
         var shrinker = Shrinker(kind: divergence.kind) { candidate in
             defer { epoch &+= 1 }
-            return CaseRunner.run(candidate, against: backend, epoch: epoch)
+            let result = CaseRunner.run(candidate, against: backend, epoch: epoch)
+            if case .diverges(let found) = result.outcome { diverged.append((epoch, found)) }
+            return result
         }
         shrinker.progress = { [progress] steps in progress(.shrinkStep(steps)) }
         var scenario = generated
         var found = divergence
         if options.shrinks { (scenario, found) = shrinker.shrink(generated, divergence: divergence) }
         scenario.name = "Counterexample: \(found.kind.rawValue) (check case \(caseNumber), seed \(options.seed))"
+        // The file runs at the epoch its divergence was found at, so its stream (`counterexample.jsonl`, `simctl run`,
+        // `check --replay`) has the ids and UUIDs the report names.
+        scenario.epoch = diverged.last { $0.divergence == found }?.epoch ?? options.epoch(ofCase: caseNumber - 1)
         scenario = Counterexample.stating(scenario, truthOf: found)
         return Counterexample(
             caseNumber: caseNumber, original: divergence, divergence: found, scenario: scenario,

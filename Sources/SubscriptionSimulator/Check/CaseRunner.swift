@@ -93,8 +93,8 @@ public enum CaseRunner {
     }
 
     /// Runs `scenario` (a case, or a counterexample) against `backend`, with the store's identities of `epoch`
-    /// (rule ids-change-with-the-epoch).
-    public static func run(_ scenario: Scenario, against backend: CheckedBackend, epoch: UInt32 = 0) -> CaseResult {
+    /// (rule ids-change-with-the-epoch); nil: the scenario's own (``Scenario/epoch``).
+    public static func run(_ scenario: Scenario, against backend: CheckedBackend, epoch: UInt32? = nil) -> CaseResult {
         var result = CaseResult(outcome: .agrees, deliveries: 0, checkpoints: 0, notifications: 0)
         var store: SimulatedStore
         do throws(ScenarioError) { store = try TimelineDriver.prepare(scenario, epoch: epoch) } catch {
@@ -218,33 +218,23 @@ public enum CaseRunner {
             judge(store)
         }
 
-        // The driver's rule, instant by instant: the store's events due at an instant, then the timeline entries at
-        // it in order, then delivery and judgement at that instant.
-        let timeline = scenario.timeline
-        var nextEntry = 0
-        while finished == nil {
-            var target: Instant?
-            func consider(_ instant: Instant?) {
-                if let instant, instant <= scenario.until, target.map({ instant < $0 }) ?? true { target = instant }
+        // The one driver moves the clock from stop to stop (``TimelineDriver/nextStop(_:deliveryDue:through:)``: the
+        // store's events, the timeline entries, the delivery attempts due, `until`); at each, the store's events and
+        // the entries at that instant run by the driver's rule, and delivery and judgement follow once no entry is
+        // left at that instant.
+        var driver = TimelineDriver(scenario)
+        while finished == nil,
+            let stop = driver.nextStop(store, deliveryDue: delivery.nextAttemptInstant, through: scenario.until)
+        {
+            // The driver steps before the clock moves, too; only its steps at `stop` count here.
+            let stopped = driver.advance(&store, to: stop, stepping: .instants) { store, pending in
+                if store.now == stop && pending != stop { step(store) }
             }
-            if nextEntry < timeline.count { consider(max(timeline[nextEntry].at, store.now)) }
-            consider(store.nextEventInstant.map { max($0, store.now) })
-            if let attempt = delivery.nextAttemptInstant, attempt > store.now { consider(attempt) }
-            if store.now < scenario.until { consider(scenario.until) }
-            guard let instant = target else { break }
-            do throws(StoreError) { try store.advance(to: instant) } catch {
-                finished = .invalid("\(error)")
-                break
+            switch stopped {
+            case nil: break
+            case .refused(let error): finished = finished ?? .invalid("\(error)")
+            case .store(let error): finished = finished ?? .invalid("\(error)")
             }
-            while nextEntry < timeline.count, timeline[nextEntry].at <= store.now {
-                let entry = timeline[nextEntry]
-                nextEntry += 1
-                do throws(StoreError) { try TimelineDriver.perform(entry.action, on: &store) } catch {
-                    finished = .invalid("\(TimelineDriver.refusal(of: entry, error, file: scenario.file))")
-                    break
-                }
-            }
-            step(store)
         }
         result.notifications = store.notifications.count
         if case .diverges = finished, let problem = reorderProblem(store.notifications, scenario.deliveryFaults) {

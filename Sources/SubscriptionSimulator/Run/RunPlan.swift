@@ -238,7 +238,8 @@ struct StreamedDelivery {
     }
 
     /// Takes the notifications the run sent since the last call, and makes the attempts due before `settled` (the
-    /// run sends nothing earlier than that any more). With one connection, every attempt before `settled`; with
+    /// run's next stop, ``TimelineDriver/nextStop(_:deliveryDue:through:)``: it sends nothing earlier than that any
+    /// more). With one connection, every attempt before `settled`; with
     /// more, only batches that lie wholly before it (a batch spans up to the shortest retry delay, so batches, and
     /// with them the log's order, are the same as when the whole run is delivered after it).
     mutating func follow(_ notifications: ArraySlice<SentNotification>, settledBefore settled: Instant) {

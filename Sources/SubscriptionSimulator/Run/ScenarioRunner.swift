@@ -64,13 +64,10 @@ public enum ScenarioRunner {
             judged = (0, 0)
             followed = 0
         }
-        /// The instant before which the run sends nothing more: the store sends at its clock, which moves only to its
-        /// next event, to the next timeline entry not applied yet (`pending`) or to `until`.
+        /// The instant before which the run sends nothing more: the store sends at its clock, which moves only to the
+        /// driver's next stop (its next event, the next timeline entry not applied yet, `pending`, or `until`).
         func settled(_ store: SimulatedStore, pending: Instant?) -> Instant {
-            var horizon = scenario.until
-            if let pending { horizon = min(horizon, pending) }
-            if let next = store.nextEventInstant { horizon = min(horizon, next) }
-            return horizon
+            TimelineDriver.nextStop(store, pendingEntry: pending, through: scenario.until) ?? scenario.until
         }
         if stop == nil {
             var driver = TimelineDriver(scenario)

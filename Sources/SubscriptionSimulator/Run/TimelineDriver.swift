@@ -11,8 +11,9 @@ public struct TimelineDriver: Sendable {
     public enum Stepping: Sendable {
         /// After every timeline entry (applied or refused) and when the target is reached.
         case entries
-        /// Also after every instant at which store events ran (and once before the clock moves): a streamed run
-        /// hands its output on and judges its expectations instant by instant.
+        /// Also at every stop on the way (``nextStop(_:deliveryDue:through:)``: each instant at which store events
+        /// ran, and the instant of the next entry or the target once the clock is there) and once before the clock
+        /// moves: a streamed run hands its output on and judges its expectations instant by instant.
         case instants
     }
 
@@ -38,9 +39,10 @@ public struct TimelineDriver: Sendable {
 
     /// A store at the scenario's start with its customers, storefronts and family: what every run and server starts
     /// from. `retention`: what the store keeps of what it sends (docs/streaming.md). `epoch`: the store's identities
-    /// (``SimulatedStore/init(app:catalog:start:seed:epoch:)``; 0 gives the usual ones). Throws when the family
+    /// (``SimulatedStore/init(app:catalog:start:seed:epoch:)``; 0 gives the usual ones); nil: the scenario's own
+    /// (``Scenario/epoch``, `epoch:` in the file). Throws when the family
     /// cannot be created, located at the scenario's `family:`.
-    public static func prepare(_ scenario: Scenario, retention: StoreRetention = .everything, epoch: UInt32 = 0)
+    public static func prepare(_ scenario: Scenario, retention: StoreRetention = .everything, epoch: UInt32? = nil)
         throws(ScenarioError) -> SimulatedStore
     {
         let prepared = Self.prepared(scenario, retention: retention, epoch: epoch)
@@ -50,11 +52,12 @@ public struct TimelineDriver: Sendable {
 
     /// ``prepare(_:retention:epoch:)`` that hands back the store as far as it got when the family cannot be created (a
     /// stopped run still has a store to show).
-    static func prepared(_ scenario: Scenario, retention: StoreRetention, epoch: UInt32 = 0) -> (
+    static func prepared(_ scenario: Scenario, retention: StoreRetention, epoch: UInt32? = nil) -> (
         store: SimulatedStore, stop: ScenarioError?
     ) {
         var store = SimulatedStore(
-            app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed, epoch: epoch,
+            app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed,
+            epoch: epoch ?? scenario.epoch,
             retention: retention)
         if retention == .liveState { store.limits = .streaming }
         let purchases = scenario.timeline.reduce(0) { count, entry in
@@ -92,11 +95,11 @@ public struct TimelineDriver: Sendable {
         func moveClock(_ store: inout SimulatedStore, to instant: Instant, pending: Instant?) throws(StoreError) {
             guard stepping == .instants else { return try store.advance(to: instant) }
             step(&store, pending)
-            while let next = store.nextEventInstant, next <= instant, next >= store.now {
-                try store.advance(to: next)
+            // No timeline entry lies before `instant` here: the stops are the store's events, then `instant`.
+            while let stop = Self.nextStop(store, pendingEntry: nil, through: instant) {
+                try store.advance(to: stop)
                 step(&store, pending)
             }
-            try store.advance(to: instant)
         }
         let timeline = scenario.timeline
         while nextEntry < timeline.count, timeline[nextEntry].at <= target {
@@ -118,6 +121,32 @@ public struct TimelineDriver: Sendable {
         }
         step(&store, next?.at)
         return nil
+    }
+
+    /// The next instant to stop at: the one place that decides it, for every front end that moves the clock in steps
+    /// (the driver's own ``Stepping/instants``, a streamed run's delivery in ``RunPlan``, `simctl serve`'s delivery
+    /// loop, `simctl check`'s ``CaseRunner``). It is the earliest instant at which something is due: the store's
+    /// next event, the next timeline entry not applied yet, or `deliveryDue` (the next attempt of the caller's
+    /// delivery pump, if it has one), never past `limit`; `limit` itself when nothing is due before it; and nil when
+    /// the clock is at `limit` and nothing more is due there. Never before the store's clock. Moving the store there
+    /// with ``advance(_:to:stepping:step:)`` passes nothing that is due.
+    public func nextStop(_ store: SimulatedStore, deliveryDue: Instant? = nil, through limit: Instant) -> Instant? {
+        Self.nextStop(store, pendingEntry: next?.at, deliveryDue: deliveryDue, through: limit)
+    }
+
+    /// ``nextStop(_:deliveryDue:through:)`` with the next timeline entry's instant given (`pendingEntry`, nil: none
+    /// left): a `step` of ``advance(_:to:stepping:step:)`` is given that instant while the driver is busy.
+    static func nextStop(
+        _ store: SimulatedStore, pendingEntry: Instant?, deliveryDue: Instant? = nil, through limit: Instant
+    ) -> Instant? {
+        var stop: Instant? = store.now < limit ? limit : nil
+        func consider(_ candidate: Instant?) {
+            if let candidate, candidate <= limit, stop.map({ candidate < $0 }) ?? true { stop = candidate }
+        }
+        consider(pendingEntry)
+        consider(store.nextEventInstant)
+        consider(deliveryDue)
+        return stop.map { max($0, store.now) }
     }
 
     /// The whole run: every timeline entry, then the clock to `until` (events exactly at `until` run). Returns the

@@ -20,6 +20,10 @@ public struct Scenario: Hashable, Sendable {
     /// The `delivery:` block: delivery faults written down as data, which `simctl run --deliver` makes on top of its
     /// chaos options (docs/scenario-format.md, "`delivery`"). Empty without the block.
     public var deliveryFaults: [DeliveryFault] = []
+    /// `epoch:`: the store's identity epoch (rule ids-change-with-the-epoch, `Engine/IdentifierSource.swift`); 0, the
+    /// default, gives the usual ids and UUIDs. `simctl check` writes the epoch its counterexample ran at, so that
+    /// `simctl run` and `check --replay` of the file send exactly the notifications it found.
+    public var epoch: UInt32 = 0
 }
 
 public struct FamilySpec: Hashable, Sendable {

@@ -62,6 +62,14 @@ public struct ScenarioDecoder {
         var seed: UInt64 = 0
         if let node = top.optional("seed") { seed = try unsigned(node, "seed") }
         if let override = overrides.seed { seed = override }
+        var epoch: UInt32 = 0
+        if let node = top.optional("epoch") {
+            let value = try unsigned(node, "epoch")
+            guard let narrow = UInt32(exactly: value) else {
+                throw fail(node, "expected a whole number from 0 to \(UInt32.max) for `epoch`, found '\(value)'")
+            }
+            epoch = narrow
+        }
 
         var app = try decodeApp(try top.required("app"))
         if let override = overrides.environment { app.environment = override }
@@ -204,7 +212,7 @@ public struct ScenarioDecoder {
             name: name, file: file, start: start, seed: seed, app: app, catalog: catalog, family: family,
             timeline: timeline, until: until, expectations: expectations, customers: allCustomers,
             storefronts: Dictionary(uniqueKeysWithValues: storefronts.map { ($0.customer, $0.storefront) }),
-            endLocation: (top.optional("until") ?? startNode).location, deliveryFaults: deliveryFaults)
+            endLocation: (top.optional("until") ?? startNode).location, deliveryFaults: deliveryFaults, epoch: epoch)
     }
 
     /// `delivery:`: `{ faults: [...] }`, each fault naming one notification (`customer` or `app: true`, `at`, `type`,
@@ -289,8 +297,8 @@ public struct ScenarioDecoder {
     // MARK: - Sections
 
     static let topKeys = [
-        "name", "start", "seed", "app", "products", "storekit", "customers", "family", "timeline", "until", "expect",
-        "delivery",
+        "name", "start", "seed", "epoch", "app", "products", "storekit", "customers", "family", "timeline", "until",
+        "expect", "delivery",
     ]
     static let appKeys = [
         "bundleId", "bundleVersion", "appAppleId", "environment", "gracePeriod", "graceEligibility", "familyDelay",

@@ -9,6 +9,7 @@ public enum ScenarioYAMLWriter {
         out.add("name: \(scalar(scenario.name))")
         out.add("start: \(scenario.start)")
         out.add("seed: \(scenario.seed)")
+        if scenario.epoch != 0 { out.add("epoch: \(scenario.epoch)") }
         writeApp(scenario.app, to: &out)
         out.add("products:")
         for product in scenario.catalog.products { writeProduct(product, start: scenario.start, to: &out) }

@@ -4,6 +4,8 @@
 // errors or answers with a valid status, never a crash, a hang or unbounded memory.
 
 import SimctlHTTP
+@testable import SimctlServer
+@testable import SubscriptionSimulator
 
 /// The scenario every input is served from: one customer, one monthly subscription, decoded once. Each input gets a
 /// fresh server (so an input's effect does not leak into the next and a finding reproduces from its file alone),

@@ -1,6 +1,8 @@
 // libFuzzer target: the whole scenario pipeline as `simctl run` drives it: decode, run, then every output format
 // (timeline, jsonl with signed JWS, decoded, fixture files). Every input must give output or a located error.
 
+@testable import SubscriptionSimulator
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

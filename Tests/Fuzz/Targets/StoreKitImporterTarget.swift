@@ -1,5 +1,7 @@
 // libFuzzer target: the Xcode .storekit importer (bytes -> configuration), then the catalogue it builds.
 
+@testable import SubscriptionSimulator
+
 /// One of the entries ``fuzzTestOneInput`` dispatches to (Entry.swift).
 func fuzzStoreKitImporter(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -1,3 +1,4 @@
+import Foundation
 @testable import SubscriptionSimulator
 import SubscriptionSimulatorTesting
 import Testing
@@ -51,6 +52,30 @@ import Testing
         #expect(try generator.generate(0) != generator.generate(1))
         let other = CaseGenerator(scenario: try Self.scenario(), options: CheckOptions(cases: 5, seed: 12))
         #expect(try generator.generate(0) != other.generate(0))
+    }
+
+    /// The same scenario, seed and options give the same cases and the same report, counterexample included
+    /// (issue 26, "Generation is deterministic"); another seed gives another report.
+    @Test func sameSeedGivesTheSameReport() throws {
+        let scenario = try Self.scenario()
+        func report(_ bug: ReferenceBackend.Bug, cases: Int, seed: UInt64) throws -> CheckReport {
+            try BackendCheck(scenario: scenario, options: CheckOptions(cases: cases, seed: seed))
+                .run(against: ReferenceBackend(bug).checked)
+        }
+        let first = try report(.ignoresRevoke, cases: Self.cases, seed: 3)
+        let second = try report(.ignoresRevoke, cases: Self.cases, seed: 3)
+        #expect(first.description == second.description)
+        guard case .diverges(let a) = first.verdict, case .diverges(let b) = second.verdict else {
+            Issue.record("ignoresRevoke not found with seed 3: \(first)")
+            return
+        }
+        #expect(a.yaml == b.yaml)
+        #expect(a.jsonl == b.jsonl)
+        #expect((a.shrinkSteps, a.shrinkAttempts) == (b.shrinkSteps, b.shrinkAttempts))
+        let agreeing = try report(.none, cases: 20, seed: 3)
+        #expect(agreeing.passed)
+        #expect(agreeing.description == (try report(.none, cases: 20, seed: 3)).description)
+        #expect(agreeing.description != (try report(.none, cases: 20, seed: 4)).description)
     }
 
     @Test func casesUseFreshIdentities() throws {
@@ -127,6 +152,55 @@ import Testing
         }
         #expect(again.kind == counterexample.divergence.kind)
         #expect(!counterexample.jsonl.isEmpty)
+    }
+
+    /// A counterexample written to disk and replayed delivers exactly the lines of its counterexample.jsonl, byte for
+    /// byte (the file carries the epoch its divergence was found at: same ids, UUIDs and signedDates), and diverges
+    /// where the report says, for the same originalTransactionId.
+    @Test func replayDeliversExactlyTheCounterexampleStream() throws {
+        let report = try BackendCheck(scenario: try Self.scenario(), options: CheckOptions(cases: Self.cases, seed: 1))
+            .run(against: ReferenceBackend(.ignoresRevoke).checked)
+        guard case .diverges(let counterexample) = report.verdict else {
+            Issue.record("ignoresRevoke not found: \(report)")
+            return
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "counterexample-\(UInt64.random(in: 0...UInt64.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let yamlFile = directory.appendingPathComponent("counterexample.yaml")
+        let jsonlFile = directory.appendingPathComponent("counterexample.jsonl")
+        try Data(counterexample.yaml.utf8).write(to: yamlFile)
+        try Data(counterexample.jsonl.utf8).write(to: jsonlFile)
+
+        let replayed = try ScenarioDecoder(file: yamlFile.path).decode(String(contentsOf: yamlFile, encoding: .utf8))
+        #expect(replayed.epoch == counterexample.scenario.epoch)
+        let handler = ReferenceBackend(.ignoresRevoke)
+        var delivered: [String] = []
+        let recording = CheckedBackend(
+            deliver: { request in
+                delivered.append(request.body)
+                return handler.receive(request)
+            },
+            entitlement: { handler.entitlement($0) })
+        guard case .diverges(let again) = CaseRunner.run(replayed, against: recording).outcome else {
+            Issue.record("the written counterexample does not diverge when replayed:\n\(counterexample.yaml)")
+            return
+        }
+        #expect(again.kind == counterexample.divergence.kind)
+        #expect(again.instant == counterexample.divergence.instant)
+        #expect(again.originalTransactionId == counterexample.divergence.originalTransactionId)
+        #expect(
+            again.lastDelivered.map(\.notificationUUID)
+                == counterexample.divergence.lastDelivered.map(\.notificationUUID))
+
+        let lines = try String(contentsOf: jsonlFile, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(!lines.isEmpty)
+        // A duplicate or a retry delivers a body again: each distinct body once, in the order first delivered.
+        var distinct: [String] = []
+        for body in delivered where !distinct.contains(body) { distinct.append(body) }
+        #expect(distinct.count == lines.count)
+        #expect(distinct.sorted() == lines.sorted())
     }
 
     @Test func checkerReportsThroughTheFailureReporter() throws {

@@ -412,7 +412,11 @@ enum CheckCommand {
                 server = started
                 FileHandle.standardError.write(
                     Data("check: serving the App Store Server API at \(started.http.url)\n".utf8))
-                backend.observe = { store, epoch in started.simulator.show(store, epoch: epoch) }
+                var shown: UInt32?
+                backend.observe = { store, epoch in
+                    started.simulator.show(store, epoch: epoch, newCase: shown != epoch)
+                    shown = epoch
+                }
             }
         }
         defer { server?.stop() }

@@ -1,6 +1,8 @@
 import Foundation
 import SimctlHTTP
+import SimctlCrypto
 import SimctlHTTPDelivery
+import SimctlServer
 import SubscriptionSimulator
 
 /// `simctl check SCENARIO --deliver URL --entitlements TEMPLATE ...` (docs/check.md, "The command line").
@@ -10,6 +12,16 @@ package struct CheckCommandOptions: Equatable, Sendable {
     /// `--replay FILE`: run this one scenario instead of generating cases.
     package var replay = false
     package var deliver = ""
+    /// `--deliver-connections N`: attempts in flight at once.
+    package var connections = 1
+    /// `--port P`: serve the App Store Server API for the running case's store on this port (0: any free one).
+    package var port: Int?
+    /// `--host ADDR` of that server (loopback by default).
+    package var host = "127.0.0.1"
+    /// `--api-key-pem FILE`: bearer tokens must be signed with this key, as with `simctl serve`.
+    package var apiKeyPEM: String?
+    /// `--log FILE`: the server's log (every request and answer).
+    package var logFile: String?
     package var entitlements = ""
     package var cases = 100
     package var seed: UInt64 = 0
@@ -101,9 +113,11 @@ enum CheckCommand {
     static let help = """
         USAGE: simctl check SCENARIO --deliver URL --entitlements TEMPLATE [--cases N] [--seed S] [--epoch N]
                                      [--out DIR] [--junit FILE] [--max-time D] [--settle D] [--deliver-timeout D]
-                                     [--chaos-duplicate P] [--chaos-fail-rate P] [--chaos-fail-first N]
-                                     [--no-duplicates] [--no-retries] [--no-shrink]
+                                     [--deliver-connections N] [--chaos-duplicate P] [--chaos-fail-rate P]
+                                     [--chaos-fail-first N] [--no-duplicates] [--no-retries] [--no-shrink]
+                                     [--port P [--host ADDR] [--api-key-pem FILE] [--log FILE]]
                simctl check --replay FILE --deliver URL --entitlements TEMPLATE [--epoch N] [--settle D]
+                                     [--port P ...]
 
         Generates N lifecycles (cases) from SCENARIO's app, catalogue, customers and family (its timeline, if
         any, starts every case), delivers each case's notifications to URL with Apple's retries, duplicates and
@@ -118,7 +132,8 @@ enum CheckCommand {
           (unknown: not active).
 
         OPTIONS:
-          --deliver URL       POST each notification's body to URL (http://), as 'simctl run --deliver' does
+          --deliver URL       POST each notification's body to URL (http:// or https://, which trusts the
+                              system's certificate store), as 'simctl run --deliver' does
           --entitlements T    the entitlement query (see THE CONTRACT)
           --cases N           cases to generate (default 100, at most 1000000)
           --seed S            generation seed (default 0): the same scenario, seed and options give the same
@@ -131,9 +146,17 @@ enum CheckCommand {
           --max-time D        stop after D of wall clock (such as 90s or 5m), with a summary of the cases run
           --settle D          wait D of wall clock before each checkpoint's queries (asynchronous backends)
           --deliver-timeout D wall time to wait for each answer (default 5s)
+          --deliver-connections N  attempts in flight at once (default 1; above 1, attempts due together may
+                              arrive in any order among themselves)
+          --port P            serve the App Store Server API (the endpoints of 'simctl serve') for the running
+                              case's store on port P (0: any free port, printed on standard error), for the
+                              whole check; endpoints that change the store answer 429 during check
+          --host ADDR         the address it listens on (default 127.0.0.1)
+          --api-key-pem FILE  check each bearer token's ES256 signature against this key, as 'simctl serve'
+          --log FILE          write that server's log (every request and answer) to FILE
           --chaos-duplicate P share of notifications sent twice (default 0.2)
           --chaos-fail-rate P share of notifications whose first attempts fail (default 0.2)
-          --chaos-fail-first N  most first attempts such a notification fails, 1 to 5 (default 2)
+          --chaos-fail-first N  most first attempts such a notification fails, 0 to 5 (default 2; 0: none)
           --no-duplicates, --no-retries   turn duplicates, failed first attempts off
           --no-shrink         report the first divergence as found, without shrinking it
 
@@ -155,14 +178,26 @@ enum CheckCommand {
 
     /// Options that take a value.
     static let valueOptions: Set<String> = [
-        "--replay", "--deliver", "--entitlements", "--cases", "--seed", "--epoch", "--out", "--junit", "--max-time",
-        "--settle", "--deliver-timeout", "--chaos-duplicate", "--chaos-fail-rate", "--chaos-fail-first",
+        "--replay", "--entitlements", "--cases", "--seed", "--epoch", "--out", "--junit", "--max-time", "--settle",
+        "--port", "--host", "--api-key-pem", "--log",
+    ]
+    /// The delivery options of `simctl run` that apply to check (parsed by ``DeliveryOptions/Builder``, as run's).
+    static let deliveryOptions: Set<String> = [
+        "--deliver", "--deliver-timeout", "--deliver-connections", "--chaos-duplicate", "--chaos-fail-rate",
+        "--chaos-fail-first",
+    ]
+    /// Delivery options of `simctl run` that do not apply to check, with the reason.
+    static let notApplicable: [String: String] = [
+        "--deliver-mode": "check always delivers on the production retry schedule, which its cases need",
+        "--chaos-reorder-window": "check's late deliveries come from failed first attempts, written into each case",
+        "--delivery-log": "the report lists the last notifications delivered for the divergent originalTransactionId",
     ]
     /// Options without a value.
     static let flags: Set<String> = ["--no-duplicates", "--no-retries", "--no-shrink"]
 
     static func parse(_ arguments: [String]) throws(UsageError) -> CheckCommandOptions {
         var values: [String: String] = [:]
+        var delivery = DeliveryOptions.Builder()
         var seenFlags: Set<String> = []
         var file: String?
         var index = 0
@@ -182,6 +217,21 @@ enum CheckCommand {
                 guard seenFlags.insert(argument).inserted else {
                     throw UsageError(message: "option '\(argument)' is given twice", topic: "check")
                 }
+                continue
+            }
+            if let reason = notApplicable[argument] {
+                throw UsageError(
+                    message: "option '\(argument)' of 'simctl run' does not apply to 'check': \(reason)", topic: "check"
+                )
+            }
+            if deliveryOptions.contains(argument) {
+                guard index < arguments.count else {
+                    throw UsageError(message: "option '\(argument)' needs a value", topic: "check")
+                }
+                do throws(UsageError) { try delivery.set(argument, arguments[index]) } catch {
+                    throw UsageError(message: error.message, topic: "check")
+                }
+                index += 1
                 continue
             }
             guard valueOptions.contains(argument) else {
@@ -205,7 +255,7 @@ enum CheckCommand {
             }
             let generation = ["--cases", "--seed", "--junit", "--max-time", "--out"].filter { values[$0] != nil }
             let chaos =
-                ["--chaos-duplicate", "--chaos-fail-rate", "--chaos-fail-first"].filter { values[$0] != nil }
+                ["--chaos-duplicate", "--chaos-fail-rate", "--chaos-fail-first"].filter { delivery.values[$0] != nil }
                 + seenFlags.sorted()
             if let other = (generation + chaos).first {
                 throw UsageError(
@@ -218,13 +268,45 @@ enum CheckCommand {
             guard let file else { throw UsageError(message: "'check' needs a scenario file", topic: "check") }
             options.file = file
         }
-        guard let deliver = values["--deliver"] else {
+        guard delivery.values["--deliver"] != nil else {
             throw UsageError(message: "'check' needs '--deliver URL'", topic: "check")
         }
-        do throws(HTTPEndpointError) { _ = try HTTPEndpoint(url: deliver) } catch {
-            throw UsageError(message: error.description, topic: "check")
+        let built: DeliveryOptions
+        do throws(UsageError) {
+            guard let value = try delivery.build() else {
+                throw UsageError(message: "'check' needs '--deliver URL'", topic: "check")
+            }
+            built = value
+        } catch {
+            throw UsageError(message: error.message, topic: "check")
         }
-        options.deliver = deliver
+        options.deliver = built.url
+        options.timeoutMilliseconds = built.timeoutMilliseconds
+        options.connections = built.connections
+        if delivery.values["--chaos-duplicate"] != nil { options.chaos.duplicateRate = built.chaos.duplicateRate }
+        if delivery.values["--chaos-fail-rate"] != nil { options.chaos.failureRate = built.chaos.failRate }
+        if delivery.values["--chaos-fail-first"] != nil {
+            options.chaos.maximumFailedAttempts = built.chaos.failFirstAttempts
+            if built.chaos.failFirstAttempts == 0 { options.chaos = options.chaos.withoutFailures }
+        }
+        if let text = values["--port"] {
+            guard let port = Int(text), (0...65535).contains(port) else {
+                throw UsageError(
+                    message: "option '--port' needs a port number from 0 to 65535, found '\(text)'", topic: "check")
+            }
+            options.port = port
+        }
+        for name in ["--host", "--api-key-pem", "--log"] where values[name] != nil {
+            guard options.port != nil else {
+                throw UsageError(message: "option '\(name)' needs '--port P'", topic: "check")
+            }
+            guard values[name]?.isEmpty == false else {
+                throw UsageError(message: "option '\(name)' needs a value", topic: "check")
+            }
+        }
+        if let host = values["--host"] { options.host = host }
+        options.apiKeyPEM = values["--api-key-pem"]
+        options.logFile = values["--log"]
         guard let entitlements = values["--entitlements"] else {
             throw UsageError(message: "'check' needs '--entitlements TEMPLATE'", topic: "check")
         }
@@ -262,22 +344,6 @@ enum CheckCommand {
         }
         options.maxTimeMilliseconds = try duration(values["--max-time"], "--max-time", minimum: 1, limit: 604_800_000)
         options.settleMilliseconds = try duration(values["--settle"], "--settle", minimum: 0, limit: 60_000) ?? 0
-        options.timeoutMilliseconds =
-            try duration(values["--deliver-timeout"], "--deliver-timeout", minimum: 1, limit: 600_000) ?? 5000
-        if let text = values["--chaos-duplicate"] {
-            options.chaos.duplicateRate = try DeliveryOptions.Builder.rate(text, "--chaos-duplicate", topic: "check")
-        }
-        if let text = values["--chaos-fail-rate"] {
-            options.chaos.failureRate = try DeliveryOptions.Builder.rate(text, "--chaos-fail-rate", topic: "check")
-        }
-        if let text = values["--chaos-fail-first"] {
-            guard let count = Int(text), (1...5).contains(count) else {
-                throw UsageError(
-                    message: "option '--chaos-fail-first' needs a whole number from 1 to 5 (the App Store makes 6 "
-                        + "attempts), found '\(text)'", topic: "check")
-            }
-            options.chaos.maximumFailedAttempts = count
-        }
         if seenFlags.contains("--no-duplicates") { options.chaos = options.chaos.withoutDuplicates }
         if seenFlags.contains("--no-retries") { options.chaos = options.chaos.withoutFailures }
         options.shrinks = !seenFlags.contains("--no-shrink")
@@ -319,22 +385,112 @@ enum CheckCommand {
         case .failure(let output): return output
         case .success(let decoded): scenario = decoded
         }
-        let endpoint: HTTPEndpoint
-        do throws(HTTPEndpointError) { endpoint = try HTTPEndpoint(url: options.deliver) } catch {
-            return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.usage)
+        var deliveryOptions = DeliveryOptions(url: options.deliver)
+        deliveryOptions.timeoutMilliseconds = options.timeoutMilliseconds
+        deliveryOptions.connections = options.connections
+        let connection: DeliveryConnection
+        switch DeliveryConnection.open(deliveryOptions) {
+        case .failure(let error):
+            return CommandOutput(stdout: "", stderr: "error: \(error.message)\n", exitCode: ExitCode.usage)
+        case .success(let opened): connection = opened
         }
-        let transport = HTTPDelivery(endpoint: endpoint, timeoutMilliseconds: options.timeoutMilliseconds)
+        let transport = connection.transport
         defer {
-            transport.close()
+            connection.close()
             query.client.close()
         }
         let settle = options.settleMilliseconds
-        let backend = CheckedBackend(
-            deliver: { request in transport.attempt(request) },
+        var backend = CheckedBackend(
+            deliver: { request in transport.attempt([request])[0] },
             entitlement: { id in try query.ask(id) },
             settle: { if settle > 0 { Thread.sleep(forTimeInterval: Double(settle) / 1000) } })
+        backend.connections = transport.connections
+        if transport.connections > 1 { backend.deliverBatch = { transport.attempt($0) } }
+        var server: APIServer?
+        if options.port != nil {
+            switch APIServer.start(scenario, options) {
+            case .failure(let output): return output
+            case .success(let started):
+                server = started
+                FileHandle.standardError.write(
+                    Data("check: serving the App Store Server API at \(started.http.url)\n".utf8))
+                var shown: UInt32?
+                backend.observe = { store, epoch in
+                    started.simulator.show(store, epoch: epoch, newCase: shown != epoch)
+                    shown = epoch
+                }
+            }
+        }
+        defer { server?.stop() }
         if options.replay { return replay(scenario, options, backend) }
         return check(scenario, options, backend, progress: progress)
+    }
+
+    /// `--port`: the App Store Server API of the running case's store (docs/check.md, "The App Store Server API").
+    struct APIServer {
+        let simulator: SimulatorServer
+        let http: HTTPServer
+        let log: ServeLog?
+
+        static func start(_ scenario: Scenario, _ options: CheckCommandOptions) -> Result<APIServer, CommandOutput> {
+            var publicKey: P256.PublicKey?
+            if let path = options.apiKeyPEM {
+                switch Simctl.read(path) {
+                case .failure(let output): return .failure(output)
+                case .success(let text):
+                    switch ServeCommand.apiKey(text, file: path) {
+                    case .failure(let output): return .failure(output)
+                    case .success(let key): publicKey = key
+                    }
+                }
+            }
+            var opened: ServeLog?
+            if let path = options.logFile {
+                do { opened = try ServeLog(path: path) } catch {
+                    return .failure(
+                        CommandOutput(
+                            stdout: "", stderr: "error: cannot write the log '\(path)'\n",
+                            exitCode: ExitCode.cannotCreate))
+                }
+            }
+            let log = opened
+            let write: (@Sendable (String) -> Void)? = log.map { log in { @Sendable line in log.write(line) } }
+            var configuration = ServerConfiguration(
+                scenario: scenario,
+                token: BearerTokenPolicy(
+                    bundleId: scenario.app.bundleId, publicKey: publicKey,
+                    clock: { Int64(Date().timeIntervalSince1970) }), epoch: options.epoch)
+            configuration.readOnlyReason =
+                "simctl check moves the store of each case itself; requests that change the store are not available "
+                + "during check (reads answer from the running case's store)"
+            let simulator: SimulatorServer
+            do throws(ServerSetupError) {
+                simulator = try SimulatorServer(
+                    configuration: configuration, log: write)
+            } catch {
+                return .failure(CommandOutput(stdout: "", stderr: "\(error)\n", exitCode: ExitCode.dataError))
+            }
+            let http: HTTPServer
+            do {
+                http = try HTTPServer(
+                    configuration: HTTPServerConfiguration(host: options.host, port: UInt16(options.port ?? 0)),
+                    log: { entry in
+                        if entry.status == nil || entry.reason != nil { log?.write("http: " + entry.line) }
+                    },
+                    handler: { simulator.handle(http: $0) })
+            } catch {
+                return .failure(CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.unavailable))
+            }
+            http.start()
+            log?.write("serving the App Store Server API of each case of simctl check at \(http.url)")
+            return .success(APIServer(simulator: simulator, http: http, log: log))
+        }
+
+        func stop() {
+            http.stop(graceSeconds: 1)
+            log?.write("stopped")
+            log?.close()
+        }
     }
 
     /// `--replay FILE`: runs the file as one case.

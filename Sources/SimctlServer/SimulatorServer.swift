@@ -13,6 +13,9 @@ package struct ServerConfiguration: Sendable {
     /// The store's epoch at start (`--epoch`): its identities (rule ids-change-with-the-epoch,
     /// `Engine/IdentifierSource.swift`); 0 gives the scenario's usual ids and UUIDs.
     package var epoch: UInt32
+    /// Set by `simctl check --port`: every request that would change the store is refused with this reason (the
+    /// store is the running case's, moved by the check alone; docs/check.md, "The App Store Server API").
+    package var readOnlyReason: String?
 
     package init(
         scenario: Scenario, signer: (any PayloadSigner)? = nil, deliveryMode: DeliveryMode = .production,
@@ -183,6 +186,7 @@ package final class SimulatorServer: @unchecked Sendable {
     package func exclusively(
         _ name: String, refused: (String) -> ServerResponse, _ body: () -> ServerResponse
     ) -> ServerResponse {
+        if let reason = configuration.readOnlyReason { return refused("\(name) refused: \(reason)") }
         lock.lock()
         while mutation == Self.startUp { lock.wait() }
         if let running = mutation {

@@ -1,5 +1,6 @@
 import Foundation
 import SimctlHTTP
+import SubscriptionSimulator
 import Testing
 
 @testable import SimctlCommand
@@ -17,6 +18,11 @@ import Testing
         return url
     }
 
+    /// A valid --deliver and --entitlements pair, at the end of the arguments.
+    static let urls = [
+        "--deliver", "http://127.0.0.1:1/", "--entitlements", "http://127.0.0.1:1/{originalTransactionId}",
+    ]
+
     @Test(
         arguments: [
             ([], "'check' needs a scenario file"),
@@ -31,11 +37,50 @@ import Testing
             ),
             (
                 [
-                    "x.yaml", "--deliver", "https://example.com/", "--entitlements",
+                    "x.yaml", "--deliver", "ftp://example.com/", "--entitlements",
                     "http://127.0.0.1:1/{originalTransactionId}",
                 ],
-                "https is not supported"
+                "ftp://example.com/"
             ),
+            (
+                ["x.yaml", "--deliver-connections", "0"] + Self.urls,
+                "option '--deliver-connections' needs a whole number from 1 to 64, found '0'"
+            ),
+            (["x.yaml", "--deliver-timeout", "0s"] + Self.urls, "option '--deliver-timeout' needs a duration"),
+            (
+                ["x.yaml", "--chaos-fail-first", "6"] + Self.urls,
+                "option '--chaos-fail-first' needs a whole number from 0 to 5"
+            ),
+            (["x.yaml", "--chaos-duplicate", "2"] + Self.urls, "option '--chaos-duplicate' needs a share from 0 to 1"),
+            (["x.yaml", "--chaos-fail-rate", "x"] + Self.urls, "option '--chaos-fail-rate' needs a share from 0 to 1"),
+            (
+                ["x.yaml", "--deliver-connections", "2", "--deliver-connections", "3"] + Self.urls,
+                "option '--deliver-connections' is given twice"
+            ),
+            (
+                ["x.yaml", "--deliver-mode", "sandbox"] + Self.urls,
+                "option '--deliver-mode' of 'simctl run' does not apply to 'check'"
+            ),
+            (
+                ["x.yaml", "--chaos-reorder-window", "1h"] + Self.urls,
+                "option '--chaos-reorder-window' of 'simctl run' does not apply"
+            ),
+            (
+                ["x.yaml", "--delivery-log", "d.jsonl"] + Self.urls,
+                "option '--delivery-log' of 'simctl run' does not apply"
+            ),
+            (
+                ["x.yaml", "--port", "70000"] + Self.urls,
+                "option '--port' needs a port number from 0 to 65535, found '70000'"
+            ),
+            (
+                ["x.yaml", "--port", "-1"] + Self.urls,
+                "option '--port' needs a port number from 0 to 65535, found '-1'"
+            ),
+            (["x.yaml", "--log", "server.log"] + Self.urls, "option '--log' needs '--port P'"),
+            (["x.yaml", "--api-key-pem", "k.pem"] + Self.urls, "option '--api-key-pem' needs '--port P'"),
+            (["x.yaml", "--port", "0", "--host", ""] + Self.urls, "option '--host' needs a value"),
+            (["x.yaml"] + Self.urls + ["--port"], "option '--port' needs a value"),
             (
                 [
                     "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
@@ -138,6 +183,103 @@ import Testing
         #expect(output.exitCode == 2)
         #expect(output.stdout.contains("cannot be judged"))
         #expect(output.stdout.contains("expected JSON with a boolean \"active\""))
+    }
+
+    /// The delivery options of `simctl run`, parsed by the same code (``DeliveryOptions/Builder``).
+    @Test func parsesRunsDeliveryOptions() throws {
+        let options = try CheckCommand.parse(
+            [
+                "x.yaml", "--deliver", "https://example.com/hook", "--entitlements",
+                "http://127.0.0.1:1/{originalTransactionId}", "--deliver-connections", "4", "--deliver-timeout", "2s",
+                "--chaos-duplicate", "0.5", "--chaos-fail-rate", "0.25", "--chaos-fail-first", "3", "--port", "0",
+                "--log", "server.log",
+            ])
+        #expect(options.deliver == "https://example.com/hook")
+        #expect(options.connections == 4)
+        #expect(options.timeoutMilliseconds == 2000)
+        #expect(options.chaos == CheckChaos(duplicateRate: 0.5, failureRate: 0.25, maximumFailedAttempts: 3))
+        #expect(options.port == 0 && options.logFile == "server.log" && options.host == "127.0.0.1")
+        let none = try CheckCommand.parse(["x.yaml", "--chaos-fail-first", "0"] + Self.urls)
+        #expect(none.chaos.failureRate == 0)
+        #expect(none.port == nil)
+    }
+
+    /// `--port`: a backend that calls the server back while its notification is being delivered is answered at
+    /// once, from the running case's store at the notification's instant; a request that would change the store
+    /// is refused (409 on the control API); the log has every request.
+    @Test func portServesTheRunningCasesStore() throws {
+        let free = try LoopbackReceiver { _ in .respond(status: 200, body: "") }
+        let port = free.port
+        free.stop()
+        let seen = Seen()
+        let receiver = try LoopbackReceiver { message in
+            if case .request(let method, _, _) = message.startLine, method == "GET" {
+                return .respond(status: 404, body: "")
+            }
+            let client = HTTPClient(endpoint: HTTPEndpoint(host: "127.0.0.1", port: port, target: "/simctl/v1/advance"))
+            defer { client.close() }
+            var now: Int64?
+            if case .success(let state) = client.get("/simctl/v1/state"), state.status == 200,
+                let json = try? JSONSerialization.jsonObject(with: Data(state.body)) as? [String: Any]
+            {
+                now = (json["now"] as? NSNumber)?.int64Value
+            }
+            let advance = client.post(Array("{\"by\": \"P1D\"}".utf8))
+            let refused = (try? advance.get().status) == 409
+            let body = (try? JSONSerialization.jsonObject(with: Data(message.body)) as? [String: Any]) ?? [:]
+            let signedDate = (body["signedPayload"] as? String).flatMap(Self.signedDate)
+            seen.add(signedDate: signedDate, now: now, refused: refused)
+            return .respond(status: 200, body: "")
+        }
+        defer { receiver.stop() }
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("server.log").path
+        let output = Simctl.main([
+            "check", Self.header, "--cases", "2", "--no-shrink", "--no-retries", "--no-duplicates", "--out",
+            directory.path, "--port", String(port), "--log", log, "--deliver", receiver.url(), "--entitlements",
+            receiver.url(path: "/entitlements/{originalTransactionId}"),
+        ])
+        #expect(output.exitCode == 1, "\(output.stderr)")
+        let calls = seen.all()
+        #expect(!calls.isEmpty)
+        for call in calls {
+            #expect(call.now != nil && call.now == call.signedDate, "\(call)")
+            #expect(call.refused)
+        }
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.contains("GET /simctl/v1/state -> 200"))
+        #expect(text.contains("POST /simctl/v1/advance -> 409"))
+        #expect(text.contains("not available during check"))
+    }
+
+    /// The `signedDate` of a notification's JWS payload.
+    static func signedDate(_ jws: String) -> Int64? {
+        let parts = jws.split(separator: ".")
+        guard parts.count == 3 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return (json["signedDate"] as? NSNumber)?.int64Value
+    }
+
+    /// What the backend of ``portServesTheRunningCasesStore()`` saw, from its connection threads.
+    final class Seen: @unchecked Sendable {
+        struct Call { var signedDate: Int64?; var now: Int64?; var refused: Bool }
+        let lock = NSLock()
+        var calls: [Call] = []
+        func add(signedDate: Int64?, now: Int64?, refused: Bool) {
+            lock.lock()
+            calls.append(Call(signedDate: signedDate, now: now, refused: refused))
+            lock.unlock()
+        }
+        func all() -> [Call] {
+            lock.lock()
+            defer { lock.unlock() }
+            return calls
+        }
     }
 
     @Test func escapesJUnitText() {

@@ -126,6 +126,7 @@ public enum CaseRunner {
         /// counts as failed.
         func attempt(_ requests: [DeliveryRequest]) -> [DeliveryOutcome] {
             deliveries += requests.count
+            if let batch = backend.deliverBatch { return batch(requests) }
             return requests.map { request in
                 do { return try backend.deliver(request) } catch {
                     if backendError == nil { backendError = error }
@@ -149,7 +150,7 @@ public enum CaseRunner {
                 changed = true
             }
             delivery.pump(
-                notAfter: store.now, attempt: attempt,
+                notAfter: store.now, limit: backend.connections, attempt: attempt,
                 recorded: { entry in
                     guard entry.sendAttemptResult == .success else {
                         if entry.chaos == nil && entry.attempt >= maximumAttempts && finished == nil {
@@ -212,6 +213,7 @@ public enum CaseRunner {
         /// After everything at the store's instant ran: deliver what is due, then judge when all of it arrived.
         func step(_ store: SimulatedStore) {
             guard finished == nil else { return }
+            backend.observe(store, epoch)
             deliverDue(store)
             guard finished == nil, changed, allDelivered() else { return }
             changed = false
@@ -242,7 +244,7 @@ public enum CaseRunner {
         }
         if finished == nil {
             // Attempts due after the end are still made (nothing more is judged).
-            delivery.pump(attempt: attempt, recorded: { _ in })
+            delivery.pump(limit: backend.connections, attempt: attempt, recorded: { _ in })
             if let error = backendError { finished = .cannotJudge("the backend failed a delivery: \(error)") }
             if finished == nil, let undelivered = delivery.report.undelivered.first {
                 finished = .cannotJudge(

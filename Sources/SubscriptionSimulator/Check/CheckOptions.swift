@@ -120,6 +120,14 @@ public struct CheckedBackend {
     public var entitlement: (String) throws -> BackendAnswer?
     /// Called at each checkpoint before the queries: a backend that processes asynchronously settles here.
     public var settle: () -> Void
+    /// Sees the running case's store at each instant reached, before that instant's deliveries (with the case's
+    /// identity epoch): `simctl check --port` serves the App Store Server API from it, so a backend that calls the
+    /// API back during a delivery reads the state that includes the notification it handles.
+    public var observe: (_ store: SimulatedStore, _ epoch: UInt32) -> Void = { _, _ in }
+    /// Attempts in flight at once (`--deliver-connections`); above 1, ``deliverBatch`` receives them together.
+    public var connections = 1
+    /// Makes up to ``connections`` attempts at once (nil: ``deliver``, one at a time).
+    public var deliverBatch: (([DeliveryRequest]) -> [DeliveryOutcome])?
 
     public init(
         deliver: @escaping (DeliveryRequest) throws -> DeliveryOutcome,

@@ -61,8 +61,8 @@ kill -KILL "$receiver" 2>/dev/null || true
 receiver=
 read -r wall rss < "$work/time"
 summary=$(grep '^delivery to ' "$work/stderr" || true)
-echo "N=$customers purchases=${PURCHASES:-spread}${*:+ $*}: ${wall} s wall, peak RSS $((rss / 1024)) MB (limit $limit MB), exit $status;" \
-    "$(tail -n 1 "$work/receiver.out"); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "N=$customers${*:+ $*}: ${wall} s wall, peak RSS $((rss / 1024)) MB (limit $limit MB), exit $status;" \
+    "$(tail -n 1 "$work/receiver.out"); purchases ${PURCHASES:-spread}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$summary"
 if [ "$status" -ne 0 ]; then
     cat "$work/stderr" >&2

@@ -52,7 +52,8 @@ package enum PopulationCommand {
         "--commitment-share", "--format", "--json", "--compare-grace", "--retention", "--svg", "--help",
     ]
 
-    package static func main(_ arguments: [String]) -> CommandOutput {
+    /// `progress`: a line on standard error updated as each run goes (``ProgressLine``), when it is a terminal.
+    package static func main(_ arguments: [String], progress: ProgressLine? = nil) -> CommandOutput {
         if arguments.contains("--help") || arguments.contains("-h") {
             return CommandOutput(stdout: help + "\n", stderr: "", exitCode: ExitCode.success)
         }
@@ -69,7 +70,7 @@ package enum PopulationCommand {
             for grace in options.compareGrace ?? [options.configuration.grace] {
                 var configuration = options.configuration
                 configuration.grace = grace
-                runs.append(try timedRun(configuration))
+                runs.append(try timedRun(configuration, progress: progress))
             }
             var stdout: String
             if options.compareGrace != nil {
@@ -95,12 +96,25 @@ package enum PopulationCommand {
     }
 
     /// R7.7: wall_s from creating the simulation (and its subscribers) to the end of the run; run_s the loop alone.
-    static func timedRun(_ configuration: CohortConfiguration) throws(CohortError) -> (CohortOutputs, CohortTimings) {
+    static func timedRun(_ configuration: CohortConfiguration, progress: ProgressLine? = nil) throws(CohortError) -> (
+        CohortOutputs, CohortTimings
+    ) {
         let clock = ContinuousClock()
         let start = clock.now
         var simulation = try CohortSimulation(configuration)
         let loopStart = clock.now
-        let outputs = simulation.run()
+        let subscribers = ProgressLine.grouped(configuration.subscribers)
+        let outputs = simulation.run(
+            progress: progress.map { line in
+                { reached, events in
+                    line.update {
+                        let rate = line.elapsed > 0 ? Int(Double(events) / line.elapsed) : 0
+                        return "population: day \(reached / CohortModel.day), \(subscribers) subscribers, "
+                            + "\(ProgressLine.grouped(events)) events, \(ProgressLine.grouped(rate))/s"
+                    }
+                }
+            })
+        progress?.clear()
         let end = clock.now
         func seconds(_ duration: Duration) -> Double {
             Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

@@ -34,7 +34,10 @@ package enum Simctl {
         _ arguments: [String], clock: @Sendable () -> Instant = wallClock,
         standardOutput: (([UInt8]) -> Void)? = nil
     ) -> CommandOutput {
-        if arguments.first == "population" { return PopulationCommand.main(Array(arguments.dropFirst())) }
+        if arguments.first == "population" {
+            // Progress on standard error only when it is a terminal (quiet in pipes and in tests).
+            return PopulationCommand.main(Array(arguments.dropFirst()), progress: ProgressLine.forTerminal())
+        }
         if arguments == ["help", "population"] { return PopulationCommand.main(["--help"]) }
         if arguments.first == "serve" { return ServeCommand.main(Array(arguments.dropFirst()), clock: clock) }
         if arguments == ["help", "serve"] { return ServeCommand.main(["--help"], clock: clock) }
@@ -55,7 +58,10 @@ package enum Simctl {
         switch invocation {
         case .help(let topic): return CommandOutput(stdout: HelpText.text(for: topic) + "\n", stderr: "", exitCode: 0)
         case .version: return CommandOutput(stdout: "simctl \(simctlVersion)\n", stderr: "", exitCode: 0)
-        case .run(let options): return run(options, clock: clock, standardOutput: standardOutput)
+        case .run(let options):
+            // A streamed run shows progress on standard error only when it is a terminal.
+            let progress = standardOutput == nil ? nil : ProgressLine.forTerminal()
+            return run(options, clock: clock, standardOutput: standardOutput, progress: progress)
         case .validate(let file): return validate(file)
         case .catalog(let file): return catalog(file)
         case .certs(let invocation): return certs(invocation)
@@ -108,7 +114,8 @@ package enum Simctl {
     }
 
     static func run(
-        _ options: RunOptions, clock: () -> Instant, standardOutput: (([UInt8]) -> Void)? = nil
+        _ options: RunOptions, clock: () -> Instant, standardOutput: (([UInt8]) -> Void)? = nil,
+        progress: ProgressLine? = nil
     ) -> CommandOutput {
         var start: Instant?
         if let text = options.start {
@@ -152,6 +159,7 @@ package enum Simctl {
             }
         }
         defer { connection?.close() }
+        if let progress { plan.progress = { progress.followRun($0) } }
         var collected: [UInt8] = []
         let verdict = plan.run(scenario, write: standardOutput ?? { collected += $0 })
         let stdout = standardOutput == nil ? String(decoding: collected, as: UTF8.self) : ""

@@ -48,56 +48,89 @@ package enum Base64URL {
     static let urlPairs: [UInt16] = (0..<4096).map { value in
         (UInt16(urlAlphabet[value >> 6]) | UInt16(urlAlphabet[value & 63]) << 8).littleEndian
     }
-    static let zeros = [UInt8](repeating: 0, count: 4096)
 
     /// Appends unpadded base64url of `bytes` to `out`: 3 bytes give 4 characters, written as two table lookups.
+    /// Each character is written once, straight into the array's spare capacity (``URLCharacters``).
     package static func appendURL(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        let length = urlLength(bytes.count)
+        guard length > 0 else { return }
+        out.append(contentsOf: URLCharacters(source: bytes, count: length))
+    }
+
+    /// The length of unpadded base64url for `count` bytes.
+    static func urlLength(_ count: Int) -> Int { count / 3 * 4 + (count % 3 == 0 ? 0 : count % 3 + 1) }
+
+    /// The base64url characters of a buffer as a sequence whose `_copyContents(initializing:)` encodes straight
+    /// into the destination: `Array.append(contentsOf:)` reserves `underestimatedCount` (the exact length) and
+    /// hands its uninitialized tail to it, so no byte is written twice (no zero-fill before the encoding).
+    struct URLCharacters: Sequence {
+        let source: UnsafeRawBufferPointer
+        let count: Int
+
+        var underestimatedCount: Int { count }
+
+        func makeIterator() -> IndexingIterator<[UInt8]> {
+            [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                Base64URL.encodeURL(source, into: UnsafeMutableRawPointer(buffer.baseAddress!))
+                initialized = count
+            }.makeIterator()
+        }
+
+        func _copyContents(initializing buffer: UnsafeMutableBufferPointer<UInt8>) -> (
+            IndexingIterator<[UInt8]>, Int
+        ) {
+            guard buffer.count >= count, let base = buffer.baseAddress else {
+                // Not room for all of it (no caller of the standard library does this): element by element.
+                var iterator = makeIterator()
+                var written = 0
+                while written < buffer.count, let byte = iterator.next() {
+                    buffer.initializeElement(at: written, to: byte)
+                    written += 1
+                }
+                return (iterator, written)
+            }
+            Base64URL.encodeURL(source, into: UnsafeMutableRawPointer(base))
+            return ([UInt8]().makeIterator(), count)
+        }
+    }
+
+    /// Writes unpadded base64url of `bytes` at `destination` (``urlLength(_:)`` bytes).
+    static func encodeURL(_ bytes: UnsafeRawBufferPointer, into destination: UnsafeMutableRawPointer) {
         let full = bytes.count / 3
         let rest = bytes.count % 3
-        let length = full * 4 + (rest == 0 ? 0 : rest + 1)
-        guard length > 0, let source = bytes.baseAddress else { return }
-        let start = out.count
-        // Grows `out` by copying zeros from a contiguous array (a memcpy in every build) before they are overwritten.
-        var left = length
-        while left > 0 {
-            let n = min(left, zeros.count)
-            out.append(contentsOf: zeros[0..<n])
-            left -= n
-        }
+        guard let source = bytes.baseAddress else { return }
         urlPairs.withUnsafeBufferPointer { pairs in
-            out.withUnsafeMutableBytes { buffer in
-                var o = buffer.baseAddress! + start
-                var i = source
-                var groups = full
-                // 6 bytes at a time while 8 can be read: one big-endian load, four pair lookups, one 8-byte store.
-                while groups >= 3 {
-                    let w = UInt64(bigEndian: i.loadUnaligned(as: UInt64.self))
-                    let chars =
-                        UInt64(UInt16(littleEndian: pairs[Int(w >> 52)]))
-                        | UInt64(UInt16(littleEndian: pairs[Int(w >> 40 & 0xFFF)])) << 16
-                        | UInt64(UInt16(littleEndian: pairs[Int(w >> 28 & 0xFFF)])) << 32
-                        | UInt64(UInt16(littleEndian: pairs[Int(w >> 16 & 0xFFF)])) << 48
-                    o.storeBytes(of: chars.littleEndian, as: UInt64.self)
-                    o += 8
-                    i += 6
-                    groups -= 2
-                }
-                for _ in 0..<groups {
-                    let n =
-                        UInt32(i.load(as: UInt8.self)) << 16 | UInt32(i.load(fromByteOffset: 1, as: UInt8.self)) << 8
-                        | UInt32(i.load(fromByteOffset: 2, as: UInt8.self))
-                    o.storeBytes(of: pairs[Int(n >> 12)], as: UInt16.self)
-                    (o + 2).storeBytes(of: pairs[Int(n & 0xFFF)], as: UInt16.self)
-                    o += 4
-                    i += 3
-                }
-                if rest > 0 {
-                    let second = rest == 2 ? UInt32(i.load(fromByteOffset: 1, as: UInt8.self)) << 8 : 0
-                    let n = UInt32(i.load(as: UInt8.self)) << 16 | second
-                    for k in 0...rest {
-                        o.storeBytes(
-                            of: urlAlphabet[Int(n >> UInt32(18 - 6 * k) & 63)], toByteOffset: k, as: UInt8.self)
-                    }
+            var o = destination
+            var i = source
+            var groups = full
+            // 6 bytes at a time while 8 can be read: one big-endian load, four pair lookups, one 8-byte store.
+            while groups >= 3 {
+                let w = UInt64(bigEndian: i.loadUnaligned(as: UInt64.self))
+                let chars =
+                    UInt64(UInt16(littleEndian: pairs[Int(w >> 52)]))
+                    | UInt64(UInt16(littleEndian: pairs[Int(w >> 40 & 0xFFF)])) << 16
+                    | UInt64(UInt16(littleEndian: pairs[Int(w >> 28 & 0xFFF)])) << 32
+                    | UInt64(UInt16(littleEndian: pairs[Int(w >> 16 & 0xFFF)])) << 48
+                o.storeBytes(of: chars.littleEndian, as: UInt64.self)
+                o += 8
+                i += 6
+                groups -= 2
+            }
+            for _ in 0..<groups {
+                let n =
+                    UInt32(i.load(as: UInt8.self)) << 16 | UInt32(i.load(fromByteOffset: 1, as: UInt8.self)) << 8
+                    | UInt32(i.load(fromByteOffset: 2, as: UInt8.self))
+                o.storeBytes(of: pairs[Int(n >> 12)], as: UInt16.self)
+                (o + 2).storeBytes(of: pairs[Int(n & 0xFFF)], as: UInt16.self)
+                o += 4
+                i += 3
+            }
+            if rest > 0 {
+                let second = rest == 2 ? UInt32(i.load(fromByteOffset: 1, as: UInt8.self)) << 8 : 0
+                let n = UInt32(i.load(as: UInt8.self)) << 16 | second
+                for k in 0...rest {
+                    o.storeBytes(
+                        of: urlAlphabet[Int(n >> UInt32(18 - 6 * k) & 63)], toByteOffset: k, as: UInt8.self)
                 }
             }
         }

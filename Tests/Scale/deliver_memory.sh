@@ -7,6 +7,7 @@
 #   swift build -c release --product simctl
 #   Tests/Scale/deliver_memory.sh 100000                      # N customers
 #   Tests/Scale/deliver_memory.sh 10000 --deliver-connections 4   # extra arguments go to simctl run
+#   PURCHASES=coincident Tests/Scale/deliver_memory.sh 100000     # every customer buys at the start
 set -euo pipefail
 if [ $# -lt 1 ]; then
     echo "usage: $0 N [simctl run arguments...]" >&2
@@ -28,7 +29,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-python3 "$root/Tests/Scale/generate_scenario.py" "$customers" > "$work/scale.yaml"
+python3 "$root/Tests/Scale/generate_scenario.py" "$customers" --purchases "${PURCHASES:-spread}" > "$work/scale.yaml"
 PORT=0 python3 "$root/Tests/Scale/fast_receiver.py" > "$work/receiver.out" &
 receiver=$!
 disown
@@ -61,7 +62,7 @@ receiver=
 read -r wall rss < "$work/time"
 summary=$(grep '^delivery to ' "$work/stderr" || true)
 echo "N=$customers${*:+ $*}: ${wall} s wall, peak RSS $((rss / 1024)) MB (limit $limit MB), exit $status;" \
-    "$(tail -n 1 "$work/receiver.out"); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    "$(tail -n 1 "$work/receiver.out"); purchases ${PURCHASES:-spread}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$summary"
 if [ "$status" -ne 0 ]; then
     cat "$work/stderr" >&2

@@ -6,6 +6,11 @@
 #   swift build -c release --product simctl
 #   Tests/Scale/measure.sh 100000 jsonl 3                 # N customers, format, runs
 #   Tests/Scale/measure.sh 100000 jsonl 3 --environment Sandbox   # extra arguments go to simctl run
+#   PURCHASES=coincident Tests/Scale/measure.sh 100000 jsonl 3    # every customer buys at the start (issue 27)
+#   TO=file Tests/Scale/measure.sh 100000 jsonl 3                 # output to a file in a temporary folder
+#
+# PURCHASES: spread (default) or coincident (Tests/Scale/generate_scenario.py --purchases). TO: null (default,
+# /dev/null) or file (a real file, removed after each run; under TMPDIR, default /tmp).
 set -euo pipefail
 if [ $# -lt 2 ]; then
     echo "usage: $0 N timeline|jsonl|decoded [RUNS] [simctl run arguments...]" >&2
@@ -23,18 +28,25 @@ if [ ! -x "$simctl" ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-python3 "$root/Tests/Scale/generate_scenario.py" "$customers" > "$work/scale.yaml"
-# One untimed run counts the output lines (and warms the file cache); the timed runs write to /dev/null, so the
-# figures are simctl's own and not those of whatever reads its output.
+purchases=${PURCHASES:-spread}
+python3 "$root/Tests/Scale/generate_scenario.py" "$customers" --purchases "$purchases" > "$work/scale.yaml"
+case ${TO:-null} in
+    null) target=/dev/null ;;
+    file) target="$work/out" ;;
+    *) echo "TO must be null or file" >&2; exit 64 ;;
+esac
+# One untimed run counts the output lines (and warms the file cache); the timed runs write to /dev/null (or to a
+# file), so the figures are simctl's own and not those of whatever reads its output.
 "$simctl" run "$work/scale.yaml" --format "$format" "$@" | wc -l > "$work/lines"
 for _ in $(seq "$runs"); do
     /usr/bin/time -f "%e %U %M" -o "$work/time" "$simctl" run "$work/scale.yaml" --format "$format" "$@" \
-        > /dev/null
+        > "$target"
+    rm -f "$work/out"
     cat "$work/time" >> "$work/all"
 done
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 wall=$(awk '{ print $1 }' "$work/all" | median)
 user=$(awk '{ print $2 }' "$work/all" | median)
 rss=$(awk '{ print $3 }' "$work/all" | median)
-echo "N=$customers format=$format runs=$runs $*: median ${wall} s wall, ${user} s user CPU," \
+echo "N=$customers purchases=$purchases format=$format to=${TO:-null} runs=$runs $*: median ${wall} s wall, ${user} s user CPU," \
     "peak RSS $((rss / 1024)) MB, $(cat "$work/lines") output lines; load average $(cut -d' ' -f1-3 /proc/loadavg)"

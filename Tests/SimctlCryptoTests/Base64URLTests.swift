@@ -43,10 +43,29 @@ import Testing
             bytes.withUnsafeBytes { Base64URL.appendURL($0, to: &out) }
             #expect(String(decoding: out, as: UTF8.self) == "x" + Base64URL.encode(bytes), "length \(length)")
         }
-        // Longer than the zeros the output grows by at a time.
+        // Long, into an empty array.
         let long = [UInt8](repeating: 0xFB, count: 10_000)
         var out: [UInt8] = []
         long.withUnsafeBytes { Base64URL.appendURL($0, to: &out) }
         #expect(String(decoding: out, as: UTF8.self) == Base64URL.encode(long))
+    }
+
+    @Test func appendingFillsSpareCapacityExactlyAndKeepsWhatWasThere() {
+        // The characters go straight into the array's spare capacity (no zero-fill first): with exactly enough room,
+        // more than enough, and none; what the array held before stays.
+        var random = TestRandom(seed: 27)
+        for length in [1, 2, 3, 5, 8, 9, 47, 300] {
+            let bytes = (0..<length).map { _ in UInt8(random.nextInt(in: 0...255)) }
+            let encoded = Array(Base64URL.encode(bytes).utf8)
+            for spare in [0, encoded.count, encoded.count + 17] {
+                var out: [UInt8] = Array("prefix".utf8)
+                out.reserveCapacity(out.count + spare)
+                bytes.withUnsafeBytes { Base64URL.appendURL($0, to: &out) }
+                #expect(out == Array("prefix".utf8) + encoded, "length \(length), spare \(spare)")
+            }
+            // The characters as a sequence on their own (its iterator) give the same bytes.
+            let characters = bytes.withUnsafeBytes { Array(Base64URL.URLCharacters(source: $0, count: encoded.count)) }
+            #expect(characters == encoded)
+        }
     }
 }

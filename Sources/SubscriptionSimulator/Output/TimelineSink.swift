@@ -2,9 +2,11 @@
 /// type/subtype, status and key fields, with a line wherever a customer's access changes. The one writer of the
 /// format, for streamed runs and for ``RunOutput/timeline(_:)``. The table's column widths and the notification count
 /// in its title are known only at the end, so rows go to a ``Spool`` as they come and the table is written by
-/// ``finish()``. At one instant, notification rows come before access rows (as in the sorted table), so one instant's
-/// rows wait in memory until the clock moves on. Rows are written as bytes, cell by cell (``TimelineRows``), never as
-/// strings.
+/// ``finish()``. At one instant, notification rows come before access rows (as in the sorted table): notification
+/// rows go to the spool in groups of about 64 KB as they come, and one instant's access rows wait until the clock
+/// moves on, in memory up to a megabyte and past that in a spool of their own (`accessOverflow`), so an instant with
+/// a hundred thousand renewals holds no more memory than any other. Rows are written as bytes, cell by cell
+/// (``TimelineRows``), never as strings.
 public struct TimelineSink: RunSink {
     let scenario: Scenario
     var out: ChunkedWriter
@@ -14,6 +16,12 @@ public struct TimelineSink: RunSink {
     var pendingInstant: Instant?
     var pendingNotifications = TimelineRows()
     var pendingAccess = TimelineRows()
+    /// The current instant's access rows past the first megabyte, in the order they came (nil while there are none).
+    var accessOverflow: Spool?
+    /// How many bytes of notification rows, and of access rows, wait in memory before they move on (tests make them
+    /// small; the bytes written do not depend on them).
+    var notificationGroup = 1 << 16
+    var accessGroup = 1 << 20
     /// Whether ``finish()`` may format half of the spooled chunks on a second thread (same bytes either way).
     var usesSecondThread = true
 
@@ -43,18 +51,37 @@ public struct TimelineSink: RunSink {
                 Self.appendRow(notifications[n], start: scenario.start, to: &pendingNotifications)
                 notificationCount += 1
                 n += 1
+                // Every access row of this instant comes after its notification rows: these may go on now.
+                if pendingNotifications.openCell >= notificationGroup { spoolNotifications() }
             } else {
                 Self.appendRow(
                     changes[c], start: scenario.start, previous: &previous, to: &pendingAccess)
                 c += 1
+                if pendingAccess.openCell >= accessGroup {
+                    let overflow = accessOverflow ?? Spool()
+                    overflow.append(items: pendingAccess.spooledBytes, count: pendingAccess.cells)
+                    pendingAccess.removeAll()
+                    accessOverflow = overflow
+                }
             }
         }
     }
 
+    mutating func spoolNotifications() {
+        spool.append(items: pendingNotifications.spooledBytes, count: pendingNotifications.cells)
+        pendingNotifications.removeAll()
+    }
+
     mutating func spoolPending(nextInstant: Instant?) {
-        if !pendingNotifications.isEmpty {
-            spool.append(items: pendingNotifications.spooledBytes, count: pendingNotifications.cells)
-            pendingNotifications.removeAll()
+        if !pendingNotifications.isEmpty { spoolNotifications() }
+        if let overflow = accessOverflow {
+            let chunks = overflow.chunks()
+            var input: [UInt8] = []
+            for index in 0..<chunks.count {
+                chunks.read(index, into: &input)
+                spool.append(items: input[...], count: chunks.items[index])
+            }
+            accessOverflow = nil
         }
         if !pendingAccess.isEmpty {
             spool.append(items: pendingAccess.spooledBytes, count: pendingAccess.cells)

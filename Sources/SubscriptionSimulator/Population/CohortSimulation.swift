@@ -110,8 +110,10 @@ package struct CohortSimulation {
         }
     }
 
-    /// Runs every event before H and returns the outputs (R7). A simulation runs once.
-    package mutating func run() -> CohortOutputs {
+    /// Runs every event before H and returns the outputs (R7). A simulation runs once. `progress` is called at
+    /// every month's end with the virtual time reached (milliseconds from the start) and the events run so far
+    /// (`simctl population` shows a progress line from it on a terminal).
+    package mutating func run(progress: ((_ reached: Int64, _ events: Int) -> Void)? = nil) -> CohortOutputs {
         let horizon = configuration.horizon
         let limit = Instant(millisecondsSince1970: horizon)
         let churn = configuration.churn
@@ -131,6 +133,7 @@ package struct CohortSimulation {
             case .monthEnd:
                 out.payingMonthEnd[index - 1] = paying
                 out.monitorEvents += 1
+                progress?(now, events)
             case .familyJoins:
                 events += 1
                 status[index] |= Self.joinedFlag

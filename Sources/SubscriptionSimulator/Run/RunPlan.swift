@@ -64,6 +64,8 @@ public struct RunPlan {
     /// Runs the fixture folder's commit; the command line holds interrupts back around it, so an interrupted run
     /// never leaves a partial folder. By default it just runs it.
     public var guardCommit: (() -> Void) -> Void
+    /// Receives the run's progress as it goes (``RunProgress``), on the run's thread; nil: none is counted.
+    public var progress: ((RunProgress) -> Void)? = nil
 
     public init(
         format: OutputFormat = .timeline, signer: (any PayloadSigner)? = nil, fixtures: FixtureWriter.Staging? = nil,
@@ -80,11 +82,15 @@ public struct RunPlan {
     /// the policy says. Changes nothing on disk when the run stops or fails, except the delivery log.
     public func run(_ scenario: Scenario, write: @escaping ([UInt8]) -> Void) -> RunVerdict {
         var sink = PlanSink()
+        // Standard output is written on a thread of its own, behind a bounded queue of chunks (docs/streaming.md):
+        // a slow destination holds up neither the run nor the encoding until that queue is full.
+        let output = BackgroundWriter(write)
+        let queued: ([UInt8]) -> Void = { output.write($0) }
         switch format {
-        case .timeline: sink.timeline = TimelineSink(scenario: scenario, write: write)
-        case .jsonl: sink.jsonl = JSONLSink(app: scenario.app, signer: signer, write: write)
-        case .decoded: sink.decoded = DecodedSink(app: scenario.app, write: write)
-        case .svg: sink.picture = PictureSink(scenario: scenario, write: write)
+        case .timeline: sink.timeline = TimelineSink(scenario: scenario, write: queued)
+        case .jsonl: sink.jsonl = JSONLSink(app: scenario.app, signer: signer, write: queued)
+        case .decoded: sink.decoded = DecodedSink(app: scenario.app, write: queued)
+        case .svg: sink.picture = PictureSink(scenario: scenario, write: queued)
         }
         if let fixtures {
             sink.fixtures = FixtureSink(scenario: scenario, app: scenario.app, signer: signer, staging: fixtures)
@@ -95,11 +101,17 @@ public struct RunPlan {
         var background = BackgroundSink(sink)
         // Delivery follows the run on the run's own thread, so the store need not keep what it sent.
         var streamed = delivery.map { StreamedDelivery($0, scenario: scenario, signer: signer) }
+        var meter = progress.map {
+            RunProgressMeter(customers: scenario.customers.count, start: scenario.start, report: $0)
+        }
         let run = ScenarioRunner.stream(scenario, retention: .liveState, into: &background) { notifications, settled in
             streamed?.follow(notifications, settledBefore: settled)
+            meter?.step(sent: notifications.count, reached: settled)
         }
         sink = background.finish()
         sink.finishStandardOutput()
+        output.finish()
+        meter?.finish()
         var verdict = RunVerdict(run: run)
         // Retries due after the run are made only for a run that passed.
         verdict.delivery = streamed?.finish(passed: run.passed)

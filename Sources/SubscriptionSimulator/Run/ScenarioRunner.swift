@@ -56,7 +56,10 @@ public enum ScenarioRunner {
         var handedOn = (notifications: 0, changes: 0)  // what the sink has (a store that keeps everything)
         // A live-state store hands its notifications and changes over to the sink in groups of at least this many
         // (the sink may take the arrays instead of copying them, `RunSink/receive(taking:_:)`), then drops them.
+        // It pauses between two events once it holds that many, also within one instant (`EmissionLog.handOverAt`):
+        // the driver steps again at the same instant, so no instant's output is ever held whole.
         let group = 512
+        if store.retention == .liveState { store.emissions.handOverAt = group }
         var followed = 0  // what `follow` has seen
         func handOver(_ store: inout SimulatedStore) {
             sink.receive(taking: &store.emissions.notifications, &store.emissions.entitlementChanges)

@@ -20,6 +20,13 @@ struct EmissionLog: Hashable, Sendable {
     /// Every time a customer opened the app, for the device view's billing-issue messages.
     var appOpens: [AppOpenRecord] = []
 
+    /// How many notifications and entitlement changes the log may hold before ``SimulatedStore/advance(to:)``
+    /// pauses between two events to let them be handed on (a streamed run sets it; by default it never pauses).
+    var handOverAt = Int.max
+
+    /// Notifications and entitlement changes held (not handed on yet, with ``StoreRetention/liveState``).
+    var heldCount: Int { notifications.count + entitlementChanges.count }
+
     /// Appends a notification (`restored`: its transaction reached the device through a restore).
     mutating func append(_ notification: consuming SentNotification, restored: Bool = false) {
         if restored { restoredNotifications.insert(notifications.count) }

@@ -105,12 +105,19 @@ public struct SimulatedStore: Sendable {
 
     /// Runs every store event due at or before `target` in order, then sets `now` to `target`.
     /// Events exactly at `target` run. Moving backwards is an error.
+    ///
+    /// A streamed run's store (``EmissionLog/handOverAt``) pauses instead once it holds that many notifications and
+    /// entitlement changes not handed on: `now` stays at the instant of the last event run, the events still due
+    /// (at that instant or later) wait for the next call. So what one instant sends (a hundred thousand renewals that
+    /// coincide) is handed on in groups, never held at once (docs/streaming.md, "The memory bound").
     public mutating func advance(to target: Instant) throws(StoreError) {
         if target < now { throw .scheduling(.clockMovesBackwards(requested: target, now: now)) }
-        while let event = scheduler.nextDueEvent(notAfter: target) {
+        let pauseAt = emissions.handOverAt
+        while emissions.heldCount < pauseAt, let event = scheduler.nextDueEvent(notAfter: target) {
             try admit(event)
             try handle(event.payload)
         }
+        if emissions.heldCount >= pauseAt, let next = scheduler.nextEventInstant(), next <= target { return }
         do throws(SchedulingError) { try scheduler.moveClock(to: target) } catch { throw .scheduling(error) }
     }
 

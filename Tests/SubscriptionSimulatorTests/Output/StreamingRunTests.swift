@@ -28,14 +28,15 @@ import Testing
         return try ScenarioFilesTests.decoder(name).decode(try PackagePaths.read(url))
     }
 
-    /// The scale scenario of Tests/Scale/generate_scenario.py, built the same way, for `customers` customers.
-    static func scaleScenario(customers: Int, until: String = "P1Y") throws -> Scenario {
+    /// The scale scenario of Tests/Scale/generate_scenario.py, built the same way, for `customers` customers
+    /// (`coincident`: all buy at the start, the script's `--purchases coincident`).
+    static func scaleScenario(customers: Int, until: String = "P1Y", coincident: Bool = false) throws -> Scenario {
         let day = 86_400
         var entries: [(Int, Int, String)] = []
         let product = "com.example.scale.monthly"
         for i in 0..<customers {
             let name = "c" + String(repeating: "0", count: 7 - String(i).count) + String(i)
-            let bought = i * 30 * day / customers
+            let bought = coincident ? 0 : i * 30 * day / customers
             entries.append((bought, 0, "purchase: { customer: \(name), product: \(product) }"))
             if i % 20 == 0 {
                 entries.append((bought + 10 * day, 1, "cancel: { customer: \(name), product: \(product) }"))
@@ -68,12 +69,13 @@ import Testing
         return try ScenarioDecoder(file: "scale.yaml").decode(yaml)
     }
 
-    @Test func theGeneratorScriptWritesTheSameScaleScenario() throws {
+    @Test(arguments: [false, true])
+    func theGeneratorScriptWritesTheSameScaleScenario(coincident: Bool) throws {
         // Tests/Scale/generate_scenario.py (what Tests/Scale/measure.sh runs) and scaleScenario here agree.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let script = PackagePaths.root.appendingPathComponent("Tests/Scale/generate_scenario.py").path
-        process.arguments = ["python3", script, "40"]
+        process.arguments = ["python3", script, "40"] + (coincident ? ["--purchases", "coincident"] : [])
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
@@ -81,8 +83,9 @@ import Testing
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let generated = try ScenarioDecoder(file: "scale.yaml").decode(String(decoding: data, as: UTF8.self))
-        let built = try Self.scaleScenario(customers: 40)
+        let built = try Self.scaleScenario(customers: 40, coincident: coincident)
         #expect(generated.timeline.map(\.at) == built.timeline.map(\.at))
+        #expect(generated.timeline.filter { $0.at == generated.start }.count == (coincident ? 40 : 1))
         #expect(generated.timeline.map(\.action) == built.timeline.map(\.action))
         #expect(generated.catalog.products == built.catalog.products)
         #expect(generated.app == built.app && generated.until == built.until && generated.seed == built.seed)

@@ -459,7 +459,7 @@ enum CheckCommand {
                 scenario: scenario,
                 token: BearerTokenPolicy(
                     bundleId: scenario.app.bundleId, publicKey: publicKey,
-                    clock: { Int64(Date().timeIntervalSince1970) }), epoch: options.epoch)
+                    clock: { Int64(Date().timeIntervalSince1970) }), epoch: options.epoch ?? scenario.epoch)
             configuration.readOnlyReason =
                 "simctl check moves the store of each case itself; requests that change the store are not available "
                 + "during check (reads answer from the running case's store)"

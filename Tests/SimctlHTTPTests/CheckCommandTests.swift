@@ -23,95 +23,99 @@ import Testing
         "--deliver", "http://127.0.0.1:1/", "--entitlements", "http://127.0.0.1:1/{originalTransactionId}",
     ]
 
-    @Test(
-        arguments: [
-            ([], "'check' needs a scenario file"),
-            (
-                ["x.yaml", "--entitlements", "http://127.0.0.1:1/{originalTransactionId}"],
-                "'check' needs '--deliver URL'"
-            ),
-            (["x.yaml", "--deliver", "http://127.0.0.1:1/"], "'check' needs '--entitlements TEMPLATE'"),
-            (
-                ["x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements", "http://127.0.0.1:1/e"],
-                "needs a URL containing {originalTransactionId}"
-            ),
-            (
-                [
-                    "x.yaml", "--deliver", "ftp://example.com/", "--entitlements",
-                    "http://127.0.0.1:1/{originalTransactionId}",
-                ],
-                "ftp://example.com/"
-            ),
-            (
-                ["x.yaml", "--deliver-connections", "0"] + Self.urls,
-                "option '--deliver-connections' needs a whole number from 1 to 64, found '0'"
-            ),
-            (["x.yaml", "--deliver-timeout", "0s"] + Self.urls, "option '--deliver-timeout' needs a duration"),
-            (
-                ["x.yaml", "--chaos-fail-first", "6"] + Self.urls,
-                "option '--chaos-fail-first' needs a whole number from 0 to 5"
-            ),
-            (["x.yaml", "--chaos-duplicate", "2"] + Self.urls, "option '--chaos-duplicate' needs a share from 0 to 1"),
-            (["x.yaml", "--chaos-fail-rate", "x"] + Self.urls, "option '--chaos-fail-rate' needs a share from 0 to 1"),
-            (
-                ["x.yaml", "--deliver-connections", "2", "--deliver-connections", "3"] + Self.urls,
-                "option '--deliver-connections' is given twice"
-            ),
-            (
-                ["x.yaml", "--deliver-mode", "sandbox"] + Self.urls,
-                "option '--deliver-mode' of 'simctl run' does not apply to 'check'"
-            ),
-            (
-                ["x.yaml", "--chaos-reorder-window", "1h"] + Self.urls,
-                "option '--chaos-reorder-window' of 'simctl run' does not apply"
-            ),
-            (
-                ["x.yaml", "--delivery-log", "d.jsonl"] + Self.urls,
-                "option '--delivery-log' of 'simctl run' does not apply"
-            ),
-            (
-                ["x.yaml", "--port", "70000"] + Self.urls,
-                "option '--port' needs a port number from 0 to 65535, found '70000'"
-            ),
-            (
-                ["x.yaml", "--port", "-1"] + Self.urls,
-                "option '--port' needs a port number from 0 to 65535, found '-1'"
-            ),
-            (["x.yaml", "--log", "server.log"] + Self.urls, "option '--log' needs '--port P'"),
-            (["x.yaml", "--api-key-pem", "k.pem"] + Self.urls, "option '--api-key-pem' needs '--port P'"),
-            (["x.yaml", "--port", "0", "--host", ""] + Self.urls, "option '--host' needs a value"),
-            (["x.yaml"] + Self.urls + ["--port"], "option '--port' needs a value"),
-            (
-                [
-                    "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
-                    "http://127.0.0.1:1/{originalTransactionId}",
-                    "--cases", "0",
-                ], "option '--cases' needs a whole number from 1 to 1000000, found '0'"
-            ),
-            (
-                [
-                    "--replay", "c.yaml", "--cases", "5", "--deliver", "http://127.0.0.1:1/", "--entitlements",
-                    "http://127.0.0.1:1/{originalTransactionId}",
-                ], "option '--cases' does not apply to '--replay'"
-            ),
-            (
-                [
-                    "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
-                    "http://127.0.0.1:1/{originalTransactionId}",
-                    "--settle", "soon",
-                ], "option '--settle' needs a duration"
-            ),
-            (["x.yaml", "--frobnicate"], "unknown option '--frobnicate'"),
-        ]
-            + ["0", "0s", "soon", "-5s", "1mo", "8d", ""].map { value in
-                (
-                    [
-                        "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
-                        "http://127.0.0.1:1/{originalTransactionId}", "--max-time", value,
-                    ],
-                    "option '--max-time' needs a duration such as 500ms, 30s or 5m (at most 604800s), found '\(value)'"
-                )
-            })
+    /// Arguments that are usage errors, with the message each gives.
+    static let usageCases: [([String], String)] = [
+        ([], "'check' needs a scenario file"),
+        (
+            ["x.yaml", "--entitlements", "http://127.0.0.1:1/{originalTransactionId}"],
+            "'check' needs '--deliver URL'"
+        ),
+        (["x.yaml", "--deliver", "http://127.0.0.1:1/"], "'check' needs '--entitlements TEMPLATE'"),
+        (
+            ["x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements", "http://127.0.0.1:1/e"],
+            "needs a URL containing {originalTransactionId}"
+        ),
+        (
+            [
+                "x.yaml", "--deliver", "ftp://example.com/", "--entitlements",
+                "http://127.0.0.1:1/{originalTransactionId}",
+            ],
+            "ftp://example.com/"
+        ),
+        (
+            ["x.yaml", "--deliver-connections", "0"] + Self.urls,
+            "option '--deliver-connections' needs a whole number from 1 to 64, found '0'"
+        ),
+        (["x.yaml", "--deliver-timeout", "0s"] + Self.urls, "option '--deliver-timeout' needs a duration"),
+        (
+            ["x.yaml", "--chaos-fail-first", "6"] + Self.urls,
+            "option '--chaos-fail-first' needs a whole number from 0 to 5"
+        ),
+        (["x.yaml", "--chaos-duplicate", "2"] + Self.urls, "option '--chaos-duplicate' needs a share from 0 to 1"),
+        (["x.yaml", "--chaos-fail-rate", "x"] + Self.urls, "option '--chaos-fail-rate' needs a share from 0 to 1"),
+        (
+            ["x.yaml", "--deliver-connections", "2", "--deliver-connections", "3"] + Self.urls,
+            "option '--deliver-connections' is given twice"
+        ),
+        (
+            ["x.yaml", "--deliver-mode", "sandbox"] + Self.urls,
+            "option '--deliver-mode' of 'simctl run' does not apply to 'check'"
+        ),
+        (
+            ["x.yaml", "--chaos-reorder-window", "1h"] + Self.urls,
+            "option '--chaos-reorder-window' of 'simctl run' does not apply"
+        ),
+        (
+            ["x.yaml", "--delivery-log", "d.jsonl"] + Self.urls,
+            "option '--delivery-log' of 'simctl run' does not apply"
+        ),
+        (
+            ["x.yaml", "--port", "70000"] + Self.urls,
+            "option '--port' needs a port number from 0 to 65535, found '70000'"
+        ),
+        (
+            ["x.yaml", "--port", "-1"] + Self.urls,
+            "option '--port' needs a port number from 0 to 65535, found '-1'"
+        ),
+        (["x.yaml", "--log", "server.log"] + Self.urls, "option '--log' needs '--port P'"),
+        (["x.yaml", "--api-key-pem", "k.pem"] + Self.urls, "option '--api-key-pem' needs '--port P'"),
+        (["x.yaml", "--port", "0", "--host", ""] + Self.urls, "option '--host' needs a value"),
+        (["x.yaml"] + Self.urls + ["--port"], "option '--port' needs a value"),
+        (
+            [
+                "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
+                "http://127.0.0.1:1/{originalTransactionId}",
+                "--cases", "0",
+            ], "option '--cases' needs a whole number from 1 to 1000000, found '0'"
+        ),
+        (
+            [
+                "--replay", "c.yaml", "--cases", "5", "--deliver", "http://127.0.0.1:1/", "--entitlements",
+                "http://127.0.0.1:1/{originalTransactionId}",
+            ], "option '--cases' does not apply to '--replay'"
+        ),
+        (
+            [
+                "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
+                "http://127.0.0.1:1/{originalTransactionId}",
+                "--settle", "soon",
+            ], "option '--settle' needs a duration"
+        ),
+        (["x.yaml", "--frobnicate"], "unknown option '--frobnicate'"),
+    ]
+
+    /// --max-time values that are not a duration from 1 ms to 7 days.
+    static let maxTimeCases: [([String], String)] = ["0", "0s", "soon", "-5s", "1mo", "8d", ""].map { value in
+        (
+            [
+                "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
+                "http://127.0.0.1:1/{originalTransactionId}", "--max-time", value,
+            ],
+            "option '--max-time' needs a duration such as 500ms, 30s or 5m (at most 604800s), found '\(value)'"
+        )
+    }
+
+    @Test(arguments: usageCases + maxTimeCases)
     func usageErrors(arguments: [String], message: String) {
         let output = Simctl.main(["check"] + arguments)
         #expect(output.exitCode == 64)

@@ -213,7 +213,7 @@ public enum CaseRunner {
         /// After everything at the store's instant ran: deliver what is due, then judge when all of it arrived.
         func step(_ store: SimulatedStore) {
             guard finished == nil else { return }
-            backend.observe(store, epoch)
+            backend.observe(store, epoch ?? scenario.epoch)
             deliverDue(store)
             guard finished == nil, changed, allDelivered() else { return }
             changed = false

@@ -14,9 +14,12 @@ case "$(uname -s)" in
 esac
 # Every file of docs examples (DocExamplesTests requires each ```swift block of docs/ to be in one of them).
 examples=(Tests/SubscriptionSimulatorTests/Docs/*Examples.swift)
+# The package's C targets (their module maps), which a client of SimctlCrypto loads as SwiftPM's clients do.
+c_includes=()
+for include in Sources/*/include; do c_includes+=(-I "$include"); done
 for file in "${examples[@]}"; do
   # Each file alone, as a module of its own (no -package-name): only `public` declarations are visible.
   swiftc -typecheck -swift-version 6 -module-name OutsideThePackage -I "$build/Modules" \
-    -I "$resources/$platform" "$file"
+    -I "$resources/$platform" "${c_includes[@]}" "$file"
 done
 echo "public API: ${#examples[@]} files of docs examples type-check from outside the package"

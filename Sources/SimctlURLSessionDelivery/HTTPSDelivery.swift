@@ -25,6 +25,8 @@ package final class HTTPSDelivery: DeliveryTransport, @unchecked Sendable {
     package var destination: String { url.absoluteString }
     /// The session: ephemeral (no cookies, cache or credentials kept), at most ``connections`` connections.
     let session: URLSession
+    /// The session's delegate: refuses redirects, and says when the session has let go of its tasks.
+    let delegate = SessionDelegate()
 
     /// `url` is usually an `https://` URL from ``endpoint(_:)``; an `http://` URL works too (tests use one to watch
     /// the bytes on the wire), though `simctl` sends `http://` through its own client.
@@ -44,11 +46,16 @@ package final class HTTPSDelivery: DeliveryTransport, @unchecked Sendable {
         configuration.httpCookieAcceptPolicy = .never
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
-    /// Ends the session: cancels what is still in flight and closes the connections.
-    package func close() { session.invalidateAndCancel() }
+    /// Ends the session: cancels what is still in flight and waits (at most 2 s) until the session says it has let go
+    /// of its tasks, so nothing of this transport's work is still starting when the caller goes on (the process may
+    /// be about to end).
+    package func close() {
+        session.invalidateAndCancel()
+        _ = delegate.invalidated.wait(timeout: .now() + .seconds(2))
+    }
 
     /// Reads `https://HOST[:PORT][/PATH[?QUERY]]` as ``init(url:timeoutMilliseconds:connections:)`` takes it; the host
     /// may be a name, an IPv4 address or a bracketed IPv6 address; the port defaults to 443; a `#fragment` is
@@ -239,9 +246,14 @@ final class AttemptSlots: @unchecked Sendable {
     }
 }
 
-/// Refuses every redirect, so a 3xx answer ends the attempt as an unsuccessful status, as the App Store does not
-/// follow them either (reference §6.1; docs/delivery.md).
-final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+/// The session's delegate. Refuses every redirect, so a 3xx answer ends the attempt as an unsuccessful status, as the
+/// App Store does not follow them either (reference §6.1; docs/delivery.md); signals ``invalidated`` once the session
+/// is invalid (after ``HTTPSDelivery/close()``).
+final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    let invalidated = DispatchSemaphore(value: 0)
+
+    func urlSession(_ session: URLSession, didBecomeInvalidWithError error: Error?) { invalidated.signal() }
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void

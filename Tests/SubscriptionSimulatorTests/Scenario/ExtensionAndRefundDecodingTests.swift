@@ -1,11 +1,12 @@
 import Testing
 @testable import SubscriptionSimulator
 
-/// Scenario syntax of issue 29: an empty `storefrontCountryCodes` is refused (as Apple's API refuses it, 4000027),
-/// `prorated: true` reads as a prorated refund by time remaining, and `failRenewalExtension` decodes.
-@Suite struct Issue29DecodingTests {
+/// Scenario syntax of mass extensions and refunds: an empty `storefrontCountryCodes` is refused (as Apple's API
+/// refuses it, 4000027), `prorated: true` reads as a prorated refund by time remaining, and `failRenewalExtension`
+/// decodes.
+@Suite struct ExtensionAndRefundDecodingTests {
     static func decode(_ entry: String) throws -> Scenario {
-        try ScenarioDecoder(file: "issue29.yaml").decode(
+        try ScenarioDecoder(file: "extension-refund.yaml").decode(
             """
             name: x
             start: 2026-03-01T09:00:00Z
@@ -24,7 +25,7 @@ import Testing
     @Test func anEmptyStorefrontListIsRefusedWithItsPlace() {
         #expect(
             throws: ScenarioError(
-                file: "issue29.yaml", location: SourceLocation(line: 10, column: 135),
+                file: "extension-refund.yaml", location: SourceLocation(line: 10, column: 135),
                 message:
                     "expected `storefrontCountryCodes` as a non-empty list of storefronts, found an empty list; leave the key out to extend in every storefront (Apple rejects an empty list, 4000027)"
             )

@@ -7,7 +7,7 @@ package enum PopulationCommand {
     package static let help = """
         USAGE: simctl population [--subscribers N] [--months M] [--days D] [--churn C] [--billing-failure F]
                                  [--grace off|3|16|28] [--seed S] [--price P] [--format table|json]
-                                 [--compare-grace LIST] [--retention LIST] [--svg DIR]
+                                 [--compare-grace LIST] [--retention LIST] [--svg DIR] [--jobs N]
 
         Runs the cohort model cohort-v1 (docs/population.md): N monthly subscribers who all buy at day 0, followed
         for H days with voluntary churn, billing failures, Apple's 60-day billing retry, an optional billing grace
@@ -31,9 +31,11 @@ package enum PopulationCommand {
                                 N x r^(m-1) beside a run with churn 1 - r and no billing failures
           --svg DIR             also write paying-by-month.svg and recoveries-by-day.svg into DIR (created if
                                 needed; files of those names are replaced)
+          --jobs N              simulate the subscribers in N parts on N threads at once (default: this machine's
+                                cores; 1 runs on one thread); the outputs are the same for every N
 
         Timings (wall_s, run_s, events_per_s) are measured around the run; every other output depends only on the
-        options and the seed.
+        options and the seed (each subscriber draws from a random stream of its own), never on --jobs.
         """
 
     package static let usageLine =
@@ -45,11 +47,13 @@ package enum PopulationCommand {
         var compareGrace: [Int]?
         var retention: [Double]?
         var svgDirectory: String?
+        /// Parts simulated at once (`--jobs`): the machine's cores unless given.
+        var jobs = ProcessInfo.processInfo.activeProcessorCount
     }
 
     static let names = [
         "--subscribers", "--months", "--days", "--churn", "--billing-failure", "--grace", "--seed", "--price",
-        "--commitment-share", "--format", "--json", "--compare-grace", "--retention", "--svg", "--help",
+        "--commitment-share", "--format", "--json", "--compare-grace", "--retention", "--svg", "--jobs", "--help",
     ]
 
     /// `progress`: a line on standard error updated as each run goes (``ProgressLine``), when it is a terminal.
@@ -70,7 +74,7 @@ package enum PopulationCommand {
             for grace in options.compareGrace ?? [options.configuration.grace] {
                 var configuration = options.configuration
                 configuration.grace = grace
-                runs.append(try timedRun(configuration, progress: progress))
+                runs.append(try timedRun(configuration, jobs: options.jobs, progress: progress))
             }
             var stdout: String
             if options.compareGrace != nil {
@@ -96,24 +100,18 @@ package enum PopulationCommand {
     }
 
     /// R7.7: wall_s from creating the simulation (and its subscribers) to the end of the run; run_s the loop alone.
-    static func timedRun(_ configuration: CohortConfiguration, progress: ProgressLine? = nil) throws(CohortError) -> (
-        CohortOutputs, CohortTimings
-    ) {
+    /// With `jobs` above 1 the parts are created at once, then run at once; run_s starts when all are created.
+    static func timedRun(_ configuration: CohortConfiguration, jobs: Int = 1, progress: ProgressLine? = nil)
+        throws(CohortError) -> (CohortOutputs, CohortTimings)
+    {
         let clock = ContinuousClock()
         let start = clock.now
-        var simulation = try CohortSimulation(configuration)
-        let loopStart = clock.now
-        let subscribers = ProgressLine.grouped(configuration.subscribers)
-        let outputs = simulation.run(
-            progress: progress.map { line in
-                { reached, events in
-                    line.update {
-                        let rate = line.elapsed > 0 ? Int(Double(events) / line.elapsed) : 0
-                        return "population: day \(reached / CohortModel.day), \(subscribers) subscribers, "
-                            + "\(ProgressLine.grouped(events)) events, \(ProgressLine.grouped(rate))/s"
-                    }
-                }
-            })
+        var loopStart = start
+        let parts = PartsProgress(line: progress, subscribers: configuration.subscribers, jobs: jobs)
+        let report: (@Sendable (Int, Int64, Int) -> Void)? =
+            progress == nil ? nil : { @Sendable part, reached, events in parts.report(part, reached, events) }
+        let outputs = try CohortSimulation.run(
+            configuration, jobs: jobs, created: { loopStart = clock.now }, progress: report)
         progress?.clear()
         let end = clock.now
         func seconds(_ duration: Duration) -> Double {
@@ -129,7 +127,7 @@ package enum PopulationCommand {
             var configuration = options.configuration
             configuration.churn = 1 - rate
             configuration.billingFailure = 0
-            runs.append(try CohortSimulation.run(configuration))
+            runs.append(try CohortSimulation.run(configuration, jobs: options.jobs))
         }
         let n = Double(options.configuration.subscribers)
         let months = options.configuration.months
@@ -270,6 +268,7 @@ package enum PopulationCommand {
                 options.configuration.seed = seed
             case "--price": options.configuration.price = try real("a price such as 9.99")
             case "--commitment-share": options.configuration.commitmentShare = try real("a share from 0 to 1")
+            case "--jobs": options.jobs = try integer(1...1_024)
             case "--format":
                 guard text == "table" || text == "json" else {
                     throw UsageError(
@@ -308,5 +307,38 @@ package enum PopulationCommand {
             throw UsageError(message: "--svg draws a run or a grace comparison, not --retention", topic: "population")
         }
         return options
+    }
+}
+
+/// The progress of a run's parts on one line: the virtual day the slowest part reached, and the events of all parts.
+/// Parts report from their own threads; the line is written under this lock only.
+final class PartsProgress: @unchecked Sendable {
+    let line: ProgressLine?
+    let subscribers: String
+    let lock = NSLock()
+    var reached: [Int64]
+    var events: [Int]
+
+    init(line: ProgressLine?, subscribers: Int, jobs: Int) {
+        self.line = line
+        self.subscribers = ProgressLine.grouped(subscribers)
+        let parts = max(1, min(jobs, subscribers))
+        reached = [Int64](repeating: 0, count: parts)
+        events = [Int](repeating: 0, count: parts)
+    }
+
+    func report(_ part: Int, _ reachedNow: Int64, _ eventsNow: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        reached[part] = reachedNow
+        events[part] = eventsNow
+        guard let line else { return }
+        let day = (reached.min() ?? 0) / CohortModel.day
+        let total = events.reduce(0, +)
+        line.update {
+            let rate = line.elapsed > 0 ? Int(Double(total) / line.elapsed) : 0
+            return "population: day \(day), \(subscribers) subscribers, \(ProgressLine.grouped(total)) events, "
+                + "\(ProgressLine.grouped(rate))/s"
+        }
     }
 }

@@ -19,6 +19,31 @@ import Testing
         #expect(options.json)
         let compare = try PopulationCommand.parse(["--compare-grace", "off,3,16,28"])
         #expect(compare.compareGrace == [0, 3, 16, 28])
+        #expect(try PopulationCommand.parse(["--jobs", "3"]).jobs == 3)
+        #expect(try PopulationCommand.parse([]).jobs == ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// `--jobs N` splits the subscribers into N parts run at once; every output but the timings is the same for any N,
+    /// in both formats and for the what-ifs.
+    @Test func theOutputsDoNotDependOnJobs() {
+        func withoutTimings(_ text: String) -> String {
+            text.split(separator: "\n").filter {
+                !$0.contains("wall_s") && !$0.contains("run_s") && !$0.contains("per_s")
+            }
+            .joined(separator: "\n")
+        }
+        for arguments in [
+            ["--subscribers", "3000", "--json"], ["--subscribers", "2500", "--commitment-share", "0.2"],
+            ["--subscribers", "1000", "--compare-grace", "off,16"], ["--subscribers", "800", "--retention", "0.9"],
+        ] {
+            let one = Simctl.main(["population", "--jobs", "1"] + arguments)
+            #expect(one.exitCode == 0 && !one.stdout.isEmpty)
+            for jobs in ["2", "5"] {
+                let many = Simctl.main(["population", "--jobs", jobs] + arguments)
+                #expect(many.exitCode == 0)
+                #expect(withoutTimings(many.stdout) == withoutTimings(one.stdout), "\(arguments) --jobs \(jobs)")
+            }
+        }
     }
 
     static let invalid: [([String], String)] = [
@@ -35,6 +60,7 @@ import Testing
         ),
         (["--compare-grace", "off,5"], "grace must be off (or 0), 3, 16 or 28 days (R5), found '5'"),
         (["scenario.yaml"], "'population' takes no file; found 'scenario.yaml'"),
+        (["--jobs", "0"], "option '--jobs' needs a whole number from 1 to 1024, found '0'"),
     ]
 
     @Test(arguments: invalid)

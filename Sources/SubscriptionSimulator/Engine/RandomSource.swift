@@ -43,8 +43,11 @@ package struct RandomSource: Sendable {
 struct SplitMix64: Sendable {
     var state: UInt64
 
+    /// The increment of the state at each draw (the golden gamma).
+    static let gamma: UInt64 = 0x9E37_79B9_7F4A_7C15
+
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
+        state &+= Self.gamma
         return Self.mix(state)
     }
 

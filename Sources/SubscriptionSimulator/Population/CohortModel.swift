@@ -187,6 +187,37 @@ package struct CohortOutputs: Sendable, Equatable {
 
     package init(configuration: CohortConfiguration) { self.configuration = configuration }
 
+    /// These outputs and those of another part of the same population (``CohortSimulation/run(_:jobs:progress:)``):
+    /// every count and every month's or day's bin added; the month-end snapshots are the same events in every part, so
+    /// `monitorEvents` is counted once.
+    func adding(_ other: CohortOutputs) -> CohortOutputs {
+        precondition(configuration == other.configuration && payingMonthEnd.count == other.payingMonthEnd.count)
+        var sum = self
+        for month in sum.payingMonthEnd.indices { sum.payingMonthEnd[month] += other.payingMonthEnd[month] }
+        sum.entitledPeopleEnd += other.entitledPeopleEnd
+        sum.payingEnd += other.payingEnd
+        sum.inGraceEnd += other.inGraceEnd
+        sum.inRetryEnd += other.inRetryEnd
+        sum.renewals += other.renewals
+        sum.billingFailures += other.billingFailures
+        sum.recoveredInGrace += other.recoveredInGrace
+        sum.recoveredAfterGrace += other.recoveredAfterGrace
+        sum.involuntaryExpirations += other.involuntaryExpirations
+        sum.voluntaryExpirations += other.voluntaryExpirations
+        sum.familyMembers += other.familyMembers
+        sum.closedFailures.failures += other.closedFailures.failures
+        sum.closedFailures.recoveredInGrace += other.closedFailures.recoveredInGrace
+        sum.closedFailures.recoveredAfterGrace += other.closedFailures.recoveredAfterGrace
+        sum.closedFailures.expired += other.closedFailures.expired
+        sum.paidSubscriberMilliseconds += other.paidSubscriberMilliseconds
+        sum.events += other.events
+        sum.chargesYearOne += other.chargesYearOne
+        for day in sum.closedRecoveriesByDay.indices {
+            sum.closedRecoveriesByDay[day] += other.closedRecoveriesByDay[day]
+        }
+        return sum
+    }
+
     /// R7.5: paid subscriber-days.
     package var paidSubscriberDays: Double { Double(paidSubscriberMilliseconds) / Double(CohortModel.day) }
 

@@ -17,12 +17,19 @@ for example with Apple's App Store Server Library).
   past-refund-ends-access  ends access on any REFUND, also the refund of a past renewal
   no-billing-recovery      ignores DID_RENEW / BILLING_RECOVERY, so access lost in billing retry never returns
 
-Usage: backend.py [--port N] [--bug NAME]; prints "listening on PORT" once it accepts connections.
+Usage: backend.py [--port N] [--bug NAME] [--tls-cert FILE --tls-key FILE [--http-port N]]; prints
+"listening on PORT" once it accepts connections (port 0, the default, picks a free one).
+
+With --tls-cert and --tls-key (PEM files; Python's ssl module) it serves HTTPS on --port, for `simctl check --deliver
+https://...`, and the same state over plain HTTP on --http-port as well (0 picks a free port), for the entitlement
+queries: simctl's query client speaks http:// only. It then prints two lines, "listening on PORT (https)" and
+"listening on PORT (http)"; both listeners answer both routes.
 """
 
 import argparse
 import base64
 import json
+import ssl
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -126,10 +133,43 @@ def handler(state, on_notification=None):
     return Handler
 
 
-def serve(state, port, on_notification=None):
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler(state, on_notification))
-    server.daemon_threads = True
-    print(f"listening on {server.server_address[1]}", flush=True)
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+
+class TLSServer(Server):
+    """HTTPS: each connection's TLS handshake is made in its own thread, so a slow or refusing client holds up no
+    other."""
+
+    def __init__(self, address, handler_class, cert, key):
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.minimum_version = ssl.TLSVersion.TLSv1_2
+        self.context.load_cert_chain(cert, key)
+        super().__init__(address, handler_class)
+
+    def finish_request(self, request, client_address):
+        connection = self.context.wrap_socket(request, server_side=True)
+        try:
+            super().finish_request(connection, client_address)
+        finally:
+            connection.close()
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], (ssl.SSLError, ConnectionError)):
+            super().handle_error(request, client_address)  # a refused handshake is the client's choice: quiet
+
+
+def serve(state, port, on_notification=None, tls=None, http_port=0):
+    """Serves `state` on `port`: HTTP, or with `tls` (cert, key) HTTPS there and HTTP on `http_port` too."""
+    if tls is None:
+        server = Server(("127.0.0.1", port), handler(state, on_notification))
+        print(f"listening on {server.server_address[1]}", flush=True)
+    else:
+        server = TLSServer(("127.0.0.1", port), handler(state, on_notification), *tls)
+        plain = Server(("127.0.0.1", http_port), handler(state, on_notification))
+        threading.Thread(target=plain.serve_forever, daemon=True).start()
+        print(f"listening on {server.server_address[1]} (https)", flush=True)
+        print(f"listening on {plain.server_address[1]} (http)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -140,8 +180,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--bug", choices=BUGS)
+    parser.add_argument("--tls-cert", help="PEM certificate (chain): serve HTTPS on --port")
+    parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
+    parser.add_argument("--http-port", type=int, default=0, help="with --tls-cert: the plain HTTP port as well")
     arguments = parser.parse_args()
-    serve(Entitlements(arguments.bug), arguments.port)
+    if (arguments.tls_cert is None) != (arguments.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
+    tls = (arguments.tls_cert, arguments.tls_key) if arguments.tls_cert else None
+    serve(Entitlements(arguments.bug), arguments.port, tls=tls, http_port=arguments.http_port)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,11 @@
 #    deliver, remove): the documented commands themselves, with this check's file names and port.
 # 4. With the CA trusted, delivers every scenario and compares the bodies received with `simctl run --format jsonl`
 #    byte for byte (one connection, in order; four connections, as a set).
+# 5. With the CA trusted, `simctl check --deliver https://...` against Tests/Check/backend.py serving HTTPS
+#    (--tls-cert/--tls-key; its entitlement queries over its plain HTTP port, as simctl's query client is http://
+#    only, which `--entitlements https://...` shows with exit 64): the correct backend agrees over CHECK_CASES cases
+#    (default 20, exit 0), the fail-ends-access one diverges (exit 1). Before the CA is trusted, the same check
+#    cannot judge the backend (exit 2).
 # Changes the system store, so it needs root (CI and the development machine run as root) and a Debian-style
 # update-ca-certificates; the CA is removed again on every exit path.
 set -euo pipefail
@@ -23,6 +28,8 @@ done
 work="$(mktemp -d)"
 ca_file="simctl-https-check-$$.crt"
 receiver=""
+backend=""
+check_cases="${CHECK_CASES:-20}"
 cleanup() {
   local status=$?
   set +e
@@ -31,6 +38,7 @@ cleanup() {
     update-ca-certificates --fresh > /dev/null 2>&1
   fi
   [ -n "$receiver" ] && kill "$receiver" 2> /dev/null && wait "$receiver" 2> /dev/null
+  [ -n "$backend" ] && kill "$backend" 2> /dev/null && wait "$backend" 2> /dev/null
   rm -rf "$work"
   exit "$status"
 }
@@ -58,6 +66,29 @@ start_receiver() {
 start_receiver
 scenario=Scenarios/family-stop-sharing.yaml
 
+# Tests/Check/backend.py over HTTPS (with any further options); sets $tls_port and $http_port once it listens.
+start_backend() {
+  rm -f "$work/backend"
+  python3 Tests/Check/backend.py --tls-cert "$work/server.pem" --tls-key "$work/server.key" "$@" > "$work/backend" &
+  backend=$!
+  for _ in $(seq 100); do [ "$(wc -l < "$work/backend" 2> /dev/null || echo 0)" -ge 2 ] && break; sleep 0.1; done
+  tls_port="$(sed -n 's/^listening on \([0-9]*\) (https)$/\1/p' "$work/backend")"
+  http_port="$(sed -n 's/^listening on \([0-9]*\) (http)$/\1/p' "$work/backend")"
+  [ -n "$tls_port" ] && [ -n "$http_port" ] || { echo "https_check: backend.py $* did not start" >&2; exit 1; }
+}
+stop_backend() {
+  kill "$backend" 2> /dev/null || true
+  wait "$backend" 2> /dev/null || true
+  backend=""
+}
+# simctl check against the running backend: notifications over https, entitlement queries over http; sets $status.
+check_backend() {
+  status=0
+  "$simctl" check Tests/Check/header.yaml --deliver "https://127.0.0.1:$tls_port/" \
+    --entitlements "http://127.0.0.1:$http_port/entitlements/{originalTransactionId}" --deliver-timeout 1m \
+    --out "$work/check-$1" "${@:2}" > "$work/check-$1.txt" 2> "$work/check-$1.err" || status=$?
+}
+
 # 2. Not trusted yet: TLS_ISSUE, exit 2, nothing received.
 status=0
 "$simctl" run "$scenario" --deliver "https://127.0.0.1:$port/asn" --deliver-mode sandbox --deliver-timeout 1m \
@@ -70,6 +101,11 @@ if grep -v '"sendAttemptResult":"TLS_ISSUE"' "$work/untrusted.jsonl" > /dev/null
 fi
 [ ! -s "$work/bodies" ] || { echo "https_check: untrusted CA: the receiver got a body" >&2; exit 1; }
 echo "untrusted CA: $(wc -l < "$work/untrusted.jsonl") attempts, all TLS_ISSUE, exit 2"
+start_backend
+check_backend untrusted --cases 1
+stop_backend
+[ "$status" = 2 ] || { echo "https_check: check, untrusted CA: exit $status, expected 2" >&2; cat "$work/check-untrusted.txt" "$work/check-untrusted.err" >&2; exit 1; }
+echo "untrusted CA: simctl check cannot judge the backend, exit 2: $(head -1 "$work/check-untrusted.txt")"
 
 # 3. docs/delivery.md's block, as documented, with this check's names: trust, deliver, remove.
 awk '/^```shell$/{block=""; on=1; next} on && /^```$/{on=0; if (block ~ /^# Trust a test CA/) print block; next}
@@ -109,3 +145,31 @@ done
   || { echo "https_check: --deliver-connections 4: bodies differ" >&2; exit 1; }
 echo "trusted CA: $count scenarios delivered over https, bodies byte-identical to --format jsonl" \
   "(and with --deliver-connections 4)"
+
+# 5. Trusted: simctl check over https. The entitlement queries cannot be https:// (simctl's own HTTP client, no TLS).
+status=0
+"$simctl" check Tests/Check/header.yaml --deliver "https://127.0.0.1:$port/asn" \
+  --entitlements "https://127.0.0.1:$port/entitlements/{originalTransactionId}" > /dev/null 2> "$work/refused.err" \
+  || status=$?
+{ [ "$status" = 64 ] && grep -q "https is not supported" "$work/refused.err"; } \
+  || { echo "https_check: --entitlements https://: exit $status, expected 64" >&2; cat "$work/refused.err" >&2; exit 1; }
+start_backend
+check_backend correct --cases "$check_cases"
+stop_backend
+if [ "$status" != 0 ]; then
+  cat "$work/check-correct.txt" "$work/check-correct.err" >&2
+  echo "https_check: simctl check over https, the correct backend: exit $status, expected 0" >&2
+  exit 1
+fi
+grep -q "^check: every case agrees with the store: $check_cases cases, [1-9][0-9]* notifications" \
+  "$work/check-correct.txt" || { echo "https_check: unexpected report:" >&2; cat "$work/check-correct.txt" >&2; exit 1; }
+echo "trusted CA: simctl check over https, correct backend: $(head -1 "$work/check-correct.txt"), exit 0"
+start_backend --bug fail-ends-access
+check_backend bug --cases "$check_cases"
+stop_backend
+if [ "$status" != 1 ] || [ ! -s "$work/check-bug/counterexample.yaml" ]; then
+  cat "$work/check-bug.txt" "$work/check-bug.err" >&2
+  echo "https_check: simctl check over https, --bug fail-ends-access: exit $status, expected 1 and a counterexample" >&2
+  exit 1
+fi
+echo "trusted CA: simctl check over https, --bug fail-ends-access: $(head -1 "$work/check-bug.txt"), exit 1"

@@ -35,7 +35,7 @@ package enum PopulationCommand {
                                 cores; 1 runs on one thread); the outputs are the same for every N
 
         Timings (wall_s, run_s, events_per_s) are measured around the run; every other output depends only on the
-        options and the seed (each subscriber draws from a random stream of its own), never on --jobs.
+        options and the seed (each subscriber's random draws are its own), never on --jobs.
         """
 
     package static let usageLine =

@@ -1,7 +1,7 @@
 import Dispatch
 
 /// One run of the cohort model (``CohortModel``) on the Engine's clock (``Instant``, whole milliseconds from t = 0),
-/// its monotone queue (``RadixEventQueue``) and a seeded random stream per subscriber (``SubscriberStreams``), over
+/// its monotone queue (``RadixEventQueue``) and seeded random draws per subscriber (``SubscriberDraws``), over
 /// all subscribers or one contiguous part of them (``run(_:jobs:progress:)`` runs parts in parallel and adds up their
 /// outputs, which do not depend on how many parts there are).
 ///
@@ -50,8 +50,8 @@ package struct CohortSimulation {
     /// Set in the status byte once the family members have joined (R2.3).
     static var joinedFlag: UInt8 { 0x80 }
 
-    /// Per subscriber: its random stream (rule population-per-subscriber-streams).
-    var streams: SubscriberStreams
+    /// The model's random draws (rule population-per-subscriber-draws).
+    let draws: SubscriberDraws
     var queue = RadixEventQueue<UInt64>()
     /// Per subscriber: ``Status`` in the low bits, ``joinedFlag``.
     var status: [UInt8]
@@ -68,7 +68,7 @@ package struct CohortSimulation {
     var commitmentPeriod: [UInt8]
     var outputs: CohortOutputs
 
-    /// Creates the N subscribers: draws their family sizes (R2.2, the first draw of each subscriber's stream) and
+    /// Creates the N subscribers: draws their family sizes (R2.2, each subscriber's family-size draw) and
     /// schedules the family events, the first renewal instants and the month-end snapshots.
     package init(_ configuration: CohortConfiguration) throws(CohortError) {
         try configuration.validate()
@@ -80,7 +80,7 @@ package struct CohortSimulation {
     init(validated configuration: CohortConfiguration, part: Range<Int>) {
         self.configuration = configuration
         let n = part.count
-        streams = SubscriberStreams(seed: configuration.seed, subscribers: part)
+        draws = SubscriberDraws(seed: configuration.seed, first: part.lowerBound)
         status = [UInt8](repeating: Status.active.rawValue, count: n)
         familySize = [UInt8](repeating: 0, count: n)
         failureAt = [Int64](repeating: -1, count: n)
@@ -98,7 +98,7 @@ package struct CohortSimulation {
         }
         var members = 0
         for index in 0..<n {
-            let k = CohortModel.familySize(streams.nextDouble(index))
+            let k = CohortModel.familySize(draws.draw(index, at: 0, .familySize))
             familySize[index] = UInt8(k)
             members += k
         }
@@ -157,20 +157,20 @@ package struct CohortSimulation {
                 let committed = index < commitmentCount
                 let leaves =
                     committed && commitmentPeriod[index] < CohortModel.commitmentPeriods
-                    ? false : streams.nextDouble(index) < churn
+                    ? false : draws.draw(index, at: now, .churn) < churn
                 // R4.2 step 1: voluntary churn (auto-renew was off): no charge, EXPIRED at r.
                 if leaves {
                     setStatus(index, .expired)
                     paying -= 1
                     out.voluntaryExpirations += 1
-                } else if streams.nextDouble(index) < failure {
+                } else if draws.draw(index, at: now, .failure) < failure {
                     // R4.2 step 2, R5: a billing failure at r, the recovery delay drawn at once (R5.1).
                     paying -= 1
                     out.billingFailures += 1
                     failureAt[index] = now
                     let window = committed ? CohortModel.commitmentRetryWindow : CohortModel.retryWindow
                     if now + window < horizon { out.closedFailures.failures += 1 }
-                    let delay = CohortModel.recoveryDelay(streams.nextDouble(index))
+                    let delay = CohortModel.recoveryDelay(draws.draw(index, at: now, .recoveryDelay))
                     let recovery = delay.map { now + Int64(($0 * Double(CohortModel.day)).rounded()) } ?? -1
                     if grace > 0 && !committed {
                         setStatus(index, .grace)
@@ -299,7 +299,7 @@ package struct CohortSimulation {
 
     /// Runs one configuration in `jobs` parts (at most one per subscriber), each a contiguous range of subscribers
     /// created and simulated on its own thread (at most `jobs` threads busy; with 1, on the calling thread alone), and
-    /// adds their outputs up. Subscribers share nothing in the model and each draws from its own stream, so the outputs
+    /// adds their outputs up. Subscribers share nothing in the model and their draws are their own, so the outputs
     /// are the same for every `jobs`. `created` is called on the calling thread once every part has its subscribers
     /// and events, before any runs (R7.7's run_s starts there); `progress` from the parts' threads with the part, the
     /// virtual time it reached and its events so far (at each month's end).
@@ -358,27 +358,39 @@ final class PartSlots<Value>: @unchecked Sendable {
     var values: [Value] { slots.map { $0! } }
 }
 
-/// Rule population-per-subscriber-streams: each subscriber draws from a random stream of its own, seeded from the
-/// run's seed and the subscriber's index (SplitMix64: the stream's state is a 64-bit counter advanced by the golden
-/// gamma, each draw its mixed value), so a subscriber's draws never depend on how many others there are, on the order
-/// in which their events run, or on how the population is split into parts (`--jobs`). The model's R8.1 and R8.2 ask
-/// for one generator whose draws follow the event order; R8.3 compares another generator statistically, and
-/// CohortStatisticsTests does (20 seeds, every output within 3 standard errors of the SimPy reference). 8 bytes per
-/// subscriber. The streams' starting states are distinct for one seed (a bijection of the index); two streams would
-/// overlap only if their starts fell within a few dozen draws of each other, about 10^-6 at 10^6 subscribers.
-struct SubscriberStreams {
-    var states: [UInt64]
-
-    /// The streams of subscribers `range` (indices into the whole population) for `seed`.
-    init(seed: UInt64, subscribers range: Range<Int>) {
-        let base = SplitMix64.mix(seed)
-        states = range.map { SplitMix64.mix(base &+ UInt64(truncatingIfNeeded: $0) &* 0xD1B5_4A32_D192_ED03) }
+/// Rule population-per-subscriber-draws: every random draw of the model is a hash of what it is for — the run's seed,
+/// the subscriber's index in the whole population, the instant of the event that draws and the purpose of the draw
+/// (family size at t = 0; churn, failure and recovery delay at a renewal instant) — mixed by SplitMix64's finaliser
+/// (Steele, Lea, Flood 2014) and read as the top 53 bits, in [0, 1). A subscriber draws at most once per purpose at
+/// an instant, so no two draws of a run share their inputs. A subscriber's draws depend only on the seed, its index
+/// and its own history: never on the others, on the order in which same-instant events run, or on how the population
+/// is split into parts (`--jobs`). No state is kept (no memory, no extra cache line per event). The model's R8.1 and
+/// R8.2 ask for one generator whose draws follow the event order; R8.3 compares another generator statistically, and
+/// CohortStatisticsTests does (20 seeds, every output within 3 standard errors of the SimPy reference).
+struct SubscriberDraws {
+    /// What a draw decides (R8.2's draws).
+    enum Purpose: UInt64 {
+        case familySize = 0
+        case churn = 1
+        case failure = 2
+        case recoveryDelay = 3
     }
 
-    /// The next draw of subscriber `index` (of this part), uniform in [0, 1) with 53 random bits.
+    /// The seed, mixed.
+    let key: UInt64
+    /// The index in the whole population of this part's subscriber 0.
+    let first: Int
+
+    init(seed: UInt64, first: Int) {
+        key = SplitMix64.mix(seed)
+        self.first = first
+    }
+
+    /// The draw of this part's subscriber `index` for `purpose` at `instant` (milliseconds), uniform in [0, 1).
     @inline(__always)
-    mutating func nextDouble(_ index: Int) -> Double {
-        states[index] &+= SplitMix64.gamma
-        return Double(SplitMix64.mix(states[index]) >> 11) * (1.0 / 9_007_199_254_740_992.0)
+    func draw(_ index: Int, at instant: Int64, _ purpose: Purpose) -> Double {
+        let subscriber = SplitMix64.mix(key &+ UInt64(truncatingIfNeeded: first &+ index) &* SplitMix64.gamma)
+        let event = (UInt64(bitPattern: instant) << 2 | purpose.rawValue) &* 0xD1B5_4A32_D192_ED03
+        return Double(SplitMix64.mix(subscriber ^ event) >> 11) * (1.0 / 9_007_199_254_740_992.0)
     }
 }

@@ -39,8 +39,8 @@ import Testing
     func withoutChurnOrFailureEverySubscriberPaysTheWholeYear(grace: Int) {
         let n = 2_500
         let outputs = Self.run(CohortConfiguration(subscribers: n, churn: 0, billingFailure: 0, grace: grace, seed: 11))
-        var streams = SubscriberStreams(seed: 11, subscribers: 0..<n)  // each subscriber's first draw: its family
-        let withFamily = (0..<n).filter { CohortModel.familySize(streams.nextDouble($0)) > 0 }.count
+        let draws = SubscriberDraws(seed: 11, first: 0)
+        let withFamily = (0..<n).filter { CohortModel.familySize(draws.draw($0, at: 0, .familySize)) > 0 }.count
         #expect(outputs.events == 12 * n + withFamily, "R7.6: 12 renewal instants each, one family event")
         #expect(outputs.entitledPeopleEnd == n + outputs.familyMembers)
         #expect(outputs.paidSubscriberDays == Double(365 * n), "R6.3")

@@ -4,8 +4,7 @@ import Testing
 @testable import SubscriptionSimulator
 
 /// `population --jobs N` (issue 27): the subscribers run in contiguous parts on threads of their own, and the outputs
-/// are the same for every N, because each subscriber draws from its own stream (rule
-/// population-per-subscriber-streams).
+/// are the same for every N, because each subscriber's draws are its own (rule population-per-subscriber-draws).
 @Suite struct CohortPartsTests {
     static let configurations: [CohortConfiguration] = {
         var committed = CohortConfiguration(subscribers: 4_001, churn: 0.1, billingFailure: 0.2, grace: 3, seed: 9)
@@ -35,19 +34,27 @@ import Testing
         #expect(try CohortSimulation.run(configuration, jobs: 8) == (try CohortSimulation.run(configuration)))
     }
 
-    @Test func aSubscribersDrawsDependOnlyOnTheSeedAndItsIndex() {
-        var whole = SubscriberStreams(seed: 5, subscribers: 0..<10)
-        var part = SubscriberStreams(seed: 5, subscribers: 6..<10)
-        var other = SubscriberStreams(seed: 6, subscribers: 0..<10)
-        for _ in 0..<5 {
-            let draw = whole.nextDouble(7)
-            #expect(part.nextDouble(1) == draw)
-            #expect(other.nextDouble(7) != draw)
-            #expect((0..<1).contains(draw))
+    @Test func aDrawDependsOnlyOnTheSeedTheSubscriberTheInstantAndThePurpose() {
+        let whole = SubscriberDraws(seed: 5, first: 0)
+        let part = SubscriberDraws(seed: 5, first: 6)
+        let otherSeed = SubscriberDraws(seed: 6, first: 0)
+        var seen: Set<Double> = []
+        for month in Int64(0)..<12 {
+            let instant = month * CohortModel.month
+            for purpose in [SubscriberDraws.Purpose.familySize, .churn, .failure, .recoveryDelay] {
+                let draw = whole.draw(7, at: instant, purpose)
+                #expect(part.draw(1, at: instant, purpose) == draw)  // the same subscriber 7, in a part from 6
+                #expect(otherSeed.draw(7, at: instant, purpose) != draw)
+                #expect(whole.draw(8, at: instant, purpose) != draw)
+                #expect((0..<1).contains(draw))
+                seen.insert(draw)
+            }
         }
-        // Neighbouring subscribers' streams differ from their first draw.
-        var fresh = SubscriberStreams(seed: 5, subscribers: 0..<1_000)
-        #expect(Set((0..<1_000).map { fresh.nextDouble($0) }).count == 1_000)
+        #expect(seen.count == 48)  // every instant and purpose its own draw
+        // Neighbouring subscribers' draws are spread over [0, 1): 10,000 family-size draws, their mean near 1/2.
+        let draws = (0..<10_000).map { whole.draw($0, at: 0, .familySize) }
+        #expect(Set(draws).count == 10_000)
+        #expect(abs(draws.reduce(0, +) / 10_000 - 0.5) < 0.015)  // 5 standard errors (1 / sqrt(12 x 10,000) = 0.0029)
     }
 
     @Test func progressComesFromEveryPartUpToTheHorizon() throws {

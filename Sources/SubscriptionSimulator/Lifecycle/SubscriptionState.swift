@@ -41,14 +41,24 @@ public enum EndReason: Hashable, Sendable {
 }
 
 /// A running billing failure: from the failed renewal until recovery, expiry, or the end of the retry window.
+///
+/// The stored properties are ordered for a small layout (the one-byte ``cause`` last: 26 bytes, not 40), as
+/// ``SubscriptionState``'s are; the initializer keeps the order the fields are read in.
 public struct BillingFailure: Hashable, Sendable {
     /// The failed renewal instant (the expiry of the last paid period). The retry window starts here.
     public var failedAt: Instant
-    public var cause: EndReason
-    /// End of the grace period, if one applies to this failure.
-    public var graceExpiresAt: Instant?
     /// End of the retry window: `failedAt` + 60 days (``BillingRules/billingRetryWindow``).
     public var retryEndsAt: Instant
+    /// End of the grace period, if one applies to this failure.
+    public var graceExpiresAt: Instant?
+    public var cause: EndReason
+
+    init(failedAt: Instant, cause: EndReason, graceExpiresAt: Instant?, retryEndsAt: Instant) {
+        self.failedAt = failedAt
+        self.retryEndsAt = retryEndsAt
+        self.graceExpiresAt = graceExpiresAt
+        self.cause = cause
+    }
 }
 
 /// The billing cycle: period `n` ends at `anchor + n × unit` on the calendar (issue 2; reference ).
@@ -83,23 +93,32 @@ public struct OfferUse: Hashable, Sendable {
 }
 
 /// The purchaser's subscription in one group, as a value: the input and output of every lifecycle transition.
+///
+/// A state is copied on every transition (into the transition's result, then into the chain), so its layout is kept
+/// small: the one-byte fields are stored together after ``productId``, and what most subscriptions never have (a
+/// pending offer, a commitment) is held out of line behind one optional reference, `nil` for most (issue 27: at 264
+/// bytes each copy took the C library's slower path for copies above 256 bytes, and two empty arrays were retained and
+/// released with every copy).
 public struct SubscriptionState: Hashable, Sendable {
     public var productId: String
     public var period: SubscriptionPeriod
     public var phase: SubscriptionPhase
     public var autoRenew: Bool
-    public var cycle: BillingCycle
-    /// Start of the current paid (or offer) period: the `purchaseDate` of the current transaction.
-    public var currentPeriodStart: Instant
-    /// The offer in force for the current period, if any.
-    public var currentOffer: OfferUse?
-    public var failure: BillingFailure?
     /// Why it ended (when expired) or why it is failing (during retry).
     public var endReason: EndReason?
     /// `isInBillingRetryPeriod`: `true` during retry and grace, `false` once retry ended without recovery (expiry,
     /// refund, REVOKE), absent when no billing failure happened (reference §2.6, §5.2, §5.7; S-IBR; rule
     /// renewal-info-agrees-with-status).
     public var isInBillingRetryPeriod: Bool?
+    /// A price increase that applies to the next renewal, and whether the customer has consented (rule
+    /// price-increase-consent); `nil` when none applies.
+    public var priceIncrease: PriceIncreaseConsent? = nil
+    public var cycle: BillingCycle
+    /// Start of the current paid (or offer) period: the `purchaseDate` of the current transaction.
+    public var currentPeriodStart: Instant
+    /// The offer in force for the current period, if any.
+    public var currentOffer: OfferUse?
+    public var failure: BillingFailure?
     /// `gracePeriodExpiresDate`: set during grace and kept (in the past) through GRACE_PERIOD_EXPIRED and
     /// EXPIRED/BILLING_RETRY, removed on recovery (reference Appendix A-9; S-F728090, S-CHURN), and removed when the
     /// subscription ends before it (rule renewal-info-agrees-with-status).
@@ -107,28 +126,55 @@ public struct SubscriptionState: Hashable, Sendable {
     /// A downgrade, or a crossgrade to another duration, chosen by the customer: the product the subscription
     /// renews to at its next renewal (reference §5.10; S-NT, S-BILL). `autoRenewProductId` until then.
     public var pendingChange: PurchaseRequest? = nil
+
+    /// What most subscriptions never have, out of line.
+    struct Rare: Hashable, Sendable {
+        var pendingOffer: SubscriptionOffer?
+        var commitment: CommitmentState?
+    }
+    /// ``Rare`` in an immutable box, `nil` when it holds nothing (so that equal states store the same thing): a copy
+    /// of a state without them retains a null reference, which costs nothing. A setter stores a new box.
+    var rare: SharedFields<Rare>? = nil
+
+    /// Changes ``rare``'s fields: a new box, or none when nothing is left in it.
+    private mutating func changeRare(_ change: (inout Rare) -> Void) {
+        var fields = rare?.fields ?? Rare(pendingOffer: nil, commitment: nil)
+        change(&fields)
+        rare = fields.pendingOffer == nil && fields.commitment == nil ? nil : SharedFields(fields)
+    }
+
     /// An offer the customer redeemed on this active subscription, waiting for the next renewal (rule
     /// offer-starts-at-next-renewal, `Lifecycle/OffersAndPriceIncreases.swift`).
     public var pendingOffer: SubscriptionOffer? {
-        get { pendingOfferStorage.first }
-        set { pendingOfferStorage = newValue.map { [$0] } ?? [] }
+        get { rare?.fields.pendingOffer }
+        set { changeRare { $0.pendingOffer = newValue } }
     }
-    /// ``pendingOffer`` kept out of line (one pointer): states are copied on every transition, and an offer inline
-    /// would be copied with them, strings and all.
-    var pendingOfferStorage: [SubscriptionOffer] = []
-    /// A price increase that applies to the next renewal, and whether the customer has consented (rule
-    /// price-increase-consent); `nil` when none applies.
-    public var priceIncrease: PriceIncreaseConsent? = nil
     /// The 12-month commitment the subscription is in, when it was bought on the monthly plan
     /// (`Lifecycle/CommitmentRules.swift`); `nil` for the up-front plan and once the commitment ended.
     public var commitment: CommitmentState? {
-        get { commitmentStorage.first }
-        set { commitmentStorage = newValue.map { [$0] } ?? [] }
+        get { rare?.fields.commitment }
+        set { changeRare { $0.commitment = newValue } }
     }
-    /// ``commitment`` kept out of line (one pointer), as ``pendingOfferStorage``: most subscriptions have none.
-    var commitmentStorage: [CommitmentState] = []
     /// `billingPlanType` of the current transaction: monthly inside a commitment (reference Appendix E, P9).
     public var billingPlan: BillingPlan { commitment == nil ? .upfront : .monthly }
+
+    init(
+        productId: String, period: SubscriptionPeriod, phase: SubscriptionPhase, autoRenew: Bool, cycle: BillingCycle,
+        currentPeriodStart: Instant, currentOffer: OfferUse?, failure: BillingFailure?, endReason: EndReason?,
+        isInBillingRetryPeriod: Bool?, gracePeriodExpiresDate: Instant?
+    ) {
+        self.productId = productId
+        self.period = period
+        self.phase = phase
+        self.autoRenew = autoRenew
+        self.endReason = endReason
+        self.isInBillingRetryPeriod = isInBillingRetryPeriod
+        self.cycle = cycle
+        self.currentPeriodStart = currentPeriodStart
+        self.currentOffer = currentOffer
+        self.failure = failure
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate
+    }
 
     /// `autoRenewProductId`: the product of the next renewal (reference §2.6, §5.10).
     public var autoRenewProductId: String { pendingChange?.productId ?? productId }

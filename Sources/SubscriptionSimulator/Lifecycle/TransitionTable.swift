@@ -154,9 +154,11 @@ public struct LifecycleContext: Hashable, Sendable {
 public struct PurchaseRequest: Hashable, Sendable {
     public var productId: String
     public var period: SubscriptionPeriod
-    public var offer: IntroductoryOffer?
-    /// The billing plan bought: `monthly` starts a 12-month commitment (`Lifecycle/CommitmentRules.swift`).
+    /// The billing plan bought: `monthly` starts a 12-month commitment (`Lifecycle/CommitmentRules.swift`). Stored
+    /// next to ``period`` (one byte each): 32 bytes in all, where after ``offer`` it made the request, and each
+    /// ``SubscriptionState`` that holds one, 8 bytes larger.
     public var plan: BillingPlan
+    public var offer: IntroductoryOffer?
 
     public init(
         productId: String, period: SubscriptionPeriod, offer: IntroductoryOffer? = nil, plan: BillingPlan = .upfront

@@ -174,11 +174,13 @@ public struct TransactionRecord: Hashable, Sendable {
     public var isUpgraded: Bool = false
     /// `commitmentInfo` (and `billingPlanType` `MONTHLY`): present on the transactions of a 12-month commitment.
     public var commitment: TransactionCommitment? {
-        get { commitmentStorage.first }
-        set { commitmentStorage = newValue.map { [$0] } ?? [] }
+        get { commitmentStorage?.fields }
+        set { commitmentStorage = newValue.map { SharedFields($0) } }
     }
-    /// ``commitment`` kept out of line (one pointer): most transactions have none.
-    var commitmentStorage: [TransactionCommitment] = []
+    /// ``commitment`` kept out of line (one optional reference): most transactions have none, and a copy of a record
+    /// then retains a null reference, which costs nothing (an empty array's storage is retained and released, issue
+    /// 27).
+    var commitmentStorage: SharedFields<TransactionCommitment>? = nil
 
     init(
         transactionId: String, originalTransactionId: String, webOrderLineItemId: String?, customer: String,
@@ -295,10 +297,11 @@ public struct RenewalSnapshot: Hashable, Sendable {
     /// `renewalBillingPlanType` and `commitmentInfo`: present only while the subscription is in a commitment
     /// (reference Appendix E P10, P11).
     public var commitment: RenewalCommitment? {
-        get { commitmentStorage.first }
-        set { commitmentStorage = newValue.map { [$0] } ?? [] }
+        get { commitmentStorage?.fields }
+        set { commitmentStorage = newValue.map { SharedFields($0) } }
     }
-    var commitmentStorage: [RenewalCommitment] = []
+    /// ``commitment`` out of line, as ``TransactionRecord/commitment``.
+    var commitmentStorage: SharedFields<RenewalCommitment>? = nil
 }
 
 /// A notification the store sent: whom it is about, when, and what it says.

@@ -366,12 +366,17 @@ public struct SimulatedStore: Sendable {
                         totalBillingPeriods: CommitmentPlan.totalBillingPeriods,
                         expiresDate: commitment.expiresDate, price: .free)
                 }
-                chain.transactionFields = appendTransaction(
-                    record, customerAt: customerPosition, productAt: productIndex)
-                // Then each member with the share, at the same instant (§4.4, §4.5), while the product is shareable
-                // (rule plan-change-leaves-shareable-product).
                 if fansOut {
+                    chain.transactionFields = appendTransaction(
+                        record, customerAt: customerPosition, productAt: productIndex)
+                    // Then each member with the share, at the same instant (§4.4, §4.5), while the product is
+                    // shareable (rule plan-change-leaves-shareable-product).
                     chargeMembers(sharing: key, like: record, currency: catalog.products[productIndex].currency)
+                } else {
+                    // Nothing reads the record afterwards: moved into the ledger, not copied (a copy retains its
+                    // box and identifiers, issue 27).
+                    chain.transactionFields = appendTransaction(
+                        consume record, customerAt: customerPosition, productAt: productIndex)
                 }
             case .revokeCurrentTransaction(let amount, let reason):
                 refundReason = reason

@@ -78,6 +78,50 @@ import Testing
         #expect(agreeing.description != (try report(.none, cases: 20, seed: 4)).description)
     }
 
+    /// A one-year product with the monthly plan and its 12-month commitment, in a storefront that sells it: purchases
+    /// are drawn on that plan too, and the correct backend agrees with the store through them.
+    @Test func commitmentPlansAreGeneratedAndTheCorrectBackendAgrees() throws {
+        let scenario = try ScenarioDecoder(file: "check-commitment.yaml").decode(
+            """
+            name: Check header with a commitment plan
+            start: 2026-06-08T09:41:00Z
+            seed: 5
+            app: { bundleId: com.example.app, appAppleId: 1234567890, storefront: GBR, gracePeriod: 16d }
+            products:
+              - id: com.example.monthly
+                type: autoRenewable
+                group: pro
+                level: 2
+                period: P1M
+                price: 4.99
+                currency: GBP
+              - id: com.example.annual
+                type: autoRenewable
+                group: pro
+                level: 1
+                period: P1Y
+                price: 49.99
+                currency: GBP
+                monthlyCommitment: { price: 4.49 }
+            timeline: []
+            """)
+        let options = CheckOptions(cases: 40, seed: 2)
+        let generator = CaseGenerator(scenario: scenario, options: options)
+        var periods: Set<Int> = []
+        for index in 0..<options.cases {
+            let generated = try generator.generate(index)
+            let run = ScenarioRunner.execute(generated)
+            #expect(run.stoppedBy == nil, "case \(index + 1): \(String(describing: run.stoppedBy))")
+            for transaction in run.store.transactions {
+                if let commitment = transaction.commitment { periods.insert(commitment.billingPeriodNumber) }
+            }
+        }
+        #expect(periods.contains(1) && periods.contains(2), "commitment periods seen: \(periods.sorted())")
+        let report = try BackendCheck(scenario: scenario, options: options).run(
+            against: ReferenceBackend(.none).checked)
+        #expect(report.passed, "\(report)")
+    }
+
     @Test func casesUseFreshIdentities() throws {
         let generator = CaseGenerator(scenario: try Self.scenario(), options: CheckOptions(cases: 3, seed: 1))
         var ids: [Set<String>] = []

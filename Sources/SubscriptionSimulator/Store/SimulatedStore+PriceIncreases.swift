@@ -75,7 +75,7 @@ extension SimulatedStore {
         priceIncreaseSchedule.upcoming += 1
         do throws(SchedulingError) {
             _ = try scheduler.schedule(
-                .priceIncreaseStarts(increase: increase), at: effective, priority: StoreEventPriority.storeEvent)
+                .priceIncreaseStarts(increase: increase), at: effective, priority: StoreEventPriority.priceIncrease)
         } catch { throw .scheduling(error) }
         try scheduleNotices(of: increase)
     }
@@ -226,7 +226,7 @@ extension SimulatedStore {
         do throws(SchedulingError) {
             _ = try scheduler.schedule(
                 .priceIncreaseNotice(increase: increase, chain: key), at: max(notice, now),
-                priority: StoreEventPriority.storeEvent)
+                priority: StoreEventPriority.priceIncrease)
         } catch { throw .scheduling(error) }
     }
 

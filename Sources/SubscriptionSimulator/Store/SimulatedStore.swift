@@ -16,6 +16,10 @@ enum StoreEvent: Hashable, Sendable {
 /// queued: they run at `now`, after ``SimulatedStore/advance(to:)`` has run every store event due at that instant.
 enum StoreEventPriority {
     static let storeEvent = 0
+    /// A price increase's start and notices run after the lifecycle events of their instant: a renewal at the start
+    /// instant keeps the old price, and a notice due at a renewal instant comes after that renewal (rule
+    /// price-increase-first-renewal).
+    static let priceIncrease = 1
 }
 
 /// The simulated App Store: a value type, so a copy is a what-if branch.

@@ -24,7 +24,7 @@ extension SimulatedStore {
         let target = try priceTarget(productId, newPrice, in: storefront)
         try refuseSecondScheduledChange(target)
         try setPrice(newPrice, for: target)
-        if !consentRequired { priceIncreaseSchedule.lastWithoutConsent[target.scopeKey] = now }
+        if !consentRequired { priceIncreaseSchedule.parts.lastWithoutConsent[target.scopeKey] = now }
         for index in subscriptionBook.chains.indices where isAffected(subscriptionBook.chains[index], by: target) {
             try apply(.priceIncreaseAnnounced(needsConsent: consentRequired), to: ChainID(index: index))
         }
@@ -64,15 +64,15 @@ extension SimulatedStore {
                     + "new price [assumed]: start it at \(earliest) or later")
         }
         let needsConsent = try consentNeeded(stated, target, newPrice, effective: effective)
-        if !needsConsent { priceIncreaseSchedule.lastWithoutConsent[target.scopeKey] = effective }
-        let increase = priceIncreaseSchedule.increases.count
-        priceIncreaseSchedule.increases.append(
+        if !needsConsent { priceIncreaseSchedule.parts.lastWithoutConsent[target.scopeKey] = effective }
+        let increase = priceIncreaseSchedule.parts.increases.count
+        priceIncreaseSchedule.parts.increases.append(
             ScheduledPriceIncrease(
                 productId: target.productId, storefront: target.storefront, oldPrice: target.oldPrice,
                 newPrice: newPrice, scheduledAt: now, effective: effective, needsConsent: needsConsent))
-        priceIncreaseSchedule.told.append([])
-        priceIncreaseSchedule.sent.append([])
-        priceIncreaseSchedule.upcoming += 1
+        priceIncreaseSchedule.parts.told.append([])
+        priceIncreaseSchedule.parts.sent.append([])
+        priceIncreaseSchedule.parts.upcoming += 1
         do throws(SchedulingError) {
             _ = try scheduler.schedule(
                 .priceIncreaseStarts(increase: increase), at: effective, priority: StoreEventPriority.priceIncrease)
@@ -143,7 +143,7 @@ extension SimulatedStore {
     /// Rule one-scheduled-price-change (see ``raisePrice(_:to:in:consentRequired:)``).
     func refuseSecondScheduledChange(_ target: PriceTarget) throws(StoreError) {
         guard priceIncreaseSchedule.upcoming > 0 else { return }
-        for increase in priceIncreaseSchedule.increases
+        for increase in priceIncreaseSchedule.parts.increases
         where !increase.started && increase.productId == target.productId && increase.storefront == target.storefront {
             throw .priceIncreaseSchedule(
                 productId: target.productId, rule: "one-scheduled-price-change",
@@ -185,7 +185,7 @@ extension SimulatedStore {
                     + "exceeds about USD \(target.annual ? 50 : 5) per \(target.annual ? "year" : "period") depends on "
                     + "an exchange rate the simulator does not have: state `consentRequired`")
         case .notNeeded:
-            guard let last = priceIncreaseSchedule.lastWithoutConsent[target.scopeKey] else { return false }
+            guard let last = priceIncreaseSchedule.parts.lastWithoutConsent[target.scopeKey] else { return false }
             return effective < last.adding(PriceIncreaseRules.noConsentInterval)
         }
     }
@@ -201,16 +201,16 @@ extension SimulatedStore {
 
     /// Schedules the notice of increase `increase` for every purchaser it reaches who has none yet.
     mutating func scheduleNotices(of increase: Int) throws(StoreError) {
-        let target = target(of: priceIncreaseSchedule.increases[increase])
+        let target = target(of: priceIncreaseSchedule.parts.increases[increase])
         for index in subscriptionBook.chains.indices
-        where !priceIncreaseSchedule.told[increase].contains(index)
+        where !priceIncreaseSchedule.parts.told[increase].contains(index)
             && isAffected(subscriptionBook.chains[index], by: target)
         {
             switch subscriptionBook.chains[index].state.phase {
             case .expired, .revoked: continue
             case .active, .gracePeriod, .billingRetry: break
             }
-            priceIncreaseSchedule.told[increase].insert(index)
+            priceIncreaseSchedule.parts.told[increase].insert(index)
             try scheduleNotice(of: increase, for: ChainID(index: index))
         }
     }
@@ -220,7 +220,7 @@ extension SimulatedStore {
     mutating func scheduleNotice(of increase: Int, for key: ChainID) throws(StoreError) {
         let state = subscriptionBook.chains[key.index].state
         let notice = PriceIncreaseRules.firstRenewal(
-            after: priceIncreaseSchedule.increases[increase].effective, cycle: state.cycle,
+            after: priceIncreaseSchedule.parts.increases[increase].effective, cycle: state.cycle,
             periodStart: state.currentPeriodStart
         ).notice
         do throws(SchedulingError) {
@@ -233,7 +233,7 @@ extension SimulatedStore {
     /// The notice is due: told now (rule price-increase-consent), unless the subscription moved on (another product:
     /// nothing [assumed]) or its renewal dates moved (the notice moves with them).
     mutating func handlePriceIncreaseNotice(_ increase: Int, for key: ChainID) throws(StoreError) {
-        let scheduled = priceIncreaseSchedule.increases[increase]
+        let scheduled = priceIncreaseSchedule.parts.increases[increase]
         let chain = subscriptionBook.chains[key.index]
         guard isAffected(chain, by: target(of: scheduled)) else { return }
         if chain.state.phase == .active {
@@ -243,32 +243,32 @@ extension SimulatedStore {
             if notice > now { return try scheduleNotice(of: increase, for: key) }
         }
         // Marked before the transition, whose PRICE_INCREASE carries the new price; unmarked if it changed nothing.
-        priceIncreaseSchedule.sent[increase].insert(chain.originalTransactionId)
+        priceIncreaseSchedule.parts.sent[increase].insert(chain.originalTransactionId)
         // Store events are never rejected: a lifecycle refusal changes nothing.
         do { try apply(.priceIncreaseAnnounced(needsConsent: scheduled.needsConsent), to: key) } catch {
             if case .scheduling = error { throw error }
         }
         if subscriptionBook.chains[key.index].state.priceIncrease == nil {
-            priceIncreaseSchedule.sent[increase].remove(chain.originalTransactionId)
+            priceIncreaseSchedule.parts.sent[increase].remove(chain.originalTransactionId)
         }
     }
 
     /// The start date: new purchases pay the new price; purchasers who subscribed since it was scheduled are told
     /// (rule price-increase-first-renewal).
     mutating func startPriceIncrease(_ increase: Int) throws(StoreError) {
-        let scheduled = priceIncreaseSchedule.increases[increase]
+        let scheduled = priceIncreaseSchedule.parts.increases[increase]
         try setPrice(scheduled.newPrice, for: target(of: scheduled))
-        priceIncreaseSchedule.increases[increase].started = true
-        priceIncreaseSchedule.upcoming -= 1
+        priceIncreaseSchedule.parts.increases[increase].started = true
+        priceIncreaseSchedule.parts.upcoming -= 1
         try scheduleNotices(of: increase)
     }
 
     /// The new price of an increase not yet started that the purchaser of `chain` has been told of, for their
     /// renewal info (`renewalPrice`) between the notice and the start date.
     func toldPriceNotStarted(of productId: String, for chain: SubscriptionChain) -> Price? {
-        for (index, increase) in priceIncreaseSchedule.increases.enumerated()
+        for (index, increase) in priceIncreaseSchedule.parts.increases.enumerated()
         where !increase.started && increase.productId == productId
-            && priceIncreaseSchedule.sent[index].contains(chain.originalTransactionId)
+            && priceIncreaseSchedule.parts.sent[index].contains(chain.originalTransactionId)
         {
             return increase.newPrice
         }

@@ -199,7 +199,8 @@ struct ActionVocabulary: Sendable {
             return .consentToPriceIncrease(customer: people[random.nextInt(in: 0...people.count - 1)], product: product)
         case .purchase, .cancel, .resume, .stopSharing, .startSharing, .refund, .failBilling, .fixBilling, .joinFamily,
             .leaveFamily, .restorePurchases, .shareWithFamily, .makeFamilyShareable, .removeFromSale, .restoreToSale,
-            .changePlan, .redeemOffer, .raisePrice, .consentToPriceIncrease, .extendRenewalDate, .refundTransaction,
+            .changePlan, .redeemOffer, .raisePrice, .schedulePriceIncrease, .consentToPriceIncrease, .extendRenewalDate,
+            .refundTransaction,
             .sendConsumptionInformation, .decideRefund, .reverseRefund, .openApp, .requestTestNotification,
             .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension:
             return nil

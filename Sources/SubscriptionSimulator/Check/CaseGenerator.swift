@@ -229,7 +229,8 @@ extension ScenarioAction {
         case .leaveFamily(let c): return .leaveFamily(customer: rename(c))
         case .restorePurchases(let c): return .restorePurchases(customer: rename(c))
         case .shareWithFamily(let c, let enabled): return .shareWithFamily(customer: rename(c), enabled: enabled)
-        case .makeFamilyShareable, .removeFromSale, .restoreToSale, .raisePrice, .requestTestNotification,
+        case .makeFamilyShareable, .removeFromSale, .restoreToSale, .raisePrice, .schedulePriceIncrease,
+            .requestTestNotification,
             .extendRenewalDatesForAllActiveSubscribers:
             return self
         case .changePlan(let c, let p): return .changePlan(customer: rename(c), product: p)

@@ -65,6 +65,10 @@ public enum ScenarioAction: Hashable, Sendable {
     case redeemOffer(customer: String, product: String, offer: String)
     /// `storefront`: an ISO 3166-1 alpha-3 code, or `nil` for the product's own currency.
     case raisePrice(product: String, price: Price, storefront: String?, consentRequired: Bool)
+    /// `raisePrice` with a start date `effective` (at or after the action's instant, rule price-increase-notice-lead);
+    /// `consentRequired` `nil` when consent follows Apple's rules (`Lifecycle/PriceIncreaseRules.swift`).
+    case schedulePriceIncrease(
+        product: String, price: Price, storefront: String?, effective: Instant, consentRequired: Bool?)
     case consentToPriceIncrease(customer: String, product: String)
     // Renewal-date extensions, refunds of any transaction and refund requests (reference §5.13, §5.14), and the
     // customer opening the app (the device's billing-issue message).
@@ -110,7 +114,7 @@ public enum ScenarioAction: Hashable, Sendable {
         case .restoreToSale: return "restoreToSale"
         case .changePlan: return "changePlan"
         case .redeemOffer: return "redeemOffer"
-        case .raisePrice: return "raisePrice"
+        case .raisePrice, .schedulePriceIncrease: return "raisePrice"
         case .consentToPriceIncrease: return "consentToPriceIncrease"
         case .extendRenewalDate: return "extendRenewalDate"
         case .refundTransaction: return "refund"
@@ -136,7 +140,7 @@ public enum ScenarioAction: Hashable, Sendable {
             return nil
         case .redeemOffer(let c, _, _), .consentToPriceIncrease(let c, _):
             return c
-        case .raisePrice:
+        case .raisePrice, .schedulePriceIncrease:
             return nil
         case .extendRenewalDate(let c, _, _, _), .refundTransaction(let c, _, _, _, _), .requestRefund(let c, _, _, _),
             .sendConsumptionInformation(let c, _, _, _, _), .decideRefund(let c, _, _, _, _),

@@ -755,12 +755,39 @@ public struct ScenarioDecoder {
             action = .redeemOffer(
                 customer: try text(m.required("customer"), "customer"), product: product, offer: offer)
         case "raisePrice":
-            let m = try mapping(args, name, keys: ["product", "price", "storefront", "consentRequired"])
+            let m = try mapping(args, name, keys: ["product", "price", "storefront", "effective", "consentRequired"])
             var code: String?
             if let node = m.optional("storefront") { code = try storefront(node).countryCode }
-            action = .raisePrice(
-                product: try productId(m.required("product"), catalog), price: try price(m.required("price"), "price"),
-                storefront: code, consentRequired: try bool(m.required("consentRequired"), "consentRequired"))
+            let product = try productId(m.required("product"), catalog)
+            let newPrice = try price(m.required("price"), "price")
+            if let node = m.optional("effective") {
+                // `effective`: a duration after the action, or an instant (rule price-increase-notice-lead).
+                let value = try text(node, "effective")
+                let effective: Instant
+                switch Self.checkedTime(value, start: at) {
+                case .instant(let checked): effective = checked
+                case .outOfRange(let error): throw fail(node, "`effective` (\(value)): \(error)")
+                case .invalid:
+                    throw fail(
+                        node,
+                        "expected `effective` as a duration after the action (such as 30d or P1M) or an ISO instant, "
+                            + "found '\(value)'")
+                }
+                if effective < at {
+                    throw fail(
+                        node,
+                        "`effective` (\(effective)) is before the action (\(at)): a price increase starts at or after "
+                            + "the instant it is scheduled at (rule price-increase-notice-lead)")
+                }
+                var consent: Bool?
+                if let node = m.optional("consentRequired") { consent = try bool(node, "consentRequired") }
+                action = .schedulePriceIncrease(
+                    product: product, price: newPrice, storefront: code, effective: effective, consentRequired: consent)
+            } else {
+                action = .raisePrice(
+                    product: product, price: newPrice, storefront: code,
+                    consentRequired: try bool(m.required("consentRequired"), "consentRequired"))
+            }
         case "consentToPriceIncrease":
             let (c, p) = try customerProduct()
             action = .consentToPriceIncrease(customer: c, product: p)

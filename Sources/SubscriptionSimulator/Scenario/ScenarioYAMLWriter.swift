@@ -181,6 +181,11 @@ public enum ScenarioYAMLWriter {
             return args(
                 ["product: \(scalar(p))", "price: \(price)"] + (storefront.map { ["storefront: \($0)"] } ?? [])
                     + ["consentRequired: \(consent)"])
+        case .schedulePriceIncrease(let p, let price, let storefront, let effective, let consent):
+            // The start date as an instant: it reads back the same whatever the entry's `at`.
+            return args(
+                ["product: \(scalar(p))", "price: \(price)"] + (storefront.map { ["storefront: \($0)"] } ?? [])
+                    + ["effective: \(effective)"] + (consent.map { ["consentRequired: \($0)"] } ?? []))
         case .extendRenewalDate(let c, let p, let days, let reason):
             return args(cp(c, p) + ["days: \(days)", "reason: \(reason.rawValue)"])
         case .refundTransaction(let c, let p, let position, let refund, let reason):

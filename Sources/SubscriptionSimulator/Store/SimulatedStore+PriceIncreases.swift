@@ -14,19 +14,105 @@ extension SimulatedStore {
     /// §1.3) and no `priceIncreaseStatus`; they follow the purchaser's renewal or expiry. Apple's notice periods
     /// (the increase reaching subscribers weeks after it is set) are not modelled [assumed: the next renewal].
     ///
-    /// Rule **price-increase-raises-price**: the new price must be above the current one there.
+    /// Rule **price-increase-raises-price**: the new price must be above the current one there. Rule
+    /// **one-scheduled-price-change**: refused while an increase with a start date waits to start for the same
+    /// product and storefront (Apple: "you can schedule one future price change at a time, per country or region";
+    /// a second one overwrites the first — the simulator refuses instead [assumed]).
     public mutating func raisePrice(
         _ productId: String, to newPrice: Price, in storefront: String? = nil, consentRequired: Bool
     ) throws(StoreError) {
-        var product = try requireProduct(productId)
+        let target = try priceTarget(productId, newPrice, in: storefront)
+        try refuseSecondScheduledChange(target)
+        try setPrice(newPrice, for: target)
+        if !consentRequired { priceIncreaseSchedule.parts.lastWithoutConsent[target.scopeKey] = now }
+        for index in subscriptionBook.chains.indices where isAffected(subscriptionBook.chains[index], by: target) {
+            try apply(.priceIncreaseAnnounced(needsConsent: consentRequired), to: ChainID(index: index))
+        }
+        refreshEntitlements()
+    }
+
+    /// A price increase with a start date (`raisePrice` with `effective`; rules in
+    /// `Lifecycle/PriceIncreaseRules.swift`): scheduled now, it starts at `effective`, when new purchases pay
+    /// `newPrice`. Each purchaser it reaches (as ``raisePrice(_:to:in:consentRequired:)`` says) is told
+    /// ``PriceIncreaseRules/noticeLead`` before their first renewal after `effective` (rules price-increase-notice-lead,
+    /// price-increase-first-renewal): `PRICE_INCREASE` / `PENDING` when consent is needed, else `PRICE_INCREASE` /
+    /// `ACCEPTED`; their renewals until then keep the old price. A purchaser who subscribes between now and
+    /// `effective` (at the old price) is told at `effective` at the latest [assumed]. `consentRequired`, when given,
+    /// wins; when `nil` it follows rules price-increase-consent-threshold and price-increase-once-a-year.
+    ///
+    /// Refused (rule price-increase-notice-lead) when `effective` is before now, or less than the notice lead after
+    /// it: every subscriber is then told the full lead before paying more. Also refused as
+    /// ``raisePrice(_:to:in:consentRequired:)`` is, and when consent cannot be worked out (rule
+    /// price-increase-consent-threshold).
+    public mutating func raisePrice(
+        _ productId: String, to newPrice: Price, in storefront: String? = nil, effective: Instant,
+        consentRequired stated: Bool?
+    ) throws(StoreError) {
+        let target = try priceTarget(productId, newPrice, in: storefront)
+        try refuseSecondScheduledChange(target)
+        let earliest = now.adding(PriceIncreaseRules.noticeLead)
+        guard effective >= earliest else {
+            let problem =
+                effective < now
+                ? "the start date \(effective) is before \(now), the instant the increase is scheduled at"
+                : "the start date \(effective) is less than \(PriceIncreaseRules.noticeLeadDays) days after \(now), the "
+                    + "instant the increase is scheduled at"
+            throw .priceIncreaseSchedule(
+                productId: productId, rule: "price-increase-notice-lead",
+                problem
+                    + "; subscribers are told \(PriceIncreaseRules.noticeLeadDays) days before their first renewal at the "
+                    + "new price [assumed]: start it at \(earliest) or later")
+        }
+        let needsConsent = try consentNeeded(stated, target, newPrice, effective: effective)
+        if !needsConsent { priceIncreaseSchedule.parts.lastWithoutConsent[target.scopeKey] = effective }
+        let increase = priceIncreaseSchedule.parts.increases.count
+        priceIncreaseSchedule.parts.increases.append(
+            ScheduledPriceIncrease(
+                productId: target.productId, storefront: target.storefront, oldPrice: target.oldPrice,
+                newPrice: newPrice, scheduledAt: now, effective: effective, needsConsent: needsConsent))
+        priceIncreaseSchedule.parts.told.append([])
+        priceIncreaseSchedule.parts.sent.append([])
+        priceIncreaseSchedule.parts.upcoming += 1
+        do throws(SchedulingError) {
+            _ = try scheduler.schedule(
+                .priceIncreaseStarts(increase: increase), at: effective, priority: StoreEventPriority.priceIncrease)
+        } catch { throw .scheduling(error) }
+        try scheduleNotices(of: increase)
+    }
+
+    /// The customer consents to the price increase waiting for them: `PRICE_INCREASE` / `ACCEPTED`,
+    /// `priceIncreaseStatus` 1 (reference §5.12). Refused when none waits (rule no-price-increase-pending).
+    public mutating func consentToPriceIncrease(_ productId: String, by customer: String) throws(StoreError) {
+        try apply(.priceIncreaseConsented, to: try requireChain(productId, customer))
+        refreshEntitlements()
+    }
+}
+
+/// Where a price increase applies: the product, the storefront whose own price changes (`nil`: the base price, every
+/// storefront of `currency`), and the price it replaces.
+struct PriceTarget {
+    var productId: String
+    var storefront: String?
+    var currency: String
+    var oldPrice: Price
+    var annual: Bool
+    /// ``PriceIncreaseSchedule/scopeKey(_:_:)`` of the increase.
+    var scopeKey: String { PriceIncreaseSchedule.scopeKey(productId, storefront ?? currency) }
+}
+
+extension SimulatedStore {
+    /// Checks an increase of `productId` to `newPrice` (rule price-increase-raises-price) and says where it applies.
+    func priceTarget(_ productId: String, _ newPrice: Price, in storefront: String?) throws(StoreError) -> PriceTarget {
+        let product = try requireProduct(productId)
         guard product.type == .autoRenewable else {
             throw .priceIncrease(
                 productId: productId,
                 "only auto-renewable subscriptions have price increases; a one-time product's new price is a new "
                     + "catalogue entry")
         }
-        var affectedCurrency: String? = product.currency
-        var affectedStorefront: String? = nil
+        var target = PriceTarget(
+            productId: product.id, storefront: nil, currency: product.currency, oldPrice: product.price,
+            annual: product.period == .oneYear)
         if let code = storefront {
             guard let currency = Storefronts.currency(countryCode: code) else {
                 throw .priceIncrease(
@@ -41,39 +127,151 @@ extension SimulatedStore {
                     throw .priceIncrease(
                         productId: productId, "the new price \(newPrice) is not above \(old) in \(code)")
                 }
-                product.prices[code] = newPrice
-                affectedCurrency = nil
-                affectedStorefront = code
+                target.storefront = code
+                target.currency = currency
+                target.oldPrice = old
+                return target
             }
         }
-        if affectedCurrency != nil {
-            guard newPrice > product.price else {
-                throw .priceIncrease(
-                    productId: productId, "the new price \(newPrice) is not above \(product.price) \(product.currency)")
-            }
-            product.price = newPrice
+        guard newPrice > product.price else {
+            throw .priceIncrease(
+                productId: productId, "the new price \(newPrice) is not above \(product.price) \(product.currency)")
         }
-        do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
-        for index in subscriptionBook.chains.indices
-        where subscriptionBook.chains[index].ownership == .purchased
-            && subscriptionBook.chains[index].state.autoRenewProductId == productId
-        {
-            let customerStorefront = self.storefront(of: subscriptionBook.chains[index].customer).countryCode
-            let affected =
-                affectedStorefront.map { $0 == customerStorefront }
-                ?? (Storefronts.currency(countryCode: customerStorefront) == affectedCurrency
-                    || Storefronts.currency(countryCode: customerStorefront) == nil)
-            if affected {
-                try apply(.priceIncreaseAnnounced(needsConsent: consentRequired), to: ChainID(index: index))
-            }
-        }
-        refreshEntitlements()
+        return target
     }
 
-    /// The customer consents to the price increase waiting for them: `PRICE_INCREASE` / `ACCEPTED`,
-    /// `priceIncreaseStatus` 1 (reference §5.12). Refused when none waits (rule no-price-increase-pending).
-    public mutating func consentToPriceIncrease(_ productId: String, by customer: String) throws(StoreError) {
-        try apply(.priceIncreaseConsented, to: try requireChain(productId, customer))
-        refreshEntitlements()
+    /// Rule one-scheduled-price-change (see ``raisePrice(_:to:in:consentRequired:)``).
+    func refuseSecondScheduledChange(_ target: PriceTarget) throws(StoreError) {
+        guard priceIncreaseSchedule.upcoming > 0 else { return }
+        for increase in priceIncreaseSchedule.parts.increases
+        where !increase.started && increase.productId == target.productId && increase.storefront == target.storefront {
+            throw .priceIncreaseSchedule(
+                productId: target.productId, rule: "one-scheduled-price-change",
+                "an increase to \(increase.newPrice) \(target.currency) is already scheduled to start at "
+                    + "\(increase.effective); App Store Connect holds one future price change per storefront")
+        }
+    }
+
+    /// Puts `newPrice` in the catalogue where `target` says (one price applies per currency, `Catalog/Prices.swift`).
+    mutating func setPrice(_ newPrice: Price, for target: PriceTarget) throws(StoreError) {
+        var product = try requireProduct(target.productId)
+        if let code = target.storefront { product.prices[code] = newPrice } else { product.price = newPrice }
+        do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
+    }
+
+    /// Whether an increase at `target` reaches `chain`: a purchaser whose subscription renews to the product
+    /// (`autoRenewProductId`) in a storefront of the increase.
+    func isAffected(_ chain: SubscriptionChain, by target: PriceTarget) -> Bool {
+        guard chain.ownership == .purchased && chain.state.autoRenewProductId == target.productId else { return false }
+        let customerStorefront = storefront(of: chain.customer).countryCode
+        if let code = target.storefront { return code == customerStorefront }
+        let currency = Storefronts.currency(countryCode: customerStorefront)
+        return currency == target.currency || currency == nil
+    }
+
+    /// Rules price-increase-consent-threshold and price-increase-once-a-year, unless `stated`.
+    func consentNeeded(_ stated: Bool?, _ target: PriceTarget, _ newPrice: Price, effective: Instant)
+        throws(StoreError) -> Bool
+    {
+        if let stated { return stated }
+        switch PriceIncreaseRules.consent(
+            from: target.oldPrice, to: newPrice, currency: target.currency, annual: target.annual)
+        {
+        case .needed: return true
+        case .unknown:
+            throw .priceIncreaseSchedule(
+                productId: target.productId, rule: "price-increase-consent-threshold",
+                "the increase from \(target.oldPrice) to \(newPrice) \(target.currency) is more than 50 %; whether it "
+                    + "exceeds about USD \(target.annual ? 50 : 5) per \(target.annual ? "year" : "period") depends on "
+                    + "an exchange rate the simulator does not have: state `consentRequired`")
+        case .notNeeded:
+            guard let last = priceIncreaseSchedule.parts.lastWithoutConsent[target.scopeKey] else { return false }
+            return effective < last.adding(PriceIncreaseRules.noConsentInterval)
+        }
+    }
+
+    /// The target of a scheduled increase, as ``priceTarget(_:_:in:)`` made it.
+    func target(of increase: ScheduledPriceIncrease) -> PriceTarget {
+        let product = catalog[increase.productId]
+        return PriceTarget(
+            productId: increase.productId, storefront: increase.storefront,
+            currency: increase.storefront.flatMap { Storefronts.currency(countryCode: $0) } ?? product?.currency ?? "",
+            oldPrice: increase.oldPrice, annual: product?.period == .oneYear)
+    }
+
+    /// Schedules the notice of increase `increase` for every purchaser it reaches who has none yet.
+    mutating func scheduleNotices(of increase: Int) throws(StoreError) {
+        let target = target(of: priceIncreaseSchedule.parts.increases[increase])
+        for index in subscriptionBook.chains.indices
+        where !priceIncreaseSchedule.parts.told[increase].contains(index)
+            && isAffected(subscriptionBook.chains[index], by: target)
+        {
+            switch subscriptionBook.chains[index].state.phase {
+            case .expired, .revoked: continue
+            case .active, .gracePeriod, .billingRetry: break
+            }
+            priceIncreaseSchedule.parts.told[increase].insert(index)
+            try scheduleNotice(of: increase, for: ChainID(index: index))
+        }
+    }
+
+    /// Rule price-increase-first-renewal: the notice `noticeLead` before the chain's first renewal after the start
+    /// date, or now if that is past.
+    mutating func scheduleNotice(of increase: Int, for key: ChainID) throws(StoreError) {
+        let state = subscriptionBook.chains[key.index].state
+        let notice = PriceIncreaseRules.firstRenewal(
+            after: priceIncreaseSchedule.parts.increases[increase].effective, cycle: state.cycle,
+            periodStart: state.currentPeriodStart
+        ).notice
+        do throws(SchedulingError) {
+            _ = try scheduler.schedule(
+                .priceIncreaseNotice(increase: increase, chain: key), at: max(notice, now),
+                priority: StoreEventPriority.priceIncrease)
+        } catch { throw .scheduling(error) }
+    }
+
+    /// The notice is due: told now (rule price-increase-consent), unless the subscription moved on (another product:
+    /// nothing [assumed]) or its renewal dates moved (the notice moves with them).
+    mutating func handlePriceIncreaseNotice(_ increase: Int, for key: ChainID) throws(StoreError) {
+        let scheduled = priceIncreaseSchedule.parts.increases[increase]
+        let chain = subscriptionBook.chains[key.index]
+        guard isAffected(chain, by: target(of: scheduled)) else { return }
+        if chain.state.phase == .active {
+            let notice = PriceIncreaseRules.firstRenewal(
+                after: scheduled.effective, cycle: chain.state.cycle, periodStart: chain.state.currentPeriodStart
+            ).notice
+            if notice > now { return try scheduleNotice(of: increase, for: key) }
+        }
+        // Marked before the transition, whose PRICE_INCREASE carries the new price; unmarked if it changed nothing.
+        priceIncreaseSchedule.parts.sent[increase].insert(chain.originalTransactionId)
+        // Store events are never rejected: a lifecycle refusal changes nothing.
+        do { try apply(.priceIncreaseAnnounced(needsConsent: scheduled.needsConsent), to: key) } catch {
+            if case .scheduling = error { throw error }
+        }
+        if subscriptionBook.chains[key.index].state.priceIncrease == nil {
+            priceIncreaseSchedule.parts.sent[increase].remove(chain.originalTransactionId)
+        }
+    }
+
+    /// The start date: new purchases pay the new price; purchasers who subscribed since it was scheduled are told
+    /// (rule price-increase-first-renewal).
+    mutating func startPriceIncrease(_ increase: Int) throws(StoreError) {
+        let scheduled = priceIncreaseSchedule.parts.increases[increase]
+        try setPrice(scheduled.newPrice, for: target(of: scheduled))
+        priceIncreaseSchedule.parts.increases[increase].started = true
+        priceIncreaseSchedule.parts.upcoming -= 1
+        try scheduleNotices(of: increase)
+    }
+
+    /// The new price of an increase not yet started that the purchaser of `chain` has been told of, for their
+    /// renewal info (`renewalPrice`) between the notice and the start date.
+    func toldPriceNotStarted(of productId: String, for chain: SubscriptionChain) -> Price? {
+        for (index, increase) in priceIncreaseSchedule.parts.increases.enumerated()
+        where !increase.started && increase.productId == productId
+            && priceIncreaseSchedule.parts.sent[index].contains(chain.originalTransactionId)
+        {
+            return increase.newPrice
+        }
+        return nil
     }
 }

@@ -6,12 +6,20 @@ enum StoreEvent: Hashable, Sendable {
     case nonRenewingTermEnds(customer: String)
     /// The family delay is over: the share reaches the member (see `Family/`).
     case familyGrant(share: Int)
+    /// A price increase with a start date starts (`Store/SimulatedStore+PriceIncreases.swift`).
+    case priceIncreaseStarts(increase: Int)
+    /// A purchaser is told of a price increase with a start date (rule price-increase-first-renewal).
+    case priceIncreaseNotice(increase: Int, chain: ChainID)
 }
 
 /// Priorities at one instant: store events run before customer actions (issue 2). Customer actions are not
 /// queued: they run at `now`, after ``SimulatedStore/advance(to:)`` has run every store event due at that instant.
 enum StoreEventPriority {
     static let storeEvent = 0
+    /// A price increase's start and notices run after the lifecycle events of their instant: a renewal at the start
+    /// instant keeps the old price, and a notice due at a renewal instant comes after that renewal (rule
+    /// price-increase-first-renewal).
+    static let priceIncrease = 1
 }
 
 /// The simulated App Store: a value type, so a copy is a what-if branch.
@@ -46,6 +54,8 @@ public struct SimulatedStore: Sendable {
     /// What App Store Server API requests left: app account tokens set, finished transactions, consumption
     /// information, mass extensions (`Store/ServerRequestRecords.swift`).
     var serverRequests = ServerRequestRecords()
+    /// Price increases with a start date (`Store/PriceIncreaseSchedule.swift`).
+    var priceIncreaseSchedule = PriceIncreaseSchedule()
 
     /// Customers in the order they were first named.
     public var customers: [String] { directory.names }
@@ -249,6 +259,10 @@ public struct SimulatedStore: Sendable {
             directory.needsRefresh(customer)
         case .familyGrant(let share):
             try deliverPendingShare(share)
+        case .priceIncreaseStarts(let increase):
+            try startPriceIncrease(increase)
+        case .priceIncreaseNotice(let increase, let key):
+            try handlePriceIncreaseNotice(increase, for: key)
         }
         refreshEntitlements()
     }
@@ -593,6 +607,13 @@ public struct SimulatedStore: Sendable {
             upcomingOffer: upcoming?.offer, priceIncreaseStatus: purchased ? state.priceIncrease : nil,
             eligibleWinBackOfferIds: winBackOfferIds)
         addAccountFields(of: chain, productAt: renewing, to: &snapshot)
+        // Told of an increase that has not started: the renewal is at the new price (rule
+        // price-increase-first-renewal).
+        if priceIncreaseSchedule.upcoming > 0, purchased, state.priceIncrease != nil, upcoming == nil,
+            snapshot.renewalPrice != nil, let told = toldPriceNotStarted(of: products[renewing].id, for: chain)
+        {
+            snapshot.renewalPrice = told
+        }
         if let commitment = state.commitment { addCommitment(commitment, of: chain, state: state, to: &snapshot) }
         return snapshot
     }

@@ -23,6 +23,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `redeemOffer` names an offer the product does not declare (rule redeem-a-declared-offer).
     case unknownOffer(productId: String, offerId: String, known: [String])
     case priceIncrease(productId: String, String)
+    /// A price increase with a start date that cannot be scheduled; `rule` names the rule (price-increase-notice-lead,
+    /// price-increase-consent-threshold, one-scheduled-price-change; `Lifecycle/PriceIncreaseRules.swift`).
+    case priceIncreaseSchedule(productId: String, rule: String, String)
     /// A win-back offer whose App Store Connect conditions the customer does not meet (rule win-back-conditions).
     case winBackIneligible(customer: String, productId: String, offerId: String, condition: String)
     /// A refund rule refused the request (``RefundRuleViolation``).
@@ -76,6 +79,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "(rule win-back-conditions)"
         case .priceIncrease(let productId, let problem):
             return "'\(productId)': \(problem) (rule price-increase-raises-price)"
+        case .priceIncreaseSchedule(let productId, let rule, let problem):
+            return "'\(productId)': \(problem) (rule \(rule))"
         case .refunds(let violation): return "\(violation)"
         case .commitmentUnavailable(let productId, let problem): return "'\(productId)': \(problem)"
         }

@@ -22,6 +22,8 @@ struct ActionVocabulary: Sendable {
     let shareable: [String]
     let notShareable: [String]
     let withOffers: [String]
+    /// One-year subscriptions that also offer the monthly plan with a 12-month commitment (a purchase picks a plan).
+    let withCommitment: Set<String>
     /// Products of groups that hold more than one product (plan changes).
     let inSharedGroups: [String]
     let kinds: [(kind: Kind, weight: Int)]
@@ -42,6 +44,7 @@ struct ActionVocabulary: Sendable {
             !$0.familyShareable && ($0.type == .autoRenewable || $0.type == .nonConsumable)
         }.map(\.id)
         withOffers = products.filter { !$0.offers.isEmpty }.map(\.id)
+        withCommitment = Set(products.filter { $0.monthlyCommitment != nil }.map(\.id))
         var groupSizes: [String: Int] = [:]
         for product in products { if let group = product.group { groupSizes[group, default: 0] += 1 } }
         inSharedGroups = products.filter { ($0.group.map { groupSizes[$0] ?? 0 } ?? 0) > 1 }.map(\.id)
@@ -120,7 +123,13 @@ struct ActionVocabulary: Sendable {
         case .purchase:
             // Half of the purchases carry an app account token, a fresh UUID (never one of an earlier case).
             let token = random.nextDouble() < 0.5 ? Self.uuid(&random) : nil
-            return .purchase(customer: customer, product: pick(purchasable), appAccountToken: token)
+            let product = pick(purchasable)
+            // A product with the commitment plan is bought on it half of the time (the store refuses it where the
+            // plan is not sold, rule commitment-storefronts); other products draw nothing more, so their cases stay
+            // as they were.
+            let plan: BillingPlan =
+                withCommitment.contains(product) && random.nextDouble() < 0.5 ? .monthly : .upfront
+            return .purchase(customer: customer, product: product, appAccountToken: token, plan: plan)
         case .cancel: return .cancel(customer: customer, product: subscription())
         case .resume: return .resume(customer: customer, product: subscription())
         case .failBilling: return .failBilling(customer: customer)

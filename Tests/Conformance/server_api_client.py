@@ -383,6 +383,9 @@ def exercise_changes(url, client, verifier, verify_transaction, verify_renewal, 
          "consumption v1 for an unknown transaction"),
         (lambda: client.finish_transaction("999999"), 4040010, "finish an unknown transaction"),
         (lambda: client.get_app_transaction_info("abc"), 4000006, "app transaction of an invalid id"),
+        # Rule app-transaction-id-not-supported: transactionId endpoints refuse an appTransactionId.
+        (lambda: client.get_transaction_info(info.appTransactionId), 4000048, "transaction info of an app transaction id"),
+        (lambda: client.finish_transaction(info.appTransactionId), 4000048, "finish an app transaction id"),
         (lambda: client._make_request("/inApps/v1/nothing", "GET", {}, None, StatusResponse, None), 4000000,
          "an unknown path"),
     ]:

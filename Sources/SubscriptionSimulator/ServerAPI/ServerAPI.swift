@@ -43,6 +43,18 @@ public struct ServerAPI: Sendable {
         throw .transactionIdNotFound
     }
 
+    /// Rule app-transaction-id-not-supported: the endpoints whose path parameter is a `transactionId` or an
+    /// `originalTransactionId` (Get Transaction Info, Send Consumption Information, Finish Transaction, Set App
+    /// Account Token, Extend a Subscription Renewal Date), not Apple's `anyTransactionId` (App Store Server API 1.20:
+    /// Get All Subscription Statuses, Get Transaction History, Get Refund History, Get App Transaction Info; Apple's
+    /// library names those parameters `any_transaction_id`), answer an id no transaction has but a customer's
+    /// `appTransactionId` with `AppTransactionIdNotSupportedError` (4000048), and any other unknown id with
+    /// `notFound`. Apple's error page names no endpoint; a developer saw Get Transaction Info answer it (Apple
+    /// Developer Forums thread 787397); the other endpoints are [assumed] to answer alike.
+    func unknownTransactionId(_ id: String, notFound: ServerAPIError = .transactionIdNotFound) -> ServerAPIError {
+        store.customers.contains { store.appTransactionId(of: $0) == id } ? .appTransactionIdNotSupported : notFound
+    }
+
     /// Get All Subscription Statuses for a customer: one `data` entry per subscription group, with one
     /// `lastTransactions` item per subscription the customer has in it (own and family-shared, S-F731683).
     public func allSubscriptionStatuses(for customer: String) -> JSONValue {
@@ -124,7 +136,7 @@ public struct ServerAPI: Sendable {
         let signer = self.signer ?? store.app.environment.defaultSigner
         try Self.checkTransactionId(transactionId)
         guard let record = store.transactions.first(where: { $0.transactionId == transactionId }) else {
-            throw .transactionIdNotFound
+            throw unknownTransactionId(transactionId)
         }
         return .object([
             "signedTransactionInfo": .string(

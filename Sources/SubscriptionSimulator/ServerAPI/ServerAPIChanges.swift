@@ -183,7 +183,7 @@ extension ServerAPI {
         }
         if let first = store.transactions.first(where: { $0.originalTransactionId == id }) { return first }
         if record(id) != nil { throw .transactionIdIsNotOriginalTransactionId }
-        throw .originalTransactionIdNotFound
+        throw unknownTransactionId(id, notFound: .originalTransactionIdNotFound)
     }
 
     // MARK: reads
@@ -360,7 +360,8 @@ extension ServerAPI {
         in store: inout SimulatedStore, transactionId: String, version: Int, body: [UInt8]
     ) throws(ServerAPIError) {
         try checkTransactionId(transactionId)
-        guard let record = ServerAPI(store).record(transactionId) else { throw .transactionIdNotFound }
+        let api = ServerAPI(store)
+        guard let record = api.record(transactionId) else { throw api.unknownTransactionId(transactionId) }
         let request = try RequestBody(body)
         guard try request.bool("customerConsented", required: true, .invalidCustomerConsented) == true else {
             throw .invalidCustomerConsented
@@ -427,7 +428,7 @@ extension ServerAPI {
         try checkTransactionId(id)
         let api = ServerAPI(store)
         guard let first = store.transactions.first(where: { $0.originalTransactionId == id }) else {
-            throw api.record(id) == nil ? .transactionIdNotFound : .transactionIdIsNotOriginalTransactionId
+            throw api.record(id) == nil ? api.unknownTransactionId(id) : .transactionIdIsNotOriginalTransactionId
         }
         let request = try RequestBody(body)
         let token = try request.string("appAccountToken", required: true, .invalidAppAccountTokenUUID) {
@@ -444,7 +445,8 @@ extension ServerAPI {
     /// body; ``SimulatedStore/finishTransaction(_:)`` records it (4000006 malformed id, 4040010 unknown).
     public static func finishTransaction(in store: inout SimulatedStore, transactionId: String) throws(ServerAPIError) {
         try checkTransactionId(transactionId)
-        guard ServerAPI(store).record(transactionId) != nil else { throw .transactionIdNotFound }
+        let api = ServerAPI(store)
+        guard api.record(transactionId) != nil else { throw api.unknownTransactionId(transactionId) }
         store.finishTransaction(transactionId)
     }
 }

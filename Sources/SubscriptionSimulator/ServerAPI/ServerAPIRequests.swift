@@ -63,6 +63,11 @@ public struct ServerAPIError: Error, Hashable, Sendable, CustomStringConvertible
     /// `TransactionIdNotFoundError` (HTTP 404).
     public static let transactionIdNotFound = ServerAPIError(
         httpStatus: 404, errorCode: 4_040_010, errorMessage: "Transaction id not found.")
+    /// `AppTransactionIdNotSupportedError`: "the endpoint doesn't support an app transaction ID" (rule
+    /// app-transaction-id-not-supported); the message is the one a developer reported Get Transaction Info answering
+    /// (Apple Developer Forums thread 787397).
+    public static let appTransactionIdNotSupported = bad(
+        4_000_048, "Invalid request. App transactions aren't supported by this endpoint.")
 
     // Get Notification History, Request a Test Notification and Get Test Notification Status (reference §6.3,
     // §6.4, Appendix D; library `APIError`). Messages [assumed], in Apple's wording style.

@@ -236,4 +236,42 @@ import Testing
         #expect(try ServerAPI(store).customer(forTransactionId: store.appTransactionId(of: "alice")!) == "alice")
         #expect(throws: ServerAPIError.transactionIdNotFound) { try ServerAPI(store).customer(forTransactionId: "42") }
     }
+
+    /// Rule app-transaction-id-not-supported: the endpoints whose path takes a `transactionId` or an
+    /// `originalTransactionId` refuse a customer's `appTransactionId` with 4000048; the `anyTransactionId` ones accept
+    /// it; an id nobody has stays "not found".
+    @Test func anAppTransactionIdIsRefusedWhereOnlyATransactionIdIsTaken() throws {
+        var store = makeStore()
+        try store.purchase(monthly.id, by: "alice")
+        let appTransactionId = try #require(store.appTransactionId(of: "alice"))
+        let refused = ServerAPIError.appTransactionIdNotSupported
+        #expect((refused.httpStatus, refused.errorCode) == (400, 4_000_048))
+        let api = ServerAPI(store)
+        #expect(throws: refused) { try api.transactionInfo(transactionId: appTransactionId) }
+        #expect(throws: refused) { try ServerAPI.finishTransaction(in: &store, transactionId: appTransactionId) }
+        #expect(throws: refused) {
+            try ServerAPI.sendConsumptionInformation(
+                in: &store, transactionId: appTransactionId, version: 2,
+                body: Array(#"{"customerConsented": true}"#.utf8))
+        }
+        #expect(throws: refused) {
+            try ServerAPI.setAppAccountToken(
+                in: &store, originalTransactionId: appTransactionId,
+                body: Array(#"{"appAccountToken": "7e3fb20b-4cdb-47cc-936d-99d65f608138"}"#.utf8))
+        }
+        #expect(throws: refused) {
+            try ServerAPI.extendRenewalDate(
+                in: &store, originalTransactionId: appTransactionId,
+                body: Array(#"{"extendByDays": 3, "extendReasonCode": 1, "requestIdentifier": "r1"}"#.utf8))
+        }
+        // The anyTransactionId endpoints find the customer by it.
+        #expect(try api.customer(forTransactionId: appTransactionId) == "alice")
+        // An id nobody has is still not found, in each endpoint's own code.
+        #expect(throws: ServerAPIError.transactionIdNotFound) { try api.transactionInfo(transactionId: "42") }
+        #expect(throws: ServerAPIError.originalTransactionIdNotFound) {
+            try ServerAPI.extendRenewalDate(
+                in: &store, originalTransactionId: "42",
+                body: Array(#"{"extendByDays": 3, "extendReasonCode": 1, "requestIdentifier": "r1"}"#.utf8))
+        }
+    }
 }

@@ -375,10 +375,18 @@ public struct SimulatedStore: Sendable {
                     purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer,
                     price: price, revocation: nil, lastModified: now)
                 if let commitment = chain.state.commitment {
+                    // As built, in the product's currency: the monthly plan's price (an offer's in its period) and
+                    // the whole commitment, 12 x that price, which members' shares keep; the purchaser's are
+                    // then priced in their storefront (addAccountFields).
+                    let monthly = catalog.products[productIndex].monthlyCommitment?.monthlyPrice
+                    if offer == nil, let monthly { record.price = monthly }
                     record.commitment = TransactionCommitment(
                         billingPeriodNumber: commitment.billingPeriodNumber,
                         totalBillingPeriods: CommitmentPlan.totalBillingPeriods,
-                        expiresDate: commitment.expiresDate, price: .free)
+                        expiresDate: commitment.expiresDate,
+                        price: monthly.map {
+                            Price(milliunits: $0.milliunits * Int64(CommitmentPlan.totalBillingPeriods))
+                        } ?? .free)
                 }
                 if fansOut {
                     chain.transactionFields = appendTransaction(

@@ -62,8 +62,13 @@ package final class ProgressLine {
     /// The text for a run (`simctl run`, also with `--deliver`).
     static func runText(_ progress: RunProgress, elapsed: Double) -> String {
         let rate = elapsed > 0 ? Int(Double(progress.notifications) / elapsed) : 0
-        return "run: \(progress.instant), \(grouped(progress.customers)) customers, "
+        var text =
+            "run: \(progress.instant), \(grouped(progress.customers)) customers, "
             + "\(grouped(progress.notifications)) notifications, \(grouped(rate))/s"
+        if let attempts = progress.deliveryAttempts, let delivered = progress.delivered {
+            text += ", \(grouped(delivered)) delivered in \(grouped(attempts)) attempts"
+        }
+        return text
     }
 
     /// Follows a run's reports (``RunPlan/progress``): updates, and clears at the end.

@@ -40,6 +40,13 @@ import Testing
         #expect(
             ProgressLine.runText(progress, elapsed: 2)
                 == "run: 2026-01-01T00:00:00Z, 100,000 customers, 1,234,567 notifications, 617,283/s")
+        var delivering = progress
+        delivering.deliveryAttempts = 1_300_000
+        delivering.delivered = 1_234_000
+        #expect(
+            ProgressLine.runText(delivering, elapsed: 2)
+                == "run: 2026-01-01T00:00:00Z, 100,000 customers, 1,234,567 notifications, 617,283/s, "
+                + "1,234,000 delivered in 1,300,000 attempts")
         #expect(ProgressLine.grouped(0) == "0" && ProgressLine.grouped(999) == "999")
         #expect(ProgressLine.grouped(1000) == "1,000" && ProgressLine.grouped(12_345_678) == "12,345,678")
     }

@@ -106,7 +106,9 @@ public struct RunPlan {
         }
         let run = ScenarioRunner.stream(scenario, retention: .liveState, into: &background) { notifications, settled in
             streamed?.follow(notifications, settledBefore: settled)
-            meter?.step(sent: notifications.count, reached: settled)
+            meter?.step(
+                sent: notifications.count, reached: settled,
+                delivery: streamed.map { ($0.delivery.counts.attempts, $0.delivery.counts.delivered) })
         }
         sink = background.finish()
         sink.finishStandardOutput()

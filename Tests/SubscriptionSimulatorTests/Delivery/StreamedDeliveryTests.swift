@@ -189,4 +189,34 @@ import Testing
         #expect(lines == summary.attempts)
         #expect(summary.undelivered.map(\.item.notificationUUID) == (0..<10).map { "n\($0 * 10)" })
     }
+
+    /// A delivering run's progress reports carry the attempts made and the notifications delivered so far: never
+    /// more than the transport has seen when the report is made, never going back.
+    @Test func progressReportsCountTheDeliveryAsItGoes() throws {
+        let scenario = try StreamingRunTests.scaleScenario(customers: 1500, until: "P6M", coincident: false)
+        final class Reports: @unchecked Sendable { var list: [(RunProgress, seen: Int)] = [] }
+        let reports = Reports()
+        let recorder = Recorder(connections: 1)
+        var plan = RunPlan(delivery: DeliveryPlan(transport: recorder))
+        plan.progress = { reports.list.append(($0, recorder.bodies.count)) }
+        let verdict = plan.run(scenario) { _ in }
+        guard case .delivered(let summary) = verdict.delivery else {
+            Issue.record("\(String(describing: verdict.delivery))")
+            return
+        }
+        let attempts = reports.list.compactMap(\.0.deliveryAttempts)
+        #expect(attempts.count == reports.list.count)  // every report has them
+        #expect(reports.list.allSatisfy { ($0.0.deliveryAttempts ?? 0) <= $0.seen })
+        #expect(reports.list.allSatisfy { ($0.0.delivered ?? 0) <= ($0.0.deliveryAttempts ?? 0) })
+        #expect(zip(attempts, attempts.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(reports.list.count >= 3, "\(reports.list.count) reports")
+        #expect(reports.list.dropLast().contains { ($0.0.deliveryAttempts ?? 0) > 0 })  // counted while running
+        #expect((reports.list.last?.0.deliveryAttempts ?? 0) <= summary.attempts)
+        // Without delivery, no counts.
+        var quiet = RunPlan(format: .jsonl)
+        let plain = Reports()
+        quiet.progress = { plain.list.append(($0, 0)) }
+        _ = quiet.run(scenario) { _ in }
+        #expect(!plain.list.isEmpty && plain.list.allSatisfy { $0.0.deliveryAttempts == nil && $0.0.delivered == nil })
+    }
 }

@@ -297,13 +297,22 @@ def exercise_changes(url, client, verifier, verify_transaction, verify_renewal, 
     for jws in history.signedTransactions:
         verify_transaction(jws, "erin history v1 transaction")
 
+    extension_id = str(uuid.uuid4())
     extended = client.extend_subscription_renewal_date(original, ExtendRenewalDateRequest(
-        extendByDays=3, extendReasonCode=ExtendReasonCode.CUSTOMER_SATISFACTION, requestIdentifier=str(uuid.uuid4())))
+        extendByDays=3, extendReasonCode=ExtendReasonCode.CUSTOMER_SATISFACTION, requestIdentifier=extension_id))
     round_trips(extended, "extend a subscription renewal date")
     check(extended.success is True and extended.originalTransactionId == original, "the extension succeeded")
     info = verifier.verify_and_decode_signed_transaction(
         client.get_transaction_info(erin["subscriptions"][0]["transactionId"]).signedTransactionInfo)
     check(info.expiresDate == extended.effectiveDate, "effectiveDate is the new expiresDate")
+    # A retry with the same requestIdentifier is answered as the first time and extends nothing more (rule
+    # extension-request-identifier-once [assumed]).
+    retried = client.extend_subscription_renewal_date(original, ExtendRenewalDateRequest(
+        extendByDays=3, extendReasonCode=ExtendReasonCode.CUSTOMER_SATISFACTION, requestIdentifier=extension_id))
+    check(retried == extended, f"a repeated requestIdentifier answers the first extension: {retried} vs {extended}")
+    info = verifier.verify_and_decode_signed_transaction(
+        client.get_transaction_info(erin["subscriptions"][0]["transactionId"]).signedTransactionInfo)
+    check(info.expiresDate == extended.effectiveDate, "a repeated requestIdentifier does not extend again")
 
     request_id = str(uuid.uuid4())
     mass = client.extend_renewal_date_for_all_active_subscribers(MassExtendRenewalDateRequest(

@@ -236,8 +236,9 @@ extension ScenarioAction {
         case .changePlan(let c, let p): return .changePlan(customer: rename(c), product: p)
         case .redeemOffer(let c, let p, let offer): return .redeemOffer(customer: rename(c), product: p, offer: offer)
         case .consentToPriceIncrease(let c, let p): return .consentToPriceIncrease(customer: rename(c), product: p)
-        case .extendRenewalDate(let c, let p, let days, let reason):
-            return .extendRenewalDate(customer: rename(c), product: p, days: days, reason: reason)
+        case .extendRenewalDate(let c, let p, let days, let reason, let request):
+            return .extendRenewalDate(
+                customer: rename(c), product: p, days: days, reason: reason, requestIdentifier: request)
         case .refundTransaction(let c, let p, let transaction, let amount, let reason):
             return .refundTransaction(
                 customer: rename(c), product: p, transaction: transaction, amount: amount, reason: reason)

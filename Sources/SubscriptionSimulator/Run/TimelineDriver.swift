@@ -208,8 +208,8 @@ public struct TimelineDriver: Sendable {
             try store.raisePrice(product, to: price, in: storefront, effective: effective, consentRequired: consent)
         case .consentToPriceIncrease(let customer, let product):
             try store.consentToPriceIncrease(product, by: customer)
-        case .extendRenewalDate(let customer, let product, let days, let reason):
-            try store.extendRenewalDate(product, for: customer, days: days, reason: reason)
+        case .extendRenewalDate(let customer, let product, let days, let reason, let request):
+            try store.extendRenewalDate(product, for: customer, days: days, reason: reason, requestIdentifier: request)
         case .refundTransaction(let customer, let product, let transaction, let amount, let reason):
             try store.refund(product, of: customer, transaction: transaction, amount: amount, reason: reason)
         case .requestRefund(let customer, let product, let transaction, let reason):

@@ -73,7 +73,8 @@ public enum ScenarioAction: Hashable, Sendable {
     // Renewal-date extensions, refunds of any transaction and refund requests (reference §5.13, §5.14), and the
     // customer opening the app (the device's billing-issue message).
     /// `transaction`: the customer's n-th transaction of the product, from 1 in purchase order; `nil` the latest.
-    case extendRenewalDate(customer: String, product: String, days: Int, reason: ExtendReasonCode)
+    case extendRenewalDate(
+        customer: String, product: String, days: Int, reason: ExtendReasonCode, requestIdentifier: String? = nil)
     case refundTransaction(customer: String, product: String, transaction: Int?, amount: RefundAmount, reason: Int32)
     case requestRefund(customer: String, product: String, transaction: Int?, reason: ConsumptionRequestReason)
     case sendConsumptionInformation(
@@ -142,7 +143,8 @@ public enum ScenarioAction: Hashable, Sendable {
             return c
         case .raisePrice, .schedulePriceIncrease:
             return nil
-        case .extendRenewalDate(let c, _, _, _), .refundTransaction(let c, _, _, _, _), .requestRefund(let c, _, _, _),
+        case .extendRenewalDate(let c, _, _, _, _), .refundTransaction(let c, _, _, _, _),
+            .requestRefund(let c, _, _, _),
             .sendConsumptionInformation(let c, _, _, _, _), .decideRefund(let c, _, _, _, _),
             .reverseRefund(let c, _, _), .openApp(let c), .failRenewalExtension(let c, _):
             return c

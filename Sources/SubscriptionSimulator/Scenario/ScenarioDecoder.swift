@@ -817,7 +817,7 @@ public struct ScenarioDecoder {
             action = .extendRenewalDatesForAllActiveSubscribers(
                 product: try productId(m.required("product"), catalog), days: try whole(m.required("days"), "days"),
                 reason: try extendReason(m.optional("reason")),
-                requestIdentifier: try text(m.required("requestIdentifier"), "requestIdentifier"),
+                requestIdentifier: try requestIdentifier(m.required("requestIdentifier")),
                 storefrontCountryCodes: codes)
         default:
             throw fail(first.key, "unknown action '\(name)'\(hint(name, ScenarioAction.names))")
@@ -1235,16 +1235,32 @@ extension ScenarioDecoder {
         return code
     }
 
+    /// `requestIdentifier`: 1 to 128 characters, as Apple's API takes it (`InvalidRequestIdentifierError` 4000011;
+    /// Apple's `requestIdentifier` page and ExtendRenewalDateRequest).
+    func requestIdentifier(_ node: YAMLNode) throws(ScenarioError) -> String {
+        let value = try text(node, "requestIdentifier")
+        guard (1...128).contains(value.count) else {
+            throw fail(
+                node,
+                "expected `requestIdentifier` of 1 to 128 characters (Apple's InvalidRequestIdentifierError, 4000011), "
+                    + "found \(value.count) characters")
+        }
+        return value
+    }
+
     func decodeExtensionOrRefund(_ name: String, _ args: YAMLNode, catalog: Catalog) throws(ScenarioError)
         -> ScenarioAction
     {
         switch name {
         case "extendRenewalDate":
-            let m = try mapping(args, name, keys: ["customer", "product", "days", "reason"])
+            let m = try mapping(args, name, keys: ["customer", "product", "days", "reason", "requestIdentifier"])
             return .extendRenewalDate(
                 customer: try text(m.required("customer"), "customer"),
                 product: try productId(m.required("product"), catalog), days: try whole(m.required("days"), "days"),
-                reason: try extendReason(m.optional("reason")))
+                reason: try extendReason(m.optional("reason")),
+                requestIdentifier: try m.optional("requestIdentifier").map { node throws(ScenarioError) in
+                    try requestIdentifier(node)
+                })
         case "requestRefund":
             let m = try mapping(args, name, keys: ["customer", "product", "transaction", "reason"])
             let node = try m.required("reason")

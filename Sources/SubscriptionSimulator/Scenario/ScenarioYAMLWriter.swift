@@ -186,8 +186,10 @@ public enum ScenarioYAMLWriter {
             return args(
                 ["product: \(scalar(p))", "price: \(price)"] + (storefront.map { ["storefront: \($0)"] } ?? [])
                     + ["effective: \(effective)"] + (consent.map { ["consentRequired: \($0)"] } ?? []))
-        case .extendRenewalDate(let c, let p, let days, let reason):
-            return args(cp(c, p) + ["days: \(days)", "reason: \(reason.rawValue)"])
+        case .extendRenewalDate(let c, let p, let days, let reason, let request):
+            return args(
+                cp(c, p) + ["days: \(days)", "reason: \(reason.rawValue)"]
+                    + (request.map { ["requestIdentifier: \(scalar($0))"] } ?? []))
         case .refundTransaction(let c, let p, let position, let refund, let reason):
             // With neither `transaction` nor `percentage` this is `refund` of the current transaction, as the decoder
             // reads it (it makes `refundTransaction` only with one of them).

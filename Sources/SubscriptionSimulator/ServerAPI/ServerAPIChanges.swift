@@ -268,28 +268,32 @@ extension ServerAPI {
     /// `originalTransactionId`, `webOrderLineItemId` (the current period's), `success` `true`, `effectiveDate` (the
     /// new `expiresDate`). A family member's share is 4030007, a subscription the rules do not extend 4030004, a
     /// third extension within 365 days 4030005; a purchase that is not an auto-renewable subscription 4030004
-    /// [assumed].
+    /// [assumed]. A `requestIdentifier` that already extended this subscription is answered as the first time,
+    /// without a second extension (rule extension-request-identifier-once [assumed]).
     public static func extendRenewalDate(
         in store: inout SimulatedStore, originalTransactionId id: String, body: [UInt8]
     ) throws(ServerAPIError) -> JSONValue {
         let first = try ServerAPI(store).originalTransaction(id)
         let request = try RequestBody(body)
         let (days, reason) = try request.extensionRequest()
-        _ = try request.requestIdentifier()
+        let identifier = try request.requestIdentifier()
         if first.ownership == .familyShared { throw .familySharedSubscriptionExtensionIneligible }
         guard first.productType == .autoRenewable,
             let summary = store.subscriptions(for: first.customer).first(where: { $0.originalTransactionId == id })
         else { throw .subscriptionExtensionIneligible }
+        let record: RenewalExtensionRecord
         do throws(StoreError) {
-            try store.extendRenewalDate(
-                summary.latestTransaction.productId, for: first.customer, days: days, reason: reason)
+            // A repeated requestIdentifier is answered from the first extension (rule
+            // extension-request-identifier-once, in the store).
+            record = try store.extendRenewalDate(
+                summary.latestTransaction.productId, for: first.customer, days: days, reason: reason,
+                requestIdentifier: identifier)
         } catch { throw extensionError(error) }
-        let current = store.subscriptions(for: first.customer).first { $0.originalTransactionId == id }
         var o = JSONObjectBuilder()
         o.set("originalTransactionId", id)
-        o.set("webOrderLineItemId", current?.latestTransaction.webOrderLineItemId)
+        o.set("webOrderLineItemId", record.webOrderLineItemId)
         o.set("success", true)
-        o.set("effectiveDate", current?.latestTransaction.expiresDate)
+        o.set("effectiveDate", record.effectiveDate)
         return o.value
     }
 

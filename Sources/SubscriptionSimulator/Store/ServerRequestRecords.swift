@@ -1,7 +1,8 @@
 /// What the developer's App Store Server API requests left in the store (issue 25): app account tokens set on a
 /// purchase (Set App Account Token), transactions finished (Finish Transaction), consumption information sent (Send
-/// Consumption Information v1 and v2) and mass renewal-date extension requests (Extend Subscription Renewal Dates for
-/// All Active Subscribers). Operations: `Store/SimulatedStore+ServerRequests.swift`.
+/// Consumption Information v1 and v2) and renewal-date extension requests (Extend a Subscription Renewal Date with a
+/// `requestIdentifier`; Extend Subscription Renewal Dates for All Active Subscribers). Operations:
+/// `Store/SimulatedStore+ServerRequests.swift` and `Store/SimulatedStore+Extensions.swift`.
 struct ServerRequestRecords: Hashable, Sendable {
     /// The token Set App Account Token gave each `originalTransactionId`; it overrides the customer's in-app token
     /// on that purchase's transactions and renewal info.
@@ -14,6 +15,24 @@ struct ServerRequestRecords: Hashable, Sendable {
     var consumptionInformation: [ConsumptionInformation] = []
     /// Every mass extension request completed, in the order made.
     var massExtensions: [MassExtensionRecord] = []
+    /// Every single renewal-date extension made with a `requestIdentifier`, in the order made (rule
+    /// extension-request-identifier-once).
+    var renewalExtensions: [RenewalExtensionRecord] = []
+}
+
+/// One subscription's renewal-date extension (Extend a Subscription Renewal Date): the values Apple's
+/// `ExtendRenewalDateResponse` answers, and the request's identifier when it had one.
+public struct RenewalExtensionRecord: Hashable, Sendable {
+    /// The subscription extended.
+    public var originalTransactionId: String
+    /// The request's `requestIdentifier`, if it gave one.
+    public var requestIdentifier: String?
+    /// The `webOrderLineItemId` of the period extended (the current transaction's).
+    public var webOrderLineItemId: String?
+    /// The new `expiresDate` of the current transaction (`effectiveDate` in the response).
+    public var effectiveDate: Instant?
+    /// The store's clock when the extension was made.
+    public var extendedAt: Instant
 }
 
 /// A transaction the developer's server marked finished (Finish Transaction), and when.

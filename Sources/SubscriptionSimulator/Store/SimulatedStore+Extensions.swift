@@ -40,9 +40,18 @@ extension SimulatedStore {
     ///
     /// Errors name the rule and Apple's error code: a member's share (4030007), an ineligible state (4030004), a
     /// third extension in 365 days (4030005), `days` outside 1...90 (4000009).
+    ///
+    /// **extension-request-identifier-once** [assumed]: a `requestIdentifier` ("a unique identifier you provide to
+    /// track each subscription-renewal-date extension request", Apple's `requestIdentifier` page) that already
+    /// extended this subscription is answered with that extension's record again, without extending twice or
+    /// sending anything: a client retrying a request it did not see answered must not spend one of the two
+    /// extensions a year. Apple does not say what a repeated identifier does. Without an identifier every call
+    /// extends. Returns the extension's record (`ExtendRenewalDateResponse`'s values).
+    @discardableResult
     public mutating func extendRenewalDate(
-        _ productId: String, for customer: String, days: Int, reason: ExtendReasonCode = .undeclared
-    ) throws(StoreError) {
+        _ productId: String, for customer: String, days: Int, reason: ExtendReasonCode = .undeclared,
+        requestIdentifier: String? = nil
+    ) throws(StoreError) -> RenewalExtensionRecord {
         let product = try requireProduct(productId)
         if let memberChain = chainKeys(of: customer).first(where: {
             subscriptionBook.chains[$0.index].ownership == .familyShared
@@ -53,8 +62,29 @@ extension SimulatedStore {
                 productId: subscriptionBook.chains[memberChain.index].state.productId)
         }
         let key = try requireChain(productId, customer)
+        let originalTransactionId = subscriptionBook.chains[key.index].originalTransactionId
+        if let requestIdentifier,
+            let earlier = renewalExtension(
+                originalTransactionId: originalTransactionId, requestIdentifier: requestIdentifier)
+        {
+            return earlier  // rule extension-request-identifier-once
+        }
         try extend(key, days: days)
         refreshEntitlements()
+        let current = ledger.transactions[subscriptionBook.chains[key.index].currentTransactionIndex]
+        let record = RenewalExtensionRecord(
+            originalTransactionId: originalTransactionId, requestIdentifier: requestIdentifier,
+            webOrderLineItemId: current.webOrderLineItemId, effectiveDate: current.expiresDate, extendedAt: now)
+        if requestIdentifier != nil { serverRequests.renewalExtensions.append(record) }
+        return record
+    }
+
+    /// The extension of the subscription `originalTransactionId` that `requestIdentifier` made, if any (rule
+    /// extension-request-identifier-once).
+    public func renewalExtension(originalTransactionId: String, requestIdentifier: String) -> RenewalExtensionRecord? {
+        serverRequests.renewalExtensions.last {
+            $0.originalTransactionId == originalTransactionId && $0.requestIdentifier == requestIdentifier
+        }
     }
 
     /// One extension of a purchaser's chain through the table; records its instant when it succeeds.

@@ -95,9 +95,16 @@ import Testing
             let refused = server.send("PUT", path, body)
             #expect(errorCode(refused) == code, "\(path) \(body): \(refused.bodyText)")
         }
+        // The same request again (a retry) is answered as the first time and sends nothing (rule
+        // extension-request-identifier-once).
+        let retry = server.send("PUT", "/inApps/v1/subscriptions/extend/\(id)", body)
+        #expect(retry.status == 200 && retry.json == answer.json, "\(retry.bodyText)")
+        #expect(transport.requests.count == sent + 2)
         // Two in 365 days are allowed; the third is 4030005.
-        #expect(server.send("PUT", "/inApps/v1/subscriptions/extend/\(id)", body).status == 200)
-        #expect(errorCode(server.send("PUT", "/inApps/v1/subscriptions/extend/\(id)", body)) == 4_030_005)
+        let second = #"{"extendByDays": 7, "extendReasonCode": 1, "requestIdentifier": "r-2"}"#
+        let third = #"{"extendByDays": 7, "extendReasonCode": 1, "requestIdentifier": "r-3"}"#
+        #expect(server.send("PUT", "/inApps/v1/subscriptions/extend/\(id)", second).status == 200)
+        #expect(errorCode(server.send("PUT", "/inApps/v1/subscriptions/extend/\(id)", third)) == 4_030_005)
     }
 
     @Test func massExtensionSendsSummaryAndItsStatusIsAnswerable() throws {

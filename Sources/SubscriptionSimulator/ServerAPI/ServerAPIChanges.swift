@@ -319,7 +319,7 @@ extension ServerAPI {
     /// Answers `MassExtendRenewalDateResponse` `{"requestIdentifier": ...}`. `productId` must be an auto-renewable
     /// subscription of the catalogue (4000023); `storefrontCountryCodes`, when given, a non-empty list (4000027) of
     /// ISO 3166-1 alpha-3 codes (4000028). A `requestIdentifier` the store already had for the product is answered
-    /// again without extending twice [assumed: Apple's identifier is "unique ... to track each request"].
+    /// again without extending twice (rule extension-request-identifier-once [assumed]).
     public static func extendRenewalDatesForAllActiveSubscribers(in store: inout SimulatedStore, body: [UInt8])
         throws(ServerAPIError) -> JSONValue
     {
@@ -339,13 +339,11 @@ extension ServerAPI {
                 codes.append(code)
             }
         }
-        if store.massExtension(productId: productId, requestIdentifier: identifier) == nil {
-            do throws(StoreError) {
-                _ = try store.extendRenewalDatesForAllActiveSubscribers(
-                    productId, days: days, reason: reason, requestIdentifier: identifier,
-                    storefrontCountryCodes: codes)
-            } catch { throw extensionError(error) }
-        }
+        do throws(StoreError) {
+            // A repeated identifier extends nothing (rule extension-request-identifier-once, in the store).
+            _ = try store.extendRenewalDatesForAllActiveSubscribers(
+                productId, days: days, reason: reason, requestIdentifier: identifier, storefrontCountryCodes: codes)
+        } catch { throw extensionError(error) }
         return .object(["requestIdentifier": .string(identifier)])
     }
 

@@ -164,6 +164,9 @@ extension SimulatedStore {
     /// asynchronously and does not say how long it takes: the simulator completes it at the instant of the request
     /// [assumed]. `succeededCount` counts the purchasers extended (members, who follow them, are not counted) and
     /// `failedCount` those who received `FAILURE` [assumed: Apple counts "subscriptions"].
+    ///
+    /// A `requestIdentifier` the store already completed for the product is answered with that request's summary,
+    /// extending and sending nothing (rule extension-request-identifier-once [assumed]).
     public mutating func extendRenewalDatesForAllActiveSubscribers(
         _ productId: String, days: Int, reason: ExtendReasonCode = .undeclared, requestIdentifier: String,
         storefrontCountryCodes: [String] = []
@@ -171,6 +174,9 @@ extension SimulatedStore {
         _ = try requireProduct(productId)
         guard (1...BillingRules.maximumExtensionDays).contains(days) else {
             throw .lifecycle(.invalidExtendByDays(days), customer: "every subscriber", productId: productId)
+        }
+        if let earlier = massExtension(productId: productId, requestIdentifier: requestIdentifier) {
+            return earlier.summary  // rule extension-request-identifier-once: no second request
         }
         var succeeded: Int64 = 0
         var failed: Int64 = 0

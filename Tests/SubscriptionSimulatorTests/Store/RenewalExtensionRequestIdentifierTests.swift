@@ -122,3 +122,18 @@ import Testing
                 == scenario.timeline.map(\.action))
     }
 }
+
+extension RenewalExtensionRequestIdentifierTests {
+    @Test func aRepeatedMassRequestExtendsNothingInTheStore() throws {
+        var store = makeStore()
+        try store.purchase(monthly.id, by: "alice")
+        let first = try store.extendRenewalDatesForAllActiveSubscribers(monthly.id, days: 4, requestIdentifier: "m-1")
+        let sent = store.notifications.count
+        let again = try store.extendRenewalDatesForAllActiveSubscribers(monthly.id, days: 4, requestIdentifier: "m-1")
+        #expect(again == first && first.succeededCount == 1)
+        #expect(store.notifications.count == sent)
+        #expect(store.transactions[0].expiresDate == at("P1M4D"))
+        _ = try store.extendRenewalDatesForAllActiveSubscribers(monthly.id, days: 1, requestIdentifier: "m-2")
+        #expect(store.transactions[0].expiresDate == at("P1M5D"))
+    }
+}

@@ -72,7 +72,9 @@ struct EntitlementQuery {
         do throws(HTTPEndpointError) {
             endpoint = try HTTPEndpoint(url: template.replacingOccurrences(of: Self.placeholder, with: "0"))
         } catch {
-            throw UsageError(message: "option '--entitlements': \(error)", topic: "check")
+            // The endpoint's own text speaks of delivery URLs; this is the entitlement query's.
+            throw UsageError(
+                message: "option '--entitlements': invalid URL '\(template)': \(error.message)", topic: "check")
         }
         let schemeAndAuthority = "http://" + endpoint.hostHeader
         guard let range = template.range(of: schemeAndAuthority, options: [.caseInsensitive, .anchored]) else {

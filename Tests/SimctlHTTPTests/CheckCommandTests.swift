@@ -37,6 +37,14 @@ import Testing
         ),
         (
             [
+                "x.yaml", "--deliver", "http://127.0.0.1:1/", "--entitlements",
+                "https://127.0.0.1:1/{originalTransactionId}",
+            ],
+            "option '--entitlements': invalid URL 'https://127.0.0.1:1/{originalTransactionId}': https is not "
+                + "supported by this client"
+        ),
+        (
+            [
                 "x.yaml", "--deliver", "ftp://example.com/", "--entitlements",
                 "http://127.0.0.1:1/{originalTransactionId}",
             ],

@@ -63,7 +63,7 @@ public final class HTTPDelivery: DeliveryTransport, @unchecked Sendable {
     public func attempt(_ requests: [DeliveryRequest]) -> [DeliveryOutcome] {
         precondition(requests.count <= clients.count)
         if requests.count == 1 { return [attempt(requests[0])] }
-        let results = OutcomeSlots(count: requests.count)
+        let results = ConcurrentSlots<DeliveryOutcome>(count: requests.count)
         DispatchQueue.concurrentPerform(iterations: requests.count) { index in
             results.set(index, self.attempt(requests[index], connection: index))
         }
@@ -79,21 +79,4 @@ public final class HTTPDelivery: DeliveryTransport, @unchecked Sendable {
         delivery.pump(over: self, recorded: { _ in })
         return delivery.report
     }
-}
-
-/// Results written by concurrent attempts, one slot each: each index is written by exactly one thread, and read
-/// after all have finished.
-final class OutcomeSlots: @unchecked Sendable {
-    let slots: UnsafeMutableBufferPointer<DeliveryOutcome>
-
-    init(count: Int) {
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: .failure(.other))
-    }
-
-    deinit { slots.deallocate() }
-
-    func set(_ index: Int, _ value: DeliveryOutcome) { slots[index] = value }
-
-    var values: [DeliveryOutcome] { Array(slots) }
 }

@@ -309,8 +309,8 @@ package struct CohortSimulation {
     ) throws(CohortError) -> CohortOutputs {
         try configuration.validate()
         let parts = partition(configuration.subscribers, into: jobs)
-        let simulations = PartSlots<CohortSimulation>(count: parts.count)
-        let outputs = PartSlots<CohortOutputs>(count: parts.count)
+        let simulations = ConcurrentSlots<CohortSimulation>(count: parts.count)
+        let outputs = ConcurrentSlots<CohortOutputs>(count: parts.count)
         func eachPart(_ body: @Sendable (Int) -> Void) {
             if parts.count == 1 {
                 body(0)
@@ -334,28 +334,6 @@ package struct CohortSimulation {
         let parts = max(1, min(jobs, count))
         return (0..<parts).map { part in (count * part / parts)..<(count * (part + 1) / parts) }
     }
-}
-
-/// Values made by parts run at once, one slot each: each slot is written (and taken) by exactly one thread, and the
-/// slots are read after all have finished (`DispatchQueue.concurrentPerform` returns only then).
-final class PartSlots<Value>: @unchecked Sendable {
-    private var slots: [Value?]
-
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: Value) {
-        slots.withUnsafeMutableBufferPointer { $0[index] = value }
-    }
-
-    /// The value of slot `index`, which is emptied (so the part's thread holds the only copy).
-    func take(_ index: Int) -> Value {
-        slots.withUnsafeMutableBufferPointer { buffer in
-            defer { buffer[index] = nil }
-            return buffer[index]!
-        }
-    }
-
-    var values: [Value] { slots.map { $0! } }
 }
 
 /// Rule population-per-subscriber-draws: every random draw of the model is a hash of what it is for — the run's seed,

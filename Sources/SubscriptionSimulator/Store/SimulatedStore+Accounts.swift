@@ -99,10 +99,8 @@ extension SimulatedStore {
                 record.price = priced.price
                 currency = priced.currency
                 if let monthly {
-                    // `commitmentPrice`: the whole commitment, 12 × the monthly price (reference Appendix E P8; A1,
-                    // A3 sample 131880 = 12 × 10990).
-                    record.commitment?.price = Price(
-                        milliunits: monthly.price.milliunits * Int64(CommitmentPlan.totalBillingPeriods))
+                    // `commitmentPrice` in the storefront (rule commitment-twelve-periods).
+                    record.commitment?.price = CommitmentPlan.commitmentPrice(monthly: monthly.price)
                 }
             } else if let product {
                 // No price there (a paid offer outside the product's currency): the product's own currency, as built.

@@ -384,9 +384,7 @@ public struct SimulatedStore: Sendable {
                         billingPeriodNumber: commitment.billingPeriodNumber,
                         totalBillingPeriods: CommitmentPlan.totalBillingPeriods,
                         expiresDate: commitment.expiresDate,
-                        price: monthly.map {
-                            Price(milliunits: $0.milliunits * Int64(CommitmentPlan.totalBillingPeriods))
-                        } ?? .free)
+                        price: monthly.map(CommitmentPlan.commitmentPrice(monthly:)) ?? .free)
                 }
                 if fansOut {
                     chain.transactionFields = appendTransaction(

@@ -233,7 +233,7 @@ extension ScenarioAction {
             .requestTestNotification,
             .extendRenewalDatesForAllActiveSubscribers:
             return self
-        case .changePlan(let c, let p): return .changePlan(customer: rename(c), product: p)
+        case .changePlan(let c, let p, let plan): return .changePlan(customer: rename(c), product: p, plan: plan)
         case .redeemOffer(let c, let p, let offer): return .redeemOffer(customer: rename(c), product: p, offer: offer)
         case .consentToPriceIncrease(let c, let p): return .consentToPriceIncrease(customer: rename(c), product: p)
         case .extendRenewalDate(let c, let p, let days, let reason):

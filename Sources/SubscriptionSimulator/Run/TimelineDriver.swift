@@ -199,7 +199,8 @@ public struct TimelineDriver: Sendable {
         case .makeFamilyShareable(let product): try store.makeFamilyShareable(product)
         case .removeFromSale(let product): try store.removeFromSale(product)
         case .restoreToSale(let product): try store.restoreToSale(product)
-        case .changePlan(let customer, let product): try store.changePlan(to: product, by: customer)
+        case .changePlan(let customer, let product, let plan):
+            try store.changePlan(to: product, by: customer, plan: plan)
         case .redeemOffer(let customer, let product, let offer):
             try store.redeemOffer(offer, for: product, by: customer)
         case .raisePrice(let product, let price, let storefront, let consent):

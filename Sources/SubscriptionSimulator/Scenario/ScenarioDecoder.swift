@@ -677,23 +677,7 @@ public struct ScenarioDecoder {
                 token = value
             }
             let product = try productId(m.required("product"), catalog)
-            var plan = BillingPlan.upfront
-            if let node = m.optional("plan") {
-                let value = try text(node, "plan")
-                guard let chosen = BillingPlan(rawValue: value) else {
-                    throw fail(
-                        node,
-                        "expected plan upfront or monthly, found '\(value)'\(hint(value, BillingPlan.allCases.map(\.rawValue)))"
-                    )
-                }
-                if chosen == .monthly, catalog[product]?.monthlyCommitment == nil {
-                    throw fail(
-                        node,
-                        "product '\(product)' has no monthly plan; give it a `monthlyCommitment` (one-year "
-                            + "subscriptions only, rule commitment-plan-needs-one-year)")
-                }
-                plan = chosen
-            }
+            let plan = try billingPlan(m.optional("plan"), of: product, catalog) ?? .upfront
             action = .purchase(
                 customer: try text(m.required("customer"), "customer"), product: product, appAccountToken: token,
                 plan: plan)
@@ -739,7 +723,12 @@ public struct ScenarioDecoder {
         case "makeFamilyShareable": action = .makeFamilyShareable(product: try productOnly())
         case "removeFromSale": action = .removeFromSale(product: try productOnly())
         case "restoreToSale": action = .restoreToSale(product: try productOnly())
-        case "changePlan": let (c, p) = try customerProduct(); action = .changePlan(customer: c, product: p)
+        case "changePlan":
+            let m = try mapping(args, name, keys: ["customer", "product", "plan"])
+            let product = try productId(m.required("product"), catalog)
+            action = .changePlan(
+                customer: try text(m.required("customer"), "customer"), product: product,
+                plan: try billingPlan(m.optional("plan"), of: product, catalog))
         case "redeemOffer":
             let m = try mapping(args, name, keys: ["customer", "product", "offer"])
             let product = try productId(m.required("product"), catalog)
@@ -1165,6 +1154,26 @@ public struct ScenarioDecoder {
         }
         // The catalog's copy: every action naming the product then shares one string.
         return product.id
+    }
+
+    /// A `plan` (of `purchase` or `changePlan`): `upfront` or `monthly`, `nil` when absent. `monthly` needs the
+    /// product's `monthlyCommitment` (rule commitment-plan-needs-one-year), checked when the file is read.
+    func billingPlan(_ node: YAMLNode?, of product: String, _ catalog: Catalog) throws(ScenarioError) -> BillingPlan? {
+        guard let node else { return nil }
+        let value = try text(node, "plan")
+        guard let chosen = BillingPlan(rawValue: value) else {
+            throw fail(
+                node,
+                "expected plan upfront or monthly, found '\(value)'\(hint(value, BillingPlan.allCases.map(\.rawValue)))"
+            )
+        }
+        if chosen == .monthly, catalog[product]?.monthlyCommitment == nil {
+            throw fail(
+                node,
+                "product '\(product)' has no monthly plan; give it a `monthlyCommitment` (one-year "
+                    + "subscriptions only, rule commitment-plan-needs-one-year)")
+        }
+        return chosen
     }
 
     func list(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> [YAMLNode] {

@@ -164,8 +164,10 @@ public enum ScenarioYAMLWriter {
                 cp(customer, product) + (token.map { ["appAccountToken: \(scalar($0))"] } ?? [])
                     + (plan == .upfront ? [] : ["plan: \(plan.rawValue)"]))
         case .cancel(let c, let p), .resume(let c, let p), .stopSharing(let c, let p), .startSharing(let c, let p),
-            .changePlan(let c, let p), .consentToPriceIncrease(let c, let p), .failRenewalExtension(let c, let p):
+            .consentToPriceIncrease(let c, let p), .failRenewalExtension(let c, let p):
             return args(cp(c, p))
+        case .changePlan(let c, let p, let plan):
+            return args(cp(c, p) + (plan.map { ["plan: \($0.rawValue)"] } ?? []))
         case .refund(let c, let p, let reason):
             return args(cp(c, p) + ["reason: \(reason)"])
         case .failBilling(let c), .fixBilling(let c), .joinFamily(let c), .leaveFamily(let c),

@@ -150,8 +150,11 @@ extension SimulatedStore {
     /// level (`autoRenewProductId` the current product, `renewalPrice` the monthly price, `renewalBillingPlanType`
     /// MONTHLY) and what follows the commitment in `commitmentInfo` (reference Appendix E P10-P12; A3 sample). A
     /// product chosen for after the commitment (a downgrade or crossgrade, rule commitment-downgrade-at-end) is
-    /// `commitmentAutoRenewProductId` with its up-front plan [inferred: E.1.7 G2]; in the 12th period it is the next
-    /// period's product at the top level too.
+    /// `commitmentAutoRenewProductId` with its up-front plan [inferred: E.1.7 G2], or the plan the customer chose
+    /// (`commitmentRenewalBillingPlanType`, `commitmentRenewalPrice` that plan's price: the up-front price, or the
+    /// monthly price as for a renewing commitment; A3 sample: the current product's up-front plan chosen for after
+    /// the commitment, rule billing-plan-switch-at-renewal); in the 12th period it is the next period's product and
+    /// plan at the top level too.
     func addCommitment(
         _ commitment: CommitmentState, of chain: SubscriptionChain, state: SubscriptionState,
         to snapshot: inout RenewalSnapshot
@@ -161,19 +164,41 @@ extension SimulatedStore {
             ? storefront(of: directory.names[chain.purchaserPosition]) : storefront(of: chain.customer)
         let monthly = monthlyCommitmentPrice(of: state.productId, in: storefront)
         let after = state.pendingChange?.productId ?? state.productId
-        let afterPlan: BillingPlan = state.pendingChange == nil ? .monthly : .upfront
+        let afterPlan = state.pendingChange?.plan ?? .monthly
         let afterPrice =
             afterPlan == .monthly
-            ? monthly?.price : catalog.storefrontPrice(of: after, offer: nil, in: storefront)?.price
+            ? monthlyCommitmentPrice(of: after, in: storefront)?.price
+            : catalog.storefrontPrice(of: after, offer: nil, in: storefront)?.price
         let changesNext = commitment.isLastPeriod && state.pendingChange != nil
         if !changesNext {
             snapshot.autoRenewProductId = state.productId
             if snapshot.upcomingOffer == nil, let monthly { snapshot.renewalPrice = monthly.price }
+        } else if afterPlan == .monthly, snapshot.upcomingOffer == nil, let afterPrice {
+            // The next period is the first of a commitment to another product: its monthly price.
+            snapshot.renewalPrice = afterPrice
         }
         snapshot.commitment = RenewalCommitment(
-            nextPeriodPlan: changesNext ? .upfront : .monthly, autoRenewProductId: after,
+            nextPeriodPlan: changesNext ? afterPlan : .monthly, autoRenewProductId: after,
             autoRenewOn: commitment.autoRenew, renewalPlan: afterPlan, renewalDate: commitment.expiresDate,
             renewalPrice: afterPrice ?? .free)
+    }
+
+    /// **billing-plan-switch-at-renewal**, outside a commitment: an up-front subscription whose next renewal starts a
+    /// commitment (the monthly plan chosen with `changePlan`) reports that renewal's plan, `renewalBillingPlanType`
+    /// `MONTHLY` (E P11: the plan of the next billing period), and its monthly price as `renewalPrice`; no
+    /// `commitmentInfo`, which is "only present … when the subscription is currently in a commitment" (E P10; A3).
+    func addPendingMonthlyPlan(
+        _ change: PurchaseRequest, of chain: SubscriptionChain, to snapshot: inout RenewalSnapshot
+    ) {
+        let storefront =
+            chain.purchaserPosition >= 0
+            ? storefront(of: directory.names[chain.purchaserPosition]) : storefront(of: chain.customer)
+        snapshot.renewalPlan = .monthly
+        if snapshot.renewalPrice != nil, snapshot.upcomingOffer == nil,
+            let monthly = monthlyCommitmentPrice(of: change.productId, in: storefront)
+        {
+            snapshot.renewalPrice = monthly.price
+        }
     }
 
     /// Rules commitment-plan-needs-one-year and commitment-storefronts (`Catalog/CommitmentPlan.swift`): the monthly

@@ -120,7 +120,8 @@ extension SimulatedStore {
         guard chain.ownership == .purchased else {
             throw .noSubscription(customer: chain.customer, productId: product.id)
         }
-        let kind = PlanChangeKind.of(from: catalog[chain.state.productId]!, to: product)
+        let kind = PlanChangeKind.of(
+            from: catalog[chain.state.productId]!, currentPlan: chain.state.billingPlan, to: product)
         let redemption = OfferRedemption(productId: product.id, period: product.period!, offer: offer)
         guard let input = kind.offerInput(redemption) else { return }
         do throws(StoreError) {

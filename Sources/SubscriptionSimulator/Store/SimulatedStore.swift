@@ -468,7 +468,7 @@ public struct SimulatedStore: Sendable {
             let chain = subscriptionBook.chains[key.index]
             // Buying another product of the group while subscribed is a plan change (reference §5.10).
             if chain.state.phase == .active && chain.state.productId != product.id {
-                return try changePlan(key, to: product)
+                return try changePlan(key, to: product, plan: plan)
             }
             let input: LifecycleInput =
                 if let redeemed {
@@ -620,7 +620,11 @@ public struct SimulatedStore: Sendable {
         {
             snapshot.renewalPrice = told
         }
-        if let commitment = state.commitment { addCommitment(commitment, of: chain, state: state, to: &snapshot) }
+        if let commitment = state.commitment {
+            addCommitment(commitment, of: chain, state: state, to: &snapshot)
+        } else if let change = state.pendingChange, change.plan == .monthly {
+            addPendingMonthlyPlan(change, of: chain, to: &snapshot)
+        }
         return snapshot
     }
 

@@ -610,7 +610,21 @@ public enum SubscriptionLifecycle {
             cycle: BillingCycle(anchor: now, unit: unit, periodsElapsed: 1), currentPeriodStart: now,
             currentOffer: offerUse, failure: nil, endReason: nil, isInBillingRetryPeriod: nil,
             gracePeriodExpiresDate: nil)
-        if request.plan == .monthly { state.commitment = .starting(at: now) }
+        if request.plan == .monthly {
+            // **commitment-starts-after-free-trial** [assumed]: a free trial on the monthly plan is not billing period
+            // 1 (Appendix E O1 leaves it open). The trial runs first, on no plan's commitment (its transaction has no
+            // `commitmentInfo`: `billingPeriodNumber` counts the 12 payments, 1 to 12); period 1 of the commitment
+            // starts when the trial ends, as a switch to the monthly plan does (rule billing-plan-switch-at-renewal:
+            // the monthly plan pending, `renewalBillingPlanType` `MONTHLY` and the monthly price meanwhile), so the 12
+            // paid periods fill the commitment's year. Discounted offers (pay as you go, pay up front) are paid
+            // billing periods and count from period 1.
+            if request.offer?.mode == .freeTrial {
+                state.pendingChange = PurchaseRequest(
+                    productId: request.productId, period: request.period, offer: nil, plan: .monthly)
+            } else {
+                state.commitment = .starting(at: now)
+            }
+        }
         return state
     }
 

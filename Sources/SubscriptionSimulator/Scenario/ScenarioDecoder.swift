@@ -309,7 +309,7 @@ public struct ScenarioDecoder {
         "familyShareable", "introOffer", "offers", "monthlyCommitment",
     ]
     static let commitmentKeys = ["price", "prices"]
-    static let offerKeys = ["mode", "period", "periods", "price"]
+    static let offerKeys = ["mode", "period", "periods", "price", "plan"]
 
     func decodeApp(_ node: YAMLNode) throws(ScenarioError) -> AppConfiguration {
         let map = try mapping(node, "app", keys: Self.appKeys)
@@ -441,6 +441,7 @@ public struct ScenarioDecoder {
             if let problem = CommitmentPlan.problem(with: commitment, of: product) { throw fail(node, problem) }
             product.monthlyCommitment = commitment
         }
+        try checkOfferPlans(product, map)
         if product.type == .nonRenewing, product.period != nil {
             throw fail(map.optional("period")!, "a nonRenewing product has a `duration`, not a `period`")
         }
@@ -463,7 +464,37 @@ public struct ScenarioDecoder {
         }
         let period = try duration(try map.required("period"), "period")
         let (periods, offerPrice) = try offerTerms(map, mode: mode, node: node)
-        return IntroductoryOffer(mode: mode, period: period, periods: periods, price: offerPrice)
+        var offer = IntroductoryOffer(mode: mode, period: period, periods: periods, price: offerPrice)
+        offer.plan = try offerPlan(map)
+        return offer
+    }
+
+    /// An offer's optional `plan` (`upfront` or `monthly`; rule offer-for-its-plan). Whether the product has the
+    /// monthly plan is checked with the product (``checkOfferPlans(_:_:)``).
+    func offerPlan(_ map: CheckedMapping) throws(ScenarioError) -> BillingPlan? {
+        guard let node = map.optional("plan") else { return nil }
+        let value = try text(node, "plan")
+        guard let plan = BillingPlan(rawValue: value) else {
+            throw fail(
+                node,
+                "expected plan upfront or monthly, found '\(value)'\(hint(value, BillingPlan.allCases.map(\.rawValue)))"
+            )
+        }
+        return plan
+    }
+
+    /// Rule offer-for-its-plan: an offer for the monthly plan needs the product's `monthlyCommitment`.
+    func checkOfferPlans(_ product: Product, _ map: CheckedMapping) throws(ScenarioError) {
+        guard product.monthlyCommitment == nil else { return }
+        let problem =
+            "is for the monthly plan, and product '\(product.id)' has none; give it a `monthlyCommitment` or drop "
+            + "`plan` (rule offer-for-its-plan)"
+        if product.introOffer?.plan == .monthly, let node = map.optional("introOffer") {
+            throw fail(node, "the introOffer \(problem)")
+        }
+        if let offer = product.offers.first(where: { $0.plan == .monthly }), let node = map.optional("offers") {
+            throw fail(node, "offer '\(offer.identifier ?? "")' \(problem)")
+        }
     }
 
     /// An offer's `periods` (payAsYouGo only, 1 or more; 1 otherwise) and `price` (every mode but freeTrial, which
@@ -486,7 +517,7 @@ public struct ScenarioDecoder {
     }
 
     static let redeemableOfferKeys =
-        ["id", "type", "mode", "period", "periods", "price"] + winBackConditionKeys
+        ["id", "type", "mode", "period", "periods", "price", "plan"] + winBackConditionKeys
     static let winBackConditionKeys = [
         "paidMonths", "monthsSinceLastSubscribed", "waitBetweenOffersMonths", "startDate", "endDate", "priority",
     ]
@@ -530,6 +561,7 @@ public struct ScenarioDecoder {
         var offer = SubscriptionOffer(
             id: id, type: type, mode: mode, period: period, periods: periods, price: offerPrice)
         offer.winBackConditions = try decodeWinBackConditions(map, type: type)
+        offer.plan = try offerPlan(map)
         return offer
     }
 

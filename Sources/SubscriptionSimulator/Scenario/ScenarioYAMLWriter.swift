@@ -112,6 +112,7 @@ public enum ScenarioYAMLWriter {
         if offer.mode != .oneTime { members.append("period: \(offer.period)") }
         if offer.mode == .payAsYouGo { members.append("periods: \(offer.periods)") }
         if offer.mode != .freeTrial { members.append("price: \(offer.price)") }
+        if let plan = offer.plan { members.append("plan: \(plan.rawValue)") }
         return members
     }
 

@@ -196,6 +196,32 @@ import Testing
             upgraded.commitment == CommitmentState(billingPeriodNumber: 1, expiresDate: at("P1Y1M"), autoRenew: true))
     }
 
+    /// Rule commitment-starts-after-free-trial [assumed]: the trial is not billing period 1; a paid offer period is.
+    @Test func freeTrialPrecedesTheCommitmentAndADiscountedOfferDoesNot() {
+        let trial = IntroductoryOffer(mode: .freeTrial, period: .weeks(1))
+        let request = PurchaseRequest(productId: "p", period: .oneYear, offer: trial, plan: .monthly)
+        let inTrial = SubscriptionLifecycle.initialPurchase(request, at: testStart).0
+        #expect(inTrial.commitment == nil && inTrial.pendingChange?.plan == .monthly)
+        #expect(inTrial.expiresDate == at("7d"))
+        let paid = Self.renewed(inTrial, 1)
+        #expect(paid.commitment == CommitmentState(billingPeriodNumber: 1, expiresDate: at("P1Y7D"), autoRenew: true))
+        #expect(paid.expiresDate == at("P1M7D") && paid.currentOffer == nil && paid.pendingChange == nil)
+        let discount = IntroductoryOffer(
+            mode: .payAsYouGo, period: .months(1), periods: 2, price: Price(milliunits: 5490))
+        let discounted = SubscriptionLifecycle.initialPurchase(
+            PurchaseRequest(productId: "p", period: .oneYear, offer: discount, plan: .monthly), at: testStart
+        ).0
+        #expect(discounted.commitment?.billingPeriodNumber == 1 && discounted.expiresDate == at("P1M"))
+    }
+
+    /// Rule offer-for-its-plan: an offer with a plan applies to that plan only; without one, to both.
+    @Test func offersApplyToTheirPlan() {
+        var offer = IntroductoryOffer(mode: .freeTrial, period: .weeks(1))
+        #expect(OfferRules.applies(offer, to: .upfront) && OfferRules.applies(offer, to: .monthly))
+        offer.plan = .monthly
+        #expect(!OfferRules.applies(offer, to: .upfront) && OfferRules.applies(offer, to: .monthly))
+    }
+
     @Test func catalogueRefusesThePlanWhereItCannotBe() {
         let plan = CommitmentPlan(monthlyPrice: Price(decimal: "10.99")!)
         let annual = Product(

@@ -230,6 +230,7 @@ extension ScenarioAction {
         case .restorePurchases(let c): return .restorePurchases(customer: rename(c))
         case .shareWithFamily(let c, let enabled): return .shareWithFamily(customer: rename(c), enabled: enabled)
         case .makeFamilyShareable, .removeFromSale, .restoreToSale, .raisePrice, .schedulePriceIncrease,
+            .raiseMonthlyPrice,
             .requestTestNotification,
             .extendRenewalDatesForAllActiveSubscribers:
             return self

@@ -205,6 +205,8 @@ public struct TimelineDriver: Sendable {
             try store.redeemOffer(offer, for: product, by: customer)
         case .raisePrice(let product, let price, let storefront, let consent):
             try store.raisePrice(product, to: price, in: storefront, consentRequired: consent)
+        case .raiseMonthlyPrice(let product, let price, let storefront, let consent):
+            try store.raiseMonthlyPrice(product, to: price, in: storefront, consentRequired: consent)
         case .schedulePriceIncrease(let product, let price, let storefront, let effective, let consent):
             try store.raisePrice(product, to: price, in: storefront, effective: effective, consentRequired: consent)
         case .consentToPriceIncrease(let customer, let product):

@@ -66,6 +66,9 @@ public enum ScenarioAction: Hashable, Sendable {
     case redeemOffer(customer: String, product: String, offer: String)
     /// `storefront`: an ISO 3166-1 alpha-3 code, or `nil` for the product's own currency.
     case raisePrice(product: String, price: Price, storefront: String?, consentRequired: Bool)
+    /// `raisePrice` with `plan: monthly`: the monthly price of the product's commitment plan (rule
+    /// commitment-price-increase-at-commitment-renewal).
+    case raiseMonthlyPrice(product: String, price: Price, storefront: String?, consentRequired: Bool)
     /// `raisePrice` with a start date `effective` (at or after the action's instant, rule price-increase-notice-lead);
     /// `consentRequired` `nil` when consent follows Apple's rules (`Lifecycle/PriceIncreaseRules.swift`).
     case schedulePriceIncrease(
@@ -115,7 +118,7 @@ public enum ScenarioAction: Hashable, Sendable {
         case .restoreToSale: return "restoreToSale"
         case .changePlan: return "changePlan"
         case .redeemOffer: return "redeemOffer"
-        case .raisePrice, .schedulePriceIncrease: return "raisePrice"
+        case .raisePrice, .schedulePriceIncrease, .raiseMonthlyPrice: return "raisePrice"
         case .consentToPriceIncrease: return "consentToPriceIncrease"
         case .extendRenewalDate: return "extendRenewalDate"
         case .refundTransaction: return "refund"
@@ -141,7 +144,7 @@ public enum ScenarioAction: Hashable, Sendable {
             return nil
         case .redeemOffer(let c, _, _), .consentToPriceIncrease(let c, _):
             return c
-        case .raisePrice, .schedulePriceIncrease:
+        case .raisePrice, .schedulePriceIncrease, .raiseMonthlyPrice:
             return nil
         case .extendRenewalDate(let c, _, _, _), .refundTransaction(let c, _, _, _, _), .requestRefund(let c, _, _, _),
             .sendConsumptionInformation(let c, _, _, _, _), .decideRefund(let c, _, _, _, _),

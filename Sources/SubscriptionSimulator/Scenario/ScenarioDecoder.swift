@@ -776,12 +776,24 @@ public struct ScenarioDecoder {
             action = .redeemOffer(
                 customer: try text(m.required("customer"), "customer"), product: product, offer: offer)
         case "raisePrice":
-            let m = try mapping(args, name, keys: ["product", "price", "storefront", "effective", "consentRequired"])
+            let m = try mapping(
+                args, name, keys: ["product", "price", "storefront", "effective", "consentRequired", "plan"])
             var code: String?
             if let node = m.optional("storefront") { code = try storefront(node).countryCode }
             let product = try productId(m.required("product"), catalog)
             let newPrice = try price(m.required("price"), "price")
-            if let node = m.optional("effective") {
+            if let planNode = m.optional("plan"), try billingPlan(planNode, of: product, catalog) == .monthly {
+                if let node = m.optional("effective") {
+                    throw fail(
+                        node,
+                        "`effective` with `plan: monthly` is not modelled: a monthly price rises at once, and each "
+                            + "commitment pays it from its renewal (rule commitment-price-increase-at-commitment-renewal)"
+                    )
+                }
+                action = .raiseMonthlyPrice(
+                    product: product, price: newPrice, storefront: code,
+                    consentRequired: try bool(m.required("consentRequired"), "consentRequired"))
+            } else if let node = m.optional("effective") {
                 // `effective`: a duration after the action, or an instant (rule price-increase-notice-lead).
                 let value = try text(node, "effective")
                 let effective: Instant

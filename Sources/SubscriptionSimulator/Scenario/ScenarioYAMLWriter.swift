@@ -184,6 +184,10 @@ public enum ScenarioYAMLWriter {
             return args(
                 ["product: \(scalar(p))", "price: \(price)"] + (storefront.map { ["storefront: \($0)"] } ?? [])
                     + ["consentRequired: \(consent)"])
+        case .raiseMonthlyPrice(let p, let price, let storefront, let consent):
+            return args(
+                ["product: \(scalar(p))", "price: \(price)", "plan: monthly"]
+                    + (storefront.map { ["storefront: \($0)"] } ?? []) + ["consentRequired: \(consent)"])
         case .schedulePriceIncrease(let p, let price, let storefront, let effective, let consent):
             // The start date as an instant: it reads back the same whatever the entry's `at`.
             return args(

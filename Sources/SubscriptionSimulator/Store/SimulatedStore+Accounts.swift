@@ -84,7 +84,11 @@ extension SimulatedStore {
             {
                 token = set
             }
-            let monthly = record.commitment == nil ? nil : monthlyCommitmentPrice(of: record.productId, in: storefront)
+            let monthly =
+                record.commitment == nil
+                ? nil
+                : (commitmentPriceLocks.isEmpty ? nil : commitmentPriceLocks[record.originalTransactionId]?.pair)
+                    ?? monthlyCommitmentPrice(of: record.productId, in: storefront)
             let priced =
                 if let monthly {
                     // Rule price-in-storefront-currency for the monthly plan: its monthly price there (an offer's
@@ -136,6 +140,13 @@ extension SimulatedStore {
     }
 }
 
+/// A price in a currency (the monthly price a commitment keeps, rule commitment-price-increase-at-commitment-renewal).
+struct StorefrontPrice: Hashable, Sendable {
+    var price: Price
+    var currency: String
+    var pair: (price: Price, currency: String) { (price, currency) }
+}
+
 extension SimulatedStore {
     /// The monthly plan's price of `productId` in `storefront` (rules price-in-storefront-currency,
     /// commitment-storefronts); `nil` when the product has no such plan or no price there.
@@ -162,12 +173,17 @@ extension SimulatedStore {
         let storefront =
             chain.purchaserPosition >= 0
             ? storefront(of: directory.names[chain.purchaserPosition]) : storefront(of: chain.customer)
-        let monthly = monthlyCommitmentPrice(of: state.productId, in: storefront)
+        // The next monthly period: the commitment's own price after an increase during it (rule
+        // commitment-price-increase-at-commitment-renewal); the next commitment: the plan's price now.
+        let current = monthlyCommitmentPrice(of: state.productId, in: storefront)
+        let monthly =
+            (commitmentPriceLocks.isEmpty || commitment.isLastPeriod
+                ? nil : commitmentPriceLocks[chain.originalTransactionId]?.pair) ?? current
         let after = state.pendingChange?.productId ?? state.productId
         let afterPlan = state.pendingChange?.plan ?? .monthly
         let afterPrice =
             afterPlan == .monthly
-            ? monthlyCommitmentPrice(of: after, in: storefront)?.price
+            ? (after == state.productId ? current : monthlyCommitmentPrice(of: after, in: storefront))?.price
             : catalog.storefrontPrice(of: after, offer: nil, in: storefront)?.price
         let changesNext = commitment.isLastPeriod && state.pendingChange != nil
         if !changesNext {

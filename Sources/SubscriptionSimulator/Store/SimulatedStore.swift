@@ -56,6 +56,10 @@ public struct SimulatedStore: Sendable {
     var serverRequests = ServerRequestRecords()
     /// Price increases with a start date (`Store/PriceIncreaseSchedule.swift`).
     var priceIncreaseSchedule = PriceIncreaseSchedule()
+    /// Rule commitment-price-increase-at-commitment-renewal: the monthly price each commitment keeps after the plan's
+    /// monthly price rose during it, by `originalTransactionId`, in the purchaser's storefront currency; dropped
+    /// when the commitment renews into a new one. Empty unless a monthly price rose.
+    var commitmentPriceLocks: [String: StorefrontPrice] = [:]
 
     /// Customers in the order they were first named.
     public var customers: [String] { directory.names }
@@ -378,7 +382,17 @@ public struct SimulatedStore: Sendable {
                     // As built, in the product's currency: the monthly plan's price (an offer's in its period) and
                     // the whole commitment, 12 x that price, which members' shares keep; the purchaser's are
                     // then priced in their storefront (addAccountFields).
-                    let monthly = catalog.products[productIndex].monthlyCommitment?.monthlyPrice
+                    var monthly = catalog.products[productIndex].monthlyCommitment?.monthlyPrice
+                    if !commitmentPriceLocks.isEmpty {
+                        if commitment.billingPeriodNumber == 1 {
+                            commitmentPriceLocks[chain.originalTransactionId] = nil
+                        } else if let locked = commitmentPriceLocks[chain.originalTransactionId],
+                            locked.currency == catalog.products[productIndex].currency
+                        {
+                            // The commitment's own price, as built (members keep it, A-15).
+                            monthly = locked.price
+                        }
+                    }
                     if offer == nil, let monthly { record.price = monthly }
                     record.commitment = TransactionCommitment(
                         billingPeriodNumber: commitment.billingPeriodNumber,

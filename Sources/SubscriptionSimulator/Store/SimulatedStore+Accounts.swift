@@ -87,7 +87,10 @@ extension SimulatedStore {
             let monthly =
                 record.commitment == nil
                 ? nil
-                : (commitmentPriceLocks.isEmpty ? nil : commitmentPriceLocks[record.originalTransactionId]?.pair)
+                : (commitmentPriceLocks.isEmpty
+                    ? nil
+                    : commitmentPriceLocks[
+                        StorefrontPrice.key(record.customer, record.subscriptionGroupIdentifier ?? "")]?.pair)
                     ?? monthlyCommitmentPrice(of: record.productId, in: storefront)
             let priced =
                 if let monthly {
@@ -145,6 +148,10 @@ struct StorefrontPrice: Hashable, Sendable {
     var price: Price
     var currency: String
     var pair: (price: Price, currency: String) { (price, currency) }
+
+    /// The key of a purchaser's commitment in ``SimulatedStore/commitmentPriceLocks``: the purchaser and the group's
+    /// identifier (one subscription per group; a member's share finds its purchaser's).
+    static func key(_ purchaser: String, _ groupIdentifier: String) -> String { purchaser + "\u{0}" + groupIdentifier }
 }
 
 extension SimulatedStore {
@@ -176,9 +183,12 @@ extension SimulatedStore {
         // The next monthly period: the commitment's own price after an increase during it (rule
         // commitment-price-increase-at-commitment-renewal); the next commitment: the plan's price now.
         let current = monthlyCommitmentPrice(of: state.productId, in: storefront)
+        // A member's share renews at the purchaser's commitment's price.
+        let purchaser = chain.purchaserPosition >= 0 ? directory.names[chain.purchaserPosition] : chain.customer
         let monthly =
             (commitmentPriceLocks.isEmpty || commitment.isLastPeriod
-                ? nil : commitmentPriceLocks[chain.originalTransactionId]?.pair) ?? current
+                ? nil
+                : commitmentPriceLocks[StorefrontPrice.key(purchaser, chain.groupIdentifier)]?.pair) ?? current
         let after = state.pendingChange?.productId ?? state.productId
         let afterPlan = state.pendingChange?.plan ?? .monthly
         let afterPrice =

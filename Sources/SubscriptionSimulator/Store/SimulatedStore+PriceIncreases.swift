@@ -91,7 +91,7 @@ extension SimulatedStore {
     /// ``raisePrice(_:to:in:consentRequired:)``: `PRICE_INCREASE` / `PENDING` or `ACCEPTED`; meanwhile `renewalPrice`
     /// stays the commitment's price and `commitmentRenewalPrice` is the new one; without consent the subscription
     /// ends at the commitment's end (rule commitment-price-increase-as-annual). Up-front subscribers are not
-    /// affected. Refused unless the new price is above the current monthly price there (rule
+    /// affected, nor a commitment followed by the up-front plan. Family members keep the purchaser's price. Refused unless the new price is above the current monthly price there (rule
     /// price-increase-raises-price) and 12 × it stays within 1.5 × the up-front price (commitment-price-range).
     public mutating func raiseMonthlyPrice(
         _ productId: String, to newPrice: Price, in storefront: String? = nil, consentRequired: Bool
@@ -134,12 +134,15 @@ extension SimulatedStore {
         var affected: [Int] = []
         for index in subscriptionBook.chains.indices where isAffected(subscriptionBook.chains[index], by: target) {
             let chain = subscriptionBook.chains[index]
-            if chain.state.commitment != nil {
+            // The monthly plan after the commitment too: a commitment whose customer chose the up-front plan for
+            // after it is not affected (rule billing-plan-switch-at-renewal).
+            if chain.state.commitment != nil, chain.state.pendingChange?.plan ?? .monthly == .monthly {
                 // The commitment keeps the price it was sold at, in the purchaser's storefront.
-                if commitmentPriceLocks[chain.originalTransactionId] == nil,
+                let lockKey = StorefrontPrice.key(chain.customer, chain.groupIdentifier)
+                if commitmentPriceLocks[lockKey] == nil,
                     let old = monthlyCommitmentPrice(of: productId, in: self.storefront(of: chain.customer))
                 {
-                    commitmentPriceLocks[chain.originalTransactionId] = StorefrontPrice(
+                    commitmentPriceLocks[lockKey] = StorefrontPrice(
                         price: old.price, currency: old.currency)
                 }
                 affected.append(index)

@@ -57,7 +57,7 @@ public struct SimulatedStore: Sendable {
     /// Price increases with a start date (`Store/PriceIncreaseSchedule.swift`).
     var priceIncreaseSchedule = PriceIncreaseSchedule()
     /// Rule commitment-price-increase-at-commitment-renewal: the monthly price each commitment keeps after the plan's
-    /// monthly price rose during it, by `originalTransactionId`, in the purchaser's storefront currency; dropped
+    /// monthly price rose during it, by ``StorefrontPrice/key(_:_:)``, in the purchaser's storefront currency; dropped
     /// when the commitment renews into a new one. Empty unless a monthly price rose.
     var commitmentPriceLocks: [String: StorefrontPrice] = [:]
 
@@ -384,9 +384,10 @@ public struct SimulatedStore: Sendable {
                     // then priced in their storefront (addAccountFields).
                     var monthly = catalog.products[productIndex].monthlyCommitment?.monthlyPrice
                     if !commitmentPriceLocks.isEmpty {
+                        let lockKey = StorefrontPrice.key(chain.customer, chain.groupIdentifier)
                         if commitment.billingPeriodNumber == 1 {
-                            commitmentPriceLocks[chain.originalTransactionId] = nil
-                        } else if let locked = commitmentPriceLocks[chain.originalTransactionId],
+                            commitmentPriceLocks[lockKey] = nil
+                        } else if let locked = commitmentPriceLocks[lockKey],
                             locked.currency == catalog.products[productIndex].currency
                         {
                             // The commitment's own price, as built (members keep it, A-15).

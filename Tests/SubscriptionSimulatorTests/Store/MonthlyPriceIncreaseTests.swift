@@ -41,4 +41,28 @@ import Testing
         try store.purchase("annual", by: "chloe", plan: .monthly)
         #expect(store.transactions.last?.price == Self.price("12.99"), "a new commitment pays the new price")
     }
+
+    /// A member's share renews at the purchaser's kept price, and a commitment followed by the up-front plan is not
+    /// told of a rise of the monthly price.
+    @Test func membersKeepThePurchasersPriceAndAnUpfrontRenewalIsNotAffected() throws {
+        var annual = Product(
+            id: "annual", type: .autoRenewable, group: "g", period: .oneYear, price: Self.price("99.99"),
+            currency: "GBP", familyShareable: true)
+        annual.monthlyCommitment = CommitmentPlan(monthlyPrice: Self.price("9.99"))
+        let app = AppConfiguration(
+            bundleId: "com.example.app", appAppleId: 1, storefront: Storefronts.storefront(countryCode: "GBR")!)
+        var store = SimulatedStore(app: app, catalog: try Catalog(products: [annual]), start: testStart, seed: 1)
+        try store.createFamily(organizer: "alice", members: ["bob"])
+        try store.purchase("annual", by: "alice", plan: .monthly)
+        try store.purchase("annual", by: "carol", plan: .monthly)
+        try store.advance(to: at("P1M"))
+        try store.changePlan(to: "annual", by: "carol", plan: .upfront)
+        try store.raiseMonthlyPrice("annual", to: Self.price("10.99"), consentRequired: false)
+        #expect(store.notifications.filter { $0.type == .priceIncrease }.map(\.recipient) == ["alice"])
+        try store.advance(to: at("P2M"))
+        let bobs = store.notifications.filter { $0.recipient == "bob" }
+        #expect(bobs.last?.transaction?.price == Self.price("9.99"))
+        #expect(bobs.last?.renewal?.renewalPrice == Self.price("9.99"), "the purchaser's kept price")
+        #expect(bobs.last?.renewal?.commitment?.renewalPrice == Self.price("10.99"))
+    }
 }

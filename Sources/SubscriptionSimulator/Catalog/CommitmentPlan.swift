@@ -28,6 +28,13 @@ public struct CommitmentPlan: Hashable, Sendable {
     /// E.1.2 P6; A1 "Display commitment progress").
     public static let totalBillingPeriods = 12
 
+    /// **commitment-twelve-periods**: `commitmentPrice` is the price of the whole commitment, 12 × the monthly price
+    /// (E.1.2 P8; A1, A3 sample 131880 = 12 × 10990). Used for the record as built (the product's currency) and for
+    /// the purchaser's storefront price.
+    public static func commitmentPrice(monthly: Price) -> Price {
+        Price(milliunits: monthly.milliunits * Int64(totalBillingPeriods))
+    }
+
     /// **commitment-billing-period-is-a-month**: each billing period grants one calendar month (E.1.2 R3, P4; A1
     /// "Distinguish between period and commitment expiration").
     public static let billingPeriod = SubscriptionPeriod.oneMonth

@@ -44,6 +44,15 @@ extension Product {
 
 /// Rules about which offer fits which product, checked when the catalogue is built.
 public enum OfferRules {
+    /// **offer-for-its-plan**: offers (introductory, promotional, offer codes, win-back) are configured per billing
+    /// plan (reference Appendix E O1; A1 "Provide subscription offers", A3 2:25: a free trial only for the commitment
+    /// plan). An offer with a `plan` applies only to purchases and redemptions on that plan; one without applies to
+    /// both (as before plans had offers). A purchase on the other plan goes without the introductory offer; a
+    /// redemption on the other plan is refused.
+    public static func applies(_ offer: SubscriptionOffer, to plan: BillingPlan) -> Bool {
+        offer.plan == nil || offer.plan == plan
+    }
+
     /// **offer-fits-product**: a redeemable offer has an identifier, unique within the product, and is not
     /// introductory (those are `introOffer`). An auto-renewable subscription's offer is a free trial, pay-as-you-go
     /// or pay-up-front offer; a one-time product (consumable, non-consumable) takes only an offer code with mode

@@ -101,6 +101,7 @@ public struct IntroductoryOffer: Hashable, Sendable {
         var type: OfferType = .introductory
         var identifier: String? = nil
         var winBackConditions: WinBackConditions? = nil
+        var plan: BillingPlan? = nil
     }
 
     /// ``Fields`` held out of line and never changed in place (a setter stores a new box): an offer is carried by
@@ -150,6 +151,13 @@ public struct IntroductoryOffer: Hashable, Sendable {
     public var winBackConditions: WinBackConditions? {
         get { fields.winBackConditions }
         set { fields.winBackConditions = newValue }
+    }
+
+    /// The billing plan the offer is configured for (`plan` in a scenario; reference Appendix E O1: offers are per
+    /// billing plan); `nil`: both plans (rule offer-for-its-plan, ``OfferRules/applies(_:to:)``).
+    public var plan: BillingPlan? {
+        get { fields.plan }
+        set { fields.plan = newValue }
     }
 
     public init(mode: IntroductoryOfferMode, period: CalendarDuration, periods: Int = 1, price: Price = .free) {

@@ -208,7 +208,8 @@ struct ActionVocabulary: Sendable {
             return .consentToPriceIncrease(customer: people[random.nextInt(in: 0...people.count - 1)], product: product)
         case .purchase, .cancel, .resume, .stopSharing, .startSharing, .refund, .failBilling, .fixBilling, .joinFamily,
             .leaveFamily, .restorePurchases, .shareWithFamily, .makeFamilyShareable, .removeFromSale, .restoreToSale,
-            .changePlan, .redeemOffer, .raisePrice, .schedulePriceIncrease, .consentToPriceIncrease, .extendRenewalDate,
+            .changePlan, .redeemOffer, .raisePrice, .schedulePriceIncrease, .raiseMonthlyPrice, .consentToPriceIncrease,
+            .extendRenewalDate,
             .refundTransaction,
             .sendConsumptionInformation, .decideRefund, .reverseRefund, .openApp, .requestTestNotification,
             .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension:

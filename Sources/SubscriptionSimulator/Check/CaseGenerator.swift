@@ -230,10 +230,11 @@ extension ScenarioAction {
         case .restorePurchases(let c): return .restorePurchases(customer: rename(c))
         case .shareWithFamily(let c, let enabled): return .shareWithFamily(customer: rename(c), enabled: enabled)
         case .makeFamilyShareable, .removeFromSale, .restoreToSale, .raisePrice, .schedulePriceIncrease,
+            .raiseMonthlyPrice,
             .requestTestNotification,
             .extendRenewalDatesForAllActiveSubscribers:
             return self
-        case .changePlan(let c, let p): return .changePlan(customer: rename(c), product: p)
+        case .changePlan(let c, let p, let plan): return .changePlan(customer: rename(c), product: p, plan: plan)
         case .redeemOffer(let c, let p, let offer): return .redeemOffer(customer: rename(c), product: p, offer: offer)
         case .consentToPriceIncrease(let c, let p): return .consentToPriceIncrease(customer: rename(c), product: p)
         case .extendRenewalDate(let c, let p, let days, let reason, let request):

@@ -141,8 +141,9 @@ extension SubscriptionLifecycle {
         if commitment.isLastPeriod {
             if state.pendingChange != nil {
                 next.commitment = nil
-                next.cycle = BillingCycle(anchor: now, unit: state.pendingChange!.period.duration, periodsElapsed: 1)
-                takePendingChange(&next)
+                next.cycle = BillingCycle(
+                    anchor: now, unit: state.pendingChange!.billingPeriod.duration, periodsElapsed: 1)
+                takePendingChange(&next, at: now)
             } else {
                 next.commitment = .starting(at: now)
                 next.cycle = BillingCycle(anchor: now, unit: CommitmentPlan.billingPeriod.duration, periodsElapsed: 1)

@@ -6,17 +6,43 @@ public enum PlanChangeKind: Hashable, Sendable {
     /// level with the same duration: at once, `DID_CHANGE_RENEWAL_PREF` / `UPGRADE`.
     case immediate
     /// **plan-change-downgrade**: a lower level, or a crossgrade to the same level with another duration: at the
-    /// next renewal, `DID_CHANGE_RENEWAL_PREF` / `DOWNGRADE` now.
+    /// next renewal, `DID_CHANGE_RENEWAL_PREF` / `DOWNGRADE` now. Also the switch of the current product's billing
+    /// plan (rule billing-plan-switch-at-renewal). Inside a commitment the next renewal that can change the product
+    /// or plan is the commitment's end (rule commitment-downgrade-at-end).
     case atNextRenewal
-    /// The product the customer has now: cancels a pending downgrade (`DID_CHANGE_RENEWAL_PREF`, no subtype).
+    /// The product and billing plan the customer has now: cancels a pending downgrade or plan switch
+    /// (`DID_CHANGE_RENEWAL_PREF`, no subtype).
     case currentProduct
 
-    /// Classifies a move from `current` to `target` (both of one group).
-    public static func of(from current: Product, to target: Product) -> PlanChangeKind {
-        if current.id == target.id { return .currentProduct }
+    /// Classifies a move from `current` on `currentPlan` to `target` on `targetPlan` (both of one group). The plans
+    /// default to the up-front plan, which every plan change used before billing plans could be chosen.
+    public static func of(
+        from current: Product, currentPlan: BillingPlan = .upfront, to target: Product,
+        targetPlan: BillingPlan = .upfront
+    ) -> PlanChangeKind {
+        if current.id == target.id { return currentPlan == targetPlan ? .currentProduct : .atNextRenewal }
         if target.level < current.level { return .immediate }
         if target.level > current.level { return .atNextRenewal }
-        return target.period == current.period ? .immediate : .atNextRenewal
+        return crossgradeTakesEffectAtOnce(from: current, plan: currentPlan, to: target, plan: targetPlan)
+            ? .immediate : .atNextRenewal
+    }
+
+    /// **crossgrade-between-plans** [assumed]: a crossgrade (another product of the same level) takes effect at once
+    /// only between up-front plans of the same duration, as before billing plans (reference §5.10). Apple says the
+    /// timing "depends on the plan duration and the billing plan type of both the current and target plans" (A1
+    /// "Manage subscription groups"; Appendix E G3) and defers to App Store Connect help that was not found, so the
+    /// simulator chooses:
+    /// - from a commitment (the monthly plan), a crossgrade waits for the commitment's end, as a downgrade does
+    ///   (rule commitment-downgrade-at-end): the customer committed to 12 payments;
+    /// - onto the monthly plan of another product, it takes effect at the next renewal, which is period 1 of the new
+    ///   commitment: a commitment starts on a renewal date, never inside a paid up-front period.
+    /// Both notify `DID_CHANGE_RENEWAL_PREF` / `DOWNGRADE` now, as a crossgrade to another duration does (S-ST). Change
+    /// this one function to change the timing.
+    public static func crossgradeTakesEffectAtOnce(
+        from current: Product, plan currentPlan: BillingPlan, to target: Product, plan targetPlan: BillingPlan
+    ) -> Bool {
+        if currentPlan == .monthly || targetPlan == .monthly { return false }
+        return target.period == current.period
     }
 
     /// The lifecycle input this change to `request`'s product is.
@@ -49,16 +75,17 @@ extension SubscriptionLifecycle {
     ) -> TransitionResult {
         var next = state
         next.productId = request.productId
-        next.period = request.period
+        next.period = request.billingPeriod
         next.autoRenew = true
         next.cycle = BillingCycle(
-            anchor: now, unit: request.offer?.period ?? request.period.duration, periodsElapsed: 1)
+            anchor: now, unit: request.offer?.period ?? request.billingPeriod.duration, periodsElapsed: 1)
         next.currentPeriodStart = now
         next.currentOffer = request.offer.map { OfferUse(offer: $0, periodsRemaining: $0.periods - 1) }
         next.pendingChange = nil
         // **commitment-upgrade-ends-it**: an upgrade from a commitment plan ends the commitment at once and the new
-        // plan starts (E.1.7 G1; A1 "Manage subscription groups"); the new product's up-front plan [assumed].
-        next.commitment = nil
+        // plan starts (E.1.7 G1; A1 "Manage subscription groups"); the new product's up-front plan [assumed], or its
+        // monthly plan when the customer chose it (`changePlan` with `plan: monthly`): period 1 of a new commitment.
+        next.commitment = request.plan == .monthly ? .starting(at: now) : nil
         return .changed(
             next,
             [
@@ -76,12 +103,34 @@ extension SubscriptionLifecycle {
     /// `transactionReason` `RENEWAL`, S-TR). Choosing another lower product while one is pending replaces it.
     /// **plan-change-needs-auto-renew** [assumed]: with auto-renew off there is no renewal for the change to take
     /// effect at; the customer resumes first (Apple documents no notification that would carry both changes).
+    ///
+    /// Inside a commitment the change waits for the commitment's end (rule commitment-downgrade-at-end), so it needs
+    /// the commitment's renewal on (**plan-change-needs-commitment-renewal** [assumed], as
+    /// plan-change-needs-auto-renew: after a cancel the commitment ends with period 12).
     static func requestDowngrade(_ state: SubscriptionState, _ request: PurchaseRequest) -> TransitionResult {
         guard state.autoRenew else { return .rejected(.planChangeNeedsAutoRenew) }
-        guard state.pendingChange?.productId != request.productId else { return .rejected(.downgradeAlreadyPending) }
+        if let commitment = state.commitment, !commitment.autoRenew {
+            return .rejected(.planChangeNeedsCommitmentRenewal)
+        }
+        if let pending = state.pendingChange, pending.productId == request.productId, pending.plan == request.plan {
+            return .rejected(.downgradeAlreadyPending)
+        }
         var next = state
-        next.pendingChange = PurchaseRequest(productId: request.productId, period: request.period, offer: nil)
-        return .changed(next, [.notify(.didChangeRenewalPref, .downgrade)])
+        next.pendingChange = PurchaseRequest(
+            productId: request.productId, period: request.period, offer: nil, plan: request.plan)
+        return .changed(next, [.notify(.didChangeRenewalPref, subtypeOfChangeAtRenewal(state, request))])
+    }
+
+    /// The subtype of `DID_CHANGE_RENEWAL_PREF` for a change that waits for the renewal: `DOWNGRADE` for another
+    /// product (S-ST: a lower level, or a crossgrade to another duration), and none for a switch of the current
+    /// product's billing plan (**billing-plan-switch-no-subtype** [assumed]): the product and its level stay, so
+    /// neither `UPGRADE` nor `DOWNGRADE` describes it, and S-NT's `DID_CHANGE_RENEWAL_PREF` without subtype is "a
+    /// change to the renewal preference" of the current product. Apple's A3 sample shows the choice only as renewal
+    /// info (`commitmentRenewalBillingPlanType` `BILLED_UPFRONT`), not its notification (Appendix E G4).
+    static func subtypeOfChangeAtRenewal(_ state: SubscriptionState, _ request: PurchaseRequest)
+        -> NotificationSubtype?
+    {
+        request.productId == state.productId ? nil : .downgrade
     }
 
     /// The customer goes back to the current product: a pending downgrade is cancelled, `autoRenewProductId` is the
@@ -97,15 +146,19 @@ extension SubscriptionLifecycle {
     /// The billing cycle of the first period of a pending product: from the renewal instant, on the new product's
     /// period.
     static func pendingChangeCycle(_ change: PurchaseRequest, from start: Instant) -> BillingCycle {
-        BillingCycle(anchor: start, unit: change.period.duration, periodsElapsed: 1)
+        BillingCycle(anchor: start, unit: change.billingPeriod.duration, periodsElapsed: 1)
     }
 
-    /// At a renewal (or recovery), a pending downgrade takes effect: the subscription is the new product from now on
-    /// (reference §5.10). Its offer, if any, is not carried over (S-INTRO).
-    static func takePendingChange(_ state: inout SubscriptionState) {
+    /// At a renewal (or recovery) at `now`, a pending downgrade or billing plan switch takes effect: the subscription
+    /// is the new product on the new plan from now on (reference §5.10). Its offer, if any, is not carried over
+    /// (S-INTRO). The monthly plan starts period 1 of a commitment (**billing-plan-switch-at-renewal** [assumed]:
+    /// Apple does not say when a switch from the up-front plan takes effect, E G4; a commitment starts on a billing
+    /// date, as a new purchase's does); the up-front plan has none (E P9, E2).
+    static func takePendingChange(_ state: inout SubscriptionState, at now: Instant) {
         guard let change = state.pendingChange else { return }
         state.productId = change.productId
-        state.period = change.period
+        state.period = change.billingPeriod
+        state.commitment = change.plan == .monthly ? .starting(at: now) : nil
         state.pendingChange = nil
     }
 }

@@ -25,9 +25,10 @@ public enum LifecycleInput: Hashable, Sendable {
     /// takes effect at once (`changePlan`; reference §5.10). The request is the new product; its offer is not used
     /// (no introductory offer on a plan change, S-INTRO).
     case upgradeRequested(PurchaseRequest)
-    /// The customer moves to a lower level, or to a product of the same level and another duration: the change takes
-    /// effect at the next renewal (`changePlan`; reference §5.10). The request is the new product; its offer is not
-    /// used (S-INTRO).
+    /// The customer moves to a lower level, or to a product of the same level and another duration, or switches the
+    /// current product's billing plan: the change takes effect at the next renewal (inside a commitment, at the
+    /// commitment's end) (`changePlan`; reference §5.10, Appendix E G2-G4). The request is the new product and plan;
+    /// its offer is not used (S-INTRO).
     case downgradeRequested(PurchaseRequest)
     /// The customer chooses the product they have now (`changePlan` to the current product): cancels a pending
     /// downgrade (reference §5.10).
@@ -168,6 +169,10 @@ public struct PurchaseRequest: Hashable, Sendable {
         self.offer = offer
         self.plan = plan
     }
+
+    /// The billing period of the plan bought: a month on the monthly plan (rule
+    /// commitment-billing-period-is-a-month), the product's period otherwise.
+    public var billingPeriod: SubscriptionPeriod { plan == .monthly ? CommitmentPlan.billingPeriod : period }
 }
 
 /// An offer the customer redeems (`redeemOffer`): the product it is for, and the offer.
@@ -249,6 +254,7 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
     // MARK: changes to another product of the group
     case planChangeDuringBillingFailure
     case planChangeNeedsAutoRenew
+    case planChangeNeedsCommitmentRenewal
     case downgradeAlreadyPending
     // MARK: offers, win-back and price increases
     case offerDuringBillingRetry
@@ -270,6 +276,7 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
 
         case .planChangeDuringBillingFailure: return "no-plan-change-during-billing-retry"
         case .planChangeNeedsAutoRenew: return "plan-change-needs-auto-renew"
+        case .planChangeNeedsCommitmentRenewal: return "plan-change-needs-commitment-renewal"
         case .downgradeAlreadyPending: return "downgrade-already-pending"
         case .offerDuringBillingRetry: return "no-offer-during-billing-retry"
         case .winBackOnlyAfterExpiry: return "win-back-eligibility"
@@ -308,6 +315,10 @@ public enum LifecycleRuleViolation: Error, Hashable, Sendable, CustomStringConve
         case .planChangeNeedsAutoRenew:
             return "auto-renew is off, so there is no next renewal for the change to take effect at; resume the "
                 + "subscription first (rule \(rule))"
+        case .planChangeNeedsCommitmentRenewal:
+            return "the commitment's renewal is off (commitmentAutoRenewStatus 0): the subscription ends after period "
+                + "12, so there is no renewal for the change to take effect at; resume the subscription first (rule "
+                + "\(rule))"
         case .downgradeAlreadyPending:
             return "this product is already the subscription's pending product for the next renewal (rule \(rule))"
         case .offerDuringBillingRetry:
@@ -487,7 +498,7 @@ public enum SubscriptionLifecycle {
         case (.active, .upgradeRequested(let request)):
             // No introductory offer on a plan change (S-INTRO; rule intro-offer-once-per-group).
             return upgrade(
-                state, to: PurchaseRequest(productId: request.productId, period: request.period),
+                state, to: PurchaseRequest(productId: request.productId, period: request.period, plan: request.plan),
                 notifying: .didChangeRenewalPref, at: context.now)
         case (.active, .downgradeRequested(let request)):
             return requestDowngrade(state, request)
@@ -591,7 +602,7 @@ public enum SubscriptionLifecycle {
     /// A new subscription. On the monthly plan its billing period is a month and a commitment starts: period 1,
     /// ending one year on (rules commitment-billing-period-is-a-month, commitment-length; reference Appendix E P4-P7).
     static func freshState(_ request: PurchaseRequest, at now: Instant) -> SubscriptionState {
-        let period = request.plan == .monthly ? CommitmentPlan.billingPeriod : request.period
+        let period = request.billingPeriod
         let unit = request.offer?.period ?? period.duration
         let offerUse = request.offer.map { OfferUse(offer: $0, periodsRemaining: $0.periods - 1) }
         var state = SubscriptionState(
@@ -599,7 +610,21 @@ public enum SubscriptionLifecycle {
             cycle: BillingCycle(anchor: now, unit: unit, periodsElapsed: 1), currentPeriodStart: now,
             currentOffer: offerUse, failure: nil, endReason: nil, isInBillingRetryPeriod: nil,
             gracePeriodExpiresDate: nil)
-        if request.plan == .monthly { state.commitment = .starting(at: now) }
+        if request.plan == .monthly {
+            // **commitment-starts-after-free-trial** [assumed]: a free trial on the monthly plan is not billing period
+            // 1 (Appendix E O1 leaves it open). The trial runs first, on no plan's commitment (its transaction has no
+            // `commitmentInfo`: `billingPeriodNumber` counts the 12 payments, 1 to 12); period 1 of the commitment
+            // starts when the trial ends, as a switch to the monthly plan does (rule billing-plan-switch-at-renewal:
+            // the monthly plan pending, `renewalBillingPlanType` `MONTHLY` and the monthly price meanwhile), so the 12
+            // paid periods fill the commitment's year. Discounted offers (pay as you go, pay up front) are paid
+            // billing periods and count from period 1.
+            if request.offer?.mode == .freeTrial {
+                state.pendingChange = PurchaseRequest(
+                    productId: request.productId, period: request.period, offer: nil, plan: .monthly)
+            } else {
+                state.commitment = .starting(at: now)
+            }
+        }
         return state
     }
 
@@ -713,7 +738,7 @@ public enum SubscriptionLifecycle {
         next.cycle = cycle
         next.currentOffer = offer
         next.currentPeriodStart = now
-        takePendingChange(&next)
+        takePendingChange(&next, at: now)
         if startsPendingOffer(state) { next.pendingOffer = nil }
         next.priceIncrease = nil
         return .changed(
@@ -746,10 +771,10 @@ public enum SubscriptionLifecycle {
             (next.cycle, next.currentOffer) = pendingChangePeriod(change, from: now)
         } else {
             next.cycle = BillingCycle(
-                anchor: now, unit: (state.pendingChange?.period ?? state.period).duration, periodsElapsed: 1)
+                anchor: now, unit: (state.pendingChange?.billingPeriod ?? state.period).duration, periodsElapsed: 1)
             next.currentOffer = nil
         }
-        takePendingChange(&next)
+        takePendingChange(&next, at: now)
         next.priceIncrease = nil
         next.phase = .active
         next.currentPeriodStart = now

@@ -121,7 +121,8 @@ public enum ScenarioRunner {
             return true
         case .purchase, .cancel, .resume, .stopSharing, .startSharing, .refund, .failBilling, .fixBilling, .joinFamily,
             .leaveFamily, .shareWithFamily, .makeFamilyShareable, .removeFromSale, .restoreToSale, .changePlan,
-            .redeemOffer, .raisePrice, .schedulePriceIncrease, .consentToPriceIncrease, .extendRenewalDate, .openApp,
+            .redeemOffer, .raisePrice, .schedulePriceIncrease, .raiseMonthlyPrice, .consentToPriceIncrease,
+            .extendRenewalDate, .openApp,
             .requestTestNotification,
             .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension:
             return false

@@ -199,11 +199,14 @@ public struct TimelineDriver: Sendable {
         case .makeFamilyShareable(let product): try store.makeFamilyShareable(product)
         case .removeFromSale(let product): try store.removeFromSale(product)
         case .restoreToSale(let product): try store.restoreToSale(product)
-        case .changePlan(let customer, let product): try store.changePlan(to: product, by: customer)
+        case .changePlan(let customer, let product, let plan):
+            try store.changePlan(to: product, by: customer, plan: plan)
         case .redeemOffer(let customer, let product, let offer):
             try store.redeemOffer(offer, for: product, by: customer)
         case .raisePrice(let product, let price, let storefront, let consent):
             try store.raisePrice(product, to: price, in: storefront, consentRequired: consent)
+        case .raiseMonthlyPrice(let product, let price, let storefront, let consent):
+            try store.raiseMonthlyPrice(product, to: price, in: storefront, consentRequired: consent)
         case .schedulePriceIncrease(let product, let price, let storefront, let effective, let consent):
             try store.raisePrice(product, to: price, in: storefront, effective: effective, consentRequired: consent)
         case .consentToPriceIncrease(let customer, let product):

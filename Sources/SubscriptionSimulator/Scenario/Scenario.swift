@@ -59,12 +59,16 @@ public enum ScenarioAction: Hashable, Sendable {
     case makeFamilyShareable(product: String)
     case removeFromSale(product: String)
     case restoreToSale(product: String)
-    /// The customer moves to another product of the group, or back to the current one (reference §5.10).
-    case changePlan(customer: String, product: String)
+    /// The customer moves to another product of the group, or back to the current one (reference §5.10); `plan`: the
+    /// billing plan chosen (`nil`: the current product's plan, another product's up-front plan; Appendix E G3, G4).
+    case changePlan(customer: String, product: String, plan: BillingPlan? = nil)
     // Offers the customer redeems, and price increases with the customer's consent (reference §5.11, §5.12).
     case redeemOffer(customer: String, product: String, offer: String)
     /// `storefront`: an ISO 3166-1 alpha-3 code, or `nil` for the product's own currency.
     case raisePrice(product: String, price: Price, storefront: String?, consentRequired: Bool)
+    /// `raisePrice` with `plan: monthly`: the monthly price of the product's commitment plan (rule
+    /// commitment-price-increase-at-commitment-renewal).
+    case raiseMonthlyPrice(product: String, price: Price, storefront: String?, consentRequired: Bool)
     /// `raisePrice` with a start date `effective` (at or after the action's instant, rule price-increase-notice-lead);
     /// `consentRequired` `nil` when consent follows Apple's rules (`Lifecycle/PriceIncreaseRules.swift`).
     case schedulePriceIncrease(
@@ -115,7 +119,7 @@ public enum ScenarioAction: Hashable, Sendable {
         case .restoreToSale: return "restoreToSale"
         case .changePlan: return "changePlan"
         case .redeemOffer: return "redeemOffer"
-        case .raisePrice, .schedulePriceIncrease: return "raisePrice"
+        case .raisePrice, .schedulePriceIncrease, .raiseMonthlyPrice: return "raisePrice"
         case .consentToPriceIncrease: return "consentToPriceIncrease"
         case .extendRenewalDate: return "extendRenewalDate"
         case .refundTransaction: return "refund"
@@ -135,13 +139,13 @@ public enum ScenarioAction: Hashable, Sendable {
         case .purchase(let c, _, _, _), .cancel(let c, _), .resume(let c, _), .stopSharing(let c, _),
             .startSharing(let c, _), .refund(let c, _, _), .failBilling(let c), .fixBilling(let c),
             .joinFamily(let c), .leaveFamily(let c), .restorePurchases(let c), .shareWithFamily(let c, _),
-            .changePlan(let c, _):
+            .changePlan(let c, _, _):
             return c
         case .makeFamilyShareable, .removeFromSale, .restoreToSale:
             return nil
         case .redeemOffer(let c, _, _), .consentToPriceIncrease(let c, _):
             return c
-        case .raisePrice, .schedulePriceIncrease:
+        case .raisePrice, .schedulePriceIncrease, .raiseMonthlyPrice:
             return nil
         case .extendRenewalDate(let c, _, _, _, _), .refundTransaction(let c, _, _, _, _),
             .requestRefund(let c, _, _, _),

@@ -309,7 +309,7 @@ public struct ScenarioDecoder {
         "familyShareable", "introOffer", "offers", "monthlyCommitment",
     ]
     static let commitmentKeys = ["price", "prices"]
-    static let offerKeys = ["mode", "period", "periods", "price"]
+    static let offerKeys = ["mode", "period", "periods", "price", "plan"]
 
     func decodeApp(_ node: YAMLNode) throws(ScenarioError) -> AppConfiguration {
         let map = try mapping(node, "app", keys: Self.appKeys)
@@ -441,6 +441,7 @@ public struct ScenarioDecoder {
             if let problem = CommitmentPlan.problem(with: commitment, of: product) { throw fail(node, problem) }
             product.monthlyCommitment = commitment
         }
+        try checkOfferPlans(product, map)
         if product.type == .nonRenewing, product.period != nil {
             throw fail(map.optional("period")!, "a nonRenewing product has a `duration`, not a `period`")
         }
@@ -463,7 +464,37 @@ public struct ScenarioDecoder {
         }
         let period = try duration(try map.required("period"), "period")
         let (periods, offerPrice) = try offerTerms(map, mode: mode, node: node)
-        return IntroductoryOffer(mode: mode, period: period, periods: periods, price: offerPrice)
+        var offer = IntroductoryOffer(mode: mode, period: period, periods: periods, price: offerPrice)
+        offer.plan = try offerPlan(map)
+        return offer
+    }
+
+    /// An offer's optional `plan` (`upfront` or `monthly`; rule offer-for-its-plan). Whether the product has the
+    /// monthly plan is checked with the product (``checkOfferPlans(_:_:)``).
+    func offerPlan(_ map: CheckedMapping) throws(ScenarioError) -> BillingPlan? {
+        guard let node = map.optional("plan") else { return nil }
+        let value = try text(node, "plan")
+        guard let plan = BillingPlan(rawValue: value) else {
+            throw fail(
+                node,
+                "expected plan upfront or monthly, found '\(value)'\(hint(value, BillingPlan.allCases.map(\.rawValue)))"
+            )
+        }
+        return plan
+    }
+
+    /// Rule offer-for-its-plan: an offer for the monthly plan needs the product's `monthlyCommitment`.
+    func checkOfferPlans(_ product: Product, _ map: CheckedMapping) throws(ScenarioError) {
+        guard product.monthlyCommitment == nil else { return }
+        let problem =
+            "is for the monthly plan, and product '\(product.id)' has none; give it a `monthlyCommitment` or drop "
+            + "`plan` (rule offer-for-its-plan)"
+        if product.introOffer?.plan == .monthly, let node = map.optional("introOffer") {
+            throw fail(node, "the introOffer \(problem)")
+        }
+        if let offer = product.offers.first(where: { $0.plan == .monthly }), let node = map.optional("offers") {
+            throw fail(node, "offer '\(offer.identifier ?? "")' \(problem)")
+        }
     }
 
     /// An offer's `periods` (payAsYouGo only, 1 or more; 1 otherwise) and `price` (every mode but freeTrial, which
@@ -486,7 +517,7 @@ public struct ScenarioDecoder {
     }
 
     static let redeemableOfferKeys =
-        ["id", "type", "mode", "period", "periods", "price"] + winBackConditionKeys
+        ["id", "type", "mode", "period", "periods", "price", "plan"] + winBackConditionKeys
     static let winBackConditionKeys = [
         "paidMonths", "monthsSinceLastSubscribed", "waitBetweenOffersMonths", "startDate", "endDate", "priority",
     ]
@@ -530,6 +561,7 @@ public struct ScenarioDecoder {
         var offer = SubscriptionOffer(
             id: id, type: type, mode: mode, period: period, periods: periods, price: offerPrice)
         offer.winBackConditions = try decodeWinBackConditions(map, type: type)
+        offer.plan = try offerPlan(map)
         return offer
     }
 
@@ -677,23 +709,7 @@ public struct ScenarioDecoder {
                 token = value
             }
             let product = try productId(m.required("product"), catalog)
-            var plan = BillingPlan.upfront
-            if let node = m.optional("plan") {
-                let value = try text(node, "plan")
-                guard let chosen = BillingPlan(rawValue: value) else {
-                    throw fail(
-                        node,
-                        "expected plan upfront or monthly, found '\(value)'\(hint(value, BillingPlan.allCases.map(\.rawValue)))"
-                    )
-                }
-                if chosen == .monthly, catalog[product]?.monthlyCommitment == nil {
-                    throw fail(
-                        node,
-                        "product '\(product)' has no monthly plan; give it a `monthlyCommitment` (one-year "
-                            + "subscriptions only, rule commitment-plan-needs-one-year)")
-                }
-                plan = chosen
-            }
+            let plan = try billingPlan(m.optional("plan"), of: product, catalog) ?? .upfront
             action = .purchase(
                 customer: try text(m.required("customer"), "customer"), product: product, appAccountToken: token,
                 plan: plan)
@@ -739,7 +755,12 @@ public struct ScenarioDecoder {
         case "makeFamilyShareable": action = .makeFamilyShareable(product: try productOnly())
         case "removeFromSale": action = .removeFromSale(product: try productOnly())
         case "restoreToSale": action = .restoreToSale(product: try productOnly())
-        case "changePlan": let (c, p) = try customerProduct(); action = .changePlan(customer: c, product: p)
+        case "changePlan":
+            let m = try mapping(args, name, keys: ["customer", "product", "plan"])
+            let product = try productId(m.required("product"), catalog)
+            action = .changePlan(
+                customer: try text(m.required("customer"), "customer"), product: product,
+                plan: try billingPlan(m.optional("plan"), of: product, catalog))
         case "redeemOffer":
             let m = try mapping(args, name, keys: ["customer", "product", "offer"])
             let product = try productId(m.required("product"), catalog)
@@ -755,12 +776,24 @@ public struct ScenarioDecoder {
             action = .redeemOffer(
                 customer: try text(m.required("customer"), "customer"), product: product, offer: offer)
         case "raisePrice":
-            let m = try mapping(args, name, keys: ["product", "price", "storefront", "effective", "consentRequired"])
+            let m = try mapping(
+                args, name, keys: ["product", "price", "storefront", "effective", "consentRequired", "plan"])
             var code: String?
             if let node = m.optional("storefront") { code = try storefront(node).countryCode }
             let product = try productId(m.required("product"), catalog)
             let newPrice = try price(m.required("price"), "price")
-            if let node = m.optional("effective") {
+            if let planNode = m.optional("plan"), try billingPlan(planNode, of: product, catalog) == .monthly {
+                if let node = m.optional("effective") {
+                    throw fail(
+                        node,
+                        "`effective` with `plan: monthly` is not modelled: a monthly price rises at once, and each "
+                            + "commitment pays it from its renewal (rule commitment-price-increase-at-commitment-renewal)"
+                    )
+                }
+                action = .raiseMonthlyPrice(
+                    product: product, price: newPrice, storefront: code,
+                    consentRequired: try bool(m.required("consentRequired"), "consentRequired"))
+            } else if let node = m.optional("effective") {
                 // `effective`: a duration after the action, or an instant (rule price-increase-notice-lead).
                 let value = try text(node, "effective")
                 let effective: Instant
@@ -1165,6 +1198,26 @@ public struct ScenarioDecoder {
         }
         // The catalog's copy: every action naming the product then shares one string.
         return product.id
+    }
+
+    /// A `plan` (of `purchase` or `changePlan`): `upfront` or `monthly`, `nil` when absent. `monthly` needs the
+    /// product's `monthlyCommitment` (rule commitment-plan-needs-one-year), checked when the file is read.
+    func billingPlan(_ node: YAMLNode?, of product: String, _ catalog: Catalog) throws(ScenarioError) -> BillingPlan? {
+        guard let node else { return nil }
+        let value = try text(node, "plan")
+        guard let chosen = BillingPlan(rawValue: value) else {
+            throw fail(
+                node,
+                "expected plan upfront or monthly, found '\(value)'\(hint(value, BillingPlan.allCases.map(\.rawValue)))"
+            )
+        }
+        if chosen == .monthly, catalog[product]?.monthlyCommitment == nil {
+            throw fail(
+                node,
+                "product '\(product)' has no monthly plan; give it a `monthlyCommitment` (one-year "
+                    + "subscriptions only, rule commitment-plan-needs-one-year)")
+        }
+        return chosen
     }
 
     func list(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> [YAMLNode] {

@@ -112,6 +112,7 @@ public enum ScenarioYAMLWriter {
         if offer.mode != .oneTime { members.append("period: \(offer.period)") }
         if offer.mode == .payAsYouGo { members.append("periods: \(offer.periods)") }
         if offer.mode != .freeTrial { members.append("price: \(offer.price)") }
+        if let plan = offer.plan { members.append("plan: \(plan.rawValue)") }
         return members
     }
 
@@ -164,8 +165,10 @@ public enum ScenarioYAMLWriter {
                 cp(customer, product) + (token.map { ["appAccountToken: \(scalar($0))"] } ?? [])
                     + (plan == .upfront ? [] : ["plan: \(plan.rawValue)"]))
         case .cancel(let c, let p), .resume(let c, let p), .stopSharing(let c, let p), .startSharing(let c, let p),
-            .changePlan(let c, let p), .consentToPriceIncrease(let c, let p), .failRenewalExtension(let c, let p):
+            .consentToPriceIncrease(let c, let p), .failRenewalExtension(let c, let p):
             return args(cp(c, p))
+        case .changePlan(let c, let p, let plan):
+            return args(cp(c, p) + (plan.map { ["plan: \($0.rawValue)"] } ?? []))
         case .refund(let c, let p, let reason):
             return args(cp(c, p) + ["reason: \(reason)"])
         case .failBilling(let c), .fixBilling(let c), .joinFamily(let c), .leaveFamily(let c),
@@ -181,6 +184,10 @@ public enum ScenarioYAMLWriter {
             return args(
                 ["product: \(scalar(p))", "price: \(price)"] + (storefront.map { ["storefront: \($0)"] } ?? [])
                     + ["consentRequired: \(consent)"])
+        case .raiseMonthlyPrice(let p, let price, let storefront, let consent):
+            return args(
+                ["product: \(scalar(p))", "price: \(price)", "plan: monthly"]
+                    + (storefront.map { ["storefront: \($0)"] } ?? []) + ["consentRequired: \(consent)"])
         case .schedulePriceIncrease(let p, let price, let storefront, let effective, let consent):
             // The start date as an instant: it reads back the same whatever the entry's `at`.
             return args(

@@ -307,7 +307,8 @@ extension ServerAPI {
         case .familySharedExtension: return .familySharedSubscriptionExtensionIneligible
         case .autoRenewAlreadyOff, .autoRenewAlreadyOn, .subscriptionNotActive, .changingProductsNotSupported,
             .purchaseDuringBillingRetry, .alreadyRefunded, .notRefunded, .planChangeDuringBillingFailure,
-            .planChangeNeedsAutoRenew, .downgradeAlreadyPending, .offerDuringBillingRetry, .winBackOnlyAfterExpiry,
+            .planChangeNeedsAutoRenew, .planChangeNeedsCommitmentRenewal, .downgradeAlreadyPending,
+            .offerDuringBillingRetry, .winBackOnlyAfterExpiry,
             .oneOfferAtATime, .promotionalOfferNeedsSubscriber, .noPriceIncreasePending, .offerWhilePlanChangePending:
             return .subscriptionExtensionIneligible
         }

@@ -302,6 +302,10 @@ public struct RenewalSnapshot: Hashable, Sendable {
     }
     /// ``commitment`` out of line, as ``TransactionRecord/commitment``.
     var commitmentStorage: SharedFields<RenewalCommitment>? = nil
+    /// `renewalBillingPlanType` outside a commitment: `monthly` when the next renewal starts one (rule
+    /// billing-plan-switch-at-renewal), otherwise `nil` (rule billing-plan-type-on-standard-transactions). Inside a
+    /// commitment ``commitment`` carries it.
+    public var renewalPlan: BillingPlan? = nil
 }
 
 /// A notification the store sent: whom it is about, when, and what it says.

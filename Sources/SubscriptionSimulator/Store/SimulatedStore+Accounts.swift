@@ -84,7 +84,14 @@ extension SimulatedStore {
             {
                 token = set
             }
-            let monthly = record.commitment == nil ? nil : monthlyCommitmentPrice(of: record.productId, in: storefront)
+            let monthly =
+                record.commitment == nil
+                ? nil
+                : (commitmentPriceLocks.isEmpty
+                    ? nil
+                    : commitmentPriceLocks[
+                        StorefrontPrice.key(record.customer, record.subscriptionGroupIdentifier ?? "")]?.pair)
+                    ?? monthlyCommitmentPrice(of: record.productId, in: storefront)
             let priced =
                 if let monthly {
                     // Rule price-in-storefront-currency for the monthly plan: its monthly price there (an offer's
@@ -99,10 +106,8 @@ extension SimulatedStore {
                 record.price = priced.price
                 currency = priced.currency
                 if let monthly {
-                    // `commitmentPrice`: the whole commitment, 12 × the monthly price (reference Appendix E P8; A1,
-                    // A3 sample 131880 = 12 × 10990).
-                    record.commitment?.price = Price(
-                        milliunits: monthly.price.milliunits * Int64(CommitmentPlan.totalBillingPeriods))
+                    // `commitmentPrice` in the storefront (rule commitment-twelve-periods).
+                    record.commitment?.price = CommitmentPlan.commitmentPrice(monthly: monthly.price)
                 }
             } else if let product {
                 // No price there (a paid offer outside the product's currency): the product's own currency, as built.
@@ -138,6 +143,17 @@ extension SimulatedStore {
     }
 }
 
+/// A price in a currency (the monthly price a commitment keeps, rule commitment-price-increase-at-commitment-renewal).
+struct StorefrontPrice: Hashable, Sendable {
+    var price: Price
+    var currency: String
+    var pair: (price: Price, currency: String) { (price, currency) }
+
+    /// The key of a purchaser's commitment in ``SimulatedStore/commitmentPriceLocks``: the purchaser and the group's
+    /// identifier (one subscription per group; a member's share finds its purchaser's).
+    static func key(_ purchaser: String, _ groupIdentifier: String) -> String { purchaser + "\u{0}" + groupIdentifier }
+}
+
 extension SimulatedStore {
     /// The monthly plan's price of `productId` in `storefront` (rules price-in-storefront-currency,
     /// commitment-storefronts); `nil` when the product has no such plan or no price there.
@@ -152,8 +168,11 @@ extension SimulatedStore {
     /// level (`autoRenewProductId` the current product, `renewalPrice` the monthly price, `renewalBillingPlanType`
     /// MONTHLY) and what follows the commitment in `commitmentInfo` (reference Appendix E P10-P12; A3 sample). A
     /// product chosen for after the commitment (a downgrade or crossgrade, rule commitment-downgrade-at-end) is
-    /// `commitmentAutoRenewProductId` with its up-front plan [inferred: E.1.7 G2]; in the 12th period it is the next
-    /// period's product at the top level too.
+    /// `commitmentAutoRenewProductId` with its up-front plan [inferred: E.1.7 G2], or the plan the customer chose
+    /// (`commitmentRenewalBillingPlanType`, `commitmentRenewalPrice` that plan's price: the up-front price, or the
+    /// monthly price as for a renewing commitment; A3 sample: the current product's up-front plan chosen for after
+    /// the commitment, rule billing-plan-switch-at-renewal); in the 12th period it is the next period's product and
+    /// plan at the top level too.
     func addCommitment(
         _ commitment: CommitmentState, of chain: SubscriptionChain, state: SubscriptionState,
         to snapshot: inout RenewalSnapshot
@@ -161,21 +180,51 @@ extension SimulatedStore {
         let storefront =
             chain.purchaserPosition >= 0
             ? storefront(of: directory.names[chain.purchaserPosition]) : storefront(of: chain.customer)
-        let monthly = monthlyCommitmentPrice(of: state.productId, in: storefront)
+        // The next monthly period: the commitment's own price after an increase during it (rule
+        // commitment-price-increase-at-commitment-renewal); the next commitment: the plan's price now.
+        let current = monthlyCommitmentPrice(of: state.productId, in: storefront)
+        // A member's share renews at the purchaser's commitment's price.
+        let purchaser = chain.purchaserPosition >= 0 ? directory.names[chain.purchaserPosition] : chain.customer
+        let monthly =
+            (commitmentPriceLocks.isEmpty || commitment.isLastPeriod
+                ? nil
+                : commitmentPriceLocks[StorefrontPrice.key(purchaser, chain.groupIdentifier)]?.pair) ?? current
         let after = state.pendingChange?.productId ?? state.productId
-        let afterPlan: BillingPlan = state.pendingChange == nil ? .monthly : .upfront
+        let afterPlan = state.pendingChange?.plan ?? .monthly
         let afterPrice =
             afterPlan == .monthly
-            ? monthly?.price : catalog.storefrontPrice(of: after, offer: nil, in: storefront)?.price
+            ? (after == state.productId ? current : monthlyCommitmentPrice(of: after, in: storefront))?.price
+            : catalog.storefrontPrice(of: after, offer: nil, in: storefront)?.price
         let changesNext = commitment.isLastPeriod && state.pendingChange != nil
         if !changesNext {
             snapshot.autoRenewProductId = state.productId
             if snapshot.upcomingOffer == nil, let monthly { snapshot.renewalPrice = monthly.price }
+        } else if afterPlan == .monthly, snapshot.upcomingOffer == nil, let afterPrice {
+            // The next period is the first of a commitment to another product: its monthly price.
+            snapshot.renewalPrice = afterPrice
         }
         snapshot.commitment = RenewalCommitment(
-            nextPeriodPlan: changesNext ? .upfront : .monthly, autoRenewProductId: after,
+            nextPeriodPlan: changesNext ? afterPlan : .monthly, autoRenewProductId: after,
             autoRenewOn: commitment.autoRenew, renewalPlan: afterPlan, renewalDate: commitment.expiresDate,
             renewalPrice: afterPrice ?? .free)
+    }
+
+    /// **billing-plan-switch-at-renewal**, outside a commitment: an up-front subscription whose next renewal starts a
+    /// commitment (the monthly plan chosen with `changePlan`) reports that renewal's plan, `renewalBillingPlanType`
+    /// `MONTHLY` (E P11: the plan of the next billing period), and its monthly price as `renewalPrice`; no
+    /// `commitmentInfo`, which is "only present … when the subscription is currently in a commitment" (E P10; A3).
+    func addPendingMonthlyPlan(
+        _ change: PurchaseRequest, of chain: SubscriptionChain, to snapshot: inout RenewalSnapshot
+    ) {
+        let storefront =
+            chain.purchaserPosition >= 0
+            ? storefront(of: directory.names[chain.purchaserPosition]) : storefront(of: chain.customer)
+        snapshot.renewalPlan = .monthly
+        if snapshot.renewalPrice != nil, snapshot.upcomingOffer == nil,
+            let monthly = monthlyCommitmentPrice(of: change.productId, in: storefront)
+        {
+            snapshot.renewalPrice = monthly.price
+        }
     }
 
     /// Rules commitment-plan-needs-one-year and commitment-storefronts (`Catalog/CommitmentPlan.swift`): the monthly

@@ -26,6 +26,20 @@ extension SimulatedStore {
             throw .unknownOffer(productId: productId, offerId: offerId, known: product.offers.compactMap(\.identifier))
         }
         if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
+        if let offerPlan = offer.plan {
+            // Rule offer-for-its-plan: a redemption is on the plan of the customer's subscription to this product
+            // while it runs; one that starts or restarts a subscription is on the up-front plan.
+            var plan = BillingPlan.upfront
+            if let key = chainKey(customer, product) {
+                let state = subscriptionBook.chains[key.index].state
+                if state.productId == product.id, state.phase != .expired, state.phase != .revoked {
+                    plan = state.billingPlan
+                }
+            }
+            if offerPlan != plan {
+                throw .offerForAnotherPlan(productId: productId, offerId: offerId, offerPlan: offerPlan, plan: plan)
+            }
+        }
         let storefront = storefront(of: customer)
         guard StorefrontPricing.price(of: product, in: storefront) != nil,
             StorefrontPricing.price(of: product, offer: offer, in: storefront) != nil
@@ -120,7 +134,8 @@ extension SimulatedStore {
         guard chain.ownership == .purchased else {
             throw .noSubscription(customer: chain.customer, productId: product.id)
         }
-        let kind = PlanChangeKind.of(from: catalog[chain.state.productId]!, to: product)
+        let kind = PlanChangeKind.of(
+            from: catalog[chain.state.productId]!, currentPlan: chain.state.billingPlan, to: product)
         let redemption = OfferRedemption(productId: product.id, period: product.period!, offer: offer)
         guard let input = kind.offerInput(redemption) else { return }
         do throws(StoreError) {

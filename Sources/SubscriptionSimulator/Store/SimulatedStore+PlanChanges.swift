@@ -9,11 +9,21 @@ extension SimulatedStore {
     ///   `DID_RENEW` with the new product at the next renewal;
     /// - the current product while a downgrade is pending: `DID_CHANGE_RENEWAL_PREF` without subtype.
     ///
+    /// `plan`: the billing plan chosen (Appendix E G3, G4); `nil` keeps the current plan for the current product and
+    /// takes the up-front plan of another product. The current product on its other plan is a switch at the next
+    /// renewal, inside a commitment at its end, `DID_CHANGE_RENEWAL_PREF` without subtype (rules
+    /// billing-plan-switch-at-renewal, billing-plan-switch-no-subtype); the current plan again undoes it. The monthly
+    /// plan needs the product's `monthlyCommitment` and a storefront that sells it (rules
+    /// commitment-plan-needs-one-year, commitment-storefronts); a crossgrade's timing between plans is rule
+    /// crossgrade-between-plans (``PlanChangeKind/crossgradeTakesEffectAtOnce(from:plan:to:plan:)``).
+    ///
     /// Family members with the share receive the same notification with their own transactions (reference §1.3). A
     /// move to a product that is not family shareable ends their shares with `REVOKE` when it takes effect; a move
     /// from a non-shareable product to a shareable one shares it after the family delay (rule
     /// plan-change-leaves-shareable-product, ``shareAfterPlanChange(_:key:from:)``).
-    public mutating func changePlan(to productId: String, by customer: String) throws(StoreError) {
+    public mutating func changePlan(to productId: String, by customer: String, plan: BillingPlan? = nil)
+        throws(StoreError)
+    {
         // No customer is named here: one with a subscription to change is known already, and a refusal names none.
         let product = try requireProduct(productId)
         guard product.type == .autoRenewable, let group = product.group else {
@@ -24,19 +34,26 @@ extension SimulatedStore {
         else {
             throw .noSubscription(customer: customer, productId: productId)
         }
-        try changePlan(key, to: product)
+        try changePlan(key, to: product, plan: plan)
         refreshEntitlements()
     }
 
-    /// Runs the plan change of `key` to `product`, a product of the chain's group, after the purchase checks.
-    mutating func changePlan(_ key: ChainID, to product: Product) throws(StoreError) {
+    /// Runs the plan change of `key` to `product` on `plan` (as ``changePlan(to:by:plan:)``), a product of the
+    /// chain's group, after the purchase checks.
+    mutating func changePlan(_ key: ChainID, to product: Product, plan: BillingPlan? = nil) throws(StoreError) {
         let chain = subscriptionBook.chains[key.index]
-        let kind = PlanChangeKind.of(from: catalog[chain.state.productId]!, to: product)
+        let currentPlan = chain.state.billingPlan
+        let targetPlan = plan ?? (product.id == chain.state.productId ? currentPlan : .upfront)
+        let kind = PlanChangeKind.of(
+            from: catalog[chain.state.productId]!, currentPlan: currentPlan, to: product, targetPlan: targetPlan)
         if kind != .currentProduct {
             if removedFromSale.contains(product.id) { throw .productNotForSale(product.id) }
             try requirePrice(of: product, for: chain.customer)
+            if targetPlan == .monthly { try requireCommitmentPlan(of: product, for: chain.customer) }
         }
-        try apply(kind.input(PurchaseRequest(productId: product.id, period: product.period!, offer: nil)), to: key)
+        try apply(
+            kind.input(PurchaseRequest(productId: product.id, period: product.period!, offer: nil, plan: targetPlan)),
+            to: key)
     }
 
     /// Marks the chain's current transaction, and each member's with the share, `isUpgraded` (reference §5.10,

@@ -80,6 +80,84 @@ extension SimulatedStore {
         try scheduleNotices(of: increase)
     }
 
+    /// The developer raises the monthly price of the product's commitment plan (`raisePrice` with `plan: monthly`), in
+    /// one storefront or, when `storefront` is `nil`, in every storefront of the product's own currency.
+    ///
+    /// **commitment-price-increase-at-commitment-renewal** [inferred]: price changes of a commitment plan "follow the
+    /// same rules as standard annual subscriptions" (Appendix E O2; A2 "Manage price changes"): an annual subscriber
+    /// pays a new price from the renewal, so a commitment keeps its monthly price for its remaining periods and the
+    /// next commitment pays the new one. New purchases of the plan pay it at once. Each purchaser in a commitment to
+    /// the product (or whose next renewal starts one) in an affected storefront is told now, as by
+    /// ``raisePrice(_:to:in:consentRequired:)``: `PRICE_INCREASE` / `PENDING` or `ACCEPTED`; meanwhile `renewalPrice`
+    /// stays the commitment's price and `commitmentRenewalPrice` is the new one; without consent the subscription
+    /// ends at the commitment's end (rule commitment-price-increase-as-annual). Up-front subscribers are not
+    /// affected, nor a commitment followed by the up-front plan. Family members keep the purchaser's price (A-15). Refused unless the new price is above the current monthly price there (rule
+    /// price-increase-raises-price) and 12 × it stays within 1.5 × the up-front price (commitment-price-range).
+    public mutating func raiseMonthlyPrice(
+        _ productId: String, to newPrice: Price, in storefront: String? = nil, consentRequired: Bool
+    ) throws(StoreError) {
+        var product = try requireProduct(productId)
+        guard var plan = product.monthlyCommitment else {
+            throw .commitmentUnavailable(
+                productId: productId,
+                "the product has no monthly plan with a 12-month commitment whose price could rise (rule "
+                    + "commitment-plan-needs-one-year)")
+        }
+        var target = PriceTarget(
+            productId: product.id, storefront: nil, currency: product.currency, oldPrice: plan.monthlyPrice,
+            annual: true)
+        if let code = storefront {
+            guard let currency = Storefronts.currency(countryCode: code) else {
+                throw .priceIncrease(
+                    productId: productId,
+                    "unknown storefront '\(code)'; expected an ISO 3166-1 alpha-3 code such as FRA")
+            }
+            if currency != product.currency {
+                guard let old = plan.prices[code] else {
+                    throw .noPriceInStorefront(productId: productId, storefront: code)
+                }
+                target.storefront = code
+                target.currency = currency
+                target.oldPrice = old
+            }
+        }
+        guard newPrice > target.oldPrice else {
+            throw .priceIncrease(
+                productId: productId,
+                "the new monthly price \(newPrice) is not above \(target.oldPrice) \(target.storefront ?? target.currency)"
+            )
+        }
+        if let code = target.storefront { plan.prices[code] = newPrice } else { plan.monthlyPrice = newPrice }
+        if let problem = CommitmentPlan.problem(with: plan, of: product) {
+            throw .commitmentUnavailable(productId: productId, problem)
+        }
+        var affected: [Int] = []
+        for index in subscriptionBook.chains.indices where isAffected(subscriptionBook.chains[index], by: target) {
+            let chain = subscriptionBook.chains[index]
+            // The monthly plan after the commitment too: a commitment whose customer chose the up-front plan for
+            // after it is not affected (rule billing-plan-switch-at-renewal).
+            if chain.state.commitment != nil, chain.state.pendingChange?.plan ?? .monthly == .monthly {
+                // The commitment keeps the price it was sold at, in the purchaser's storefront.
+                let lockKey = StorefrontPrice.key(chain.customer, chain.groupIdentifier)
+                if commitmentPriceLocks[lockKey] == nil,
+                    let old = monthlyCommitmentPrice(of: productId, in: self.storefront(of: chain.customer))
+                {
+                    commitmentPriceLocks[lockKey] = StorefrontPrice(
+                        price: old.price, currency: old.currency)
+                }
+                affected.append(index)
+            } else if chain.state.pendingChange?.plan == .monthly {
+                affected.append(index)
+            }
+        }
+        product.monthlyCommitment = plan
+        do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
+        for index in affected {
+            try apply(.priceIncreaseAnnounced(needsConsent: consentRequired), to: ChainID(index: index))
+        }
+        refreshEntitlements()
+    }
+
     /// The customer consents to the price increase waiting for them: `PRICE_INCREASE` / `ACCEPTED`,
     /// `priceIncreaseStatus` 1 (reference §5.12). Refused when none waits (rule no-price-increase-pending).
     public mutating func consentToPriceIncrease(_ productId: String, by customer: String) throws(StoreError) {

@@ -56,6 +56,10 @@ public struct SimulatedStore: Sendable {
     var serverRequests = ServerRequestRecords()
     /// Price increases with a start date (`Store/PriceIncreaseSchedule.swift`).
     var priceIncreaseSchedule = PriceIncreaseSchedule()
+    /// Rule commitment-price-increase-at-commitment-renewal: the monthly price each commitment keeps after the plan's
+    /// monthly price rose during it, by ``StorefrontPrice/key(_:_:)``, in the purchaser's storefront currency; dropped
+    /// when the commitment renews into a new one. Empty unless a monthly price rose.
+    var commitmentPriceLocks: [String: StorefrontPrice] = [:]
 
     /// Customers in the order they were first named.
     public var customers: [String] { directory.names }
@@ -378,15 +382,24 @@ public struct SimulatedStore: Sendable {
                     // As built, in the product's currency: the monthly plan's price (an offer's in its period) and
                     // the whole commitment, 12 x that price, which members' shares keep; the purchaser's are
                     // then priced in their storefront (addAccountFields).
-                    let monthly = catalog.products[productIndex].monthlyCommitment?.monthlyPrice
+                    var monthly = catalog.products[productIndex].monthlyCommitment?.monthlyPrice
+                    if !commitmentPriceLocks.isEmpty {
+                        let lockKey = StorefrontPrice.key(chain.customer, chain.groupIdentifier)
+                        if commitment.billingPeriodNumber == 1 {
+                            commitmentPriceLocks[lockKey] = nil
+                        } else if let locked = commitmentPriceLocks[lockKey],
+                            locked.currency == catalog.products[productIndex].currency
+                        {
+                            // The commitment's own price, as built (members keep it, A-15).
+                            monthly = locked.price
+                        }
+                    }
                     if offer == nil, let monthly { record.price = monthly }
                     record.commitment = TransactionCommitment(
                         billingPeriodNumber: commitment.billingPeriodNumber,
                         totalBillingPeriods: CommitmentPlan.totalBillingPeriods,
                         expiresDate: commitment.expiresDate,
-                        price: monthly.map {
-                            Price(milliunits: $0.milliunits * Int64(CommitmentPlan.totalBillingPeriods))
-                        } ?? .free)
+                        price: monthly.map(CommitmentPlan.commitmentPrice(monthly:)) ?? .free)
                 }
                 if fansOut {
                     chain.transactionFields = appendTransaction(
@@ -464,13 +477,15 @@ public struct SimulatedStore: Sendable {
     ) throws(StoreError) {
         let group = product.group!
         let groupKey = SubscriptionBook.customerGroupKey(customer, group)
-        let offer = redeemed ?? (subscriptionBook.introOfferUsed.contains(groupKey) ? nil : product.introOffer)
+        // Rule offer-for-its-plan: the introductory offer only on the plan it is configured for.
+        let intro = product.introOffer.flatMap { OfferRules.applies($0, to: plan) ? $0 : nil }
+        let offer = redeemed ?? (subscriptionBook.introOfferUsed.contains(groupKey) ? nil : intro)
         let request = PurchaseRequest(productId: product.id, period: product.period!, offer: offer, plan: plan)
         if let key = subscriptionBook.chain(of: customer, inGroup: group) {
             let chain = subscriptionBook.chains[key.index]
             // Buying another product of the group while subscribed is a plan change (reference §5.10).
             if chain.state.phase == .active && chain.state.productId != product.id {
-                return try changePlan(key, to: product)
+                return try changePlan(key, to: product, plan: plan)
             }
             let input: LifecycleInput =
                 if let redeemed {
@@ -622,7 +637,11 @@ public struct SimulatedStore: Sendable {
         {
             snapshot.renewalPrice = told
         }
-        if let commitment = state.commitment { addCommitment(commitment, of: chain, state: state, to: &snapshot) }
+        if let commitment = state.commitment {
+            addCommitment(commitment, of: chain, state: state, to: &snapshot)
+        } else if let change = state.pendingChange, change.plan == .monthly {
+            addPendingMonthlyPlan(change, of: chain, to: &snapshot)
+        }
         return snapshot
     }
 

@@ -32,6 +32,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case refunds(RefundRuleViolation)
     /// The monthly plan bought where it cannot be (rules commitment-plan-needs-one-year, commitment-storefronts).
     case commitmentUnavailable(productId: String, String)
+    /// An offer configured for one billing plan used on the other (rule offer-for-its-plan, ``OfferRules``).
+    case offerForAnotherPlan(productId: String, offerId: String, offerPlan: BillingPlan, plan: BillingPlan)
 
     public var description: String {
         switch self {
@@ -83,6 +85,11 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             return "'\(productId)': \(problem) (rule \(rule))"
         case .refunds(let violation): return "\(violation)"
         case .commitmentUnavailable(let productId, let problem): return "'\(productId)': \(problem)"
+        case .offerForAnotherPlan(let productId, let offerId, let offerPlan, let plan):
+            return
+                "'\(productId)': offer '\(offerId)' is for the \(offerPlan.rawValue) plan, and this redemption is on "
+                + "the \(plan.rawValue) plan (rule offer-for-its-plan: offers are configured per billing plan; a "
+                + "redemption that starts a subscription is on the up-front plan)"
         }
     }
 }

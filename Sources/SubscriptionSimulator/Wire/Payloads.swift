@@ -105,7 +105,9 @@ public enum Payloads {
         o.member("priceIncreaseStatus", r.priceIncreaseStatus.map(WireValues.priceIncreaseStatus))
         o.member("productId", r.productId)
         o.member("recentSubscriptionStartDate", r.recentSubscriptionStartDate)
-        o.member("renewalBillingPlanType", r.commitment.map { WireValues.billingPlanType($0.nextPeriodPlan) })
+        o.member(
+            "renewalBillingPlanType",
+            (r.commitment?.nextPeriodPlan ?? r.renewalPlan).map { WireValues.billingPlanType($0) })
         o.member("renewalDate", r.renewalDate)
         o.member("renewalPrice", r.renewalPrice?.milliunits)
         o.member("signedDate", signedDate)

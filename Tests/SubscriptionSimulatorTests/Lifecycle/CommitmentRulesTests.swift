@@ -122,6 +122,106 @@ import Testing
         #expect(after.productId == "l" && after.commitment == nil && after.expiresDate == at("P2Y"))
     }
 
+    @Test func upfrontPlanChosenInsideTheCommitmentTakesEffectAtItsEnd() {
+        let state = Self.renewed(Self.bought(), 1)
+        let upfront = PurchaseRequest(productId: "p", period: .oneYear, plan: .upfront)
+        let (switching, effects) = Self.changed(
+            SubscriptionLifecycle.transition(state, .downgradeRequested(upfront), LifecycleContext(now: at("P1M10D"))))!
+        // Rule billing-plan-switch-no-subtype: the same product on another plan is neither an upgrade nor a downgrade.
+        #expect(effects == [.notify(.didChangeRenewalPref, nil)])
+        #expect(switching.commitment?.billingPeriodNumber == 2 && switching.pendingChange?.plan == .upfront)
+        // Asked again: already pending; the monthly plan again undoes it (`currentProductChosen`).
+        #expect(
+            SubscriptionLifecycle.transition(
+                switching, .downgradeRequested(upfront), LifecycleContext(now: at("P1M11D")))
+                == .rejected(.downgradeAlreadyPending))
+        let undone = Self.changed(
+            SubscriptionLifecycle.transition(switching, .currentProductChosen, LifecycleContext(now: at("P1M11D"))))!
+        #expect(undone.0.pendingChange == nil && undone.1 == [.notify(.didChangeRenewalPref, nil)])
+        let lastPeriod = Self.renewed(switching, 10)
+        #expect(lastPeriod.commitment?.billingPeriodNumber == 12 && lastPeriod.billingPlan == .monthly)
+        let after = Self.renewed(lastPeriod, 1)
+        #expect(after.productId == "p" && after.commitment == nil && after.billingPlan == .upfront)
+        #expect(after.expiresDate == at("P2Y") && after.period == .oneYear)
+    }
+
+    @Test func monthlyPlanChosenOnTheUpfrontPlanStartsACommitmentAtTheNextRenewal() {
+        let state = SubscriptionLifecycle.initialPurchase(
+            PurchaseRequest(productId: "p", period: .oneYear), at: testStart
+        )
+        .0
+        let monthly = PurchaseRequest(productId: "p", period: .oneYear, plan: .monthly)
+        let switching = Self.changed(
+            SubscriptionLifecycle.transition(state, .downgradeRequested(monthly), LifecycleContext(now: at("P1M"))))!.0
+        #expect(switching.commitment == nil && switching.expiresDate == at("P1Y"))
+        let renewed = Self.renewed(switching, 1)
+        #expect(renewed.commitment == CommitmentState(billingPeriodNumber: 1, expiresDate: at("P2Y"), autoRenew: true))
+        #expect(renewed.expiresDate == at("P13M") && renewed.billingPlan == .monthly)
+    }
+
+    @Test func planChangeInACancelledCommitmentIsRefused() {
+        let state = Self.renewed(Self.bought(), 1)
+        let cancelled = Self.changed(
+            SubscriptionLifecycle.transition(state, .autoRenewDisabled, LifecycleContext(now: at("P1M5D"))))!.0
+        let upfront = PurchaseRequest(productId: "p", period: .oneYear, plan: .upfront)
+        let result = SubscriptionLifecycle.transition(
+            cancelled, .downgradeRequested(upfront), LifecycleContext(now: at("P1M10D")))
+        #expect(result == .rejected(.planChangeNeedsCommitmentRenewal))
+        #expect(LifecycleRuleViolation.planChangeNeedsCommitmentRenewal.rule == "plan-change-needs-commitment-renewal")
+    }
+
+    /// Rule crossgrade-between-plans [assumed]: at once only between up-front plans of the same duration.
+    @Test func crossgradeTimingBetweenPlans() {
+        let plus = Product(id: "plus", type: .autoRenewable, group: "g", level: 1, period: .oneYear, price: .free)
+        let pro = Product(id: "pro", type: .autoRenewable, group: "g", level: 1, period: .oneYear, price: .free)
+        let basic = Product(id: "basic", type: .autoRenewable, group: "g", level: 2, period: .oneYear, price: .free)
+        #expect(PlanChangeKind.of(from: plus, to: pro) == .immediate)
+        #expect(PlanChangeKind.of(from: plus, currentPlan: .monthly, to: pro) == .atNextRenewal)
+        #expect(PlanChangeKind.of(from: plus, to: pro, targetPlan: .monthly) == .atNextRenewal)
+        #expect(PlanChangeKind.of(from: basic, to: plus, targetPlan: .monthly) == .immediate)
+        #expect(PlanChangeKind.of(from: plus, currentPlan: .monthly, to: plus, targetPlan: .upfront) == .atNextRenewal)
+        #expect(PlanChangeKind.of(from: plus, currentPlan: .monthly, to: plus, targetPlan: .monthly) == .currentProduct)
+    }
+
+    @Test func upgradeOntoAMonthlyPlanStartsACommitmentAtOnce() {
+        let state = SubscriptionLifecycle.initialPurchase(
+            PurchaseRequest(productId: "b", period: .oneYear), at: testStart
+        )
+        .0
+        let higher = PurchaseRequest(productId: "h", period: .oneYear, plan: .monthly)
+        let upgraded = Self.changed(
+            SubscriptionLifecycle.transition(state, .upgradeRequested(higher), LifecycleContext(now: at("P1M"))))!.0
+        #expect(upgraded.productId == "h" && upgraded.expiresDate == at("P2M"))
+        #expect(
+            upgraded.commitment == CommitmentState(billingPeriodNumber: 1, expiresDate: at("P1Y1M"), autoRenew: true))
+    }
+
+    /// Rule commitment-starts-after-free-trial [assumed]: the trial is not billing period 1; a paid offer period is.
+    @Test func freeTrialPrecedesTheCommitmentAndADiscountedOfferDoesNot() {
+        let trial = IntroductoryOffer(mode: .freeTrial, period: .weeks(1))
+        let request = PurchaseRequest(productId: "p", period: .oneYear, offer: trial, plan: .monthly)
+        let inTrial = SubscriptionLifecycle.initialPurchase(request, at: testStart).0
+        #expect(inTrial.commitment == nil && inTrial.pendingChange?.plan == .monthly)
+        #expect(inTrial.expiresDate == at("7d"))
+        let paid = Self.renewed(inTrial, 1)
+        #expect(paid.commitment == CommitmentState(billingPeriodNumber: 1, expiresDate: at("P1Y7D"), autoRenew: true))
+        #expect(paid.expiresDate == at("P1M7D") && paid.currentOffer == nil && paid.pendingChange == nil)
+        let discount = IntroductoryOffer(
+            mode: .payAsYouGo, period: .months(1), periods: 2, price: Price(milliunits: 5490))
+        let discounted = SubscriptionLifecycle.initialPurchase(
+            PurchaseRequest(productId: "p", period: .oneYear, offer: discount, plan: .monthly), at: testStart
+        ).0
+        #expect(discounted.commitment?.billingPeriodNumber == 1 && discounted.expiresDate == at("P1M"))
+    }
+
+    /// Rule offer-for-its-plan: an offer with a plan applies to that plan only; without one, to both.
+    @Test func offersApplyToTheirPlan() {
+        var offer = IntroductoryOffer(mode: .freeTrial, period: .weeks(1))
+        #expect(OfferRules.applies(offer, to: .upfront) && OfferRules.applies(offer, to: .monthly))
+        offer.plan = .monthly
+        #expect(!OfferRules.applies(offer, to: .upfront) && OfferRules.applies(offer, to: .monthly))
+    }
+
     @Test func catalogueRefusesThePlanWhereItCannotBe() {
         let plan = CommitmentPlan(monthlyPrice: Price(decimal: "10.99")!)
         let annual = Product(

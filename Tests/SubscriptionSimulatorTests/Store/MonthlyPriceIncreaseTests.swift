@@ -1,0 +1,68 @@
+import Testing
+
+@testable import SubscriptionSimulator
+
+/// Rule commitment-price-increase-at-commitment-renewal (`SimulatedStore.raiseMonthlyPrice`; docs/lifecycle.md,
+/// "Commitment plans"): in one storefront, each running commitment keeps the monthly price it was sold at there.
+@Suite struct MonthlyPriceIncreaseTests {
+    static func price(_ text: String) -> Price { Price(decimal: text)! }
+
+    static func store() throws -> SimulatedStore {
+        var annual = Product(
+            id: "annual", type: .autoRenewable, group: "g", period: .oneYear, price: price("99.99"), currency: "GBP",
+            prices: ["FRA": price("119.99")])
+        annual.monthlyCommitment = CommitmentPlan(monthlyPrice: price("9.99"), prices: ["FRA": price("11.99")])
+        let app = AppConfiguration(
+            bundleId: "com.example.app", appAppleId: 1, storefront: Storefronts.storefront(countryCode: "GBR")!)
+        var store = SimulatedStore(app: app, catalog: try Catalog(products: [annual]), start: testStart, seed: 1)
+        try store.setStorefront(Storefronts.storefront(countryCode: "FRA")!, for: "amelie")
+        try store.purchase("annual", by: "amelie", plan: .monthly)
+        try store.purchase("annual", by: "george", plan: .monthly)
+        return store
+    }
+
+    @Test func aRiseInOneStorefrontKeepsEachCommitmentsPriceThere() throws {
+        var store = try Self.store()
+        try store.advance(to: at("10d"))
+        #expect {
+            try store.raiseMonthlyPrice("annual", to: Self.price("11.99"), in: "FRA", consentRequired: false)
+        } throws: { error in
+            guard case .priceIncrease = error as? StoreError else { return false }
+            return true
+        }
+        try store.raiseMonthlyPrice("annual", to: Self.price("12.99"), in: "FRA", consentRequired: false)
+        try store.advance(to: at("P1M"))
+        let amelie = store.transactions.filter { $0.customer == "amelie" }.map(\.price)
+        let george = store.transactions.filter { $0.customer == "george" }.map(\.price)
+        #expect(amelie == [Self.price("11.99"), Self.price("11.99")], "the running commitment keeps 11.99")
+        #expect(george == [Self.price("9.99"), Self.price("9.99")], "GBR is not affected")
+        #expect(store.notifications.filter { $0.type == .priceIncrease }.map(\.recipient) == ["amelie"])
+        try store.setStorefront(Storefronts.storefront(countryCode: "FRA")!, for: "chloe")
+        try store.purchase("annual", by: "chloe", plan: .monthly)
+        #expect(store.transactions.last?.price == Self.price("12.99"), "a new commitment pays the new price")
+    }
+
+    /// A member's share renews at the purchaser's kept price, and a commitment followed by the up-front plan is not
+    /// told of a rise of the monthly price.
+    @Test func membersKeepThePurchasersPriceAndAnUpfrontRenewalIsNotAffected() throws {
+        var annual = Product(
+            id: "annual", type: .autoRenewable, group: "g", period: .oneYear, price: Self.price("99.99"),
+            currency: "GBP", familyShareable: true)
+        annual.monthlyCommitment = CommitmentPlan(monthlyPrice: Self.price("9.99"))
+        let app = AppConfiguration(
+            bundleId: "com.example.app", appAppleId: 1, storefront: Storefronts.storefront(countryCode: "GBR")!)
+        var store = SimulatedStore(app: app, catalog: try Catalog(products: [annual]), start: testStart, seed: 1)
+        try store.createFamily(organizer: "alice", members: ["bob"])
+        try store.purchase("annual", by: "alice", plan: .monthly)
+        try store.purchase("annual", by: "carol", plan: .monthly)
+        try store.advance(to: at("P1M"))
+        try store.changePlan(to: "annual", by: "carol", plan: .upfront)
+        try store.raiseMonthlyPrice("annual", to: Self.price("10.99"), consentRequired: false)
+        #expect(store.notifications.filter { $0.type == .priceIncrease }.map(\.recipient) == ["alice"])
+        try store.advance(to: at("P2M"))
+        let bobs = store.notifications.filter { $0.recipient == "bob" }
+        #expect(bobs.last?.transaction?.price == Self.price("9.99"))
+        #expect(bobs.last?.renewal?.renewalPrice == Self.price("9.99"), "the purchaser's kept price")
+        #expect(bobs.last?.renewal?.commitment?.renewalPrice == Self.price("10.99"))
+    }
+}

@@ -94,8 +94,8 @@ package enum P256 {
             var nonces = RFC6979Nonces(privateKey: scalar, reducedDigest: e)
             while true {
                 let k = nonces.next()
-                guard let x = P256Curve.multiplyGenerator(k).affineX() else { continue }
-                let r = order.reduce(MontgomeryModulus.p.fromMontgomery(x))
+                guard let x = P256Curve.generatorMultipleX(k) else { continue }
+                let r = order.reduce(x)
                 if r.isZero { continue }
                 let rd = order.multiply(order.toMontgomery(r), scalar)
                 let kInverse = order.inverse(order.toMontgomery(k))

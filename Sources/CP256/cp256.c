@@ -2,7 +2,8 @@
 // Field elements are four 64-bit limbs, least significant first, in Montgomery form (x * 2^256 mod p), the same
 // representation as SimctlCrypto's UInt256 and MontgomeryModulus.p. Points are Jacobian (x = X/Z^2, y = Y/Z^3);
 // the formulas are the Explicit-Formulas Database's "g1p/shortw/jacobian-3" madd-2007-bl and dbl-2001-b, as in
-// P256Point.swift. NOT constant-time: for simulated test data only.
+// P256Point.swift. Inversion (Kaliski's almost Montgomery inverse) works modulo any odd modulus: SimctlCrypto uses it
+// mod p and mod n. NOT constant-time: for simulated test data only.
 #include "cp256.h"
 
 #include <string.h>
@@ -227,6 +228,8 @@ static void point_add_affine(jacobian *p, const uint64_t qx[4], const uint64_t q
     field_multiply(s2, qy, t);
     field_subtract(h, u2, p->x);
     field_subtract(r, s2, p->y);
+    // Equal or opposite points. In k*G's table sum the running sum's scalar is below the entry's and both are below
+    // n, so only the opposite case can occur (k = n: the point at infinity); the doubling stays for any other use.
     if (is_zero(h)) {
         if (is_zero(r)) {
             point_double(p, p);
@@ -293,8 +296,6 @@ int cp256_generator_multiple_x(uint64_t x[4], const uint64_t *table, const uint8
 }
 
 // MARK: - Inversion modulo any odd modulus
-
-static inline int is_one(const uint64_t a[4]) { return a[0] == 1 && (a[1] | a[2] | a[3]) == 0; }
 
 /// a >= b.
 static inline int at_least(const uint64_t a[4], const uint64_t b[4]) {

@@ -1,4 +1,5 @@
-// SHA-256 compression (FIPS 180-4 section 6.2.2): portable C, x86-64 SHA-NI and ARMv8 SHA2.
+// SHA-256 compression (FIPS 180-4 section 6.2.2): portable C (also compiled for x86-64 BMI2), x86-64 SHA-NI and
+// ARMv8 SHA2.
 // The SHA-NI code follows Intel's white paper "Intel SHA Extensions" (Gulley et al., 2013) and its reference
 // implementation; the ARMv8 code the Arm Architecture Reference Manual's SHA256H/SHA256H2/SHA256SU0/SHA256SU1.
 #include "csha256.h"
@@ -39,18 +40,21 @@ static const uint32_t K[64] = {
 #define BSIG1(x) (ROTR(x, 6) ^ ROTR(x, 11) ^ ROTR(x, 25))
 #define SSIG0(x) (ROTR(x, 7) ^ ROTR(x, 18) ^ ((x) >> 3))
 #define SSIG1(x) (ROTR(x, 17) ^ ROTR(x, 19) ^ ((x) >> 10))
-#define CH(x, y, z) (((x) & (y)) ^ (~(x) & (z)))
-#define MAJ(x, y, z) (((x) & (y)) | ((z) & ((x) | (y))))
+#define CH(x, y, z) ((((y) ^ (z)) & (x)) ^ (z))
 
 static inline uint32_t load_be32(const uint8_t *p) {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }
 
-// One round with the working variables renamed instead of moved (a..h rotate through the eight names).
+// One round with the working variables renamed instead of moved (a..h rotate through the eight names). Maj(a, b, c)
+// is computed as ((a ^ b) & (b ^ c)) ^ b, where b ^ c is the previous round's a ^ b (kept in `bc`): one operation
+// fewer per round.
 #define ROUND(a, b, c, d, e, f, g, h, t)                                 \
     do {                                                                 \
         uint32_t t1 = (h) + BSIG1(e) + CH(e, f, g) + K[t] + w[(t) & 15]; \
-        uint32_t t2 = BSIG0(a) + MAJ(a, b, c);                           \
+        uint32_t ab = (a) ^ (b);                                         \
+        uint32_t t2 = BSIG0(a) + ((ab & bc) ^ (b));                      \
+        bc = ab;                                                         \
         (d) += t1;                                                       \
         (h) = t1 + t2;                                                   \
     } while (0)
@@ -59,11 +63,15 @@ static inline uint32_t load_be32(const uint8_t *p) {
 #define SCHEDULE(t) \
     (w[(t) & 15] += SSIG1(w[((t) - 2) & 15]) + w[((t) - 7) & 15] + SSIG0(w[((t) - 15) & 15]))
 
-static void compress_portable(uint32_t state[8], const uint8_t *data, size_t blocks) {
+// The portable rounds, inlined into two functions below: one for any CPU and one compiled for BMI2, whose `rorx`
+// rotates into a third register without touching the flags (about a quarter faster where SHA-NI is missing).
+static inline __attribute__((always_inline)) void compress_rounds(
+    uint32_t state[8], const uint8_t *data, size_t blocks) {
     uint32_t w[16];
     while (blocks--) {
         uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
         uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
+        uint32_t bc = b ^ c;
         for (int t = 0; t < 16; t++) w[t] = load_be32(data + 4 * t);
 #if defined(__clang__)
 #pragma clang loop unroll(full)
@@ -93,6 +101,10 @@ static void compress_portable(uint32_t state[8], const uint8_t *data, size_t blo
     }
 }
 
+static void compress_portable(uint32_t state[8], const uint8_t *data, size_t blocks) {
+    compress_rounds(state, data, blocks);
+}
+
 // MARK: - x86-64 SHA-NI
 
 #ifdef CSHA256_X86
@@ -105,6 +117,17 @@ static int x86_has_sha_ni(void) {
     int sse41 = (c >> 19) & 1;
     int ssse3 = (c >> 9) & 1;
     return sha && sse41 && ssse3;
+}
+
+static int x86_has_bmi2(void) {
+    unsigned int a, b, c, d;
+    if (__get_cpuid_max(0, 0) < 7) return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    return (b >> 8) & 1;
+}
+
+__attribute__((target("bmi2"))) static void compress_bmi2(uint32_t state[8], const uint8_t *data, size_t blocks) {
+    compress_rounds(state, data, blocks);
 }
 
 // Four rounds (group g: W[4g...4g+3] in x[g & 3]), then the message schedule's share of this group: SHA256MSG2
@@ -206,6 +229,7 @@ int csha256_engine_available(int engine) {
     case CSHA256_PORTABLE: return 1;
 #ifdef CSHA256_X86
     case CSHA256_X86_SHA_NI: return x86_has_sha_ni();  // cpuid each time (no shared state); Swift keeps `best`
+    case CSHA256_X86_BMI2: return x86_has_bmi2();
 #endif
 #ifdef CSHA256_ARM
     case CSHA256_ARMV8_SHA2: return (getauxval(AT_HWCAP) & HWCAP_SHA2) != 0;
@@ -217,6 +241,7 @@ int csha256_engine_available(int engine) {
 int csha256_best_engine(void) {
     if (csha256_engine_available(CSHA256_X86_SHA_NI)) return CSHA256_X86_SHA_NI;
     if (csha256_engine_available(CSHA256_ARMV8_SHA2)) return CSHA256_ARMV8_SHA2;
+    if (csha256_engine_available(CSHA256_X86_BMI2)) return CSHA256_X86_BMI2;
     return CSHA256_PORTABLE;
 }
 
@@ -224,6 +249,7 @@ void csha256_compress(int engine, uint32_t state[8], const uint8_t *data, size_t
     switch (engine) {
 #ifdef CSHA256_X86
     case CSHA256_X86_SHA_NI: compress_sha_ni(state, data, blocks); return;
+    case CSHA256_X86_BMI2: compress_bmi2(state, data, blocks); return;
 #endif
 #ifdef CSHA256_ARM
     case CSHA256_ARMV8_SHA2: compress_armv8(state, data, blocks); return;

@@ -94,8 +94,8 @@ package enum P256 {
             var nonces = RFC6979Nonces(privateKey: scalar, reducedDigest: e)
             while true {
                 let k = nonces.next()
-                guard let x = P256Curve.multiplyGenerator(k).affineX() else { continue }
-                let r = order.reduce(MontgomeryModulus.p.fromMontgomery(x))
+                guard let x = P256Curve.generatorMultipleX(k) else { continue }
+                let r = order.reduce(x)
                 if r.isZero { continue }
                 let rd = order.multiply(order.toMontgomery(r), scalar)
                 let kInverse = order.inverse(order.toMontgomery(k))
@@ -252,7 +252,7 @@ struct RFC6979Nonces {
         withUnsafeMutableBytes(of: &h) { reducedDigest.store(bigEndianInto: $0.baseAddress!) }
         let ones: UInt64 = 0x0101_0101_0101_0101
         value = (ones, ones, ones, ones)  // step b
-        keyed = withUnsafeBytes(of: &key) { HMACSHA256.KeyedState(key: $0) }  // step c: K = 0x00...
+        keyed = Self.zeroKeyed  // step c: K = 0x00...
         for separator: UInt8 in [0, 1] {  // steps d-e and f-g
             var state = keyed
             withUnsafeBytes(of: &value) { state.inner.update(bytes: $0) }
@@ -263,6 +263,13 @@ struct RFC6979Nonces {
             rekeyAndAdvance()
         }
     }
+
+    /// The HMAC state of step c's key, 32 zero bytes: the same for every signature, so its two compressions (the
+    /// padded key's inner and outer blocks) are made once.
+    private static let zeroKeyed: HMACSHA256.KeyedState = {
+        var zero: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        return withUnsafeBytes(of: &zero) { HMACSHA256.KeyedState(key: $0) }
+    }()
 
     /// keyed = HMAC state for K; V = HMAC_K(V).
     private mutating func rekeyAndAdvance() {

@@ -6,6 +6,8 @@
 // Algorithms", 1996) with R = 2^256, built on `multipliedFullWidth(by:)`. Field elements and scalars inside this
 // folder are kept in Montgomery form (x * R mod m) unless a name says otherwise.
 
+import CP256
+
 /// An unsigned 256-bit integer: four 64-bit limbs, `l0` least significant.
 struct UInt256: Hashable, Sendable {
     var l0: UInt64
@@ -307,49 +309,31 @@ struct MontgomeryModulus: Sendable {
     @inline(__always)
     func reduce(_ a: UInt256) -> UInt256 { reduceOnce(a, carry: 0) }
 
-    /// The inverse of a Montgomery-form value, in Montgomery form (zero for zero), by the binary extended
-    /// Euclidean algorithm (`plainInverse`): variable-time, faster than exponentiation here.
+    /// The inverse of a Montgomery-form value, in Montgomery form (zero for zero), by a binary extended Euclidean
+    /// algorithm (`plainInverse`): variable-time, faster than exponentiation here.
     func inverse(_ a: UInt256) -> UInt256 {
         multiply(plainInverse(a), rCubed)
     }
 
-    /// a^-1 mod m for a plain a < m (zero for zero), by the binary extended Euclidean algorithm (Menezes, van
-    /// Oorschot and Vanstone, Handbook of Applied Cryptography, algorithm 14.61, in the form for an odd modulus).
-    /// Invariants: x1 * a = u and x2 * a = v (mod m). Its running time depends on a: it is not constant-time.
+    /// a^-1 mod m for a plain a < m (zero for zero), by the C target CP256 (`cp256_plain_inverse`): Kaliski's
+    /// almost Montgomery inverse, a binary extended Euclidean algorithm with shifts and additions only, then a
+    /// division by the power of two it leaves. Its running time depends on a: it is not constant-time.
     func plainInverse(_ a: UInt256) -> UInt256 {
-        if a.isZero { return .zero }
-        var u = a
-        var v = m
-        var x1 = UInt256.one
-        var x2 = UInt256.zero
-        while u != .one && v != .one {
-            while u.l0 & 1 == 0 {
-                u = u.shiftedRightOne(top: 0)
-                x1 = half(x1)
-            }
-            while v.l0 & 1 == 0 {
-                v = v.shiftedRightOne(top: 0)
-                x2 = half(x2)
-            }
-            var borrow: UInt64 = 0
-            if !u.isLess(than: v) {
-                u = subtractWithBorrow(u, v, &borrow)
-                x1 = subtract(x1, x2)
-            } else {
-                v = subtractWithBorrow(v, u, &borrow)
-                x2 = subtract(x2, x1)
+        var value = a
+        var modulus = m
+        var result = UInt256.zero
+        withUnsafeMutablePointer(to: &result) { r in
+            withUnsafePointer(to: &value) { a in
+                withUnsafePointer(to: &modulus) { m in
+                    r.withMemoryRebound(to: UInt64.self, capacity: 4) { r in
+                        a.withMemoryRebound(to: UInt64.self, capacity: 4) { a in
+                            m.withMemoryRebound(to: UInt64.self, capacity: 4) { cp256_plain_inverse(r, a, $0) }
+                        }
+                    }
+                }
             }
         }
-        return u == .one ? x1 : x2
-    }
-
-    /// x / 2 mod m for x < m.
-    @inline(__always)
-    func half(_ x: UInt256) -> UInt256 {
-        if x.l0 & 1 == 0 { return x.shiftedRightOne(top: 0) }
-        var carry: UInt64 = 0
-        let sum = addWithCarry(x, m, &carry)
-        return sum.shiftedRightOne(top: carry)
+        return result
     }
 
     /// The inverse by Fermat's little theorem, a^(m-2) with a fixed 4-bit window over the public exponent

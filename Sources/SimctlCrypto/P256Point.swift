@@ -7,7 +7,11 @@
 //
 // Fixed-base multiplication k*G uses a table of j * 256^i * G (i < 32, 1 <= j < 256) in affine form (512 KB), built
 // once on first use (a Swift global, initialised lazily and thread-safely): k*G is the sum of 32 table entries, one
-// per byte of k, with no doublings. Variable-base multiplication (for verification) uses a width-5 NAF.
+// per byte of k, with no doublings. Signing runs that sum in the C target CP256 (`generatorMultipleX`); the Swift
+// code here builds the table, serves verification and key generation, and is what the tests compare the C with.
+// Variable-base multiplication (for verification) uses a width-5 NAF.
+
+import CP256
 
 /// A point in affine coordinates (Montgomery form); never the point at infinity.
 struct AffinePoint: Sendable, Hashable {
@@ -171,6 +175,30 @@ enum P256Curve {
             }
             return result
         }
+    }
+
+    /// The affine x of k*G, plain (not Montgomery form), for a plain scalar k, or nil when k*G is the point at
+    /// infinity: what ECDSA signing needs. The same table sum as `multiplyGenerator` and one inversion, run by the
+    /// C target CP256 (128-bit products, P-256's own Montgomery reduction), which reads `generatorTable` in place.
+    static func generatorMultipleX(_ k: UInt256) -> UInt256? {
+        // The table is read as 8 limbs per point (x then y, least significant limb first): Swift lays out these
+        // structs of UInt64s in declaration order, which these checks (constant-folded) keep honest.
+        precondition(
+            MemoryLayout<AffinePoint>.stride == 64 && MemoryLayout<AffinePoint>.offset(of: \.y) == 32
+                && MemoryLayout<UInt256>.offset(of: \.l1) == 8 && MemoryLayout<UInt256>.offset(of: \.l3) == 24)
+        var littleEndian = (k.l0.littleEndian, k.l1.littleEndian, k.l2.littleEndian, k.l3.littleEndian)
+        var x: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        let finite = generatorTable.withUnsafeBytes { table in
+            withUnsafeBytes(of: &littleEndian) { scalar in
+                withUnsafeMutableBytes(of: &x) { out in
+                    cp256_generator_multiple_x(
+                        out.baseAddress!.assumingMemoryBound(to: UInt64.self),
+                        table.baseAddress!.assumingMemoryBound(to: UInt64.self),
+                        scalar.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+            }
+        }
+        return finite != 0 ? UInt256(l0: x.0, l1: x.1, l2: x.2, l3: x.3) : nil
     }
 
     /// k*P for a plain scalar k and any point P, by a width-5 NAF: about 256 doublings and 51 additions.

@@ -25,6 +25,8 @@ package enum SHA256 {
         case portable = 0
         case x86SHAExtensions = 1
         case armv8SHA2 = 2
+        /// The portable C compiled for x86-64 BMI2 (`rorx`): where SHA-NI is missing but BMI2 is not.
+        case x86BMI2 = 3
 
         /// The fastest engine this CPU runs (detected once).
         package static let best = Engine(rawValue: csha256_best_engine()) ?? .portable

@@ -50,7 +50,8 @@ FOLDERS = [
 # The package's targets, lowest first, each with the project targets it may import (all listed before it).
 TARGETS = [
     ("CSHA256", []),
-    ("SimctlCrypto", ["CSHA256"]),
+    ("CP256", []),
+    ("SimctlCrypto", ["CSHA256", "CP256"]),
     ("SimctlHTTP", []),
     ("SubscriptionSimulator", ["SimctlCrypto"]),
     ("SubscriptionSimulatorTesting", ["SubscriptionSimulator", "SimctlCrypto"]),

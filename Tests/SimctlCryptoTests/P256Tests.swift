@@ -260,6 +260,18 @@ import Testing
             #expect(modulus.multiply(value, inverse) == modulus.one)
         }
         #expect(modulus.inverse(.zero) == .zero)
+        // Edges of the plain inverse: 1, 2, m - 1 (its own inverse), a power of two and a value of all-ones limbs.
+        let m = modulus.m
+        let edges = [
+            UInt256.one, UInt256(l0: 2, l1: 0, l2: 0, l3: 0), UInt256(l0: m.l0 - 1, l1: m.l1, l2: m.l2, l3: m.l3),
+            UInt256(l0: 0, l1: 0, l2: 0, l3: 1 << 63), UInt256(l0: .max, l1: .max, l2: .max, l3: 0),
+        ]
+        for value in edges {
+            let inverse = modulus.plainInverse(value)
+            #expect(inverse.isLess(than: m))
+            #expect(modulus.multiply(modulus.toMontgomery(value), modulus.toMontgomery(inverse)) == modulus.one)
+        }
+        #expect(modulus.plainInverse(edges[2]) == edges[2])
     }
 
     /// The affine x alone (what signing uses) equals the full affine conversion's.
@@ -272,6 +284,31 @@ import Testing
             #expect(point.affineX() == point.affine()?.x)
         }
         #expect(JacobianPoint.infinity.affineX() == nil)
+    }
+
+    /// The C target's affine x of k G (what signing uses) equals the Swift table sum's, for random scalars and for
+    /// the edges: small scalars, n - 1 and n - 2, scalars with zero and 0xff bytes, n itself (the last addition
+    /// meets the opposite point: the point at infinity) and zero.
+    @Test func generatorMultipleXInCMatchesSwift() {
+        let n = MontgomeryModulus.n.m
+        var scalars: [UInt256] = [
+            .one, UInt256(l0: 2, l1: 0, l2: 0, l3: 0), UInt256(l0: 255, l1: 0, l2: 0, l3: 0),
+            UInt256(l0: 256, l1: 0, l2: 0, l3: 0), UInt256(l0: 0, l1: 0, l2: 0, l3: 1 << 56),
+            UInt256(l0: n.l0 - 1, l1: n.l1, l2: n.l2, l3: n.l3), UInt256(l0: n.l0 - 2, l1: n.l1, l2: n.l2, l3: n.l3),
+            UInt256(l0: 0x00ff_00ff_00ff_00ff, l1: 0xff00_ff00_ff00_ff00, l2: 0, l3: 0x00ff_ffff_ffff_ffff),
+        ]
+        var random = TestRandom(seed: 16)
+        for _ in 0..<200 {
+            scalars.append(
+                MontgomeryModulus.n.reduce(
+                    UInt256(l0: random.next(), l1: random.next(), l2: random.next(), l3: random.next())))
+        }
+        for k in scalars {
+            let expected = P256Curve.multiplyGenerator(k).affineX().map { MontgomeryModulus.p.fromMontgomery($0) }
+            #expect(P256Curve.generatorMultipleX(k) == expected, "k = \(k)")
+        }
+        #expect(P256Curve.generatorMultipleX(n) == nil, "n G is the point at infinity")
+        #expect(P256Curve.generatorMultipleX(.zero) == nil)
     }
 
     @Test(arguments: ["p", "n"])

@@ -57,13 +57,15 @@ final class JSONLEncoding {
         func chunk(
             _ index: Int, of group: ArraySlice<SentNotification>, buffers: inout NotificationEncoder.Buffers
         ) -> [UInt8] {
-            let start = group.startIndex + index * JSONLEncoding.block
-            let end = min(start + JSONLEncoding.block, group.endIndex)
+            let start = index * JSONLEncoding.block  // offsets from the group's start
+            let end = min(start + JSONLEncoding.block, group.count)
             var out: [UInt8] = []
             out.reserveCapacity(ChunkedWriter.chunk + 8192)
-            for position in start..<end {
-                encoder.appendPostBody(of: group[position], signing: signing, to: &out, buffers: &buffers)
-                out.append(UInt8(ascii: "\n"))
+            group.withUnsafeBufferPointer { notifications in  // read in place, as in `JSONLSink`
+                for position in start..<end {
+                    encoder.appendPostBody(of: notifications[position], signing: signing, to: &out, buffers: &buffers)
+                    out.append(UInt8(ascii: "\n"))
+                }
             }
             return out
         }

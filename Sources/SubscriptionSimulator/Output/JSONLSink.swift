@@ -35,10 +35,13 @@ public struct JSONLSink: RunSink {
             parallel.encode(notifications, buffers: &buffers) { out.write($0) }
             return
         }
-        for n in notifications {
-            encoder.appendPostBody(of: n, signing: signing, to: &out.buffer, buffers: &buffers)
-            out.buffer.append(UInt8(ascii: "\n"))
-            out.flushIfFull()
+        // Each notification read in place, not copied out of the slice (a copy retains every string it holds).
+        notifications.withUnsafeBufferPointer { group in
+            for index in group.indices {
+                encoder.appendPostBody(of: group[index], signing: signing, to: &out.buffer, buffers: &buffers)
+                out.buffer.append(UInt8(ascii: "\n"))
+                out.flushIfFull()
+            }
         }
     }
 

@@ -2,8 +2,9 @@ import Foundation
 
 /// Writes chunks of output on a thread of its own, so that a slow destination (a file whose pages the kernel must
 /// write back, a pipe whose reader lags) holds up neither the run nor the encoding: ``write(_:)`` queues a chunk and
-/// returns, waiting only while `depth` chunks already wait (back-pressure, so memory stays bounded by `depth`
-/// chunks); the thread hands them to `destination` in order, each byte once. ``finish()`` waits until every chunk is
+/// returns, waiting only while `depth` chunks already wait (back-pressure, so memory stays bounded by twice `depth`
+/// chunks: those waiting and those the thread took); the thread takes them half a queue at a time and hands them to
+/// `destination` in order, each byte once. ``finish()`` waits until every chunk is
 /// written. ``RunPlan`` puts one between its sinks (which produce chunks of about 64 KB) and standard output.
 public final class BackgroundWriter: @unchecked Sendable {
     /// Unchecked: `destination` is called only on the writer's thread; the queue has its own lock.
@@ -18,7 +19,13 @@ public final class BackgroundWriter: @unchecked Sendable {
         }
 
         func work() {
-            while let chunk = waiting.take() { destination(chunk) }
+            // Woken once for every half queue of chunks, not for each (a wake-up is a context switch: about 80,000
+            // of them in a run of 100,000 coincident customers, issue 27); the other half keeps the run going.
+            var chunks: [[UInt8]] = []
+            repeat {
+                waiting.takeAll(atLeast: waiting.capacity / 2, into: &chunks)
+                for chunk in chunks { destination(chunk) }
+            } while !chunks.isEmpty
             done.put(true)
         }
     }

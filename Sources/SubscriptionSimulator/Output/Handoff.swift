@@ -12,6 +12,9 @@ final class Handoff<Item>: @unchecked Sendable {
     let capacity: Int
     var items: [Item] = []
     var closed = false
+    /// How many items the waiting taker waits for: ``put(_:)`` wakes it only once that many wait (1 but while
+    /// ``takeAll(atLeast:into:)`` waits).
+    var needed = 1
 
     init(capacity: Int = .max) { self.capacity = max(1, capacity) }
 
@@ -20,7 +23,7 @@ final class Handoff<Item>: @unchecked Sendable {
         condition.lock()
         while items.count >= capacity { condition.wait() }
         items.append(item)
-        condition.broadcast()
+        if items.count >= needed { condition.broadcast() }
         condition.unlock()
     }
 
@@ -32,6 +35,20 @@ final class Handoff<Item>: @unchecked Sendable {
         if items.isEmpty { return nil }
         condition.broadcast()
         return items.removeFirst()
+    }
+
+    /// Moves every waiting item to `taken` (emptied first), once at least `minimum` wait (at most `capacity`) or the
+    /// queue is closed, waiting meanwhile; `taken` is empty only once the queue is closed and drained. The taker then
+    /// sleeps and wakes once for every `minimum` items instead of once for each. Only for a queue with one taker.
+    func takeAll(atLeast minimum: Int, into taken: inout [Item]) {
+        taken.removeAll(keepingCapacity: true)
+        condition.lock()
+        defer { condition.unlock() }
+        needed = max(1, min(minimum, capacity))
+        while items.count < needed && !closed { condition.wait() }
+        needed = 1
+        swap(&taken, &items)
+        condition.broadcast()
     }
 
     /// The first item if one waits, without waiting.

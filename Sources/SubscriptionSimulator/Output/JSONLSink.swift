@@ -11,21 +11,37 @@ public struct JSONLSink: RunSink {
     let signing: JWSSigning
     var buffers = NotificationEncoder.Buffers()
     var out: ChunkedWriter
+    /// The second encoding thread, when there is one (``JSONLEncoding``).
+    let parallel: JSONLEncoding?
 
     /// Signed by `signer`, or by the environment's default signer when it is `nil`.
     public init(app: AppConfiguration, signer: (any PayloadSigner)? = nil, write: @escaping ([UInt8]) -> Void) {
+        self.init(app: app, signer: signer, parallel: false, write: write)
+    }
+
+    /// With `parallel`, groups of notifications are encoded on two threads (``JSONLEncoding``): the same bytes.
+    init(app: AppConfiguration, signer: (any PayloadSigner)?, parallel: Bool, write: @escaping ([UInt8]) -> Void) {
         encoder = NotificationEncoder(app: app, signer: signer)
         signing = JWSSigning(encoder.signer)
         out = ChunkedWriter(write)
+        self.parallel = parallel ? JSONLEncoding(encoder: encoder, signing: signing) : nil
     }
 
     public mutating func receive(
         _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
     ) {
-        for n in notifications {
-            encoder.appendPostBody(of: n, signing: signing, to: &out.buffer, buffers: &buffers)
-            out.buffer.append(UInt8(ascii: "\n"))
-            out.flushIfFull()
+        if let parallel, notifications.count >= 2 * JSONLEncoding.block {
+            out.flush()  // what the buffer holds comes first
+            parallel.encode(notifications, buffers: &buffers) { out.write($0) }
+            return
+        }
+        // Each notification read in place, not copied out of the slice (a copy retains every string it holds).
+        notifications.withUnsafeBufferPointer { group in
+            for index in group.indices {
+                encoder.appendPostBody(of: group[index], signing: signing, to: &out.buffer, buffers: &buffers)
+                out.buffer.append(UInt8(ascii: "\n"))
+                out.flushIfFull()
+            }
         }
     }
 

@@ -88,7 +88,9 @@ public struct RunPlan {
         let queued: ([UInt8]) -> Void = { output.write($0) }
         switch format {
         case .timeline: sink.timeline = TimelineSink(scenario: scenario, write: queued)
-        case .jsonl: sink.jsonl = JSONLSink(app: scenario.app, signer: signer, write: queued)
+        case .jsonl:
+            // Encoded on two threads (same bytes): the encoding is most of a jsonl run's work (docs/streaming.md).
+            sink.jsonl = JSONLSink(app: scenario.app, signer: signer, parallel: true, write: queued)
         case .decoded: sink.decoded = DecodedSink(app: scenario.app, write: queued)
         case .svg: sink.picture = PictureSink(scenario: scenario, write: queued)
         }

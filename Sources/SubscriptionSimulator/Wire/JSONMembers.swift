@@ -103,8 +103,9 @@ struct CanonicalJSONBytes: JSONMemberSink {
     static let shortString = 256
 
     mutating func member(_ key: StaticString, _ value: String?) {
-        guard var value else { return skip(key) }
-        let done = value.withUTF8 { utf8 -> Bool in
+        guard let value else { return skip(key) }
+        // Read in place (a native string's bytes are contiguous): `withUTF8` would need a mutable copy of it.
+        let done = value.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
             guard utf8.count <= Self.shortString, !CanonicalJSON.needsEscaping(utf8) else { return false }
             appendKeyed(key, valueCapacity: utf8.count + 2) { out in
                 out[0] = UInt8(ascii: "\"")
@@ -114,7 +115,7 @@ struct CanonicalJSONBytes: JSONMemberSink {
             }
             return true
         }
-        if done { return }
+        if done == true { return }
         self.key(key)
         CanonicalJSON.writeString(value, into: &bytes)
     }

@@ -51,6 +51,27 @@ import Testing
         #expect(received == Array(0..<100))
     }
 
+    @Test(arguments: [1, 3, 8])
+    func takeAllTakesAtLeastItsMinimumInOrderUntilClosedAndDrained(minimum: Int) {
+        let queue = Handoff<Int>(capacity: 8)
+        startThread(Producer(queue, count: 1001))
+        var received: [Int] = []
+        var taken: [Int] = [-1]
+        var takes: [Int] = []
+        repeat {
+            queue.takeAll(atLeast: minimum, into: &taken)
+            received += taken
+            takes.append(taken.count)
+        } while !taken.isEmpty
+        #expect(received == Array(0..<1001))
+        // Every take but the last two (the rest once closed, then nothing) holds at least `minimum` items, and none
+        // more than the queue holds.
+        #expect(takes.dropLast(2).allSatisfy { $0 >= minimum && $0 <= 8 })
+        #expect(takes.last == 0)
+        queue.takeAll(atLeast: minimum, into: &taken)
+        #expect(taken.isEmpty)
+    }
+
     @Test func takeIfAnyNeverWaits() {
         let queue = Handoff<String>()
         #expect(queue.takeIfAny() == nil)

@@ -91,8 +91,9 @@ extension SimulatedStore {
     /// ``raisePrice(_:to:in:consentRequired:)``: `PRICE_INCREASE` / `PENDING` or `ACCEPTED`; meanwhile `renewalPrice`
     /// stays the commitment's price and `commitmentRenewalPrice` is the new one; without consent the subscription
     /// ends at the commitment's end (rule commitment-price-increase-as-annual). Up-front subscribers are not
-    /// affected, nor a commitment followed by the up-front plan. Family members keep the purchaser's price. Refused unless the new price is above the current monthly price there (rule
-    /// price-increase-raises-price) and 12 × it stays within 1.5 × the up-front price (commitment-price-range).
+    /// affected, nor a commitment followed by the up-front plan. Family members keep the purchaser's price.
+    /// Refused unless the new price is above the current monthly price there (rule price-increase-raises-price) and
+    /// 12 × it stays within 1.5 × the up-front price (commitment-price-range).
     public mutating func raiseMonthlyPrice(
         _ productId: String, to newPrice: Price, in storefront: String? = nil, consentRequired: Bool
     ) throws(StoreError) {
@@ -103,24 +104,8 @@ extension SimulatedStore {
                 "the product has no monthly plan with a 12-month commitment whose price could rise (rule "
                     + "commitment-plan-needs-one-year)")
         }
-        var target = PriceTarget(
-            productId: product.id, storefront: nil, currency: product.currency, oldPrice: plan.monthlyPrice,
-            annual: true)
-        if let code = storefront {
-            guard let currency = Storefronts.currency(countryCode: code) else {
-                throw .priceIncrease(
-                    productId: productId,
-                    "unknown storefront '\(code)'; expected an ISO 3166-1 alpha-3 code such as FRA")
-            }
-            if currency != product.currency {
-                guard let old = plan.prices[code] else {
-                    throw .noPriceInStorefront(productId: productId, storefront: code)
-                }
-                target.storefront = code
-                target.currency = currency
-                target.oldPrice = old
-            }
-        }
+        let target = try priceTarget(
+            product, price: plan.monthlyPrice, prices: plan.prices, annual: true, in: storefront)
         guard newPrice > target.oldPrice else {
             throw .priceIncrease(
                 productId: productId,
@@ -188,33 +173,37 @@ extension SimulatedStore {
                 "only auto-renewable subscriptions have price increases; a one-time product's new price is a new "
                     + "catalogue entry")
         }
-        var target = PriceTarget(
-            productId: product.id, storefront: nil, currency: product.currency, oldPrice: product.price,
-            annual: product.period == .oneYear)
-        if let code = storefront {
-            guard let currency = Storefronts.currency(countryCode: code) else {
-                throw .priceIncrease(
-                    productId: productId,
-                    "unknown storefront '\(code)'; expected an ISO 3166-1 alpha-3 code such as FRA")
-            }
-            if currency != product.currency {
-                guard let old = product.prices[code] else {
-                    throw .noPriceInStorefront(productId: productId, storefront: code)
-                }
-                guard newPrice > old else {
-                    throw .priceIncrease(
-                        productId: productId, "the new price \(newPrice) is not above \(old) in \(code)")
-                }
-                target.storefront = code
-                target.currency = currency
-                target.oldPrice = old
-                return target
-            }
-        }
-        guard newPrice > product.price else {
+        let target = try priceTarget(
+            product, price: product.price, prices: product.prices, annual: product.period == .oneYear,
+            in: storefront)
+        guard newPrice > target.oldPrice else {
             throw .priceIncrease(
-                productId: productId, "the new price \(newPrice) is not above \(product.price) \(product.currency)")
+                productId: productId,
+                "the new price \(newPrice) is not above \(target.oldPrice) "
+                    + (target.storefront.map { "in \($0)" } ?? target.currency))
         }
+        return target
+    }
+
+    /// Where an increase of `product`'s price applies and the price it replaces: `price` (the product's own, or its
+    /// monthly plan's) in every storefront of the product's currency when `storefront` is `nil` or has that currency;
+    /// otherwise the storefront's own price from `prices`, which must exist. Shared by the up-front and the monthly
+    /// plan's increases.
+    func priceTarget(
+        _ product: Product, price: Price, prices: [String: Price], annual: Bool, in storefront: String?
+    ) throws(StoreError) -> PriceTarget {
+        var target = PriceTarget(
+            productId: product.id, storefront: nil, currency: product.currency, oldPrice: price, annual: annual)
+        guard let code = storefront else { return target }
+        guard let currency = Storefronts.currency(countryCode: code) else {
+            throw .priceIncrease(
+                productId: product.id, "unknown storefront '\(code)'; expected an ISO 3166-1 alpha-3 code such as FRA")
+        }
+        guard currency != product.currency else { return target }
+        guard let old = prices[code] else { throw .noPriceInStorefront(productId: product.id, storefront: code) }
+        target.storefront = code
+        target.currency = currency
+        target.oldPrice = old
         return target
     }
 

@@ -13,6 +13,11 @@ import Testing
         return state
     }
 
+    /// A one-year subscription to `productId` bought on the up-front plan at the start.
+    static func boughtUpfront(_ productId: String) -> SubscriptionState {
+        SubscriptionLifecycle.initialPurchase(PurchaseRequest(productId: productId, period: .oneYear), at: testStart).0
+    }
+
     static func changed(_ result: TransitionResult) -> (SubscriptionState, [LifecycleEffect])? {
         guard case .changed(let state, let effects) = result else { return nil }
         return (state, effects)
@@ -34,9 +39,7 @@ import Testing
         #expect(state.commitment == CommitmentState(billingPeriodNumber: 1, expiresDate: at("P1Y"), autoRenew: true))
         #expect(state.expiresDate == at("P1M"))
         #expect(state.billingPlan == .monthly)
-        let upfront = SubscriptionLifecycle.initialPurchase(
-            PurchaseRequest(productId: "p", period: .oneYear), at: testStart
-        ).0
+        let upfront = Self.boughtUpfront("p")
         #expect(upfront.commitment == nil && upfront.expiresDate == at("P1Y") && upfront.billingPlan == .upfront)
     }
 
@@ -146,10 +149,7 @@ import Testing
     }
 
     @Test func monthlyPlanChosenOnTheUpfrontPlanStartsACommitmentAtTheNextRenewal() {
-        let state = SubscriptionLifecycle.initialPurchase(
-            PurchaseRequest(productId: "p", period: .oneYear), at: testStart
-        )
-        .0
+        let state = Self.boughtUpfront("p")
         let monthly = PurchaseRequest(productId: "p", period: .oneYear, plan: .monthly)
         let switching = Self.changed(
             SubscriptionLifecycle.transition(state, .downgradeRequested(monthly), LifecycleContext(now: at("P1M"))))!.0
@@ -184,10 +184,7 @@ import Testing
     }
 
     @Test func upgradeOntoAMonthlyPlanStartsACommitmentAtOnce() {
-        let state = SubscriptionLifecycle.initialPurchase(
-            PurchaseRequest(productId: "b", period: .oneYear), at: testStart
-        )
-        .0
+        let state = Self.boughtUpfront("b")
         let higher = PurchaseRequest(productId: "h", period: .oneYear, plan: .monthly)
         let upgraded = Self.changed(
             SubscriptionLifecycle.transition(state, .upgradeRequested(higher), LifecycleContext(now: at("P1M"))))!.0

@@ -472,7 +472,12 @@ public struct ScenarioDecoder {
     /// An offer's optional `plan` (`upfront` or `monthly`; rule offer-for-its-plan). Whether the product has the
     /// monthly plan is checked with the product (``checkOfferPlans(_:_:)``).
     func offerPlan(_ map: CheckedMapping) throws(ScenarioError) -> BillingPlan? {
-        guard let node = map.optional("plan") else { return nil }
+        try map.optional("plan").map { node throws(ScenarioError) in try planName(node) }
+    }
+
+    /// `upfront` or `monthly`: the billing plan a `plan` key names (of an offer, `purchase`, `changePlan` or
+    /// `raisePrice`).
+    func planName(_ node: YAMLNode) throws(ScenarioError) -> BillingPlan {
         let value = try text(node, "plan")
         guard let plan = BillingPlan(rawValue: value) else {
             throw fail(
@@ -1204,13 +1209,7 @@ public struct ScenarioDecoder {
     /// product's `monthlyCommitment` (rule commitment-plan-needs-one-year), checked when the file is read.
     func billingPlan(_ node: YAMLNode?, of product: String, _ catalog: Catalog) throws(ScenarioError) -> BillingPlan? {
         guard let node else { return nil }
-        let value = try text(node, "plan")
-        guard let chosen = BillingPlan(rawValue: value) else {
-            throw fail(
-                node,
-                "expected plan upfront or monthly, found '\(value)'\(hint(value, BillingPlan.allCases.map(\.rawValue)))"
-            )
-        }
+        let chosen = try planName(node)
         if chosen == .monthly, catalog[product]?.monthlyCommitment == nil {
             throw fail(
                 node,

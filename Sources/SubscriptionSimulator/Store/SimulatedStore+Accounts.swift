@@ -87,10 +87,7 @@ extension SimulatedStore {
             let monthly =
                 record.commitment == nil
                 ? nil
-                : (commitmentPriceLocks.isEmpty
-                    ? nil
-                    : commitmentPriceLocks[
-                        StorefrontPrice.key(record.customer, record.subscriptionGroupIdentifier ?? "")]?.pair)
+                : keptCommitmentPrice(of: record.customer, inGroup: record.subscriptionGroupIdentifier ?? "")
                     ?? monthlyCommitmentPrice(of: record.productId, in: storefront)
             let priced =
                 if let monthly {
@@ -133,9 +130,7 @@ extension SimulatedStore {
                 snapshot.appAccountToken = set
             }
         }
-        let storefront =
-            chain.purchaserPosition >= 0
-            ? storefront(of: directory.names[chain.purchaserPosition]) : storefront(of: chain.customer)
+        let storefront = storefront(of: purchaser(of: chain))
         if let priced = catalog.storefrontPrice(ofProductAt: product, offer: snapshot.upcomingOffer, in: storefront) {
             if snapshot.renewalPrice != nil { snapshot.renewalPrice = priced.price }
             snapshot.currency = priced.currency
@@ -155,6 +150,17 @@ struct StorefrontPrice: Hashable, Sendable {
 }
 
 extension SimulatedStore {
+    /// Who pays for `chain`: its purchaser for a member's share, its customer otherwise (whose storefront prices it).
+    func purchaser(of chain: SubscriptionChain) -> String {
+        chain.purchaserPosition >= 0 ? directory.names[chain.purchaserPosition] : chain.customer
+    }
+
+    /// The monthly price `purchaser`'s commitment in `group` keeps after the plan's price rose during it (rule
+    /// commitment-price-increase-at-commitment-renewal); `nil` when it keeps none.
+    func keptCommitmentPrice(of purchaser: String, inGroup group: String) -> (price: Price, currency: String)? {
+        commitmentPriceLocks.isEmpty ? nil : commitmentPriceLocks[StorefrontPrice.key(purchaser, group)]?.pair
+    }
+
     /// The monthly plan's price of `productId` in `storefront` (rules price-in-storefront-currency,
     /// commitment-storefronts); `nil` when the product has no such plan or no price there.
     func monthlyCommitmentPrice(of productId: String, in storefront: Storefront) -> (price: Price, currency: String)? {
@@ -177,18 +183,14 @@ extension SimulatedStore {
         _ commitment: CommitmentState, of chain: SubscriptionChain, state: SubscriptionState,
         to snapshot: inout RenewalSnapshot
     ) {
-        let storefront =
-            chain.purchaserPosition >= 0
-            ? storefront(of: directory.names[chain.purchaserPosition]) : storefront(of: chain.customer)
+        let storefront = storefront(of: purchaser(of: chain))
         // The next monthly period: the commitment's own price after an increase during it (rule
         // commitment-price-increase-at-commitment-renewal); the next commitment: the plan's price now.
         let current = monthlyCommitmentPrice(of: state.productId, in: storefront)
         // A member's share renews at the purchaser's commitment's price.
-        let purchaser = chain.purchaserPosition >= 0 ? directory.names[chain.purchaserPosition] : chain.customer
         let monthly =
-            (commitmentPriceLocks.isEmpty || commitment.isLastPeriod
-                ? nil
-                : commitmentPriceLocks[StorefrontPrice.key(purchaser, chain.groupIdentifier)]?.pair) ?? current
+            (commitment.isLastPeriod
+                ? nil : keptCommitmentPrice(of: purchaser(of: chain), inGroup: chain.groupIdentifier)) ?? current
         let after = state.pendingChange?.productId ?? state.productId
         let afterPlan = state.pendingChange?.plan ?? .monthly
         let afterPrice =
@@ -216,9 +218,7 @@ extension SimulatedStore {
     func addPendingMonthlyPlan(
         _ change: PurchaseRequest, of chain: SubscriptionChain, to snapshot: inout RenewalSnapshot
     ) {
-        let storefront =
-            chain.purchaserPosition >= 0
-            ? storefront(of: directory.names[chain.purchaserPosition]) : storefront(of: chain.customer)
+        let storefront = storefront(of: purchaser(of: chain))
         snapshot.renewalPlan = .monthly
         if snapshot.renewalPrice != nil, snapshot.upcomingOffer == nil,
             let monthly = monthlyCommitmentPrice(of: change.productId, in: storefront)

@@ -185,12 +185,20 @@ extension SimulatedStore {
     ) {
         let storefront = storefront(of: purchaser(of: chain))
         // The next monthly period: the commitment's own price after an increase during it (rule
-        // commitment-price-increase-at-commitment-renewal); the next commitment: the plan's price now.
-        let current = monthlyCommitmentPrice(of: state.productId, in: storefront)
+        // commitment-price-increase-at-commitment-renewal); the next commitment: the plan's price now, or the new
+        // price of a rise not started yet that the purchaser has been told of (rule
+        // commitment-price-increase-with-start-date).
+        let catalogPrice = monthlyCommitmentPrice(of: state.productId, in: storefront)
+        var current = catalogPrice
+        if priceIncreaseSchedule.upcoming > 0, state.priceIncrease != nil, let found = catalogPrice,
+            let told = toldPriceNotStarted(of: state.productId, for: chain, plan: .monthly)
+        {
+            current = (told, found.currency)
+        }
         // A member's share renews at the purchaser's commitment's price.
         let monthly =
-            (commitment.isLastPeriod
-                ? nil : keptCommitmentPrice(of: purchaser(of: chain), inGroup: chain.groupIdentifier)) ?? current
+            commitment.isLastPeriod
+            ? current : keptCommitmentPrice(of: purchaser(of: chain), inGroup: chain.groupIdentifier) ?? catalogPrice
         let after = state.pendingChange?.productId ?? state.productId
         let afterPlan = state.pendingChange?.plan ?? .monthly
         let afterPrice =
@@ -223,7 +231,12 @@ extension SimulatedStore {
         if snapshot.renewalPrice != nil, snapshot.upcomingOffer == nil,
             let monthly = monthlyCommitmentPrice(of: change.productId, in: storefront)
         {
-            snapshot.renewalPrice = monthly.price
+            // Told of a rise of the monthly price not started yet: the commitment starting at the renewal pays it
+            // (rule commitment-price-increase-with-start-date).
+            let told =
+                priceIncreaseSchedule.upcoming > 0
+                ? toldPriceNotStarted(of: change.productId, for: chain, plan: .monthly) : nil
+            snapshot.renewalPrice = told ?? monthly.price
         }
     }
 

@@ -489,7 +489,8 @@ public struct SimulatedStore: Sendable {
             }
             let input: LifecycleInput =
                 if let redeemed {
-                    .offerRedeemed(OfferRedemption(productId: product.id, period: product.period!, offer: redeemed))
+                    .offerRedeemed(
+                        OfferRedemption(productId: product.id, period: product.period!, offer: redeemed, plan: plan))
                 } else {
                     .purchasedAgain(request)
                 }

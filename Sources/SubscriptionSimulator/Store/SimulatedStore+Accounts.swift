@@ -41,7 +41,7 @@ extension SimulatedStore {
             throw .invalidAppAccountToken(token, problem)
         }
         let product = try requireProduct(productId)
-        try requirePrice(of: product, for: customer)
+        try requirePrice(of: product, for: customer, plan: plan)
         let previous = directory.appAccountTokens[customer]
         directory.appAccountTokens[customer] = token
         do throws(StoreError) { try purchase(productId, by: customer, plan: plan) } catch {
@@ -51,13 +51,15 @@ extension SimulatedStore {
     }
 
     /// Rule price-in-storefront-currency (`Catalog/Prices.swift`): the product must have a price in the customer's
-    /// storefront, and the introductory offer the customer would get one too.
-    func requirePrice(of product: Product, for customer: String) throws(StoreError) {
+    /// storefront, and the introductory offer the customer would get on `plan` one too: an introductory offer
+    /// configured for the other plan is not the customer's (rule offer-for-its-plan), and a plan change (`plan`
+    /// `nil`) never carries one (rule "No introductory offer after a plan change").
+    func requirePrice(of product: Product, for customer: String, plan: BillingPlan?) throws(StoreError) {
         let storefront = storefront(of: customer)
         guard StorefrontPricing.price(of: product, in: storefront) != nil else {
             throw .noPriceInStorefront(productId: product.id, storefront: storefront.countryCode)
         }
-        if let group = product.group, let offer = product.introOffer,
+        if let plan, let group = product.group, let offer = product.introOffer, OfferRules.applies(offer, to: plan),
             !subscriptionBook.introOfferUsed.contains(SubscriptionBook.customerGroupKey(customer, group)),
             StorefrontPricing.price(of: product, offer: offer, in: storefront) == nil
         {

@@ -161,7 +161,7 @@ public struct SimulatedStore: Sendable {
     {
         let product = try requireProduct(productId)
         if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
-        try requirePrice(of: product, for: customer)
+        try requirePrice(of: product, for: customer, plan: plan)
         if plan == .monthly { try requireCommitmentPlan(of: product, for: customer) }
         // After the checks: a refused purchase does not name a new customer.
         addCustomer(customer)

@@ -24,8 +24,9 @@ struct ActionVocabulary: Sendable {
     let withOffers: [String]
     /// One-year subscriptions that also offer the monthly plan with a 12-month commitment (a purchase picks a plan).
     let withCommitment: Set<String>
-    /// Products of groups that hold more than one product (plan changes).
-    let inSharedGroups: [String]
+    /// What `changePlan` may name: a product of a shared group, or one with the commitment plan (a switch of billing
+    /// plan on the same product, rule billing-plan-switch-at-renewal), in catalogue order.
+    let planChangeTargets: [String]
     let kinds: [(kind: Kind, weight: Int)]
     let totalWeight: Int
     /// Product prices after the price increases drawn so far, so the next one goes up again.
@@ -47,7 +48,9 @@ struct ActionVocabulary: Sendable {
         withCommitment = Set(products.filter { $0.monthlyCommitment != nil }.map(\.id))
         var groupSizes: [String: Int] = [:]
         for product in products { if let group = product.group { groupSizes[group, default: 0] += 1 } }
-        inSharedGroups = products.filter { ($0.group.map { groupSizes[$0] ?? 0 } ?? 0) > 1 }.map(\.id)
+        planChangeTargets = products.filter {
+            ($0.group.map { groupSizes[$0] ?? 0 } ?? 0) > 1 || ($0.monthlyCommitment != nil && $0.group != nil)
+        }.map(\.id)
         let hasSubscriptions = !subscriptions.isEmpty
         let hasFamily = family != nil
         var kinds: [(Kind, Int)] = []
@@ -66,7 +69,7 @@ struct ActionVocabulary: Sendable {
             case .sendConsumptionInformation: weight = hasSubscriptions ? 1 : 0
             case .decideRefund: weight = hasSubscriptions ? 2 : 0
             case .reverseRefund: weight = refundable.isEmpty ? 0 : 2
-            case .changePlan: weight = inSharedGroups.isEmpty ? 0 : 3
+            case .changePlan: weight = planChangeTargets.isEmpty ? 0 : 3
             case .redeemOffer: weight = withOffers.isEmpty ? 0 : 2
             case .raisePrice: weight = hasSubscriptions ? 1 : 0
             case .consentToPriceIncrease: weight = hasSubscriptions ? 1 : 0
@@ -159,7 +162,14 @@ struct ActionVocabulary: Sendable {
             return .decideRefund(
                 customer: customer, product: subscription(), transaction: nil, decision: decision, reason: 0)
         case .reverseRefund: return .reverseRefund(customer: customer, product: pick(refundable), transaction: nil)
-        case .changePlan: return .changePlan(customer: customer, product: pick(inSharedGroups))
+        case .changePlan:
+            let product = pick(planChangeTargets)
+            // A product with the commitment plan: no `plan` (the current product's plan, another product's up-front
+            // plan), the up-front or the monthly plan, a third of the time each; other products draw nothing more,
+            // so their cases stay as they were.
+            guard withCommitment.contains(product) else { return .changePlan(customer: customer, product: product) }
+            let plans: [BillingPlan?] = [nil, .upfront, .monthly]
+            return .changePlan(customer: customer, product: product, plan: pick(plans))
         case .redeemOffer:
             let product = pick(withOffers)
             let offers = catalog[product]?.offers.compactMap(\.identifier) ?? []

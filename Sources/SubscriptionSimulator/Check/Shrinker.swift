@@ -4,7 +4,8 @@
 /// until no pass changes anything, it tries in a fixed order to drop chunks of the timeline (halves, quarters, ...,
 /// single entries), to drop a customer with every entry that names them, to drop the family, to drop delivery faults
 /// (each, or only its failure or its duplicate), to shorten each wait between entries (to nothing, an hour, a day, or
-/// half of it), to simplify actions (a purchase without its app account token), and to end the run earlier. A
+/// half of it), to simplify actions (a purchase without its app account token or on the up-front plan, a
+/// plan change without its `plan`), and to end the run earlier. A
 /// candidate is kept when it runs (the store accepts every entry) and diverges with the same ``Divergence/Kind``.
 public struct Shrinker {
     /// Runs a candidate; the shrinker keeps it when this returns a divergence of the kind it keeps.
@@ -85,19 +86,39 @@ public struct Shrinker {
             }
             if shortenWaits({ best }, attempt) { changed = true }
             for position in best.timeline.indices {
-                guard position < best.timeline.count,
-                    case .purchase(let customer, let product, let token, let plan) = best.timeline[position].action,
-                    token != nil
-                else { continue }
-                var candidate = best
-                candidate.timeline[position].action = .purchase(customer: customer, product: product, plan: plan)
-                if attempt(candidate) { changed = true }
+                guard position < best.timeline.count else { continue }
+                for simpler in Self.simplifications(of: best.timeline[position].action) {
+                    var candidate = best
+                    candidate.timeline[position].action = simpler
+                    if attempt(candidate) {
+                        changed = true
+                        break
+                    }
+                }
             }
             if let last = best.timeline.last?.at, last < found.instant, attempt(Self.ending(best, at: last)) {
                 changed = true
             }
         }
         return (best, found)
+    }
+
+    /// Simpler forms of `action`, tried in order: a purchase without its app account token, or on the up-front plan
+    /// (no `plan:`); a plan change without its `plan` (the current product's plan, another product's up-front plan).
+    static func simplifications(of action: ScenarioAction) -> [ScenarioAction] {
+        switch action {
+        case .purchase(let customer, let product, let token, let plan):
+            var simpler: [ScenarioAction] = []
+            if token != nil { simpler.append(.purchase(customer: customer, product: product, plan: plan)) }
+            if plan != .upfront {
+                simpler.append(.purchase(customer: customer, product: product, appAccountToken: token, plan: .upfront))
+            }
+            return simpler
+        case .changePlan(let customer, let product, .some):
+            return [.changePlan(customer: customer, product: product, plan: nil)]
+        default:
+            return []
+        }
     }
 
     /// Tries shorter waits before each entry of the scenario `current` returns (and before the end): everything from

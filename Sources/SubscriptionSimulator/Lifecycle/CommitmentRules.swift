@@ -49,6 +49,19 @@ public enum CommitmentRules {
                     - failedAt.millisecondsSince1970))
     }
 
+    /// **commitment-price-increase-with-start-date** [inferred]: a rise of the monthly plan's price with a start date
+    /// reaches a subscriber in a commitment at the first commitment renewal strictly after the start date (as an
+    /// annual subscriber's first renewal after it, rule price-increase-first-renewal; Appendix E O2 "the same rules as
+    /// standard annual subscriptions"); the monthly charges before it keep the commitment's price. The subscriber is
+    /// told ``PriceIncreaseRules/noticeLead`` before that commitment renewal. Returns the renewal and the notice.
+    public static func firstCommitmentRenewal(after effective: Instant, commitment: CommitmentState)
+        -> (renewal: Instant, notice: Instant)
+    {
+        var renewal = commitment.expiresDate
+        while renewal <= effective { renewal = renewal.adding(CommitmentPlan.length) }
+        return (renewal, renewal.adding(PriceIncreaseRules.noticeLeadBack))
+    }
+
     /// The retry window of a billing failure of `state` (rules commitment-billing-retry-90-days and the standard
     /// billing retry window, ``BillingRules/billingRetryWindow``).
     public static func retryWindow(of state: SubscriptionState) -> CalendarDuration {

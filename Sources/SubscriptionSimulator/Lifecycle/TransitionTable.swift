@@ -180,15 +180,23 @@ public struct OfferRedemption: Hashable, Sendable {
     public var productId: String
     public var period: SubscriptionPeriod
     public var offer: IntroductoryOffer
+    /// The billing plan a redemption that starts or restarts the subscription buys (rule offer-code-buys-its-plan);
+    /// a redemption on a running subscription keeps its plan.
+    public var plan: BillingPlan
 
-    public init(productId: String, period: SubscriptionPeriod, offer: IntroductoryOffer) {
+    public init(
+        productId: String, period: SubscriptionPeriod, offer: IntroductoryOffer, plan: BillingPlan = .upfront
+    ) {
         self.productId = productId
         self.period = period
         self.offer = offer
+        self.plan = plan
     }
 
     /// The purchase of the product with the offer.
-    public var purchase: PurchaseRequest { PurchaseRequest(productId: productId, period: period, offer: offer) }
+    public var purchase: PurchaseRequest {
+        PurchaseRequest(productId: productId, period: period, offer: offer, plan: plan)
+    }
 }
 
 /// Timers a subscription keeps on the store's clock.

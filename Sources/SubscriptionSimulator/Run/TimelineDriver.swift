@@ -207,8 +207,9 @@ public struct TimelineDriver: Sendable {
             try store.raisePrice(product, to: price, in: storefront, consentRequired: consent)
         case .raiseMonthlyPrice(let product, let price, let storefront, let consent):
             try store.raiseMonthlyPrice(product, to: price, in: storefront, consentRequired: consent)
-        case .schedulePriceIncrease(let product, let price, let storefront, let effective, let consent):
-            try store.raisePrice(product, to: price, in: storefront, effective: effective, consentRequired: consent)
+        case .schedulePriceIncrease(let product, let price, let storefront, let effective, let consent, let plan):
+            try store.raisePrice(
+                product, to: price, in: storefront, effective: effective, consentRequired: consent, plan: plan)
         case .consentToPriceIncrease(let customer, let product):
             try store.consentToPriceIncrease(product, by: customer)
         case .extendRenewalDate(let customer, let product, let days, let reason, let request):

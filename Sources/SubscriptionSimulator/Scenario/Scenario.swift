@@ -70,9 +70,11 @@ public enum ScenarioAction: Hashable, Sendable {
     /// commitment-price-increase-at-commitment-renewal).
     case raiseMonthlyPrice(product: String, price: Price, storefront: String?, consentRequired: Bool)
     /// `raisePrice` with a start date `effective` (at or after the action's instant, rule price-increase-notice-lead);
-    /// `consentRequired` `nil` when consent follows Apple's rules (`Lifecycle/PriceIncreaseRules.swift`).
+    /// `consentRequired` `nil` when consent follows Apple's rules (`Lifecycle/PriceIncreaseRules.swift`); `plan`
+    /// `.monthly`: the commitment plan's monthly price (rule commitment-price-increase-with-start-date).
     case schedulePriceIncrease(
-        product: String, price: Price, storefront: String?, effective: Instant, consentRequired: Bool?)
+        product: String, price: Price, storefront: String?, effective: Instant, consentRequired: Bool?,
+        plan: BillingPlan = .upfront)
     case consentToPriceIncrease(customer: String, product: String)
     // Renewal-date extensions, refunds of any transaction and refund requests (reference §5.13, §5.14), and the
     // customer opening the app (the device's billing-issue message).

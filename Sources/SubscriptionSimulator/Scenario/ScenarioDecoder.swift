@@ -787,18 +787,8 @@ public struct ScenarioDecoder {
             if let node = m.optional("storefront") { code = try storefront(node).countryCode }
             let product = try productId(m.required("product"), catalog)
             let newPrice = try price(m.required("price"), "price")
-            if let planNode = m.optional("plan"), try billingPlan(planNode, of: product, catalog) == .monthly {
-                if let node = m.optional("effective") {
-                    throw fail(
-                        node,
-                        "`effective` with `plan: monthly` is not modelled: a monthly price rises at once, and each "
-                            + "commitment pays it from its renewal (rule commitment-price-increase-at-commitment-renewal)"
-                    )
-                }
-                action = .raiseMonthlyPrice(
-                    product: product, price: newPrice, storefront: code,
-                    consentRequired: try bool(m.required("consentRequired"), "consentRequired"))
-            } else if let node = m.optional("effective") {
+            let plan = try billingPlan(m.optional("plan"), of: product, catalog) ?? .upfront
+            if let node = m.optional("effective") {
                 // `effective`: a duration after the action, or an instant (rule price-increase-notice-lead).
                 let value = try text(node, "effective")
                 let effective: Instant
@@ -820,7 +810,12 @@ public struct ScenarioDecoder {
                 var consent: Bool?
                 if let node = m.optional("consentRequired") { consent = try bool(node, "consentRequired") }
                 action = .schedulePriceIncrease(
-                    product: product, price: newPrice, storefront: code, effective: effective, consentRequired: consent)
+                    product: product, price: newPrice, storefront: code, effective: effective, consentRequired: consent,
+                    plan: plan)
+            } else if plan == .monthly {
+                action = .raiseMonthlyPrice(
+                    product: product, price: newPrice, storefront: code,
+                    consentRequired: try bool(m.required("consentRequired"), "consentRequired"))
             } else {
                 action = .raisePrice(
                     product: product, price: newPrice, storefront: code,

@@ -188,10 +188,11 @@ public enum ScenarioYAMLWriter {
             return args(
                 ["product: \(scalar(p))", "price: \(price)", "plan: monthly"]
                     + (storefront.map { ["storefront: \($0)"] } ?? []) + ["consentRequired: \(consent)"])
-        case .schedulePriceIncrease(let p, let price, let storefront, let effective, let consent):
+        case .schedulePriceIncrease(let p, let price, let storefront, let effective, let consent, let plan):
             // The start date as an instant: it reads back the same whatever the entry's `at`.
             return args(
-                ["product: \(scalar(p))", "price: \(price)"] + (storefront.map { ["storefront: \($0)"] } ?? [])
+                ["product: \(scalar(p))", "price: \(price)"] + (plan == .monthly ? ["plan: monthly"] : [])
+                    + (storefront.map { ["storefront: \($0)"] } ?? [])
                     + ["effective: \(effective)"] + (consent.map { ["consentRequired: \($0)"] } ?? []))
         case .extendRenewalDate(let c, let p, let days, let reason, let request):
             return args(

@@ -12,6 +12,9 @@ public struct ScheduledPriceIncrease: Hashable, Sendable {
     /// Whether subscribers must consent: stated, or worked out by rules price-increase-consent-threshold and
     /// price-increase-once-a-year.
     public var needsConsent: Bool
+    /// The billing plan whose price rises: the product's own (up-front) price, or its monthly plan's (rule
+    /// commitment-price-increase-at-commitment-renewal).
+    public var plan: BillingPlan = .upfront
     /// Whether the start date has passed (the catalogue holds `newPrice`).
     public var started = false
 }
@@ -52,6 +55,9 @@ struct PriceIncreaseSchedule: Hashable, Sendable {
     /// the new price (read only while this is not zero).
     var upcoming: Int { storage.isEmpty ? 0 : storage[0].upcoming }
 
-    /// The scope of an increase: its storefront, or the product's currency for its base price.
-    static func scopeKey(_ productId: String, _ scope: String) -> String { productId + " " + scope }
+    /// The scope of an increase: its storefront, or the product's currency for its base price; the monthly plan's
+    /// price is a scope of its own.
+    static func scopeKey(_ productId: String, _ scope: String, plan: BillingPlan = .upfront) -> String {
+        plan == .upfront ? productId + " " + scope : productId + " " + scope + " monthly"
+    }
 }

@@ -41,7 +41,7 @@ extension SimulatedStore {
             throw .invalidAppAccountToken(token, problem)
         }
         let product = try requireProduct(productId)
-        try requirePrice(of: product, for: customer)
+        try requirePrice(of: product, for: customer, plan: plan)
         let previous = directory.appAccountTokens[customer]
         directory.appAccountTokens[customer] = token
         do throws(StoreError) { try purchase(productId, by: customer, plan: plan) } catch {
@@ -51,13 +51,15 @@ extension SimulatedStore {
     }
 
     /// Rule price-in-storefront-currency (`Catalog/Prices.swift`): the product must have a price in the customer's
-    /// storefront, and the introductory offer the customer would get one too.
-    func requirePrice(of product: Product, for customer: String) throws(StoreError) {
+    /// storefront, and the introductory offer the customer would get on `plan` one too: an introductory offer
+    /// configured for the other plan is not the customer's (rule offer-for-its-plan), and a plan change (`plan`
+    /// `nil`) never carries one (rule "No introductory offer after a plan change").
+    func requirePrice(of product: Product, for customer: String, plan: BillingPlan?) throws(StoreError) {
         let storefront = storefront(of: customer)
         guard StorefrontPricing.price(of: product, in: storefront) != nil else {
             throw .noPriceInStorefront(productId: product.id, storefront: storefront.countryCode)
         }
-        if let group = product.group, let offer = product.introOffer,
+        if let plan, let group = product.group, let offer = product.introOffer, OfferRules.applies(offer, to: plan),
             !subscriptionBook.introOfferUsed.contains(SubscriptionBook.customerGroupKey(customer, group)),
             StorefrontPricing.price(of: product, offer: offer, in: storefront) == nil
         {
@@ -185,12 +187,20 @@ extension SimulatedStore {
     ) {
         let storefront = storefront(of: purchaser(of: chain))
         // The next monthly period: the commitment's own price after an increase during it (rule
-        // commitment-price-increase-at-commitment-renewal); the next commitment: the plan's price now.
-        let current = monthlyCommitmentPrice(of: state.productId, in: storefront)
+        // commitment-price-increase-at-commitment-renewal); the next commitment: the plan's price now, or the new
+        // price of a rise not started yet that the purchaser has been told of (rule
+        // commitment-price-increase-with-start-date).
+        let catalogPrice = monthlyCommitmentPrice(of: state.productId, in: storefront)
+        var current = catalogPrice
+        if priceIncreaseSchedule.upcoming > 0, state.priceIncrease != nil, let found = catalogPrice,
+            let told = toldPriceNotStarted(of: state.productId, for: chain, plan: .monthly)
+        {
+            current = (told, found.currency)
+        }
         // A member's share renews at the purchaser's commitment's price.
         let monthly =
-            (commitment.isLastPeriod
-                ? nil : keptCommitmentPrice(of: purchaser(of: chain), inGroup: chain.groupIdentifier)) ?? current
+            commitment.isLastPeriod
+            ? current : keptCommitmentPrice(of: purchaser(of: chain), inGroup: chain.groupIdentifier) ?? catalogPrice
         let after = state.pendingChange?.productId ?? state.productId
         let afterPlan = state.pendingChange?.plan ?? .monthly
         let afterPrice =
@@ -223,7 +233,12 @@ extension SimulatedStore {
         if snapshot.renewalPrice != nil, snapshot.upcomingOffer == nil,
             let monthly = monthlyCommitmentPrice(of: change.productId, in: storefront)
         {
-            snapshot.renewalPrice = monthly.price
+            // Told of a rise of the monthly price not started yet: the commitment starting at the renewal pays it
+            // (rule commitment-price-increase-with-start-date).
+            let told =
+                priceIncreaseSchedule.upcoming > 0
+                ? toldPriceNotStarted(of: change.productId, for: chain, plan: .monthly) : nil
+            snapshot.renewalPrice = told ?? monthly.price
         }
     }
 

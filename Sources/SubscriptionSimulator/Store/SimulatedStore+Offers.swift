@@ -28,12 +28,13 @@ extension SimulatedStore {
         if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
         if let offerPlan = offer.plan {
             // Rule offer-for-its-plan: a redemption is on the plan of the customer's subscription to this product
-            // while it runs; one that starts or restarts a subscription is on the up-front plan.
-            var plan = BillingPlan.upfront
+            // while it runs, on the up-front plan for another product of the group; one that starts or restarts a
+            // subscription buys the offer's plan (rule offer-code-buys-its-plan).
+            var plan = offerPlan
             if let key = chainKey(customer, product) {
                 let state = subscriptionBook.chains[key.index].state
-                if state.productId == product.id, state.phase != .expired, state.phase != .revoked {
-                    plan = state.billingPlan
+                if state.phase != .expired, state.phase != .revoked {
+                    plan = state.productId == product.id ? state.billingPlan : .upfront
                 }
             }
             if offerPlan != plan {
@@ -60,15 +61,24 @@ extension SimulatedStore {
         refreshEntitlements()
     }
 
+    /// Rule **offer-code-buys-its-plan** [assumed]: a redemption that starts or restarts a subscription (an offer code
+    /// with no subscription in the group, any offer after expiry or refund) buys the billing plan the offer is
+    /// configured for: an offer configured for the monthly plan starts a commitment (Appendix E O1: offers, offer
+    /// codes included, are configured per billing plan, so redeeming one buys that plan; Apple does not describe the
+    /// redemption itself). The monthly plan needs a storefront that sells it (rule commitment-storefronts). The
+    /// transactions carry the offer fields and, from billing period 1, `commitmentInfo` (a free trial runs first,
+    /// rule commitment-starts-after-free-trial).
     mutating func redeemSubscriptionOffer(_ offer: SubscriptionOffer, _ product: Product, by customer: String)
         throws(StoreError)
     {
+        let startPlan = offer.plan ?? .upfront
         guard let key = chainKey(customer, product) else {
             guard offer.type == .offerCode else {
                 throw .lifecycle(.promotionalOfferNeedsSubscriber, customer: customer, productId: product.id)
             }
+            if startPlan == .monthly { try requireCommitmentPlan(of: product, for: customer) }
             addCustomer(customer)
-            return try purchaseSubscription(product, by: customer, redeemed: offer)
+            return try purchaseSubscription(product, by: customer, redeemed: offer, plan: startPlan)
         }
         let state = subscriptionBook.chains[key.index].state
         switch state.phase {
@@ -84,7 +94,8 @@ extension SimulatedStore {
                 throw .winBackIneligible(
                     customer: customer, productId: product.id, offerId: offer.identifier ?? "", condition: unmet)
             }
-            try purchaseSubscription(product, by: customer, redeemed: offer)
+            if startPlan == .monthly { try requireCommitmentPlan(of: product, for: customer) }
+            try purchaseSubscription(product, by: customer, redeemed: offer, plan: startPlan)
             if offer.type == .winBack { subscriptionBook.chains[key.index].lastWinBackRedemption = now }
         case .active, .gracePeriod, .billingRetry:
             guard state.productId == product.id else {

@@ -48,7 +48,7 @@ extension SimulatedStore {
             from: catalog[chain.state.productId]!, currentPlan: currentPlan, to: product, targetPlan: targetPlan)
         if kind != .currentProduct {
             if removedFromSale.contains(product.id) { throw .productNotForSale(product.id) }
-            try requirePrice(of: product, for: chain.customer)
+            try requirePrice(of: product, for: chain.customer, plan: nil)
             if targetPlan == .monthly { try requireCommitmentPlan(of: product, for: chain.customer) }
         }
         try apply(

@@ -44,11 +44,22 @@ extension SimulatedStore {
     /// it: every subscriber is then told the full lead before paying more. Also refused as
     /// ``raisePrice(_:to:in:consentRequired:)`` is, and when consent cannot be worked out (rule
     /// price-increase-consent-threshold).
+    ///
+    /// `plan` `.monthly`: the monthly price of the product's commitment plan rises at `effective` (rule
+    /// **commitment-price-increase-with-start-date** [inferred], Appendix E O2: "the same rules as standard annual
+    /// subscriptions"): who is reached is as for ``raiseMonthlyPrice(_:to:in:consentRequired:)``; a running
+    /// commitment keeps its monthly price to its end, and the new price applies from the first commitment that
+    /// renews strictly after `effective`, whose purchaser is told ``PriceIncreaseRules/noticeLead`` before that
+    /// commitment renewal (``CommitmentRules/firstCommitmentRenewal(after:commitment:)``), not before the next
+    /// monthly charge. Consent follows the annual threshold on the commitment's price (12 × the monthly price).
     public mutating func raisePrice(
         _ productId: String, to newPrice: Price, in storefront: String? = nil, effective: Instant,
-        consentRequired stated: Bool?
+        consentRequired stated: Bool?, plan: BillingPlan = .upfront
     ) throws(StoreError) {
-        let target = try priceTarget(productId, newPrice, in: storefront)
+        let target =
+            plan == .monthly
+            ? try monthlyPriceTarget(productId, newPrice, in: storefront)
+            : try priceTarget(productId, newPrice, in: storefront)
         try refuseSecondScheduledChange(target)
         let earliest = now.adding(PriceIncreaseRules.noticeLead)
         guard effective >= earliest else {
@@ -69,7 +80,7 @@ extension SimulatedStore {
         priceIncreaseSchedule.parts.increases.append(
             ScheduledPriceIncrease(
                 productId: target.productId, storefront: target.storefront, oldPrice: target.oldPrice,
-                newPrice: newPrice, scheduledAt: now, effective: effective, needsConsent: needsConsent))
+                newPrice: newPrice, scheduledAt: now, effective: effective, needsConsent: needsConsent, plan: plan))
         priceIncreaseSchedule.parts.told.append([])
         priceIncreaseSchedule.parts.sent.append([])
         priceIncreaseSchedule.parts.upcoming += 1
@@ -97,15 +108,32 @@ extension SimulatedStore {
     public mutating func raiseMonthlyPrice(
         _ productId: String, to newPrice: Price, in storefront: String? = nil, consentRequired: Bool
     ) throws(StoreError) {
-        var product = try requireProduct(productId)
+        let target = try monthlyPriceTarget(productId, newPrice, in: storefront)
+        try refuseSecondScheduledChange(target)
+        let affected = subscriptionBook.chains.indices.filter { isAffected(subscriptionBook.chains[$0], by: target) }
+        keepCommitmentPrices(for: target)
+        try setPrice(newPrice, for: target)
+        for index in affected {
+            try apply(.priceIncreaseAnnounced(needsConsent: consentRequired), to: ChainID(index: index))
+        }
+        refreshEntitlements()
+    }
+
+    /// Checks an increase of the monthly plan's price of `productId` to `newPrice` (rules price-increase-raises-price,
+    /// commitment-price-range) and says where it applies.
+    func monthlyPriceTarget(_ productId: String, _ newPrice: Price, in storefront: String?) throws(StoreError)
+        -> PriceTarget
+    {
+        let product = try requireProduct(productId)
         guard var plan = product.monthlyCommitment else {
             throw .commitmentUnavailable(
                 productId: productId,
                 "the product has no monthly plan with a 12-month commitment whose price could rise (rule "
                     + "commitment-plan-needs-one-year)")
         }
-        let target = try priceTarget(
+        var target = try priceTarget(
             product, price: plan.monthlyPrice, prices: plan.prices, annual: true, in: storefront)
+        target.plan = .monthly
         guard newPrice > target.oldPrice else {
             throw .priceIncrease(
                 productId: productId,
@@ -116,31 +144,24 @@ extension SimulatedStore {
         if let problem = CommitmentPlan.problem(with: plan, of: product) {
             throw .commitmentUnavailable(productId: productId, problem)
         }
-        var affected: [Int] = []
-        for index in subscriptionBook.chains.indices where isAffected(subscriptionBook.chains[index], by: target) {
-            let chain = subscriptionBook.chains[index]
-            // The monthly plan after the commitment too: a commitment whose customer chose the up-front plan for
-            // after it is not affected (rule billing-plan-switch-at-renewal).
-            if chain.state.commitment != nil, chain.state.pendingChange?.plan ?? .monthly == .monthly {
-                // The commitment keeps the price it was sold at, in the purchaser's storefront.
-                let lockKey = StorefrontPrice.key(chain.customer, chain.groupIdentifier)
-                if commitmentPriceLocks[lockKey] == nil,
-                    let old = monthlyCommitmentPrice(of: productId, in: self.storefront(of: chain.customer))
-                {
-                    commitmentPriceLocks[lockKey] = StorefrontPrice(
-                        price: old.price, currency: old.currency)
-                }
-                affected.append(index)
-            } else if chain.state.pendingChange?.plan == .monthly {
-                affected.append(index)
+        return target
+    }
+
+    /// Rule commitment-price-increase-at-commitment-renewal: before the monthly price at `target` changes, each
+    /// commitment running to the product in its storefronts keeps the price it was sold at, in the purchaser's
+    /// storefront, to its end (whatever follows the commitment; the lock is dropped at the next period 1).
+    mutating func keepCommitmentPrices(for target: PriceTarget) {
+        for chain in subscriptionBook.chains
+        where chain.ownership == .purchased && chain.state.commitment != nil
+            && chain.state.productId == target.productId && inScope(chain, of: target)
+        {
+            let lockKey = StorefrontPrice.key(chain.customer, chain.groupIdentifier)
+            if commitmentPriceLocks[lockKey] == nil,
+                let old = monthlyCommitmentPrice(of: target.productId, in: storefront(of: chain.customer))
+            {
+                commitmentPriceLocks[lockKey] = StorefrontPrice(price: old.price, currency: old.currency)
             }
         }
-        product.monthlyCommitment = plan
-        do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
-        for index in affected {
-            try apply(.priceIncreaseAnnounced(needsConsent: consentRequired), to: ChainID(index: index))
-        }
-        refreshEntitlements()
     }
 
     /// The customer consents to the price increase waiting for them: `PRICE_INCREASE` / `ACCEPTED`,
@@ -159,8 +180,10 @@ struct PriceTarget {
     var currency: String
     var oldPrice: Price
     var annual: Bool
-    /// ``PriceIncreaseSchedule/scopeKey(_:_:)`` of the increase.
-    var scopeKey: String { PriceIncreaseSchedule.scopeKey(productId, storefront ?? currency) }
+    /// The plan whose price rises: the product's own price, or its monthly plan's.
+    var plan: BillingPlan = .upfront
+    /// ``PriceIncreaseSchedule/scopeKey(_:_:plan:)`` of the increase.
+    var scopeKey: String { PriceIncreaseSchedule.scopeKey(productId, storefront ?? currency, plan: plan) }
 }
 
 extension SimulatedStore {
@@ -211,7 +234,9 @@ extension SimulatedStore {
     func refuseSecondScheduledChange(_ target: PriceTarget) throws(StoreError) {
         guard priceIncreaseSchedule.upcoming > 0 else { return }
         for increase in priceIncreaseSchedule.parts.increases
-        where !increase.started && increase.productId == target.productId && increase.storefront == target.storefront {
+        where !increase.started && increase.productId == target.productId && increase.storefront == target.storefront
+            && increase.plan == target.plan
+        {
             throw .priceIncreaseSchedule(
                 productId: target.productId, rule: "one-scheduled-price-change",
                 "an increase to \(increase.newPrice) \(target.currency) is already scheduled to start at "
@@ -222,14 +247,36 @@ extension SimulatedStore {
     /// Puts `newPrice` in the catalogue where `target` says (one price applies per currency, `Catalog/Prices.swift`).
     mutating func setPrice(_ newPrice: Price, for target: PriceTarget) throws(StoreError) {
         var product = try requireProduct(target.productId)
-        if let code = target.storefront { product.prices[code] = newPrice } else { product.price = newPrice }
+        switch (target.plan, target.storefront) {
+        case (.upfront, let code?): product.prices[code] = newPrice
+        case (.upfront, nil): product.price = newPrice
+        case (.monthly, let code?): product.monthlyCommitment?.prices[code] = newPrice
+        case (.monthly, nil): product.monthlyCommitment?.monthlyPrice = newPrice
+        }
         do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
     }
 
     /// Whether an increase at `target` reaches `chain`: a purchaser whose subscription renews to the product
-    /// (`autoRenewProductId`) in a storefront of the increase.
+    /// (`autoRenewProductId`) in a storefront of the increase. For the monthly plan's price: a purchaser in a
+    /// commitment to the product that is followed by the monthly plan of the same product, or whose next renewal
+    /// starts a commitment to it (a commitment followed by the up-front plan or another product is not reached, rules
+    /// billing-plan-switch-at-renewal, commitment-downgrade-at-end).
     func isAffected(_ chain: SubscriptionChain, by target: PriceTarget) -> Bool {
         guard chain.ownership == .purchased && chain.state.autoRenewProductId == target.productId else { return false }
+        if target.plan == .monthly {
+            let state = chain.state
+            let next = state.pendingChange
+            let monthlyNext =
+                state.commitment != nil
+                ? (next?.plan ?? .monthly) == .monthly && (next?.productId ?? state.productId) == target.productId
+                : next?.plan == .monthly && next?.productId == target.productId
+            guard monthlyNext else { return false }
+        }
+        return inScope(chain, of: target)
+    }
+
+    /// Whether the purchaser of `chain` shops in a storefront of `target`.
+    func inScope(_ chain: SubscriptionChain, of target: PriceTarget) -> Bool {
         let customerStorefront = storefront(of: chain.customer).countryCode
         if let code = target.storefront { return code == customerStorefront }
         let currency = Storefronts.currency(countryCode: customerStorefront)
@@ -241,8 +288,15 @@ extension SimulatedStore {
         throws(StoreError) -> Bool
     {
         if let stated { return stated }
-        switch PriceIncreaseRules.consent(
-            from: target.oldPrice, to: newPrice, currency: target.currency, annual: target.annual)
+        // The monthly plan's increase is judged as an annual one, on the commitment's price (12 × the monthly).
+        let (old, new) =
+            target.plan == .monthly
+            ? (
+                CommitmentPlan.commitmentPrice(monthly: target.oldPrice),
+                CommitmentPlan.commitmentPrice(monthly: newPrice)
+            )
+            : (target.oldPrice, newPrice)
+        switch PriceIncreaseRules.consent(from: old, to: new, currency: target.currency, annual: target.annual)
         {
         case .needed: return true
         case .unknown:
@@ -263,7 +317,8 @@ extension SimulatedStore {
         return PriceTarget(
             productId: increase.productId, storefront: increase.storefront,
             currency: increase.storefront.flatMap { Storefronts.currency(countryCode: $0) } ?? product?.currency ?? "",
-            oldPrice: increase.oldPrice, annual: product?.period == .oneYear)
+            oldPrice: increase.oldPrice, annual: increase.plan == .monthly || product?.period == .oneYear,
+            plan: increase.plan)
     }
 
     /// Schedules the notice of increase `increase` for every purchaser it reaches who has none yet.
@@ -285,11 +340,8 @@ extension SimulatedStore {
     /// Rule price-increase-first-renewal: the notice `noticeLead` before the chain's first renewal after the start
     /// date, or now if that is past.
     mutating func scheduleNotice(of increase: Int, for key: ChainID) throws(StoreError) {
-        let state = subscriptionBook.chains[key.index].state
-        let notice = PriceIncreaseRules.firstRenewal(
-            after: priceIncreaseSchedule.parts.increases[increase].effective, cycle: state.cycle,
-            periodStart: state.currentPeriodStart
-        ).notice
+        let notice = noticeInstant(
+            of: priceIncreaseSchedule.parts.increases[increase], for: subscriptionBook.chains[key.index].state)
         do throws(SchedulingError) {
             _ = try scheduler.schedule(
                 .priceIncreaseNotice(increase: increase, chain: key), at: max(notice, now),
@@ -304,9 +356,7 @@ extension SimulatedStore {
         let chain = subscriptionBook.chains[key.index]
         guard isAffected(chain, by: target(of: scheduled)) else { return }
         if chain.state.phase == .active {
-            let notice = PriceIncreaseRules.firstRenewal(
-                after: scheduled.effective, cycle: chain.state.cycle, periodStart: chain.state.currentPeriodStart
-            ).notice
+            let notice = noticeInstant(of: scheduled, for: chain.state)
             if notice > now { return try scheduleNotice(of: increase, for: key) }
         }
         // Marked before the transition, whose PRICE_INCREASE carries the new price; unmarked if it changed nothing.
@@ -320,21 +370,37 @@ extension SimulatedStore {
         }
     }
 
+    /// When a subscriber in `state` is told of `increase`: ``PriceIncreaseRules/noticeLead`` before their first
+    /// renewal at the new price (rule price-increase-first-renewal), which for the monthly plan's price inside a
+    /// commitment is the commitment's renewal (rule commitment-price-increase-with-start-date).
+    func noticeInstant(of increase: ScheduledPriceIncrease, for state: SubscriptionState) -> Instant {
+        if increase.plan == .monthly, let commitment = state.commitment {
+            return CommitmentRules.firstCommitmentRenewal(after: increase.effective, commitment: commitment).notice
+        }
+        return PriceIncreaseRules.firstRenewal(
+            after: increase.effective, cycle: state.cycle, periodStart: state.currentPeriodStart
+        ).notice
+    }
+
     /// The start date: new purchases pay the new price; purchasers who subscribed since it was scheduled are told
-    /// (rule price-increase-first-renewal).
+    /// (rule price-increase-first-renewal). A rise of the monthly plan's price leaves each running commitment its
+    /// own price (rule commitment-price-increase-with-start-date).
     mutating func startPriceIncrease(_ increase: Int) throws(StoreError) {
         let scheduled = priceIncreaseSchedule.parts.increases[increase]
+        if scheduled.plan == .monthly { keepCommitmentPrices(for: target(of: scheduled)) }
         try setPrice(scheduled.newPrice, for: target(of: scheduled))
         priceIncreaseSchedule.parts.increases[increase].started = true
         priceIncreaseSchedule.parts.upcoming -= 1
         try scheduleNotices(of: increase)
     }
 
-    /// The new price of an increase not yet started that the purchaser of `chain` has been told of, for their
-    /// renewal info (`renewalPrice`) between the notice and the start date.
-    func toldPriceNotStarted(of productId: String, for chain: SubscriptionChain) -> Price? {
+    /// The new price of an increase of `plan`'s price not yet started that the purchaser of `chain` has been told
+    /// of, for their renewal info (`renewalPrice`, or `commitmentRenewalPrice`) between the notice and the start date.
+    func toldPriceNotStarted(of productId: String, for chain: SubscriptionChain, plan: BillingPlan = .upfront)
+        -> Price?
+    {
         for (index, increase) in priceIncreaseSchedule.parts.increases.enumerated()
-        where !increase.started && increase.productId == productId
+        where !increase.started && increase.productId == productId && increase.plan == plan
             && priceIncreaseSchedule.parts.sent[index].contains(chain.originalTransactionId)
         {
             return increase.newPrice

@@ -161,7 +161,7 @@ public struct SimulatedStore: Sendable {
     {
         let product = try requireProduct(productId)
         if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
-        try requirePrice(of: product, for: customer)
+        try requirePrice(of: product, for: customer, plan: plan)
         if plan == .monthly { try requireCommitmentPlan(of: product, for: customer) }
         // After the checks: a refused purchase does not name a new customer.
         addCustomer(customer)
@@ -489,7 +489,8 @@ public struct SimulatedStore: Sendable {
             }
             let input: LifecycleInput =
                 if let redeemed {
-                    .offerRedeemed(OfferRedemption(productId: product.id, period: product.period!, offer: redeemed))
+                    .offerRedeemed(
+                        OfferRedemption(productId: product.id, period: product.period!, offer: redeemed, plan: plan))
                 } else {
                     .purchasedAgain(request)
                 }

@@ -89,7 +89,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             return
                 "'\(productId)': offer '\(offerId)' is for the \(offerPlan.rawValue) plan, and this redemption is on "
                 + "the \(plan.rawValue) plan (rule offer-for-its-plan: offers are configured per billing plan; a "
-                + "redemption that starts a subscription is on the up-front plan)"
+                + "redemption on a running subscription is on its plan, one for another product of the group on the "
+                + "up-front plan)"
         }
     }
 }

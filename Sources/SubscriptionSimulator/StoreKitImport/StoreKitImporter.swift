@@ -347,19 +347,6 @@ public enum StoreKitImporter {
             }
             let level = try integer(members, "groupNumber", path) ?? 1
             if level < 1 { throw fail(path + ".groupNumber", "expected a level of 1 or more, found \(level)") }
-            var offerValue: JSONValue? = members["introductoryOffer"]
-            var offerPath = path + ".introductoryOffer"
-            let offers = try array(members, "introductoryOffers", path)
-            if offerValue == nil || offerValue == .null, !offers.isEmpty {
-                let index = offers.firstIndex { $0.value(at: "billingPlanType")?.stringValue == "BILLED_UPFRONT" } ?? 0
-                offerValue = offers[index]
-                offerPath = path + ".introductoryOffers[\(index)]"
-            }
-            var intro: IntroductoryOffer?
-            if let offerValue, offerValue != .null {
-                intro = try offer(offerValue, offerPath, productId: id)
-            }
-            let redeemable = try redeemableOffers(members, path, productId: id)
             let unknown = members.keys.filter { !Self.subscriptionKeys.contains($0) }.sorted()
             if !unknown.isEmpty {
                 notes.append("\(id): keys this importer does not know, ignored: \(unknown.joined(separator: ", "))")
@@ -368,10 +355,51 @@ public enum StoreKitImporter {
                 id: id, type: .autoRenewable, referenceName: try optionalString(members, "referenceName", path),
                 group: groupId,
                 level: Int(level), period: period, price: try price(members, path), currency: currency,
-                familyShareable: try bool(members, "familyShareable", path) ?? false, introOffer: intro,
-                offers: redeemable)
+                familyShareable: try bool(members, "familyShareable", path) ?? false)
+            // The plans first: an offer's `billingPlanType` is read against them.
             try importBillingPlans(members, path, into: &product)
+            let plans = product.monthlyCommitment != nil
+            product.introOffer = try introductoryOffer(members, path, productId: id, plans: plans)
+            product.offers = try redeemableOffers(members, path, productId: id, plans: plans)
             return product
+        }
+
+        /// §6.1: `introductoryOffer` (format ≤ 4.0), or (5.0) one item of `introductoryOffers` per billing plan. The
+        /// simulator holds one introductory offer per product, with the plan it is for (rule offer-for-its-plan): the
+        /// up-front plan's and the monthly plan's when their terms are the same (no plan: both), else the up-front
+        /// plan's, and the monthly plan's is left out with a note.
+        mutating func introductoryOffer(
+            _ members: [String: JSONValue], _ path: String, productId: String, plans: Bool
+        ) throws(StoreKitImportError) -> IntroductoryOffer? {
+            if let single = members["introductoryOffer"], single != .null {
+                return try offer(single, path + ".introductoryOffer", productId: productId, plans: plans)
+            }
+            var upfront: IntroductoryOffer?
+            var monthly: IntroductoryOffer?
+            for (index, item) in try array(members, "introductoryOffers", path).enumerated() {
+                guard
+                    let terms = try offer(
+                        item, path + ".introductoryOffers[\(index)]", productId: productId, plans: plans)
+                else { continue }
+                if terms.plan == .monthly {
+                    if monthly == nil { monthly = terms }
+                } else if upfront == nil {
+                    upfront = terms
+                }
+            }
+            guard let monthly else { return upfront }
+            guard var upfront else { return monthly }
+            var sameTerms = monthly
+            sameTerms.plan = upfront.plan
+            if sameTerms == upfront {
+                upfront.plan = nil
+                return upfront
+            }
+            notes.append(
+                "\(productId): the MONTHLY billing plan's introductory offer not imported: the simulator holds one "
+                    + "introductory offer per product, and the BILLED_UPFRONT plan's differs (give the monthly plan's "
+                    + "in the scenario instead, `introOffer` with `plan: monthly`)")
+            return upfront
         }
 
         /// The subscription keys of §5.2 (reference `storekit-config-format.md`); any other is reported in ``notes``
@@ -422,9 +450,9 @@ public enum StoreKitImporter {
         /// read leniently: `offerID`, else `referenceName`, else `internalID`), with the common offer fields of §6.0.
         /// An offer without a usable id, with a mode the importer does not know, or whose id repeats one of the
         /// product's offers, is dropped with a note.
-        mutating func redeemableOffers(_ members: [String: JSONValue], _ path: String, productId: String)
-            throws(StoreKitImportError) -> [SubscriptionOffer]
-        {
+        mutating func redeemableOffers(
+            _ members: [String: JSONValue], _ path: String, productId: String, plans: Bool
+        ) throws(StoreKitImportError) -> [SubscriptionOffer] {
             var result: [SubscriptionOffer] = []
             let kinds: [(key: String, type: OfferType, idKeys: [String], noun: String)] = [
                 ("adHocOffers", .promotional, ["offerID", "referenceName", "internalID"], "promotional offer"),
@@ -446,7 +474,8 @@ public enum StoreKitImporter {
                         notes.append("\(productId): \(kind.noun) without an offerID or referenceName not imported")
                         continue
                     }
-                    guard var terms = try offer(item, itemPath, productId: productId, noun: kind.noun) else { continue }
+                    guard var terms = try offer(item, itemPath, productId: productId, noun: kind.noun, plans: plans)
+                    else { continue }
                     if result.contains(where: { $0.identifier == offerId }) {
                         notes.append("\(productId): a second offer with id '\(offerId)' not imported")
                         continue
@@ -461,10 +490,31 @@ public enum StoreKitImporter {
 
         /// §6.0, §10.3 rules 5 and 6: `none` is no offer; an unknown mode or a paid offer without a price drops the
         /// offer with a note and keeps the product.
+        ///
+        /// §6.0 `billingPlanType` (format 5.0): the billing plan the offer is configured for (rule offer-for-its-plan).
+        /// Read only when the product has a monthly plan (`plans`); otherwise every offer is the up-front plan's and
+        /// is imported without a plan, as before format 5.0. A `MONTHLY` offer of a product whose monthly plan was
+        /// not imported, or an unknown plan type, drops the offer with a note.
         mutating func offer(
-            _ value: JSONValue, _ path: String, productId: String, noun: String = "introductory offer"
+            _ value: JSONValue, _ path: String, productId: String, noun: String = "introductory offer", plans: Bool
         ) throws(StoreKitImportError) -> IntroductoryOffer? {
             let members = try object(value, path)
+            var plan: BillingPlan?
+            switch try optionalString(members, "billingPlanType", path) {
+            case nil, "BILLED_UPFRONT": plan = plans ? .upfront : nil
+            case "MONTHLY":
+                guard plans else {
+                    notes.append(
+                        "\(productId): \(noun) for the MONTHLY billing plan not imported: the product has no monthly "
+                            + "plan the simulator took")
+                    return nil
+                }
+                plan = .monthly
+            case let other?:
+                notes.append(
+                    "\(productId): \(noun) for billing plan '\(other)' not imported (known: BILLED_UPFRONT, MONTHLY)")
+                return nil
+            }
             let mode = try string(members, "paymentMode", path)
             let parsedMode: IntroductoryOfferMode
             switch mode {
@@ -492,9 +542,11 @@ public enum StoreKitImporter {
                 }
                 offerPrice = try price(members, path)
             }
-            return IntroductoryOffer(
+            var terms = IntroductoryOffer(
                 mode: parsedMode, period: duration, periods: parsedMode == .payAsYouGo ? Int(count) : 1,
                 price: offerPrice)
+            terms.plan = plan
+            return terms
         }
 
         static func display(_ value: JSONValue) -> String {

@@ -108,8 +108,12 @@ import Testing
         let options = CheckOptions(cases: 40, seed: 2)
         let generator = CaseGenerator(scenario: scenario, options: options)
         var periods: Set<Int> = []
+        var changePlans: [BillingPlan?] = []
         for index in 0..<options.cases {
             let generated = try generator.generate(index)
+            for entry in generated.timeline {
+                if case .changePlan(_, _, let plan) = entry.action { changePlans.append(plan) }
+            }
             let run = ScenarioRunner.execute(generated)
             #expect(run.stoppedBy == nil, "case \(index + 1): \(String(describing: run.stoppedBy))")
             for transaction in run.store.transactions {
@@ -117,9 +121,28 @@ import Testing
             }
         }
         #expect(periods.contains(1) && periods.contains(2), "commitment periods seen: \(periods.sorted())")
+        // Plan changes the store accepted include some with a drawn `plan` (40 cases, seed 2: one onto the monthly
+        // plan among four).
+        #expect(changePlans.contains { $0 != nil }, "plan changes kept: \(changePlans)")
         let report = try BackendCheck(scenario: scenario, options: options).run(
             against: ReferenceBackend(.none).checked)
         #expect(report.passed, "\(report)")
+    }
+
+    /// The shrinker's simpler forms of an action: the up-front plan for a purchase, no `plan` for a plan change.
+    @Test func shrinkingDropsAPlanThatIsNotNeeded() {
+        let monthly = ScenarioAction.purchase(customer: "a", product: "p", appAccountToken: "t", plan: .monthly)
+        #expect(
+            Shrinker.simplifications(of: monthly) == [
+                .purchase(customer: "a", product: "p", plan: .monthly),
+                .purchase(customer: "a", product: "p", appAccountToken: "t", plan: .upfront),
+            ])
+        #expect(
+            Shrinker.simplifications(of: .changePlan(customer: "a", product: "p", plan: .upfront)) == [
+                .changePlan(customer: "a", product: "p")
+            ])
+        #expect(Shrinker.simplifications(of: .changePlan(customer: "a", product: "p")).isEmpty)
+        #expect(Shrinker.simplifications(of: .purchase(customer: "a", product: "p")).isEmpty)
     }
 
     @Test func casesUseFreshIdentities() throws {

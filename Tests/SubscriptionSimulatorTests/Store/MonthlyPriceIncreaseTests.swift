@@ -64,5 +64,44 @@ import Testing
         #expect(bobs.last?.transaction?.price == Self.price("9.99"))
         #expect(bobs.last?.renewal?.renewalPrice == Self.price("9.99"), "the purchaser's kept price")
         #expect(bobs.last?.renewal?.commitment?.renewalPrice == Self.price("10.99"))
+        let carols = store.transactions.filter { $0.customer == "carol" }.map(\.price)
+        #expect(
+            carols == [Self.price("9.99"), Self.price("9.99"), Self.price("9.99")], "her commitment keeps its price")
+    }
+
+    /// Rule commitment-price-increase-with-start-date: a rise scheduled at 10 days for 40 days reaches a commitment
+    /// bought at the start at its renewal (one year), told 27 days before it; its monthly charges keep the old price.
+    @Test func aScheduledRiseIsToldBeforeTheCommitmentRenewalItAppliesTo() throws {
+        var store = try Self.store()
+        try store.advance(to: at("10d"))
+        #expect {
+            try store.raisePrice(
+                "annual", to: Self.price("10.99"), effective: at("20d"), consentRequired: false, plan: .monthly)
+        } throws: { error in
+            guard case .priceIncreaseSchedule(_, let rule, _) = error as? StoreError else { return false }
+            return rule == "price-increase-notice-lead"
+        }
+        try store.raisePrice(
+            "annual", to: Self.price("10.99"), effective: at("40d"), consentRequired: nil, plan: .monthly)
+        #expect {
+            try store.raiseMonthlyPrice("annual", to: Self.price("11.49"), consentRequired: false)
+        } throws: { error in
+            guard case .priceIncreaseSchedule(_, let rule, _) = error as? StoreError else { return false }
+            return rule == "one-scheduled-price-change"
+        }
+        try store.advance(to: at("P2M"))
+        try store.purchase("annual", by: "harry", plan: .monthly)
+        #expect(store.transactions.last?.price == Self.price("10.99"), "new purchases pay it from the start date")
+        let notice = at("P1Y").adding(PriceIncreaseRules.noticeLeadBack)
+        try store.advance(to: notice.adding(.seconds(-1)))
+        #expect(store.notifications.filter { $0.type == .priceIncrease }.isEmpty, "not told at a monthly charge")
+        try store.advance(to: at("P1Y"))
+        let told = store.notifications.filter { $0.type == .priceIncrease }
+        #expect(told.map(\.recipient) == ["george"], "GBR only; FRA keeps its own price")
+        #expect(told.first?.instant == notice && told.first?.subtype == .accepted)
+        #expect(told.first?.renewal?.commitment?.renewalPrice == Self.price("10.99"))
+        #expect(told.first?.renewal?.commitment?.renewalDate == at("P1Y"))
+        let george = store.transactions.filter { $0.customer == "george" }.map(\.price)
+        #expect(george == Array(repeating: Self.price("9.99"), count: 12) + [Self.price("10.99")])
     }
 }

@@ -26,6 +26,61 @@ import Testing
         #expect(c.notes.contains("y: billing plan keys this importer does not know, ignored: commitmentWidget"))
     }
 
+    /// A format 5.0 subscription with `offers` (the JSON of its offer keys) beside a monthly plan of `monthly`.
+    static func fileWithOffers(monthly: String = "10.99", _ offers: String) -> String {
+        #"{"settings":{"_storefront":"GBR"},"subscriptionGroups":[{"id":"G","name":"g","subscriptions":[{"productID":"y","type":"RecurringSubscription","recurringSubscriptionPeriod":"P1Y","displayPrice":"109.99","groupNumber":1,"familyShareable":false,"#
+            + offers
+            + #","billingPlans":[{"billingPlanType":"BILLED_UPFRONT","commitmentDisplayPrice":"109.99","displayPrice":"109.99","isEnabled":true},{"billingPlanType":"MONTHLY","commitmentDisplayPrice":"131.88","displayPrice":""#
+            + monthly + #"","isEnabled":true}]}]}]}"#
+    }
+
+    static func trialFor(_ plan: String, _ period: String) -> String {
+        #"{"billingPlanType":""# + plan + #"","paymentMode":"free","subscriptionPeriod":""# + period + #""}"#
+    }
+
+    @Test func offersCarryTheirBillingPlan() throws {
+        let c = try Self.imported(
+            Self.fileWithOffers(
+                #""introductoryOffers":["# + Self.trialFor("BILLED_UPFRONT", "P1W") + ","
+                    + Self.trialFor("MONTHLY", "P2W") + "],"
+                    + #""codeOffers":[{"billingPlanType":"MONTHLY","referenceName":"m.code","paymentMode":"payAsYouGo","subscriptionPeriod":"P1M","numberOfPeriods":3,"displayPrice":"7.99"},"#
+                    + #"{"billingPlanType":"BILLED_UPFRONT","referenceName":"u.code","paymentMode":"payUpFront","subscriptionPeriod":"P1Y","displayPrice":"79.99"},"#
+                    + #"{"billingPlanType":"QUARTERLY","referenceName":"q.code","paymentMode":"free","subscriptionPeriod":"P1W"}]"#
+            ))
+        let product = try #require(c.products.first)
+        #expect(
+            product.introOffer?.plan == .upfront && product.introOffer?.period == CalendarDurationSyntax.parse("P1W"))
+        #expect(c.notes.contains { $0.hasPrefix("y: the MONTHLY billing plan's introductory offer not imported") })
+        #expect(product.offers.map(\.identifier) == ["m.code", "u.code"])
+        #expect(product.offers.map(\.plan) == [.monthly, .upfront])
+        #expect(
+            c.notes.contains("y: offer code for billing plan 'QUARTERLY' not imported (known: BILLED_UPFRONT, MONTHLY)")
+        )
+    }
+
+    @Test func theSameIntroductoryOfferOnBothPlansAppliesToBoth() throws {
+        let same = try Self.imported(
+            Self.fileWithOffers(
+                #""introductoryOffers":["# + Self.trialFor("BILLED_UPFRONT", "P1W") + ","
+                    + Self.trialFor("MONTHLY", "P1W") + "]"))
+        #expect(same.products.first?.introOffer?.plan == nil && same.products.first?.introOffer != nil)
+        let monthlyOnly = try Self.imported(
+            Self.fileWithOffers(#""introductoryOffers":["# + Self.trialFor("MONTHLY", "P1W") + "]"))
+        #expect(monthlyOnly.products.first?.introOffer?.plan == .monthly)
+    }
+
+    @Test func aMonthlyOfferWithoutAnImportedMonthlyPlanIsLeftOut() throws {
+        // 12 × 5.00 is below the up-front price: the monthly plan is not imported, nor its offer.
+        let c = try Self.imported(
+            Self.fileWithOffers(
+                monthly: "5.00",
+                #""introductoryOffers":["# + Self.trialFor("MONTHLY", "P1W") + ","
+                    + Self.trialFor("BILLED_UPFRONT", "P1M") + "]"))
+        #expect(c.products.first?.monthlyCommitment == nil)
+        #expect(c.products.first?.introOffer?.plan == nil && c.products.first?.introOffer?.period == .months(1))
+        #expect(c.notes.contains { $0.contains("introductory offer for the MONTHLY billing plan not imported") })
+    }
+
     @Test func aPlanTheSimulatorCannotTakeIsReportedAndTheImportGoesOn() throws {
         let monthlyProduct = try Self.imported(Self.file(period: "P1M", monthly: "10.99"))
         #expect(monthlyProduct.products.count == 1 && monthlyProduct.products[0].monthlyCommitment == nil)

@@ -257,22 +257,28 @@ extension SimulatedStore {
     }
 
     /// Whether an increase at `target` reaches `chain`: a purchaser whose subscription renews to the product
-    /// (`autoRenewProductId`) in a storefront of the increase. For the monthly plan's price: a purchaser in a
-    /// commitment to the product that is followed by the monthly plan of the same product, or whose next renewal
-    /// starts a commitment to it (a commitment followed by the up-front plan or another product is not reached, rules
-    /// billing-plan-switch-at-renewal, commitment-downgrade-at-end).
+    /// (`autoRenewProductId`) **on the plan whose price rises**, in a storefront of the increase (rule
+    /// price-increase-reaches-its-plan). The monthly plan's price reaches a purchaser in a commitment to the product
+    /// that is followed by the monthly plan of the same product, or whose next renewal starts a commitment to it (a
+    /// commitment followed by the up-front plan or another product is not reached, rules
+    /// billing-plan-switch-at-renewal, commitment-downgrade-at-end); the up-front price reaches exactly the others: a
+    /// commitment that renews into a commitment pays the monthly price, which the up-front price does not change (E O2:
+    /// each plan has its own price).
     func isAffected(_ chain: SubscriptionChain, by target: PriceTarget) -> Bool {
         guard chain.ownership == .purchased && chain.state.autoRenewProductId == target.productId else { return false }
-        if target.plan == .monthly {
-            let state = chain.state
-            let next = state.pendingChange
-            let monthlyNext =
-                state.commitment != nil
-                ? (next?.plan ?? .monthly) == .monthly && (next?.productId ?? state.productId) == target.productId
-                : next?.plan == .monthly && next?.productId == target.productId
-            guard monthlyNext else { return false }
-        }
+        guard renewsOnMonthlyPlan(chain) == (target.plan == .monthly) else { return false }
         return inScope(chain, of: target)
+    }
+
+    /// Whether the next renewal of `chain` (renewing to its `autoRenewProductId`) is on the monthly plan: in a
+    /// commitment unless a switch to the up-front plan or another product waits for its end, else when a switch to the
+    /// monthly plan waits (rule billing-plan-switch-at-renewal).
+    func renewsOnMonthlyPlan(_ chain: SubscriptionChain) -> Bool {
+        let state = chain.state
+        let next = state.pendingChange
+        return state.commitment != nil
+            ? (next?.plan ?? .monthly) == .monthly && (next?.productId ?? state.productId) == state.autoRenewProductId
+            : next?.plan == .monthly && next?.productId == state.autoRenewProductId
     }
 
     /// Whether the purchaser of `chain` shops in a storefront of `target`.

@@ -69,6 +69,25 @@ import Testing
             carols == [Self.price("9.99"), Self.price("9.99"), Self.price("9.99")], "her commitment keeps its price")
     }
 
+    /// Rule price-increase-reaches-its-plan: a rise of the up-front price reaches the up-front subscriber and a
+    /// commitment followed by the up-front plan, never a commitment that renews into a commitment (whose monthly price
+    /// it does not change).
+    @Test func anUpfrontRiseReachesOnlyRenewalsOnTheUpfrontPlan() throws {
+        var store = try Self.store()
+        try store.purchase("annual", by: "ursula")
+        try store.purchase("annual", by: "carol", plan: .monthly)
+        try store.advance(to: at("P1M"))
+        try store.changePlan(to: "annual", by: "carol", plan: .upfront)
+        try store.raisePrice("annual", to: Self.price("109.99"), consentRequired: false)
+        let told = store.notifications.filter { $0.type == .priceIncrease }
+        #expect(told.map(\.recipient) == ["ursula", "carol"], "george renews into a commitment: not told")
+        #expect(told.first?.renewal?.renewalPrice == Self.price("109.99"))
+        #expect(told.last?.renewal?.renewalPrice == Self.price("9.99"), "carol still pays monthly to period 12")
+        #expect(told.last?.renewal?.commitment?.renewalPrice == Self.price("109.99"), "then the new up-front price")
+        try store.advance(to: at("P2M"))
+        #expect(store.transactions.last { $0.customer == "george" }?.price == Self.price("9.99"))
+    }
+
     /// Rule commitment-price-increase-with-start-date: a rise scheduled at 10 days for 40 days reaches a commitment
     /// bought at the start at its renewal (one year), told 27 days before it; its monthly charges keep the old price.
     @Test func aScheduledRiseIsToldBeforeTheCommitmentRenewalItAppliesTo() throws {

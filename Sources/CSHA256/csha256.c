@@ -1,5 +1,5 @@
-// SHA-256 compression (FIPS 180-4 section 6.2.2): portable C (also compiled for x86-64 BMI2), x86-64 SHA-NI and
-// ARMv8 SHA2.
+// SHA-256 compression (FIPS 180-4 section 6.2.2): portable C (also compiled for x86-64 BMI2), x86-64 SHA-NI, ARMv8
+// SHA2, and on x86-64 without SHA-NI scalar rounds with the message schedule in 128-bit vectors (AVX2 or AVX-512VL).
 // The SHA-NI code follows Intel's white paper "Intel SHA Extensions" (Gulley et al., 2013) and its reference
 // implementation; the ARMv8 code the Arm Architecture Reference Manual's SHA256H/SHA256H2/SHA256SU0/SHA256SU1.
 #include "csha256.h"
@@ -119,6 +119,34 @@ static int x86_has_sha_ni(void) {
     return sha && sse41 && ssse3;
 }
 
+// Whether the OS saves the registers an instruction set needs (XCR0 by xgetbv, when cpuid reports OSXSAVE): SSE and
+// AVX state for AVX2 (mask 0x6), plus the opmask and ZMM state for AVX-512 (mask 0xE6).
+static int x86_os_saves(unsigned int mask) {
+    unsigned int a, b, c, d;
+    __cpuid(1, a, b, c, d);
+    if (!((c >> 27) & 1)) return 0;  // OSXSAVE
+    unsigned int low, high;
+    __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+    (void)high;
+    return (low & mask) == mask;
+}
+
+// AVX2 and BMI2 (cpuid leaf 7 EBX bits 5 and 8) with the OS saving AVX state.
+static int x86_has_avx2_bmi2(void) {
+    unsigned int a, b, c, d;
+    if (__get_cpuid_max(0, 0) < 7) return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    return ((b >> 5) & 1) && ((b >> 8) & 1) && x86_os_saves(0x6);
+}
+
+// AVX-512F and AVX-512VL (leaf 7 EBX bits 16 and 31) besides AVX2 and BMI2, with the OS saving AVX-512 state.
+static int x86_has_avx512vl(void) {
+    unsigned int a, b, c, d;
+    if (!x86_has_avx2_bmi2()) return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    return ((b >> 16) & 1) && ((b >> 31) & 1) && x86_os_saves(0xE6);
+}
+
 static int x86_has_bmi2(void) {
     unsigned int a, b, c, d;
     if (__get_cpuid_max(0, 0) < 7) return 0;
@@ -193,6 +221,113 @@ __attribute__((target("sha,sse4.1,ssse3"))) static void compress_sha_ni(
 }
 #endif
 
+// MARK: - x86-64 vector message schedule
+
+#ifdef CSHA256_X86
+// The message schedule four words at a time in 128-bit vectors (x86 SIMD intrinsics), the rounds in scalar
+// registers. A rotation is two shifts and an or; compiled for AVX-512VL the compiler turns that into one `vprord`.
+#define VROTR(x, n) _mm_or_si128(_mm_srli_epi32((x), (n)), _mm_slli_epi32((x), 32 - (n)))
+#define VSSIG0(x) _mm_xor_si128(_mm_xor_si128(VROTR(x, 7), VROTR(x, 18)), _mm_srli_epi32((x), 3))
+#define VSSIG1(x) _mm_xor_si128(_mm_xor_si128(VROTR(x, 17), VROTR(x, 19)), _mm_srli_epi32((x), 10))
+
+// W[t...t+3] from x0 = W[t-16...t-13], x1 = W[t-12...t-9], x2 = W[t-8...t-5], x3 = W[t-4...t-1] (FIPS 180-4
+// section 6.2.2 step 1). W[t+2] and W[t+3] need SSIG1 of W[t] and W[t+1], so the SSIG1 terms go in two halves.
+static inline __attribute__((always_inline, target("ssse3"))) __m128i schedule4(
+    __m128i x0, __m128i x1, __m128i x2, __m128i x3) {
+    const __m128i low = _mm_set_epi32(0, 0, -1, -1);
+    const __m128i w15 = _mm_alignr_epi8(x1, x0, 4);  // W[t-15...t-12]
+    const __m128i w7 = _mm_alignr_epi8(x3, x2, 4);   // W[t-7...t-4]
+    __m128i w = _mm_add_epi32(_mm_add_epi32(x0, w7), VSSIG0(w15));
+    const __m128i w2 = _mm_shuffle_epi32(x3, 0xFE);  // W[t-2], W[t-1] in lanes 0 and 1
+    w = _mm_add_epi32(w, _mm_and_si128(VSSIG1(w2), low));
+    const __m128i w0 = _mm_shuffle_epi32(w, 0x40);   // W[t], W[t+1] in lanes 2 and 3
+    return _mm_add_epi32(w, _mm_andnot_si128(low, VSSIG1(w0)));
+}
+
+// One round reading W[t] + K[t] from `wk`.
+#define VROUND(a, b, c, d, e, f, g, h, t)                       \
+    do {                                                        \
+        uint32_t t1 = (h) + BSIG1(e) + CH(e, f, g) + wk[(t)];   \
+        uint32_t ab = (a) ^ (b);                                \
+        uint32_t t2 = BSIG0(a) + ((ab & bc) ^ (b));             \
+        bc = ab;                                                \
+        (d) += t1;                                              \
+        (h) = t1 + t2;                                          \
+    } while (0)
+
+// Four rounds from group `grp` (W[4 grp...4 grp + 3]), the variables' names rotated by 4 each group.
+#define VGROUP4(a, b, c, d, e, f, g, h, grp)           \
+    do {                                               \
+        VROUND(a, b, c, d, e, f, g, h, 4 * (grp) + 0); \
+        VROUND(h, a, b, c, d, e, f, g, 4 * (grp) + 1); \
+        VROUND(g, h, a, b, c, d, e, f, 4 * (grp) + 2); \
+        VROUND(f, g, h, a, b, c, d, e, 4 * (grp) + 3); \
+    } while (0)
+
+// After the rounds of group `grp`, the schedule's next four words (group grp + 4) and their W + K, computed while
+// the next rounds run.
+#define VNEXT(grp)                                                                                            \
+    do {                                                                                                      \
+        if ((grp) < 12) {                                                                                     \
+            x[(grp) & 3] = schedule4(x[(grp) & 3], x[((grp) + 1) & 3], x[((grp) + 2) & 3], x[((grp) + 3) & 3]); \
+            _mm_store_si128((__m128i *)&wk[4 * ((grp) + 4)],                                                  \
+                _mm_add_epi32(x[(grp) & 3], _mm_loadu_si128((const __m128i *)&K[4 * ((grp) + 4)])));          \
+        }                                                                                                     \
+    } while (0)
+
+static inline __attribute__((always_inline, target("ssse3"))) void compress_vector_rounds(
+    uint32_t state[8], const uint8_t *data, size_t blocks) {
+    const __m128i byteswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    _Alignas(16) uint32_t wk[64];
+    while (blocks--) {
+        __m128i x[4];
+        for (int i = 0; i < 4; i++) {
+            x[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(data + 16 * i)), byteswap);
+            _mm_store_si128((__m128i *)&wk[4 * i], _mm_add_epi32(x[i], _mm_loadu_si128((const __m128i *)&K[4 * i])));
+        }
+        uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
+        uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
+        uint32_t bc = b ^ c;
+        VGROUP4(a, b, c, d, e, f, g, h, 0); VNEXT(0);
+        VGROUP4(e, f, g, h, a, b, c, d, 1); VNEXT(1);
+        VGROUP4(a, b, c, d, e, f, g, h, 2); VNEXT(2);
+        VGROUP4(e, f, g, h, a, b, c, d, 3); VNEXT(3);
+        VGROUP4(a, b, c, d, e, f, g, h, 4); VNEXT(4);
+        VGROUP4(e, f, g, h, a, b, c, d, 5); VNEXT(5);
+        VGROUP4(a, b, c, d, e, f, g, h, 6); VNEXT(6);
+        VGROUP4(e, f, g, h, a, b, c, d, 7); VNEXT(7);
+        VGROUP4(a, b, c, d, e, f, g, h, 8); VNEXT(8);
+        VGROUP4(e, f, g, h, a, b, c, d, 9); VNEXT(9);
+        VGROUP4(a, b, c, d, e, f, g, h, 10); VNEXT(10);
+        VGROUP4(e, f, g, h, a, b, c, d, 11); VNEXT(11);
+        VGROUP4(a, b, c, d, e, f, g, h, 12);
+        VGROUP4(e, f, g, h, a, b, c, d, 13);
+        VGROUP4(a, b, c, d, e, f, g, h, 14);
+        VGROUP4(e, f, g, h, a, b, c, d, 15);
+        state[0] += a;
+        state[1] += b;
+        state[2] += c;
+        state[3] += d;
+        state[4] += e;
+        state[5] += f;
+        state[6] += g;
+        state[7] += h;
+        data += 64;
+    }
+}
+
+// The same code twice: with AVX2's VEX encoding and BMI2's `rorx`, and with AVX-512VL, whose `vprord` rotates in one
+// instruction (about 8% faster than the AVX2 build on the machine measured in docs/signing.md).
+__attribute__((target("avx2,bmi2"))) static void compress_avx2(uint32_t state[8], const uint8_t *data, size_t blocks) {
+    compress_vector_rounds(state, data, blocks);
+}
+
+__attribute__((target("avx512f,avx512vl,avx2,bmi2"))) static void compress_avx512vl(
+    uint32_t state[8], const uint8_t *data, size_t blocks) {
+    compress_vector_rounds(state, data, blocks);
+}
+#endif
+
 // MARK: - ARMv8 SHA2
 
 #ifdef CSHA256_ARM
@@ -230,6 +365,8 @@ int csha256_engine_available(int engine) {
 #ifdef CSHA256_X86
     case CSHA256_X86_SHA_NI: return x86_has_sha_ni();  // cpuid each time (no shared state); Swift keeps `best`
     case CSHA256_X86_BMI2: return x86_has_bmi2();
+    case CSHA256_X86_AVX2: return x86_has_avx2_bmi2();
+    case CSHA256_X86_AVX512VL: return x86_has_avx512vl();
 #endif
 #ifdef CSHA256_ARM
     case CSHA256_ARMV8_SHA2: return (getauxval(AT_HWCAP) & HWCAP_SHA2) != 0;
@@ -241,6 +378,8 @@ int csha256_engine_available(int engine) {
 int csha256_best_engine(void) {
     if (csha256_engine_available(CSHA256_X86_SHA_NI)) return CSHA256_X86_SHA_NI;
     if (csha256_engine_available(CSHA256_ARMV8_SHA2)) return CSHA256_ARMV8_SHA2;
+    if (csha256_engine_available(CSHA256_X86_AVX512VL)) return CSHA256_X86_AVX512VL;
+    if (csha256_engine_available(CSHA256_X86_AVX2)) return CSHA256_X86_AVX2;
     if (csha256_engine_available(CSHA256_X86_BMI2)) return CSHA256_X86_BMI2;
     return CSHA256_PORTABLE;
 }
@@ -250,6 +389,8 @@ void csha256_compress(int engine, uint32_t state[8], const uint8_t *data, size_t
 #ifdef CSHA256_X86
     case CSHA256_X86_SHA_NI: compress_sha_ni(state, data, blocks); return;
     case CSHA256_X86_BMI2: compress_bmi2(state, data, blocks); return;
+    case CSHA256_X86_AVX2: compress_avx2(state, data, blocks); return;
+    case CSHA256_X86_AVX512VL: compress_avx512vl(state, data, blocks); return;
 #endif
 #ifdef CSHA256_ARM
     case CSHA256_ARMV8_SHA2: compress_armv8(state, data, blocks); return;

@@ -8,7 +8,8 @@ import CSHA256
 ///
 /// `SHA256.hash(_:)` hashes a whole message; `SHA256.Hasher` hashes one in pieces; `SHA256.Prefix` holds the state
 /// after a constant prefix, so messages that share it hash only the rest. The compression function is the C target
-/// CSHA256: the CPU's SHA instructions where present (x86-64 SHA-NI, ARMv8 SHA2), portable C otherwise.
+/// CSHA256: the CPU's SHA instructions where present (x86-64 SHA-NI, ARMv8 SHA2), else on x86-64 the message
+/// schedule in vectors (AVX-512VL, AVX2) or the portable C built for BMI2, portable C otherwise.
 package enum SHA256 {
     /// The digest length in bytes (32).
     static let byteCount = 32
@@ -27,6 +28,11 @@ package enum SHA256 {
         case armv8SHA2 = 2
         /// The portable C compiled for x86-64 BMI2 (`rorx`): where SHA-NI is missing but BMI2 is not.
         case x86BMI2 = 3
+        /// Scalar rounds with the message schedule four words at a time in 128-bit vectors, built for AVX2 and BMI2:
+        /// where SHA-NI is missing.
+        case x86AVX2 = 4
+        /// The same built for AVX-512VL (one-instruction vector rotations): where SHA-NI is missing.
+        case x86AVX512VL = 5
 
         /// The fastest engine this CPU runs (detected once).
         package static let best = Engine(rawValue: csha256_best_engine()) ?? .portable

@@ -81,13 +81,18 @@ import Testing
         #expect(Hex.string(hasher.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
-    /// The best engine is available: the SHA-instruction one exactly when the CPU reports those, else the BMI2
-    /// build where the CPU has BMI2, else the portable one.
+    /// The best engine is available: the SHA-instruction one exactly when the CPU reports those, else the vector
+    /// schedule's AVX-512VL build, its AVX2 build, the BMI2 build, the portable one, the first the CPU runs.
     @Test func bestEngineIsAvailable() {
         #expect(SHA256.Engine.best.isAvailable)
         #expect(SHA256.Engine.portable.isAvailable)
         if SHA256.Engine.x86SHAExtensions.isAvailable || SHA256.Engine.armv8SHA2.isAvailable {
             #expect(SHA256.Engine.best == .x86SHAExtensions || SHA256.Engine.best == .armv8SHA2)
+        } else if SHA256.Engine.x86AVX512VL.isAvailable {
+            #expect(SHA256.Engine.best == .x86AVX512VL)
+            #expect(SHA256.Engine.x86AVX2.isAvailable)
+        } else if SHA256.Engine.x86AVX2.isAvailable {
+            #expect(SHA256.Engine.best == .x86AVX2)
         } else if SHA256.Engine.x86BMI2.isAvailable {
             #expect(SHA256.Engine.best == .x86BMI2)
         } else {

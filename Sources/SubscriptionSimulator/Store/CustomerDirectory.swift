@@ -12,6 +12,11 @@ struct CustomerRecord: Hashable, Sendable {
     /// Charges to the customer's payment method fail (``SimulatedStore/failBilling(for:)`` until
     /// ``SimulatedStore/fixBilling(for:)``): read on every renewal, so kept here rather than in a set of names.
     var paymentFails = false
+    /// How many transaction ids, web order line item ids and notification UUIDs the customer has been given (rule
+    /// ids-per-customer in `Engine/IdentifierSource.swift`): their ids depend on these, never on other customers.
+    var transactionIds: UInt32 = 0
+    var webOrderLineItemIds: UInt32 = 0
+    var notificationUUIDs: UInt32 = 0
 }
 
 /// The store's customers: who they are, in the order they were first named, what the store looks up about each on

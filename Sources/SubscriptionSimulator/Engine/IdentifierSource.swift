@@ -149,11 +149,24 @@ package struct IdentifierSource: Sendable {
     /// The UUID of notification number `counter` (from 1) about the customer at `position`, or about the app itself
     /// when `position` is nil (rule ids-per-customer).
     package func notificationUUID(ofCustomerAt position: Int?, counter: UInt64) -> NotificationUUID {
+        Self.notificationUUID(key: notificationKey(ofCustomerAt: position), counter: counter)
+    }
+
+    /// The part of the notification UUIDs about the customer at `position` (nil: the app itself) that does not
+    /// depend on the counter: the first mix. Made once per customer (``CustomerRecord/notificationKey``), so each
+    /// notification costs the two mixes of the counter only (issue 27).
+    func notificationKey(ofCustomerAt position: Int?) -> NotificationKey {
         let owner = position.map { UInt64($0) + 1 } ?? 0
         let ownerWord = owner | (UInt64(epoch) << 40)
-        let first = SplitMix64.mix(seed ^ 0x5349_4D43_544C_5555 &+ ownerWord &* 0x9E37_79B9_7F4A_7C15)
-        let high = SplitMix64.mix(first &+ counter &* 0xBF58_476D_1CE4_E5B9)
-        let low = SplitMix64.mix(high ^ counter ^ (seed << 1) ^ (ownerWord &* 0x94D0_49BB_1331_11EB))
+        return NotificationKey(
+            first: SplitMix64.mix(seed ^ 0x5349_4D43_544C_5555 &+ ownerWord &* 0x9E37_79B9_7F4A_7C15),
+            salt: (seed << 1) ^ (ownerWord &* 0x94D0_49BB_1331_11EB))
+    }
+
+    /// The UUID of notification number `counter` (from 1) of the owner whose key is `key`.
+    static func notificationUUID(key: NotificationKey, counter: UInt64) -> NotificationUUID {
+        let high = SplitMix64.mix(key.first &+ counter &* 0xBF58_476D_1CE4_E5B9)
+        let low = SplitMix64.mix(high ^ counter ^ key.salt)
         // Version 4 in the high nibble of byte 6, variant 10xx in byte 8.
         return NotificationUUID(
             high: (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000,
@@ -165,6 +178,13 @@ package struct IdentifierSource: Sendable {
         storeNotificationCounter += 1
         return notificationUUID(ofCustomerAt: nil, counter: storeNotificationCounter)
     }
+}
+
+/// What a notification UUID owner's UUIDs share (``IdentifierSource/notificationKey(ofCustomerAt:)``): the first
+/// SplitMix64 mix of (seed, epoch, owner) and the owner's salt of the low half.
+struct NotificationKey: Hashable, Sendable {
+    var first: UInt64
+    var salt: UInt64
 }
 
 /// A notification's `notificationUUID` as its 128 bits; the text (lowercase, RFC 4122 layout) is written only when

@@ -117,10 +117,10 @@ public struct SimulatedStore: Sendable {
 
     // MARK: - Identifiers (rule ids-per-customer)
 
-    /// The next transaction id of the customer at `position`.
+    /// The next transaction id of the customer at `position`. Each counter is read and written in one access to
+    /// the customer's record (issue 27).
     mutating func nextTransactionIdentifier(forCustomerAt position: Int) -> StoreIdentifier {
-        directory.records[position].transactionIds += 1
-        return ids.transactionIdentifier(ofCustomerAt: position, counter: directory.records[position].transactionIds)
+        ids.transactionIdentifier(ofCustomerAt: position, counter: directory.records[position].countTransactionId())
     }
 
     /// The next transaction id of `customer` (registered if new), as text.
@@ -130,16 +130,13 @@ public struct SimulatedStore: Sendable {
 
     /// The next web order line item id of the customer at `position`.
     mutating func nextWebOrderLineItemIdentifier(forCustomerAt position: Int) -> StoreIdentifier {
-        directory.records[position].webOrderLineItemIds += 1
-        return ids.webOrderLineItemIdentifier(
-            ofCustomerAt: position, counter: directory.records[position].webOrderLineItemIds)
+        ids.webOrderLineItemIdentifier(
+            ofCustomerAt: position, counter: directory.records[position].countWebOrderLineItemId())
     }
 
     /// The next notification UUID about the customer at `position`.
     mutating func nextNotificationUUID(forCustomerAt position: Int) -> NotificationUUID {
-        directory.records[position].notificationUUIDs += 1
-        return ids.notificationUUID(
-            ofCustomerAt: position, counter: UInt64(directory.records[position].notificationUUIDs))
+        directory.records[position].nextNotificationUUID()
     }
 
     // MARK: - Clock

@@ -257,7 +257,7 @@ func bodyPayload(_ body: String) -> JSONValue {
         let three = try SimulatorServer(configuration: ServerConfiguration(scenario: scenario, epoch: 3))
         #expect(three.stateJSON().value(at: "epoch") == .integer(3))
         let id = "customers.0.subscriptions.0.originalTransactionId"
-        #expect(zero.stateJSON().value(at: id) == .string("2000000000000001"))
-        #expect(three.stateJSON().value(at: id) == .string("2003000000000000001"))
+        #expect(zero.stateJSON().value(at: id) == .string("2000000100000001"))
+        #expect(three.stateJSON().value(at: id) == .string("2003000000100000001"))
     }
 }

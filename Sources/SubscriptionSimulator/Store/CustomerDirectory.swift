@@ -12,6 +12,31 @@ struct CustomerRecord: Hashable, Sendable {
     /// Charges to the customer's payment method fail (``SimulatedStore/failBilling(for:)`` until
     /// ``SimulatedStore/fixBilling(for:)``): read on every renewal, so kept here rather than in a set of names.
     var paymentFails = false
+    /// How many transaction ids, web order line item ids and notification UUIDs the customer has been given (rule
+    /// ids-per-customer in `Engine/IdentifierSource.swift`): their ids depend on these, never on other customers.
+    var transactionIds: UInt32 = 0
+    var webOrderLineItemIds: UInt32 = 0
+    var notificationUUIDs: UInt32 = 0
+    /// What the customer's notification UUIDs share, made once when the customer is registered.
+    var notificationKey = NotificationKey(first: 0, salt: 0)
+
+    /// The next transaction id counter (rule ids-per-customer).
+    mutating func countTransactionId() -> UInt32 {
+        transactionIds += 1
+        return transactionIds
+    }
+
+    /// The next web order line item id counter.
+    mutating func countWebOrderLineItemId() -> UInt32 {
+        webOrderLineItemIds += 1
+        return webOrderLineItemIds
+    }
+
+    /// The customer's next notification UUID.
+    mutating func nextNotificationUUID() -> NotificationUUID {
+        notificationUUIDs += 1
+        return IdentifierSource.notificationUUID(key: notificationKey, counter: UInt64(notificationUUIDs))
+    }
 }
 
 /// The store's customers: who they are, in the order they were first named, what the store looks up about each on
@@ -40,7 +65,10 @@ struct CustomerDirectory: Hashable, Sendable {
         if let position = positions[name] { return position }
         let position = names.count
         names.append(name)
-        records.append(CustomerRecord(appTransactionId: ids.appTransactionId(forCustomerAt: position)))
+        records.append(
+            CustomerRecord(
+                appTransactionId: ids.appTransactionId(forCustomerAt: position),
+                notificationKey: ids.notificationKey(ofCustomerAt: position)))
         positions[name] = position
         return position
     }

@@ -352,7 +352,7 @@ extension SimulatedStore {
             grantSubscriptionShare(id, purchaser: purchaser ?? purchaserView(key))
         case .nonConsumable(let index):
             let purchaserRecord = ledger.transactions[index]
-            let memberId = ids.nextTransactionId()
+            let memberId = nextTransactionId(for: member)
             var record = purchaserRecord
             record.transactionId = memberId
             record.originalTransactionId = memberId
@@ -391,7 +391,7 @@ extension SimulatedStore {
             memberKey = existing
         } else {
             var chain = SubscriptionChain(
-                originalTransactionId: ids.nextTransactionId(), customer: member, group: purchaser.group,
+                originalTransactionId: nextTransactionId(for: member), customer: member, group: purchaser.group,
                 groupIdentifier: purchaser.groupIdentifier, ownership: .familyShared, sharedFrom: key,
                 sharingOn: false, state: state, originalPurchaseDate: dates.originalPurchaseDate,
                 recentSubscriptionStartDate: dates.originalPurchaseDate, currentTransactionIndex: -1)
@@ -419,9 +419,12 @@ extension SimulatedStore {
         let chain = subscriptionBook.chains[memberKey.index]
         let isFirst = chain.currentTransactionIndex < 0
         var record = purchaserRecord
-        record.transactionIdentifier = isFirst ? .text(chain.originalTransactionId) : ids.nextTransactionIdentifier()
+        // Rule ids-per-customer: the member holds their transaction.
+        let owner = position(of: chain) ?? register(chain.customer)
+        record.transactionIdentifier =
+            isFirst ? .text(chain.originalTransactionId) : nextTransactionIdentifier(forCustomerAt: owner)
         record.originalTransactionId = chain.originalTransactionId
-        record.webOrderLineItem = ids.nextWebOrderLineItemIdentifier()
+        record.webOrderLineItem = nextWebOrderLineItemIdentifier(forCustomerAt: owner)
         record.customer = chain.customer
         record.ownership = .familyShared
         record.purchaseDate = purchaseDate

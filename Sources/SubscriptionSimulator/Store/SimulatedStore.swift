@@ -115,6 +115,30 @@ public struct SimulatedStore: Sendable {
         chain.customerPosition >= 0 ? chain.customerPosition : directory.positions[chain.customer]
     }
 
+    // MARK: - Identifiers (rule ids-per-customer)
+
+    /// The next transaction id of the customer at `position`. Each counter is read and written in one access to
+    /// the customer's record (issue 27).
+    mutating func nextTransactionIdentifier(forCustomerAt position: Int) -> StoreIdentifier {
+        ids.transactionIdentifier(ofCustomerAt: position, counter: directory.records[position].countTransactionId())
+    }
+
+    /// The next transaction id of `customer` (registered if new), as text.
+    mutating func nextTransactionId(for customer: String) -> String {
+        nextTransactionIdentifier(forCustomerAt: register(customer)).text
+    }
+
+    /// The next web order line item id of the customer at `position`.
+    mutating func nextWebOrderLineItemIdentifier(forCustomerAt position: Int) -> StoreIdentifier {
+        ids.webOrderLineItemIdentifier(
+            ofCustomerAt: position, counter: directory.records[position].countWebOrderLineItemId())
+    }
+
+    /// The next notification UUID about the customer at `position`.
+    mutating func nextNotificationUUID(forCustomerAt position: Int) -> NotificationUUID {
+        directory.records[position].nextNotificationUUID()
+    }
+
     // MARK: - Clock
 
     /// Runs every store event due at or before `target` in order, then sets `now` to `target`.
@@ -353,9 +377,11 @@ public struct SimulatedStore: Sendable {
             case .charge(let purchaseDate, let expiresDate, let offer, let reason):
                 // A first purchase's transactionId is its originalTransactionId (reference §2.5, S-TXID).
                 let isFirst = chain.currentTransactionIndex < 0
+                // Rule ids-per-customer: the chain's customer holds the transaction.
+                let owner = customerPosition ?? register(chain.customer)
                 let transactionId: StoreIdentifier =
-                    isFirst ? .text(chain.originalTransactionId) : ids.nextTransactionIdentifier()
-                let webOrderLineItem = ids.nextWebOrderLineItemIdentifier()
+                    isFirst ? .text(chain.originalTransactionId) : nextTransactionIdentifier(forCustomerAt: owner)
+                let webOrderLineItem = nextWebOrderLineItemIdentifier(forCustomerAt: owner)
                 let price = offer?.price ?? catalog.products[productIndex].price
                 if isFirst { chain.firstTransactionIndex = ledger.transactions.endIndex }
                 chain.currentTransactionIndex = ledger.transactions.endIndex
@@ -511,14 +537,15 @@ public struct SimulatedStore: Sendable {
             try apply(input, to: key)
             try startSharingNewPurchase(chain: key, product: product)
         } else {
-            let originalId = ids.nextTransactionId()
+            let customerPosition = register(customer)
+            let originalId = nextTransactionIdentifier(forCustomerAt: customerPosition).text
             let (state, effects) = SubscriptionLifecycle.initialPurchase(request, at: now)
             var chain = SubscriptionChain(
                 originalTransactionId: originalId, customer: customer, group: group,
                 groupIdentifier: catalog.subscriptionGroupIdentifier(for: group), ownership: .purchased,
                 sharedFrom: nil, sharingOn: false, state: state,
                 originalPurchaseDate: now, recentSubscriptionStartDate: now, currentTransactionIndex: -1)
-            chain.customerPosition = register(customer)
+            chain.customerPosition = customerPosition
             let key = subscriptionBook.nextID
             try perform(effects, on: &chain, key: key)
             insertChain(chain)
@@ -543,7 +570,7 @@ public struct SimulatedStore: Sendable {
         case .consumable, .autoRenewable:
             break
         }
-        let id = ids.nextTransactionId()
+        let id = nextTransactionId(for: customer)
         let record = TransactionRecord(
             transactionId: id, originalTransactionId: id, webOrderLineItemId: nil, customer: customer,
             productId: product.id, productType: product.type, subscriptionGroupIdentifier: nil, purchaseDate: now,
@@ -578,11 +605,14 @@ public struct SimulatedStore: Sendable {
         transaction: consuming TransactionRecord, renewal: consuming RenewalSnapshot?, status: SubscriptionPhase?,
         restored: Bool = false
     ) {
-        if let position { directory.toRefresh.append(position) } else { directory.needsRefresh(recipient) }
+        // Rule ids-per-customer: the UUID belongs to the recipient.
+        let position = position ?? register(recipient)
+        directory.toRefresh.append(position)
         emissions.append(
             SentNotification(
                 recipient: recipient, instant: now, type: type, subtype: subtype,
-                uuid: ids.nextNotificationUUID(), transaction: transaction, renewal: renewal, status: status),
+                uuid: nextNotificationUUID(forCustomerAt: position), transaction: transaction, renewal: renewal,
+                status: status),
             restored: restored)
     }
 
@@ -593,7 +623,7 @@ public struct SimulatedStore: Sendable {
         _ type: NotificationType, _ subtype: NotificationSubtype?, summary: RenewalExtensionSummary? = nil
     ) -> SentNotification {
         let notification = SentNotification(
-            recipient: nil, instant: now, type: type, subtype: subtype, uuid: ids.nextNotificationUUID(),
+            recipient: nil, instant: now, type: type, subtype: subtype, uuid: ids.nextStoreNotificationUUID(),
             transaction: nil, renewal: nil, status: nil, summary: summary)
         emissions.append(notification)
         return notification

@@ -357,21 +357,29 @@ extension EventQueueTests {
     }
 
     @Test func identifiersAreDeterministicPerSeedAndDistinctAcrossSeeds() {
-        var a = IdentifierSource(seed: 5)
-        var b = IdentifierSource(seed: 5)
-        var c = IdentifierSource(seed: 6)
-        let first = (a.nextTransactionId(), a.nextWebOrderLineItemId(), a.nextNotificationUUID())
-        #expect(first == (b.nextTransactionId(), b.nextWebOrderLineItemId(), b.nextNotificationUUID()))
-        #expect(first.0 != c.nextTransactionId())
-        #expect(first.0 == "2000005000000001" && first.0.count == 16)
+        let a = IdentifierSource(seed: 5)
+        let b = IdentifierSource(seed: 5)
+        let c = IdentifierSource(seed: 6)
+        func first(_ ids: IdentifierSource) -> (String, String, NotificationUUID) {
+            (
+                ids.transactionId(ofCustomerAt: 0, counter: 1), ids.webOrderLineItemId(ofCustomerAt: 0, counter: 1),
+                ids.notificationUUID(ofCustomerAt: 0, counter: 1)
+            )
+        }
+        #expect(first(a) == first(b))
+        #expect(first(a).0 != first(c).0 && first(a).2 != first(c).2)
+        #expect(first(a).0 == "2000005100000001" && first(a).0.count == 16)
+        let first = first(a)
         #expect(first.1 != first.0)
     }
 
     @Test func notificationUUIDsAreLowercaseVersion4AndUnique() {
-        var ids = IdentifierSource(seed: 99)
+        let ids = IdentifierSource(seed: 99)
         var seen: Set<String> = []
-        for _ in 0..<100_000 {
-            let uuid = ids.nextNotificationUUID().description
+        // The store's own notifications (owner nil) and nine customers', 10,000 each.
+        for index in 0..<100_000 {
+            let owner = index % 10 == 9 ? nil : index % 10
+            let uuid = ids.notificationUUID(ofCustomerAt: owner, counter: UInt64(index / 10 + 1)).description
             seen.insert(uuid)
             let parts = uuid.split(separator: "-")
             guard parts.map(\.count) == [8, 4, 4, 4, 12], uuid == uuid.lowercased(),

@@ -28,7 +28,7 @@ import Testing
         try b.purchase(monthly.id, by: "alice")
         #expect(a.transactions[0].transactionId != b.transactions[0].transactionId)
         #expect(a.transactions[0].webOrderLineItemId != b.transactions[0].webOrderLineItemId)
-        #expect(a.transactions[0].transactionId == "21000000000000001")
+        #expect(a.transactions[0].transactionId == "21000000100000001")
         // Seeds below a million keep Apple's 16 digits; up to 999,999,999 ids fit a signed 64-bit integer.
         #expect(IdentifierSource(seed: 131_734).identifier(prefix: "2", counter: 1) == "2131734000000001")
         #expect(Int64(IdentifierSource(seed: 999_999_999).identifier(prefix: "2", counter: 999_999_999)) != nil)

@@ -59,9 +59,12 @@ import Testing
     }
 
     @Test func notificationUUIDsStayVersion4() {
-        var source = IdentifierSource(seed: 3, epoch: 5)
-        for _ in 0..<100 {
-            let text = source.nextNotificationUUID().description
+        let source = IdentifierSource(seed: 3, epoch: 5)
+        for counter: UInt64 in 1...100 {
+            let text = source.notificationUUID(
+                ofCustomerAt: counter % 3 == 0 ? nil : Int(counter % 5), counter: counter
+            )
+            .description
             let characters = Array(text)
             #expect(characters[14] == "4")
             #expect("89ab".contains(characters[19]))

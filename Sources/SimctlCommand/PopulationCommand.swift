@@ -7,7 +7,8 @@ package enum PopulationCommand {
     package static let help = """
         USAGE: simctl population [--subscribers N] [--months M] [--days D] [--churn C] [--billing-failure F]
                                  [--grace off|3|16|28] [--seed S] [--price P] [--format table|json]
-                                 [--compare-grace LIST] [--retention LIST] [--svg DIR] [--jobs N]
+                                 [--commitment-share S] [--compare-grace LIST] [--retention LIST] [--svg DIR]
+                                 [--jobs N]
 
         Runs the cohort model cohort-v1 (docs/population.md): N monthly subscribers who all buy at day 0, followed
         for H days with voluntary churn, billing failures, Apple's 60-day billing retry, an optional billing grace

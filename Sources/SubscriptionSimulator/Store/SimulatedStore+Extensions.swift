@@ -117,15 +117,26 @@ extension SimulatedStore {
 
     /// Moves `expiresDate` of the purchaser's current transaction and of each sharing member's current transaction
     /// (members are extended with their purchaser, S-EXT-FS). The purchaser's chain is held by the caller.
-    mutating func extendTransactions(of key: ChainID, current: Int, to expiresDate: Instant) {
-        ledger.transactions[current].expiresDate = expiresDate
-        markModified(current)
+    ///
+    /// `commitmentExpiresDate`: the commitment's end after the extension (rule commitment-extension-shift), written into
+    /// each extended transaction's `commitmentInfo` too, so that a transaction's `commitmentExpiresDate` always equals
+    /// its renewal info's `commitmentRenewalDate` (Appendix E P10).
+    mutating func extendTransactions(
+        of key: ChainID, current: Int, to expiresDate: Instant, commitmentExpiresDate: Instant? = nil
+    ) {
+        func extend(_ index: Int) {
+            ledger.transactions[index].expiresDate = expiresDate
+            if let commitmentExpiresDate, ledger.transactions[index].commitment != nil {
+                ledger.transactions[index].commitment?.expiresDate = commitmentExpiresDate
+            }
+            markModified(index)
+        }
+        extend(current)
         for id in familyBook.sharesOf(.subscription(chain: key)) where familyBook.shares[id].phase == .granted {
             guard let memberKey = familyBook.shares[id].memberChain else { continue }
             let index = subscriptionBook.chains[memberKey.index].currentTransactionIndex
             guard index >= 0 else { continue }
-            ledger.transactions[index].expiresDate = expiresDate
-            markModified(index)
+            extend(index)
         }
     }
 }

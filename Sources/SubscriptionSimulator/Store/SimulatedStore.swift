@@ -465,7 +465,9 @@ public struct SimulatedStore: Sendable {
             case .markCurrentTransactionUpgraded:
                 markUpgraded(chain, key: key, membersToo: fansOut)
             case .extendCurrentTransaction(let expiresDate):
-                extendTransactions(of: key, current: chain.currentTransactionIndex, to: expiresDate)
+                extendTransactions(
+                    of: key, current: chain.currentTransactionIndex, to: expiresDate,
+                    commitmentExpiresDate: chain.state.commitment?.expiresDate)
             case .restoreCurrentTransaction:
                 ledger.transactions[chain.currentTransactionIndex].revocation = nil
                 markModified(chain.currentTransactionIndex)

@@ -299,6 +299,7 @@ package enum CatalogTable {
                 case .payUpFront: offer = "\(o.price) for \(o.period)"
                 case .oneTime: offer = "\(o.price) once"
                 }
+                offer += planSuffix(o.plan)
             }
             rows.append([
                 p.id, p.type.rawValue, group, period, p.price.description, p.currency, p.familyShareable ? "yes" : "no",
@@ -314,7 +315,35 @@ package enum CatalogTable {
             }
             return line + "\n"
         }.joined()
-        return table + offerLines(catalog)
+        return table + planLines(catalog) + offerLines(catalog)
+    }
+
+    /// " (monthly plan)" or " (up-front plan)" for an offer configured for one billing plan (rule offer-for-its-plan);
+    /// nothing for an offer of both plans.
+    static func planSuffix(_ plan: BillingPlan?) -> String {
+        switch plan {
+        case .monthly: return " (monthly plan)"
+        case .upfront: return " (up-front plan)"
+        case nil: return ""
+        }
+    }
+
+    /// One line per product with the monthly plan with a 12-month commitment (reference Appendix E): its monthly
+    /// price, the commitment's price (rule commitment-twelve-periods) and its storefront prices.
+    static func planLines(_ catalog: Catalog) -> String {
+        var text = ""
+        for p in catalog.products {
+            guard let plan = p.monthlyCommitment else { continue }
+            let total = CommitmentPlan.commitmentPrice(monthly: plan.monthlyPrice)
+            text += "plan \(p.id) monthly: \(plan.monthlyPrice) \(p.currency) × 12 (12-month commitment, \(total))"
+            if !plan.prices.isEmpty {
+                text +=
+                    "; "
+                    + plan.prices.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            }
+            text += "\n"
+        }
+        return text.isEmpty ? "" : "\n" + text
     }
 
     /// One line per redeemable offer (promotional, offer code, win-back), under the table.
@@ -329,7 +358,7 @@ package enum CatalogTable {
                 case .payUpFront: terms = "\(o.price) for \(o.period)"
                 case .oneTime: terms = "\(o.price) once"
                 }
-                text += "offer \(p.id) \(o.identifier ?? "-"): \(o.type.rawValue), \(terms)\n"
+                text += "offer \(p.id) \(o.identifier ?? "-"): \(o.type.rawValue), \(terms)\(planSuffix(o.plan))\n"
             }
         }
         return text.isEmpty ? "" : "\n" + text

@@ -43,6 +43,8 @@ def check_signed(verifier, jws, kind, path, problems):
         decoded = verifier.verify_and_decode_renewal_info(jws)
         required = notifications.REQUIRED_RENEWAL
     notifications.unknown_enums(decoded, path, problems)
+    # A 12-month commitment's fields (Appendix E.2), held by Apple's models as in the notifications' payloads.
+    notifications.check_commitment(decoded, raw, path, problems)
     for key in required:
         if key not in raw:
             problems.append(f"{path}.{key} is missing")

@@ -200,6 +200,18 @@ import Testing
             ))
         #expect(catalog.stdout.contains("_timeRate = 0") && catalog.stdout.contains("billing grace period: on"))
     }
+
+    /// `simctl catalog` shows a product's monthly plan with a 12-month commitment and the plan each offer is for.
+    @Test func catalogShowsTheMonthlyPlanAndEachOffersPlan() throws {
+        let catalog = try SimctlProcess.run(["catalog", "Scenarios/commitment-offers-per-plan.yaml"])
+        #expect(catalog.status == 0)
+        #expect(catalog.stdout.contains("free trial P1W (monthly plan)\n"))
+        #expect(
+            catalog.stdout.contains(
+                "plan com.example.nightsky.plus.annual monthly: 10.99 GBP × 12 (12-month commitment, 131.88)\n"))
+        #expect(catalog.stdout.contains("plus.monthly.promo: promotional, 5.49 × 2 × P1M (monthly plan)\n"))
+        #expect(catalog.stdout.contains("plus.annual.code: offerCode, 79.99 for P1Y (up-front plan)\n"))
+    }
 }
 
 /// Unique folder names for tests (tests may use UUID(); the product code never does).

@@ -48,6 +48,30 @@ import Testing
             ),
             ("refunds-carol.RefundHistoryResponse", try ServerAPI(store).refundHistory(for: "carol")),
             ("error-invalid-revision.ErrorPayload", ServerAPIError.invalidRequestRevision.body),
+        ] + (try commitmentResponses())
+    }
+
+    /// A British customer on the monthly plan with a 12-month commitment, in billing period 3 (reference Appendix
+    /// E.2): the transactions carry `billingPlanType` and `commitmentInfo`, the renewal info `renewalBillingPlanType`
+    /// and its `commitmentInfo`.
+    static func commitmentResponses() throws -> [(name: String, body: JSONValue)] {
+        var annual = Product(
+            id: "com.example.annual", type: .autoRenewable, group: "plus", period: .oneYear,
+            price: Price(decimal: "109.99")!, currency: "GBP")
+        annual.monthlyCommitment = CommitmentPlan(monthlyPrice: Price(decimal: "10.99")!)
+        var store = SimulatedStore(
+            app: AppConfiguration(
+                bundleId: "com.example.app", appAppleId: 1_234_567_890,
+                storefront: Storefronts.storefront(countryCode: "GBR")!),
+            catalog: try Catalog(products: [annual]), start: testStart, seed: 11)
+        try store.purchase(annual.id, by: "dora", plan: .monthly)
+        try store.advance(by: .months(2))
+        return [
+            ("statuses-commitment.StatusResponse", ServerAPI(store).allSubscriptionStatuses(for: "dora")),
+            (
+                "history-commitment.HistoryResponse",
+                try ServerAPI(store).transactionHistory(for: "dora", query: TransactionHistoryQuery())
+            ),
         ]
     }
 

@@ -21,7 +21,15 @@ extension SimulatedStore {
     public mutating func raisePrice(
         _ productId: String, to newPrice: Price, in storefront: String? = nil, consentRequired: Bool
     ) throws(StoreError) {
-        let target = try priceTarget(productId, newPrice, in: storefront)
+        try raiseNow(
+            try priceTarget(productId, newPrice, in: storefront), to: newPrice, consentRequired: consentRequired)
+    }
+
+    /// An increase without a start date at `target`, for either plan's price: refused while one with a start date waits
+    /// (rule one-scheduled-price-change); the new price is set (``setPrice(_:for:)``), an increase without consent
+    /// is remembered for rule price-increase-once-a-year, and each purchaser it reaches (``isAffected(_:by:)``) is
+    /// told now (rule price-increase-consent).
+    mutating func raiseNow(_ target: PriceTarget, to newPrice: Price, consentRequired: Bool) throws(StoreError) {
         try refuseSecondScheduledChange(target)
         try setPrice(newPrice, for: target)
         if !consentRequired { priceIncreaseSchedule.parts.lastWithoutConsent[target.scopeKey] = now }
@@ -108,15 +116,8 @@ extension SimulatedStore {
     public mutating func raiseMonthlyPrice(
         _ productId: String, to newPrice: Price, in storefront: String? = nil, consentRequired: Bool
     ) throws(StoreError) {
-        let target = try monthlyPriceTarget(productId, newPrice, in: storefront)
-        try refuseSecondScheduledChange(target)
-        let affected = subscriptionBook.chains.indices.filter { isAffected(subscriptionBook.chains[$0], by: target) }
-        keepCommitmentPrices(for: target)
-        try setPrice(newPrice, for: target)
-        for index in affected {
-            try apply(.priceIncreaseAnnounced(needsConsent: consentRequired), to: ChainID(index: index))
-        }
-        refreshEntitlements()
+        try raiseNow(
+            try monthlyPriceTarget(productId, newPrice, in: storefront), to: newPrice, consentRequired: consentRequired)
     }
 
     /// Checks an increase of the monthly plan's price of `productId` to `newPrice` (rules price-increase-raises-price,
@@ -245,7 +246,10 @@ extension SimulatedStore {
     }
 
     /// Puts `newPrice` in the catalogue where `target` says (one price applies per currency, `Catalog/Prices.swift`).
+    /// A new monthly price first leaves each running commitment its own (rule
+    /// commitment-price-increase-at-commitment-renewal, ``keepCommitmentPrices(for:)``).
     mutating func setPrice(_ newPrice: Price, for target: PriceTarget) throws(StoreError) {
+        if target.plan == .monthly { keepCommitmentPrices(for: target) }
         var product = try requireProduct(target.productId)
         switch (target.plan, target.storefront) {
         case (.upfront, let code?): product.prices[code] = newPrice
@@ -393,7 +397,6 @@ extension SimulatedStore {
     /// own price (rule commitment-price-increase-with-start-date).
     mutating func startPriceIncrease(_ increase: Int) throws(StoreError) {
         let scheduled = priceIncreaseSchedule.parts.increases[increase]
-        if scheduled.plan == .monthly { keepCommitmentPrices(for: target(of: scheduled)) }
         try setPrice(scheduled.newPrice, for: target(of: scheduled))
         priceIncreaseSchedule.parts.increases[increase].started = true
         priceIncreaseSchedule.parts.upcoming -= 1

@@ -291,16 +291,7 @@ package enum CatalogTable {
             let period =
                 p.period?.rawValue ?? p.duration.map { "\($0) (term)" }
                 ?? (p.type == .nonRenewing ? "no duration" : "-")
-            var offer = "-"
-            if let o = p.introOffer {
-                switch o.mode {
-                case .freeTrial: offer = "free trial \(o.period)"
-                case .payAsYouGo: offer = "\(o.price) × \(o.periods) × \(o.period)"
-                case .payUpFront: offer = "\(o.price) for \(o.period)"
-                case .oneTime: offer = "\(o.price) once"
-                }
-                offer += planSuffix(o.plan)
-            }
+            let offer = p.introOffer.map(terms) ?? "-"
             rows.append([
                 p.id, p.type.rawValue, group, period, p.price.description, p.currency, p.familyShareable ? "yes" : "no",
                 offer,
@@ -316,6 +307,18 @@ package enum CatalogTable {
             return line + "\n"
         }.joined()
         return table + planLines(catalog) + offerLines(catalog)
+    }
+
+    /// An offer's terms ("free trial P1W", "5.49 × 2 × P1M", ...) and the plan it is for, when it is for one.
+    static func terms(_ offer: SubscriptionOffer) -> String {
+        let terms: String
+        switch offer.mode {
+        case .freeTrial: terms = "free trial \(offer.period)"
+        case .payAsYouGo: terms = "\(offer.price) × \(offer.periods) × \(offer.period)"
+        case .payUpFront: terms = "\(offer.price) for \(offer.period)"
+        case .oneTime: terms = "\(offer.price) once"
+        }
+        return terms + planSuffix(offer.plan)
     }
 
     /// " (monthly plan)" or " (up-front plan)" for an offer configured for one billing plan (rule offer-for-its-plan);
@@ -335,7 +338,9 @@ package enum CatalogTable {
         for p in catalog.products {
             guard let plan = p.monthlyCommitment else { continue }
             let total = CommitmentPlan.commitmentPrice(monthly: plan.monthlyPrice)
-            text += "plan \(p.id) monthly: \(plan.monthlyPrice) \(p.currency) × 12 (12-month commitment, \(total))"
+            text +=
+                "plan \(p.id) monthly: \(plan.monthlyPrice) \(p.currency) × \(CommitmentPlan.totalBillingPeriods) "
+                + "(12-month commitment, \(total))"
             if !plan.prices.isEmpty {
                 text +=
                     "; "
@@ -351,14 +356,7 @@ package enum CatalogTable {
         var text = ""
         for p in catalog.products {
             for o in p.offers {
-                let terms: String
-                switch o.mode {
-                case .freeTrial: terms = "free trial \(o.period)"
-                case .payAsYouGo: terms = "\(o.price) × \(o.periods) × \(o.period)"
-                case .payUpFront: terms = "\(o.price) for \(o.period)"
-                case .oneTime: terms = "\(o.price) once"
-                }
-                text += "offer \(p.id) \(o.identifier ?? "-"): \(o.type.rawValue), \(terms)\(planSuffix(o.plan))\n"
+                text += "offer \(p.id) \(o.identifier ?? "-"): \(o.type.rawValue), \(terms(o))\n"
             }
         }
         return text.isEmpty ? "" : "\n" + text

@@ -88,6 +88,19 @@ import Testing
         #expect(store.transactions.last { $0.customer == "george" }?.price == Self.price("9.99"))
     }
 
+    /// Rule price-increase-once-a-year on the monthly plan's price: after an immediate rise without consent, a small
+    /// scheduled rise within the year needs consent; on the up-front price's scope it would not.
+    @Test func aRiseWithoutConsentCountsForTheMonthlyPlansOnceAYear() throws {
+        var store = try Self.store()
+        try store.advance(to: at("10d"))
+        try store.raiseMonthlyPrice("annual", to: Self.price("10.49"), consentRequired: false)
+        try store.raisePrice(
+            "annual", to: Self.price("10.99"), effective: at("40d"), consentRequired: nil, plan: .monthly)
+        #expect(store.priceIncreaseSchedule.parts.increases.last?.needsConsent == true)
+        try store.raisePrice("annual", to: Self.price("104.99"), effective: at("40d"), consentRequired: nil)
+        #expect(store.priceIncreaseSchedule.parts.increases.last?.needsConsent == false, "the up-front price's own")
+    }
+
     /// Rule commitment-price-increase-with-start-date: a rise scheduled at 10 days for 40 days reaches a commitment
     /// bought at the start at its renewal (one year), told 27 days before it; its monthly charges keep the old price.
     @Test func aScheduledRiseIsToldBeforeTheCommitmentRenewalItAppliesTo() throws {

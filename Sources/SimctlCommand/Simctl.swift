@@ -291,7 +291,7 @@ package enum CatalogTable {
             let period =
                 p.period?.rawValue ?? p.duration.map { "\($0) (term)" }
                 ?? (p.type == .nonRenewing ? "no duration" : "-")
-            let offer = p.introOffer.map(terms) ?? "-"
+            let offer = p.introOffers.isEmpty ? "-" : p.introOffers.map(terms).joined(separator: "; ")
             rows.append([
                 p.id, p.type.rawValue, group, period, p.price.description, p.currency, p.familyShareable ? "yes" : "no",
                 offer,

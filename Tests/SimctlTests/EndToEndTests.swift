@@ -211,6 +211,10 @@ import Testing
                 "plan com.example.nightsky.plus.annual monthly: 10.99 GBP × 12 (12-month commitment, 131.88)\n"))
         #expect(catalog.stdout.contains("plus.monthly.promo: promotional, 5.49 × 2 × P1M (monthly plan)\n"))
         #expect(catalog.stdout.contains("plus.annual.code: offerCode, 79.99 for P1Y (up-front plan)\n"))
+        // Rule intro-offer-per-plan: both plans' introductory offers, each with its plan.
+        let perPlan = try SimctlProcess.run(["catalog", "Scenarios/commitment-intro-offer-per-plan.yaml"])
+        #expect(perPlan.status == 0)
+        #expect(perPlan.stdout.contains("free trial P1W (up-front plan); 5.49 × 3 × P1M (monthly plan)\n"))
     }
 }
 

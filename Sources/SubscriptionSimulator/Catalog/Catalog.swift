@@ -76,9 +76,10 @@ public struct Catalog: Hashable, Sendable {
         if product.id.isEmpty { throw .invalid(product.id, "a product id must not be empty") }
         if product.price.milliunits < 0 { throw .invalid(product.id, "a price must not be negative") }
         try StorefrontPricing.validate(product)
-        if product.introOffer?.mode == .oneTime {
+        if product.introOffers.contains(where: { $0.mode == .oneTime }) {
             throw .invalid(product.id, "an introductory offer is freeTrial, payAsYouGo or payUpFront, not oneTime")
         }
+        if let problem = OfferRules.introOfferProblem(product) { throw .invalid(product.id, problem) }
         for offer in product.offers {
             if let problem = OfferRules.problem(with: offer, of: product) { throw .invalid(product.id, problem) }
         }
@@ -102,7 +103,7 @@ public struct Catalog: Hashable, Sendable {
             break
         }
         if product.type != .autoRenewable {
-            if product.introOffer != nil {
+            if !product.introOffers.isEmpty {
                 throw .invalid(product.id, "only auto-renewable subscriptions have introductory offers")
             }
             if product.period != nil {

@@ -53,6 +53,21 @@ public enum OfferRules {
         offer.plan == nil || offer.plan == plan
     }
 
+    /// **intro-offer-per-plan**: a product has at most one introductory offer per billing plan: one for both plans
+    /// (no `plan`), or one for the up-front plan and one for the monthly plan. Offers are configured per billing plan
+    /// (reference Appendix E O1; A1 "Provide subscription offers"), and Xcode's `.storekit` 5.0 files hold one item
+    /// of `introductoryOffers` per `billingPlanType` (reference `storekit-config-format.md` §6.0, §6.1). Which one a
+    /// purchase gets: ``Product/introOffer(for:)``; eligibility stays one introductory offer per subscription group
+    /// per customer, whatever the plan (S-INTRO). `nil` when the offers fit.
+    public static func introOfferProblem(_ product: Product) -> String? {
+        for plan in BillingPlan.allCases where product.introOffers.filter({ applies($0, to: plan) }).count > 1 {
+            let name = plan == .upfront ? "up-front" : "monthly"
+            return "two introductory offers for the \(name) plan; give at most one per plan: one without `plan` (both "
+                + "plans), or one with `plan: upfront` and one with `plan: monthly` (rule intro-offer-per-plan)"
+        }
+        return nil
+    }
+
     /// **offer-fits-product**: a redeemable offer has an identifier, unique within the product, and is not
     /// introductory (those are `introOffer`). An auto-renewable subscription's offer is a free trial, pay-as-you-go
     /// or pay-up-front offer; a one-time product (consumable, non-consumable) takes only an offer code with mode

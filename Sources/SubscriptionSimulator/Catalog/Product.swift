@@ -187,7 +187,9 @@ public struct Product: Hashable, Sendable {
     public var currency: String
     /// Whether the product can be shared with the family (subscriptions and non-consumables only).
     public var familyShareable: Bool
-    public var introOffer: IntroductoryOffer?
+    /// The introductory offers: at most one per billing plan, either one for both plans (no `plan`) or one for each
+    /// (rule intro-offer-per-plan, ``OfferRules/introOfferProblem(_:)``). Most products have none or one.
+    public var introOffers: [IntroductoryOffer] = []
     /// Prices in other storefronts, by ISO 3166-1 alpha-3 code, each in that storefront's currency
     /// (`Catalog/Prices.swift`). `price` and `currency` apply in every storefront whose currency is `currency`.
     public var prices: [String: Price]
@@ -214,10 +216,23 @@ public struct Product: Hashable, Sendable {
         self.price = price
         self.currency = currency
         self.familyShareable = familyShareable
-        self.introOffer = introOffer
+        self.introOffers = introOffer.map { [$0] } ?? []
         self.prices = prices
         self.offers = offers
     }
 
     public var isSubscription: Bool { type == .autoRenewable }
+
+    /// The product's one introductory offer, as before offers were configured per billing plan: the first of
+    /// ``introOffers``. Setting it replaces them all (`nil`: none).
+    public var introOffer: IntroductoryOffer? {
+        get { introOffers.first }
+        set { introOffers = newValue.map { [$0] } ?? [] }
+    }
+
+    /// The introductory offer a purchase on `plan` gets (rule offer-for-its-plan): the one configured for that plan
+    /// or for both; `nil` when there is none.
+    public func introOffer(for plan: BillingPlan) -> IntroductoryOffer? {
+        introOffers.first { OfferRules.applies($0, to: plan) }
+    }
 }

@@ -418,7 +418,7 @@ public struct ScenarioDecoder {
             }
             product.familyShareable = shareable
         }
-        if let node = map.optional("introOffer") { product.introOffer = try decodeOffer(node) }
+        if let node = map.optional("introOffer") { product.introOffers = try decodeIntroOffers(node, of: product) }
         if let node = map.optional("offers") {
             product.offers = []
             for item in try list(node, "offers") {
@@ -450,6 +450,21 @@ public struct ScenarioDecoder {
         } catch {
             throw fail(node, "\(error)")
         }
+    }
+
+    /// `introOffer`: one offer (a mapping), or a list of offers with their `plan`, at most one per billing plan
+    /// (rule intro-offer-per-plan, ``OfferRules/introOfferProblem(_:)``): the error names the item that repeats a
+    /// plan.
+    func decodeIntroOffers(_ node: YAMLNode, of product: Product) throws(ScenarioError) -> [IntroductoryOffer] {
+        guard let items = node.sequenceItems else { return [try decodeOffer(node)] }
+        if items.isEmpty { throw fail(node, "expected one introOffer or a list of one per plan, found an empty list") }
+        var checked = product
+        checked.introOffers = []
+        for item in items {
+            checked.introOffers.append(try decodeOffer(item))
+            if let problem = OfferRules.introOfferProblem(checked) { throw fail(item, problem) }
+        }
+        return checked.introOffers
     }
 
     func decodeOffer(_ node: YAMLNode) throws(ScenarioError) -> IntroductoryOffer {
@@ -494,7 +509,7 @@ public struct ScenarioDecoder {
         let problem =
             "is for the monthly plan, and product '\(product.id)' has none; give it a `monthlyCommitment` or drop "
             + "`plan` (rule offer-for-its-plan)"
-        if product.introOffer?.plan == .monthly, let node = map.optional("introOffer") {
+        if product.introOffers.contains(where: { $0.plan == .monthly }), let node = map.optional("introOffer") {
             throw fail(node, "the introOffer \(problem)")
         }
         if let offer = product.offers.first(where: { $0.plan == .monthly }), let node = map.optional("offers") {

@@ -99,7 +99,12 @@ public enum ScenarioYAMLWriter {
                     + (prices.isEmpty ? "" : ", prices: { \(prices.joined(separator: ", ")) }") + " }")
         }
         if product.familyShareable { out.add("    familyShareable: true") }
-        if let intro = product.introOffer { out.add("    introOffer: \(offerTerms(intro))") }
+        if product.introOffers.count == 1 {
+            out.add("    introOffer: \(offerTerms(product.introOffers[0]))")
+        } else if !product.introOffers.isEmpty {
+            out.add("    introOffer:")
+            for intro in product.introOffers { out.add("      - \(offerTerms(intro))") }
+        }
         if !product.offers.isEmpty {
             out.add("    offers:")
             for offer in product.offers { out.add("      - \(offerText(offer))") }

@@ -59,7 +59,7 @@ extension SimulatedStore {
         guard StorefrontPricing.price(of: product, in: storefront) != nil else {
             throw .noPriceInStorefront(productId: product.id, storefront: storefront.countryCode)
         }
-        if let plan, let group = product.group, let offer = product.introOffer, OfferRules.applies(offer, to: plan),
+        if let plan, let group = product.group, let offer = product.introOffer(for: plan),
             !subscriptionBook.introOfferUsed.contains(SubscriptionBook.customerGroupKey(customer, group)),
             StorefrontPricing.price(of: product, offer: offer, in: storefront) == nil
         {

@@ -505,8 +505,8 @@ public struct SimulatedStore: Sendable {
     ) throws(StoreError) {
         let group = product.group!
         let groupKey = SubscriptionBook.customerGroupKey(customer, group)
-        // Rule offer-for-its-plan: the introductory offer only on the plan it is configured for.
-        let intro = product.introOffer.flatMap { OfferRules.applies($0, to: plan) ? $0 : nil }
+        // Rules offer-for-its-plan, intro-offer-per-plan: the introductory offer configured for the plan bought.
+        let intro = product.introOffer(for: plan)
         let offer = redeemed ?? (subscriptionBook.introOfferUsed.contains(groupKey) ? nil : intro)
         let request = PurchaseRequest(productId: product.id, period: product.period!, offer: offer, plan: plan)
         if let key = subscriptionBook.chain(of: customer, inGroup: group) {

@@ -359,20 +359,22 @@ public enum StoreKitImporter {
             // The plans first: an offer's `billingPlanType` is read against them.
             try importBillingPlans(members, path, into: &product)
             let plans = product.monthlyCommitment != nil
-            product.introOffer = try introductoryOffer(members, path, productId: id, plans: plans)
+            product.introOffers = try introductoryOffers(members, path, productId: id, plans: plans)
             product.offers = try redeemableOffers(members, path, productId: id, plans: plans)
             return product
         }
 
-        /// §6.1: `introductoryOffer` (format ≤ 4.0), or (5.0) one item of `introductoryOffers` per billing plan. The
-        /// simulator holds one introductory offer per product, with the plan it is for (rule offer-for-its-plan): the
-        /// up-front plan's and the monthly plan's when their terms are the same (no plan: both), else the up-front
-        /// plan's, and the monthly plan's is left out with a note.
-        mutating func introductoryOffer(
+        /// §6.1: `introductoryOffer` (format ≤ 4.0), or (5.0) one item of `introductoryOffers` per billing plan. Each
+        /// plan's becomes an introductory offer for that plan (rules offer-for-its-plan, intro-offer-per-plan); when the
+        /// up-front plan's and the monthly plan's have the same terms they become one offer for both plans (no
+        /// `plan`), as the simulator read them before offers had plans. A second item for the same plan is left out
+        /// with a note.
+        mutating func introductoryOffers(
             _ members: [String: JSONValue], _ path: String, productId: String, plans: Bool
-        ) throws(StoreKitImportError) -> IntroductoryOffer? {
+        ) throws(StoreKitImportError) -> [IntroductoryOffer] {
             if let single = members["introductoryOffer"], single != .null {
-                return try offer(single, path + ".introductoryOffer", productId: productId, plans: plans)
+                return try offer(single, path + ".introductoryOffer", productId: productId, plans: plans).map { [$0] }
+                    ?? []
             }
             var upfront: IntroductoryOffer?
             var monthly: IntroductoryOffer?
@@ -381,25 +383,27 @@ public enum StoreKitImporter {
                     let terms = try offer(
                         item, path + ".introductoryOffers[\(index)]", productId: productId, plans: plans)
                 else { continue }
-                if terms.plan == .monthly {
-                    if monthly == nil { monthly = terms }
-                } else if upfront == nil {
+                let taken = terms.plan == .monthly ? monthly != nil : upfront != nil
+                if taken {
+                    notes.append(
+                        "\(productId): introductoryOffers[\(index)] not imported: a second introductory offer for the "
+                            + "\(terms.plan == .monthly ? "MONTHLY" : "BILLED_UPFRONT") billing plan (rule "
+                            + "intro-offer-per-plan)")
+                } else if terms.plan == .monthly {
+                    monthly = terms
+                } else {
                     upfront = terms
                 }
             }
-            guard let monthly else { return upfront }
-            guard var upfront else { return monthly }
+            guard let monthly else { return upfront.map { [$0] } ?? [] }
+            guard var upfront else { return [monthly] }
             var sameTerms = monthly
             sameTerms.plan = upfront.plan
             if sameTerms == upfront {
                 upfront.plan = nil
-                return upfront
+                return [upfront]
             }
-            notes.append(
-                "\(productId): the MONTHLY billing plan's introductory offer not imported: the simulator holds one "
-                    + "introductory offer per product, and the BILLED_UPFRONT plan's differs (give the monthly plan's "
-                    + "in the scenario instead, `introOffer` with `plan: monthly`)")
-            return upfront
+            return [upfront, monthly]
         }
 
         /// The subscription keys of §5.2 (reference `storekit-config-format.md`); any other is reported in ``notes``

@@ -48,9 +48,11 @@ import Testing
                     + #"{"billingPlanType":"QUARTERLY","referenceName":"q.code","paymentMode":"free","subscriptionPeriod":"P1W"}]"#
             ))
         let product = try #require(c.products.first)
-        #expect(
-            product.introOffer?.plan == .upfront && product.introOffer?.period == CalendarDurationSyntax.parse("P1W"))
-        #expect(c.notes.contains { $0.hasPrefix("y: the MONTHLY billing plan's introductory offer not imported") })
+        // Rule intro-offer-per-plan: each plan's introductory offer is imported, the monthly plan's too.
+        #expect(product.introOffers.map(\.plan) == [.upfront, .monthly])
+        #expect(product.introOffer(for: .upfront)?.period == CalendarDurationSyntax.parse("P1W"))
+        #expect(product.introOffer(for: .monthly)?.period == CalendarDurationSyntax.parse("P2W"))
+        #expect(!c.notes.contains { $0.contains("introductory") })
         #expect(product.offers.map(\.identifier) == ["m.code", "u.code"])
         #expect(product.offers.map(\.plan) == [.monthly, .upfront])
         #expect(
@@ -67,6 +69,18 @@ import Testing
         let monthlyOnly = try Self.imported(
             Self.fileWithOffers(#""introductoryOffers":["# + Self.trialFor("MONTHLY", "P1W") + "]"))
         #expect(monthlyOnly.products.first?.introOffer?.plan == .monthly)
+    }
+
+    @Test func aSecondIntroductoryOfferForOnePlanIsLeftOutWithANote() throws {
+        let c = try Self.imported(
+            Self.fileWithOffers(
+                #""introductoryOffers":["# + Self.trialFor("MONTHLY", "P1W") + ","
+                    + Self.trialFor("MONTHLY", "P2W") + "]"))
+        #expect(c.products.first?.introOffers.map(\.period) == [.weeks(1)])
+        #expect(
+            c.notes.contains(
+                "y: introductoryOffers[1] not imported: a second introductory offer for the MONTHLY billing plan "
+                    + "(rule intro-offer-per-plan)"))
     }
 
     @Test func aMonthlyOfferWithoutAnImportedMonthlyPlanIsLeftOut() throws {

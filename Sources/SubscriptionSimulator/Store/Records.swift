@@ -306,6 +306,11 @@ public struct RenewalSnapshot: Hashable, Sendable {
     /// billing-plan-switch-at-renewal), otherwise `nil` (rule billing-plan-type-on-standard-transactions). Inside a
     /// commitment ``commitment`` carries it.
     public var renewalPlan: BillingPlan? = nil
+
+    /// `renewalBillingPlanType` as sent: the plan of the next billing period, inside a commitment its
+    /// ``RenewalCommitment/nextPeriodPlan``, outside one ``renewalPlan``; `nil` when the renewal info carries none (rule
+    /// billing-plan-type-on-standard-transactions). One place for the wire and the device view.
+    public var renewalBillingPlan: BillingPlan? { commitment?.nextPeriodPlan ?? renewalPlan }
 }
 
 /// A notification the store sent: whom it is about, when, and what it says.

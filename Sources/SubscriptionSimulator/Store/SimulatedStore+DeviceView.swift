@@ -17,6 +17,55 @@ public struct DeviceEvent: Hashable, Sendable {
         case autoRenewPreference(productId: String, autoRenewProductId: String)
         /// A StoreKit `Message` shown when the customer opens the app (`Message.messages`), for a product.
         case message(StoreKitMessageReason, productId: String)
+        /// StoreKit 2 `RenewalInfo.renewalBillingPlanType` or `RenewalInfo.commitmentInfo` changed (iOS 26.4+):
+        /// a commitment's renewal turned off or on, the product or plan chosen for after it, or the plan of the next
+        /// billing period (rule commitment-renewal-on-device).
+        case renewalBillingPlan(productId: String, DeviceRenewalPlan)
+    }
+}
+
+/// The billing-plan part of a subscription's renewal info as a StoreKit app reads it (iOS 26.4+; reference Appendix E
+/// O6, P10-P12): `Product.SubscriptionInfo.RenewalInfo.renewalBillingPlanType` and `.commitmentInfo`, whose
+/// `RenewalInfo.CommitmentInfo` has `willAutoRenew` (``RenewalCommitment/autoRenewOn``), `autoRenewPreference`
+/// (``RenewalCommitment/autoRenewProductId``), `renewalBillingPlanType` (``RenewalCommitment/renewalPlan``),
+/// `renewalDate` and `renewalPrice`. The same values as the server's `signedRenewalInfo`.
+public struct DeviceRenewalPlan: Hashable, Sendable {
+    /// `renewalBillingPlanType`: the plan of the next billing period; `nil` when the renewal info has none (rule
+    /// billing-plan-type-on-standard-transactions).
+    public var renewalBillingPlanType: BillingPlan?
+    /// `commitmentInfo`: present only while the subscription is in a commitment.
+    public var commitmentInfo: RenewalCommitment?
+
+    public init(renewalBillingPlanType: BillingPlan?, commitmentInfo: RenewalCommitment?) {
+        self.renewalBillingPlanType = renewalBillingPlanType
+        self.commitmentInfo = commitmentInfo
+    }
+
+    init(_ renewal: RenewalSnapshot) {
+        self.init(renewalBillingPlanType: renewal.renewalBillingPlan, commitmentInfo: renewal.commitment)
+    }
+
+    /// **commitment-renewal-on-device**: what a change is judged on: the plan of the next period and the
+    /// commitment's auto-renew, product and plan after it, not its date or price (a recovery or an extension moves
+    /// the date; a price rise has its own message and notification) [assumed: StoreKit documents the fields
+    /// (reference Appendix E O6), not when an app is told of a change].
+    var preferences: Preferences {
+        Preferences(
+            plan: renewalBillingPlanType, willAutoRenew: commitmentInfo?.autoRenewOn,
+            autoRenewPreference: commitmentInfo?.autoRenewProductId, renewalPlan: commitmentInfo?.renewalPlan)
+    }
+
+    struct Preferences: Hashable {
+        var plan: BillingPlan?
+        var willAutoRenew: Bool?
+        var autoRenewPreference: String?
+        var renewalPlan: BillingPlan?
+    }
+
+    /// StoreKit's name of a billing plan (`Product.SubscriptionInfo.BillingPlanType`): `upFront` or `monthly`
+    /// (reference Appendix E R2).
+    public static func storeKitName(_ plan: BillingPlan) -> String {
+        plan == .upfront ? "upFront" : "monthly"
     }
 }
 
@@ -101,6 +150,11 @@ extension EmissionLog {
                 pendingRestores = pendingRestores.dropFirst()
             }
         }
+        // Rule commitment-renewal-on-device: the billing-plan preferences each subscription (by
+        // originalTransactionId) last showed; set without an event by its first notification, dropped when it ends.
+        var lastPlan: [String: DeviceRenewalPlan.Preferences] = [:]
+        // `RenewalInfo.autoRenewPreference` each subscription last showed, so that only a change is an event.
+        var lastPreference: [String: String] = [:]
         var pendingOpens = appOpens.filter { $0.customer == customer }[...]
         func flushOpens(upTo position: Int) {
             while let open = pendingOpens.first, open.position <= position {
@@ -137,7 +191,11 @@ extension EmissionLog {
                 // or its cancellation changes only the renewal preference (reference §5.10, §7.1).
                 if notification.subtype == .upgrade {
                     kinds.append(.transaction(.purchased, record))
-                } else if let renewal = notification.renewal {
+                } else if let renewal = notification.renewal,
+                    lastPreference[renewal.originalTransactionId] != renewal.autoRenewProductId
+                {
+                    // Only a change: a commitment's downgrade or plan switch leaves the top-level preference as it
+                    // is (its change is in `commitmentInfo`, rule commitment-renewal-on-device).
                     kinds.append(
                         .autoRenewPreference(
                             productId: record.productId, autoRenewProductId: renewal.autoRenewProductId))
@@ -153,6 +211,22 @@ extension EmissionLog {
                 .renewalExtension, .test, .externalPurchaseToken, .rescindConsent, .metadataUpdate, .migration,
                 .priceChange:
                 break  // no transaction update; a renewal-state change, if any, follows
+            }
+            if let renewal = notification.renewal {
+                lastPreference[renewal.originalTransactionId] = renewal.autoRenewProductId
+            }
+            if let renewal = notification.renewal, let phase = notification.status {
+                let key = renewal.originalTransactionId
+                if phase == .expired || phase == .revoked {
+                    lastPlan[key] = nil
+                } else {
+                    let view = DeviceRenewalPlan(renewal)
+                    let preferences = view.preferences
+                    if let last = lastPlan[key], last != preferences {
+                        kinds.append(.renewalBillingPlan(productId: record.productId, view))
+                    }
+                    lastPlan[key] = preferences
+                }
             }
             if let phase = notification.status {
                 let state = RenewalState(phase)
@@ -182,6 +256,12 @@ extension DeviceEvent: CustomStringConvertible {
                 head + "transaction \(update.rawValue) \(t.productId) tx \(t.transactionId) "
                 + (t.ownership == .familyShared ? "familyShared" : "purchased")
             if let expires = t.expiresDate { text += " expires \(expires)" }
+            if let commitment = t.commitment {
+                // `Transaction.billingPlanType` and `Transaction.commitmentInfo` (reference Appendix E O6).
+                text +=
+                    " billingPlanType monthly commitmentInfo \(commitment.billingPeriodNumber)/"
+                    + "\(commitment.totalBillingPeriods) expirationDate \(commitment.expiresDate) price \(commitment.price)"
+            }
             if let revocation = t.revocation { text += " revocationDate \(revocation.date)" }
             return text
         case .renewalState(let productId, let state):
@@ -192,6 +272,17 @@ extension DeviceEvent: CustomStringConvertible {
             return head + "autoRenewPreference \(productId) -> \(autoRenewProductId)"
         case .message(let reason, let productId):
             return head + "message \(reason.rawValue) \(productId)"
+        case .renewalBillingPlan(let productId, let view):
+            var text =
+                head + "renewalBillingPlanType \(productId) "
+                + (view.renewalBillingPlanType.map(DeviceRenewalPlan.storeKitName) ?? "none")
+            if let c = view.commitmentInfo {
+                text +=
+                    " commitmentInfo willAutoRenew \(c.autoRenewOn) autoRenewPreference \(c.autoRenewProductId) "
+                    + "renewalBillingPlanType \(DeviceRenewalPlan.storeKitName(c.renewalPlan)) renewalDate "
+                    + "\(c.renewalDate) renewalPrice \(c.renewalPrice)"
+            }
+            return text
         }
     }
 }

@@ -107,7 +107,7 @@ public enum Payloads {
         o.member("recentSubscriptionStartDate", r.recentSubscriptionStartDate)
         o.member(
             "renewalBillingPlanType",
-            (r.commitment?.nextPeriodPlan ?? r.renewalPlan).map { WireValues.billingPlanType($0) })
+            r.renewalBillingPlan.map { WireValues.billingPlanType($0) })
         o.member("renewalDate", r.renewalDate)
         o.member("renewalPrice", r.renewalPrice?.milliunits)
         o.member("signedDate", signedDate)

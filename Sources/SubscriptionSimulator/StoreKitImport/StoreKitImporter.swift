@@ -406,6 +406,13 @@ public enum StoreKitImporter {
             return [upfront, monthly]
         }
 
+        /// The offer keys of §6.0-§6.4 (every offer kind's); any other is reported in ``notes`` and ignored, as a
+        /// subscription's (§10.3: a newer Xcode may add keys).
+        static let offerKeys: Set<String> = [
+            "paymentMode", "subscriptionPeriod", "numberOfPeriods", "displayPrice", "internalID", "billingPlanType",
+            "offerID", "referenceName", "eligibility", "isStackable",
+        ]
+
         /// The subscription keys of §5.2 (reference `storekit-config-format.md`); any other is reported in ``notes``
         /// and ignored (§10.3: a newer Xcode may add keys).
         static let subscriptionKeys: Set<String> = [
@@ -503,6 +510,12 @@ public enum StoreKitImporter {
             _ value: JSONValue, _ path: String, productId: String, noun: String = "introductory offer", plans: Bool
         ) throws(StoreKitImportError) -> IntroductoryOffer? {
             let members = try object(value, path)
+            let unknown = members.keys.filter { !Self.offerKeys.contains($0) }.sorted()
+            if !unknown.isEmpty {
+                notes.append(
+                    "\(productId): \(noun) keys this importer does not know, ignored: \(unknown.joined(separator: ", "))"
+                )
+            }
             var plan: BillingPlan?
             switch try optionalString(members, "billingPlanType", path) {
             case nil, "BILLED_UPFRONT": plan = plans ? .upfront : nil

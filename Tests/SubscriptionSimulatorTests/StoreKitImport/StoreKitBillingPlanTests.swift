@@ -83,6 +83,16 @@ import Testing
                     + "(rule intro-offer-per-plan)"))
     }
 
+    /// An offer's keys the importer does not know are listed in a note, and the offer is imported.
+    @Test func anOffersUnknownKeysAreReportedAndTheImportGoesOn() throws {
+        let c = try Self.imported(
+            Self.fileWithOffers(
+                #""introductoryOffers":[{"billingPlanType":"MONTHLY","paymentMode":"free","subscriptionPeriod":"P1W","commitmentPeriods":2}]"#
+            ))
+        #expect(c.products.first?.introOffer(for: .monthly)?.period == .weeks(1))
+        #expect(c.notes.contains("y: introductory offer keys this importer does not know, ignored: commitmentPeriods"))
+    }
+
     @Test func aMonthlyOfferWithoutAnImportedMonthlyPlanIsLeftOut() throws {
         // 12 × 5.00 is below the up-front price: the monthly plan is not imported, nor its offer.
         let c = try Self.imported(

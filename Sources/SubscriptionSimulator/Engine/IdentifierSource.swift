@@ -224,14 +224,20 @@ public struct NotificationUUID: Hashable, Sendable, CustomStringConvertible {
 
 /// An id made by ``IdentifierSource`` (rule ids-keep-the-whole-seed), kept as its parts: the digits are written only
 /// when read.
+///
+/// The stored properties are declared in layout order: `prefixDigit` before `epoch` leaves three bytes of padding
+/// inside the 24 bytes, which ``StoreIdentifier`` uses for its case, as before the owner was added. With `prefixDigit`
+/// last (21 bytes, no padding) the enum needed a tag byte after it, and every copy of a ``TransactionRecord`` (two
+/// identifiers; one per notification) packed and unpacked the odd-sized fields: about 46 more instructions per
+/// notification (issue 27).
 struct GeneratedIdentifier: Hashable, Sendable {
     var seed: UInt64
     /// The owner's counter: 32 bits (four billion ids per customer) keep the value within 24 bytes.
     var counter: UInt32
     /// The owner's position (rule ids-per-customer), or `UInt32.max` for an id without an owner part.
     var owner: UInt32
-    var epoch: UInt32
     var prefixDigit: UInt8
+    var epoch: UInt32
 
     init(seed: UInt64, prefixDigit: UInt8, owner: UInt32? = nil, counter: UInt32, epoch: UInt32 = 0) {
         self.seed = seed

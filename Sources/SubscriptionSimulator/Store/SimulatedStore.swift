@@ -110,7 +110,9 @@ public struct SimulatedStore: Sendable {
     }
 
     /// The position in ``CustomerDirectory/names`` of a chain's customer, without hashing the name once the chain
-    /// is registered.
+    /// is registered. Always inlined: called from a mutating method, the call copied the whole store and the chain
+    /// to pass them (two memcpy of about 1 KB, about 150 instructions per call, once per transition; issue 27).
+    @inline(__always)
     func position(of chain: SubscriptionChain) -> Int? {
         chain.customerPosition >= 0 ? chain.customerPosition : directory.positions[chain.customer]
     }
@@ -456,7 +458,7 @@ public struct SimulatedStore: Sendable {
                 chain.timers = PendingTimers()
             case .notify(let type, let subtype):
                 try notify(
-                    type, subtype, reporting: chain.state, of: chain, key: key, customerAt: customerPosition,
+                    type, subtype, reporting: nil, of: chain, key: key, customerAt: customerPosition,
                     productAt: productIndex, toMembers: fansOut, refundReason: refundReason)
             case .notifyInterim(let type, let subtype, let snapshot):
                 try notify(
@@ -475,23 +477,32 @@ public struct SimulatedStore: Sendable {
         }
     }
 
-    /// The notify effects: the notification about `snapshot` to the chain's customer, and to the family members the
-    /// purchase is shared with (`toMembers`: the product is shareable).
+    /// The notify effects: the notification about `interim` (nil: the chain's own state) to the chain's customer, and
+    /// to the family members the purchase is shared with (`toMembers`: the product is shareable). The chain's own
+    /// state is read in place rather than passed: a copy of it was made twice per notification (issue 27).
     private mutating func notify(
-        _ type: NotificationType, _ subtype: NotificationSubtype?, reporting snapshot: SubscriptionState,
+        _ type: NotificationType, _ subtype: NotificationSubtype?, reporting interim: SubscriptionState?,
         of chain: SubscriptionChain, key: ChainID, customerAt customerPosition: Int?, productAt productIndex: Int,
         toMembers: Bool, refundReason: Int32
     ) throws(StoreError) {
-        send(
-            type, subtype, to: chain.customer, at: customerPosition,
-            transaction: ledger.transactions[chain.currentTransactionIndex],
-            renewal: renewalSnapshot(of: chain, state: snapshot, productAt: productIndex), status: snapshot.phase)
+        // One call each: the renewal info is built into the argument and consumed there (a local would be copied).
+        if let interim {
+            send(
+                type, subtype, to: chain.customer, at: customerPosition,
+                transaction: ledger.transactions[chain.currentTransactionIndex],
+                renewal: renewalSnapshot(of: chain, state: interim, productAt: productIndex), status: interim.phase)
+        } else {
+            send(
+                type, subtype, to: chain.customer, at: customerPosition,
+                transaction: ledger.transactions[chain.currentTransactionIndex],
+                renewal: renewalSnapshot(of: chain, productAt: productIndex), status: chain.state.phase)
+        }
         if chain.ownership == .purchased && toMembers {
             try notifyMembers(
                 sharing: key, type, subtype,
                 purchaser: PurchaserView(
                     customer: chain.customer, group: chain.group, groupIdentifier: chain.groupIdentifier,
-                    record: ledger.transactions[chain.currentTransactionIndex], state: snapshot),
+                    record: ledger.transactions[chain.currentTransactionIndex], state: interim ?? chain.state),
                 refundReason: refundReason)
         }
     }
@@ -631,8 +642,23 @@ public struct SimulatedStore: Sendable {
         return notification
     }
 
+    /// The renewal info of `chain` in its own state: ``renewalSnapshot(of:state:productAt:)`` with `chain.state`, read
+    /// in place (passing `chain.state` copies the state to the call, issue 27).
+    func renewalSnapshot(of chain: SubscriptionChain, productAt known: Int? = nil) -> RenewalSnapshot {
+        renewalInfo(of: chain, state: chain.state, productAt: known)
+    }
+
     /// `productAt`: the place of `state.productId` in the catalogue, when the caller has looked it up.
     func renewalSnapshot(of chain: SubscriptionChain, state: SubscriptionState, productAt known: Int? = nil)
+        -> RenewalSnapshot
+    {
+        renewalInfo(of: chain, state: state, productAt: known)
+    }
+
+    /// The body of both ``renewalSnapshot(of:state:productAt:)`` and ``renewalSnapshot(of:productAt:)``, inlined
+    /// into each so that `state` is read where it lies.
+    @inline(__always)
+    private func renewalInfo(of chain: SubscriptionChain, state: SubscriptionState, productAt known: Int?)
         -> RenewalSnapshot
     {
         // Products are read in place by index: a copy would retain each of their strings, arrays and dictionaries.

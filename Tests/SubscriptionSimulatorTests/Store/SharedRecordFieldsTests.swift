@@ -71,6 +71,14 @@ import Testing
         }
     }
 
+    /// An identifier fits 24 bytes with its case in the padding of its parts (no tag byte after them): every
+    /// notification copies a record with two of them (issue 27).
+    @Test func aStoreIdentifierKeepsItsCaseInsideItsParts() {
+        #expect(MemoryLayout<GeneratedIdentifier>.size == 24)
+        #expect(MemoryLayout<StoreIdentifier>.size == 24)
+        #expect(MemoryLayout<StoreIdentifier?>.size == 24)
+    }
+
     @Test func aWebOrderLineItemIdIsEqualHeldAsPartsOrAsText() throws {
         let generated = StoreIdentifier.generated(
             GeneratedIdentifier(seed: 7, prefixDigit: UInt8(ascii: "3"), counter: 2))

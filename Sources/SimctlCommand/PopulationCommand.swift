@@ -144,9 +144,13 @@ package enum PopulationCommand {
                     + "], \"paying_month_end\": ["
                     + run.payingMonthEnd.map(String.init).joined(separator: ", ") + "]}"
             }
+            // The share only when used, as in a run's configuration (docs/population.md, "Commitment plans").
+            let share = options.configuration.commitmentShare
             let text =
                 "{\n  \"model\": \"\(CohortModel.version)\",\n  \"subscribers\": \(options.configuration.subscribers),"
-                + "\n  \"seed\": \(options.configuration.seed),\n  \"retention\": [\n"
+                + "\n  \"seed\": \(options.configuration.seed),"
+                + (share > 0 ? "\n  \"commitment_share\": \(CohortReport.number(share))," : "")
+                + "\n  \"retention\": [\n"
                 + items.joined(separator: ",\n") + "\n  ]\n}\n"
             return CommandOutput(stdout: text, stderr: "", exitCode: ExitCode.success)
         }
@@ -169,7 +173,11 @@ package enum PopulationCommand {
         let text =
             "monthly retention (cohort model \(CohortModel.version), churn = 1 - rate, no billing failures): "
             + "\(CohortReport.grouped(options.configuration.subscribers)) subscribers, seed "
-            + "\(options.configuration.seed)\nexpected = N x rate^(month - 1): month 1 is the month everyone paid for\n\n"
+            + "\(options.configuration.seed)" + CohortReport.commitmentShareNote(options.configuration)
+            + "\nexpected = N x rate^(month - 1): month 1 is the month everyone paid for"
+            + (options.configuration.commitmentShare > 0
+                ? "; commitment subscribers churn only at the commitment's end, so the simulated column keeps more"
+                : "") + "\n\n"
             + CohortReport.table(rows)
         return CommandOutput(stdout: text, stderr: "", exitCode: ExitCode.success)
     }

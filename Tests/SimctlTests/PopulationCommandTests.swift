@@ -120,6 +120,26 @@ import Testing
         #expect(text.contains("grace off") && text.contains("grace 16 d") && text.contains("proceeds at 70%, year one"))
     }
 
+    /// A grace comparison and a retention table with `--commitment-share` name the share in their headers (and the
+    /// retention JSON carries it), as a single run does; without it their output is cohort-v1's as before.
+    @Test func theCommitmentShareIsNamedInEveryReport() throws {
+        let share = ["--subscribers", "300", "--commitment-share", "0.4"]
+        let comparison = Simctl.main(["population"] + share + ["--compare-grace", "off,16"])
+        #expect(comparison.exitCode == 0)
+        #expect(comparison.stdout.split(separator: "\n").first?.hasSuffix(", commitment share 0.4") == true)
+        let retention = Simctl.main(["population"] + share + ["--retention", "0.9"])
+        #expect(retention.exitCode == 0)
+        #expect(retention.stdout.split(separator: "\n").first?.hasSuffix("seed 1, commitment share 0.4") == true)
+        #expect(retention.stdout.contains("commitment subscribers churn only at the commitment's end"))
+        let json = Simctl.main(["population"] + share + ["--retention", "0.9", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["commitment_share"] as? Double == 0.4)
+        let plain = Simctl.main(["population", "--subscribers", "300", "--retention", "0.9", "--json"]).stdout
+        #expect(!plain.contains("commitment"))
+        let plainComparison = Simctl.main(["population", "--subscribers", "300", "--compare-grace", "off,16"]).stdout
+        #expect(!plainComparison.contains("commitment"))
+    }
+
     /// The retention talk (seed 004): 10,000 subscribers at 85%, 90% and 95% end month 12 with 1,673, 3,138 (not the
     /// talk's 3,487, which is one month short) and 5,688 expected.
     @Test func retentionTableReproducesTheTalk() {

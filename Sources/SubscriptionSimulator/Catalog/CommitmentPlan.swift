@@ -49,7 +49,10 @@ public struct CommitmentPlan: Hashable, Sendable {
 
     /// **commitment-plan-needs-one-year**, **commitment-price-range**: the plan is only for a one-year auto-renewable
     /// subscription (E.1.1 R1; A1 "Configure the subscription"), and 12 × the monthly price lies between the up-front
-    /// price and 1.5 × it (R5; App Store Connect rule reported by RevenueCat, R1). `nil` when the plan fits.
+    /// price and 1.5 × it (R5; App Store Connect rule reported by RevenueCat, R1), in the product's currency and in
+    /// every storefront `monthlyCommitment.prices` names, against the product's up-front price there; the plan is
+    /// offered only where the up-front plan is (R5), so such a storefront needs the product's own price there.
+    /// `nil` when the plan fits.
     public static func problem(with plan: CommitmentPlan, of product: Product) -> String? {
         guard product.type == .autoRenewable, product.period == .oneYear else {
             let found =
@@ -58,14 +61,8 @@ public struct CommitmentPlan: Hashable, Sendable {
             return "a monthlyCommitment plan is only for a one-year auto-renewable subscription (period P1Y), found "
                 + "\(found) (rule commitment-plan-needs-one-year)"
         }
-        let total = plan.monthlyPrice.milliunits * Int64(totalBillingPeriods)
-        let upfront = product.price.milliunits
-        if total < upfront || total * 2 > upfront * 3 {
-            return "12 × the monthly price (\(Price(milliunits: total))) must be at least the up-front price "
-                + "(\(product.price)) and at most 1.5 × it (\(Price(milliunits: upfront * 3 / 2))) (rule "
-                + "commitment-price-range)"
-        }
-        for code in plan.prices.keys.sorted() {
+        if let problem = rangeProblem(monthly: plan.monthlyPrice, upfront: product.price, in: nil) { return problem }
+        for (code, monthly) in plan.prices.sorted(by: { $0.key < $1.key }) {
             guard let currency = Storefronts.currency(countryCode: code) else {
                 return "unknown storefront '\(code)' in `monthlyCommitment.prices`; expected an ISO 3166-1 alpha-3 "
                     + "code such as FRA"
@@ -78,8 +75,24 @@ public struct CommitmentPlan: Hashable, Sendable {
                 return "`monthlyCommitment.prices` gives \(code), whose currency \(currency) is the product's own: "
                     + "its `monthlyCommitment.price` applies there"
             }
+            guard let upfront = product.prices[code] else {
+                return "`monthlyCommitment.prices` gives \(code), where the product has no up-front price: the monthly "
+                    + "plan is offered only where the up-front plan is (rule commitment-price-range); give the product "
+                    + "a price there (`prices: { \(code): ... }`)"
+            }
+            if let problem = rangeProblem(monthly: monthly, upfront: upfront, in: code) { return problem }
         }
         return nil
+    }
+
+    /// **commitment-price-range** for one pair of prices: the product's currency (`storefront` `nil`) or one
+    /// storefront's.
+    static func rangeProblem(monthly: Price, upfront: Price, in storefront: String?) -> String? {
+        let total = monthly.milliunits * Int64(totalBillingPeriods)
+        guard total < upfront.milliunits || total * 2 > upfront.milliunits * 3 else { return nil }
+        return "12 × the monthly price (\(Price(milliunits: total))) must be at least the up-front price "
+            + "(\(upfront)) and at most 1.5 × it (\(Price(milliunits: upfront.milliunits * 3 / 2)))"
+            + (storefront.map { " in \($0)" } ?? "") + " (rule commitment-price-range)"
     }
 
     /// The monthly price and currency in `storefront` (rule price-in-storefront-currency); `nil` where the plan has

@@ -14,7 +14,7 @@ package struct CohortTimings: Sendable, Equatable {
 /// The outputs of the cohort model as JSON (every R7 output under its name) and as tables for people.
 package enum CohortReport {
     /// A number as JSON: integers without a fraction, others in Swift's shortest round-trip form.
-    static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         if value.isFinite && value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
         return value.isFinite ? "\(value)" : "null"
     }
@@ -101,14 +101,19 @@ package enum CohortReport {
 
     static func graceName(_ grace: Int) -> String { grace == 0 ? "off" : "\(grace) d" }
 
+    /// `, commitment share S` for a header when the run puts a share of subscribers on the monthly plan with a
+    /// 12-month commitment, else nothing (cohort-v1's own output is unchanged; docs/population.md, "Commitment plans").
+    package static func commitmentShareNote(_ c: CohortConfiguration) -> String {
+        c.commitmentShare > 0 ? ", commitment share \(number(c.commitmentShare))" : ""
+    }
+
     /// One run for people: the configuration, the month-end series, the end state, the counts.
     package static func text(_ o: CohortOutputs, timings: CohortTimings? = nil) -> String {
         let c = o.configuration
         var out =
             "cohort model \(CohortModel.version): \(grouped(c.subscribers)) subscribers, \(c.months) months, "
             + "H = \(number(c.horizonDays)) days, churn \(number(c.churn)), billing failure \(number(c.billingFailure)), "
-            + "grace \(graceName(c.grace)), seed \(c.seed)"
-            + (c.commitmentShare > 0 ? ", commitment share \(number(c.commitmentShare))" : "") + "\n\n"
+            + "grace \(graceName(c.grace)), seed \(c.seed)" + commitmentShareNote(c) + "\n\n"
         var months = [["month", "paying_month_end"]]
         for (offset, value) in o.payingMonthEnd.enumerated() { months.append(["\(offset + 1)", grouped(value)]) }
         out += table(months) + "\n"
@@ -151,7 +156,7 @@ package enum CohortReport {
         var out =
             "grace comparison (cohort model \(CohortModel.version)): \(grouped(c.subscribers)) subscribers, "
             + "churn \(number(c.churn)), billing failure \(number(c.billingFailure)), seed \(c.seed), "
-            + "price \(fixed(c.price, places: 2))\n\n"
+            + "price \(fixed(c.price, places: 2))" + commitmentShareNote(c) + "\n\n"
         var months = [["paying at month end"] + runs.map { "grace " + graceName($0.configuration.grace) }]
         for month in 0..<c.months {
             months.append(["month \(month + 1)"] + runs.map { grouped($0.payingMonthEnd[month]) })

@@ -827,14 +827,20 @@ public struct ScenarioDecoder {
                 action = .schedulePriceIncrease(
                     product: product, price: newPrice, storefront: code, effective: effective, consentRequired: consent,
                     plan: plan)
-            } else if plan == .monthly {
-                action = .raiseMonthlyPrice(
-                    product: product, price: newPrice, storefront: code,
-                    consentRequired: try bool(m.required("consentRequired"), "consentRequired"))
             } else {
-                action = .raisePrice(
-                    product: product, price: newPrice, storefront: code,
-                    consentRequired: try bool(m.required("consentRequired"), "consentRequired"))
+                // Without `effective` the file says whether consent is needed (docs/scenario-format.md, `raisePrice`).
+                guard let node = m.optional("consentRequired") else {
+                    throw fail(
+                        m.node,
+                        "missing key `consentRequired` in `raisePrice`: say whether the increase needs the customers' "
+                            + "consent (true or false), or give `effective` (a start date), with which Apple's consent "
+                            + "rule decides (rule price-increase-consent-threshold)")
+                }
+                let consent = try bool(node, "consentRequired")
+                action =
+                    plan == .monthly
+                    ? .raiseMonthlyPrice(product: product, price: newPrice, storefront: code, consentRequired: consent)
+                    : .raisePrice(product: product, price: newPrice, storefront: code, consentRequired: consent)
             }
         case "consentToPriceIncrease":
             let (c, p) = try customerProduct()

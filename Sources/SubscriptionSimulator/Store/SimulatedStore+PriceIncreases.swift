@@ -206,6 +206,15 @@ extension SimulatedStore {
                 "the new price \(newPrice) is not above \(target.oldPrice) "
                     + (target.storefront.map { "in \($0)" } ?? target.currency))
         }
+        // Rule commitment-price-range: the product's monthly plan must stay within range of the new up-front price,
+        // checked when the increase is made (an increase with a start date too, not only when it starts).
+        if let plan = product.monthlyCommitment {
+            var raised = product
+            if let code = target.storefront { raised.prices[code] = newPrice } else { raised.price = newPrice }
+            if let problem = CommitmentPlan.problem(with: plan, of: raised) {
+                throw .commitmentUnavailable(productId: productId, problem)
+            }
+        }
         return target
     }
 

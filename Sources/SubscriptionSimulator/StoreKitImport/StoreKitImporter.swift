@@ -277,6 +277,16 @@ public enum StoreKitImporter {
                 }
                 groups.append(StoreKitSubscriptionGroup(id: id, name: name, productIds: ids))
             }
+            // Rule commitment-storefronts: a file whose storefront does not sell the monthly plan (USA, also when
+            // `_storefront` is absent, or SGP) imports it all the same, and says so.
+            let code = storefront?.countryCode ?? "USA"
+            if CommitmentPlan.unavailableStorefronts.contains(code) {
+                for product in products where product.monthlyCommitment != nil {
+                    notes.append(
+                        "\(product.id): the monthly plan with a 12-month commitment is not sold in the file's storefront "
+                            + "\(code) (rule commitment-storefronts); a customer in another storefront buys it")
+                }
+            }
             return StoreKitConfiguration(
                 file: file, products: products, groups: groups, storefront: storefront, currency: currency,
                 billingGracePeriodEnabled: grace, otherSettings: other, formatVersion: formatVersion, notes: notes)
@@ -442,7 +452,11 @@ public enum StoreKitImporter {
                 }
                 let type = try string(plan, "billingPlanType", planPath)
                 let enabled = try bool(plan, "isEnabled", planPath) ?? true
-                if type == "BILLED_UPFRONT" || !enabled { continue }
+                if type == "BILLED_UPFRONT" { continue }
+                if !enabled {
+                    notes.append("\(product.id): \(type) billing plan not imported: its isEnabled is false")
+                    continue
+                }
                 guard type == "MONTHLY" else {
                     notes.append("\(product.id): billing plan '\(type)' not imported (known: BILLED_UPFRONT, MONTHLY)")
                     continue

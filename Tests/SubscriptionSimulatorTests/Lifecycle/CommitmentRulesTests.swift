@@ -236,4 +236,29 @@ import Testing
         #expect(CommitmentPlan.problem(with: inSingapore, of: annual)?.contains("commitment-storefronts") == true)
         #expect(plan.price(currency: "USD", in: .unitedStates) == nil)
     }
+
+    /// Rule commitment-price-range in each storefront `monthlyCommitment.prices` names: against the product's up-front
+    /// price there, which must exist (the monthly plan is offered only where the up-front plan is, E R5).
+    @Test func thePriceRangeHoldsInEveryStorefrontOfThePlan() {
+        var annual = Product(
+            id: "y", type: .autoRenewable, group: "g", period: .oneYear, price: Price(decimal: "109.99")!,
+            currency: "GBP", prices: ["FRA": Price(decimal: "119.99")!])
+        let inRange = CommitmentPlan(monthlyPrice: Price(decimal: "10.99")!, prices: ["FRA": Price(decimal: "11.99")!])
+        #expect(CommitmentPlan.problem(with: inRange, of: annual) == nil)
+        let tooDearInFrance = CommitmentPlan(
+            monthlyPrice: Price(decimal: "10.99")!, prices: ["FRA": Price(decimal: "15.00")!])
+        #expect(
+            CommitmentPlan.problem(with: tooDearInFrance, of: annual)
+                == "12 × the monthly price (180.00) must be at least the up-front price (119.99) and at most 1.5 × it "
+                + "(179.985) in FRA (rule commitment-price-range)")
+        let tooCheapInFrance = CommitmentPlan(
+            monthlyPrice: Price(decimal: "10.99")!, prices: ["FRA": Price(decimal: "9.99")!])
+        #expect(
+            CommitmentPlan.problem(with: tooCheapInFrance, of: annual)?.hasSuffix(
+                "in FRA (rule commitment-price-range)") == true)
+        annual.prices = [:]
+        #expect(
+            CommitmentPlan.problem(with: inRange, of: annual)?.hasPrefix(
+                "`monthlyCommitment.prices` gives FRA, where the product has no up-front price") == true)
+    }
 }

@@ -26,6 +26,24 @@ import Testing
         #expect(c.notes.contains("y: billing plan keys this importer does not know, ignored: commitmentWidget"))
     }
 
+    /// A disabled plan is left out with a note; a file whose storefront does not sell the plan (rule
+    /// commitment-storefronts) imports it with a note.
+    @Test func aDisabledPlanAndAStorefrontWithoutThePlanAreNoted() throws {
+        let disabled = try Self.imported(
+            Self.file(period: "P1Y", monthly: "10.99").replacingOccurrences(
+                of: #""isEnabled":true,"commitmentWidget""#, with: #""isEnabled":false,"commitmentWidget""#))
+        #expect(disabled.products.first?.monthlyCommitment == nil)
+        #expect(disabled.notes.contains("y: MONTHLY billing plan not imported: its isEnabled is false"))
+        let american = try Self.imported(
+            Self.file(period: "P1Y", monthly: "10.99").replacingOccurrences(of: #""GBR""#, with: #""USA""#))
+        #expect(american.products.first?.monthlyCommitment != nil)
+        let note =
+            "y: the monthly plan with a 12-month commitment is not sold in the file's storefront USA (rule "
+            + "commitment-storefronts); a customer in another storefront buys it"
+        #expect(american.notes.contains(note))
+        #expect(!(try Self.imported(Self.file(period: "P1Y", monthly: "10.99"))).notes.contains(note))
+    }
+
     /// A format 5.0 subscription with `offers` (the JSON of its offer keys) beside a monthly plan of `monthly`.
     static func fileWithOffers(monthly: String = "10.99", _ offers: String) -> String {
         #"{"settings":{"_storefront":"GBR"},"subscriptionGroups":[{"id":"G","name":"g","subscriptions":[{"productID":"y","type":"RecurringSubscription","recurringSubscriptionPeriod":"P1Y","displayPrice":"109.99","groupNumber":1,"familyShareable":false,"#

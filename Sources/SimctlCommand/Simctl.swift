@@ -258,7 +258,7 @@ package enum Simctl {
                     for setting in configuration.otherSettings { out += "  \(setting.key) = \(setting.value)\n" }
                 }
                 if !configuration.notes.isEmpty {
-                    out += "not imported:\n"
+                    out += "import notes:\n"
                     for note in configuration.notes { out += "  \(note)\n" }
                 }
                 return CommandOutput(stdout: out, stderr: "", exitCode: ExitCode.success)

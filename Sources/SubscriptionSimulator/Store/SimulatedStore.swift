@@ -34,6 +34,10 @@ public struct SimulatedStore: Sendable {
     public let start: Instant
 
     var scheduler: EventScheduler<StoreEvent>
+    /// Each customer's family ordinal, by position (rule partition-order, `Run/ScenarioPartition.swift`): the group
+    /// that orders their events among others of one instant and priority. Empty for a store not made from a
+    /// scenario: every event then has group 0 (the order scheduled).
+    var eventGroups: [UInt32] = []
     var ids: IdentifierSource
     /// Products taken off sale (``removeFromSale(_:)``): the catalogue's sale status.
     var removedFromSale: Set<String> = []
@@ -107,6 +111,13 @@ public struct SimulatedStore: Sendable {
     @discardableResult
     mutating func register(_ name: String) -> Int {
         directory.register(name, ids: &ids)
+    }
+
+    /// The event group of the customer at `position` (``eventGroups``; 0 when it has none).
+    @inline(__always)
+    func eventGroup(ofCustomerAt position: Int?) -> UInt32 {
+        guard let position, position < eventGroups.count else { return 0 }
+        return eventGroups[position]
     }
 
     /// The position in ``CustomerDirectory/names`` of a chain's customer, without hashing the name once the chain
@@ -447,7 +458,8 @@ public struct SimulatedStore: Sendable {
             case .schedule(let timer, let instant):
                 do throws(SchedulingError) {
                     chain.timers[timer] = try scheduler.schedule(
-                        .lifecycle(chain: key, timer: timer), at: instant, priority: StoreEventPriority.storeEvent)
+                        .lifecycle(chain: key, timer: timer), at: instant, priority: StoreEventPriority.storeEvent,
+                        group: eventGroup(ofCustomerAt: customerPosition))
                 } catch { throw .scheduling(error) }
             case .cancelAllTimers:
                 for timer in LifecycleTimer.allCases {
@@ -582,7 +594,8 @@ public struct SimulatedStore: Sendable {
             ledger.nonRenewingTerms[ledger.transactions.endIndex] = term
             do throws(SchedulingError) {
                 try scheduler.schedule(
-                    .nonRenewingTermEnds(customer: customer), at: term, priority: StoreEventPriority.storeEvent)
+                    .nonRenewingTermEnds(customer: customer), at: term, priority: StoreEventPriority.storeEvent,
+                    group: eventGroup(ofCustomerAt: directory.positions[customer]))
             } catch { throw .scheduling(error) }
         }
         appendTransaction(record)

@@ -2,10 +2,13 @@
 /// ``ScenarioPartition``): each part's thread simulates its families and, for jsonl and decoded, encodes their lines;
 /// the calling thread merges the parts' records by key into the one-job order and writes them. Same bytes as one job.
 ///
-/// Memory: each part hands its records on in batches (about 64 KB of lines or 512 records, and at least every 64
+/// Memory: each part hands its records on in batches (about 256 KB of lines or 512 records, and at least every 64
 /// steps of its driver, so the merger learns how far it has got), through a queue of at most four batches: a part
 /// that gets ahead of the merge waits (back-pressure).
 struct PartitionedRun {
+    /// A part hands its lines on once a batch holds this many bytes (or 512 records, or 64 steps).
+    static let batchBytes = 1 << 18
+
     /// What one part hands the merger.
     struct Batch {
         var notifications: [SentNotification] = []
@@ -23,6 +26,18 @@ struct PartitionedRun {
         var cut: RecordKey?
 
         var recordCount: Int { notificationKeys.count + changeKeys.count }
+
+        /// Empties the batch, keeping its buffers.
+        mutating func empty() {
+            notifications.removeAll(keepingCapacity: true)
+            notificationKeys.removeAll(keepingCapacity: true)
+            lineEnds.removeAll(keepingCapacity: true)
+            bytes.removeAll(keepingCapacity: true)
+            changes.removeAll(keepingCapacity: true)
+            changeKeys.removeAll(keepingCapacity: true)
+            finished = false
+            cut = nil
+        }
     }
 
     /// What a part's records are encoded to on its own thread.
@@ -38,6 +53,8 @@ struct PartitionedRun {
         /// Whether the merger needs the notifications themselves (timeline, fixtures, expectations).
         let keepValues: Bool
         let queue: Handoff<Batch>
+        /// Batches the merger is done with, emptied, to be filled again (no new buffer, no new pages).
+        let spare: Handoff<Batch>
         var batch = Batch()
         var buffers = NotificationEncoder.Buffers()
         var steps = 0
@@ -67,16 +84,16 @@ struct PartitionedRun {
             batch.changeKeys += changeKeys
             batch.frontier = frontier
             steps += 1
-            if batch.bytes.count >= ChunkedWriter.chunk || batch.recordCount >= 512 || steps >= 64 { handOn() }
+            if batch.bytes.count >= PartitionedRun.batchBytes || batch.recordCount >= 512 || steps >= 64 { handOn() }
         }
 
         mutating func handOn() {
             steps = 0
             let frontier = batch.frontier
             queue.put(batch)
-            batch = Batch()
+            batch = spare.takeIfAny() ?? Batch()
             batch.frontier = frontier
-            batch.bytes.reserveCapacity(ChunkedWriter.chunk + 8192)
+            batch.bytes.reserveCapacity(PartitionedRun.batchBytes + 8192)
         }
 
         mutating func finish(cut: RecordKey?) {
@@ -97,6 +114,8 @@ struct PartitionedRun {
         let keepValues: Bool
         /// The batches, to the merger.
         let queue = Handoff<Batch>(capacity: 4)
+        /// Emptied batches, back from the merger.
+        let spare = Handoff<Batch>()
         /// Set by the part's thread before its last batch is put; read by the merger once the queue is closed.
         var run: ScenarioRun?
 
@@ -109,7 +128,8 @@ struct PartitionedRun {
         }
 
         func work() {
-            var finishing = FinishLater(inner: PartSink(lines: lines, keepValues: keepValues, queue: queue))
+            var finishing = FinishLater(
+                inner: PartSink(lines: lines, keepValues: keepValues, queue: queue, spare: spare))
             run = ScenarioRunner.streamPart(scenario, part: part, partition: partition, into: &finishing)
             finishing.inner.finish(cut: finishing.cut)
         }
@@ -199,7 +219,10 @@ struct PartitionedRun {
                     if partCut < cut { cut = partCut }
                 }
                 let finished = batch.finished
-                cursors[part] = Cursor(batch: batch)
+                var used = Cursor(batch: batch)
+                swap(&used, &cursors[part])
+                used.batch.empty()
+                if used.batch.bytes.capacity > 0 { jobs[part].spare.put(used.batch) }
                 if finished && !cursors[part].hasRecords { cursors[part].done = true }
             }
             return cursors[part].hasRecords ? cursors[part].nextKey : .end

@@ -6,7 +6,7 @@
 ///   customer is a family of their own. A family's **ordinal** is the smallest position (``Scenario/customers``
 ///   order, the order every run registers them in) among its customers.
 /// - **Order**: the store's events of one instant and priority run in (family ordinal, order scheduled) order
-///   (``SimulatedStore/eventGroups``), so every record a run emits (notification, entitlement change) has the key
+///   (`CustomerRecord.eventGroup`), so every record a run emits (notification, entitlement change) has the key
 ///   ``RecordKey`` (segment, instant, family ordinal), and a run emits its records in key order; records of one key
 ///   belong to one family, and keep the order that family's own run gives them.
 /// - **Parts**: ``RunPart`` `i` of `n` holds the families whose place in ordinal order (0, 1, 2, ...) is `i`

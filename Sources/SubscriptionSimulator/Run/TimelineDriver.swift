@@ -73,14 +73,14 @@ public struct TimelineDriver: Sendable {
             app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed,
             epoch: epoch ?? scenario.epoch,
             retention: retention)
-        // Rule partition-order: events of one instant run family by family.
-        store.eventGroups = (partition ?? ScenarioPartition(scenario)).familyOrdinals
         if retention == .liveState { store.limits = .streaming }
         let purchases = scenario.timeline.reduce(0) { count, entry in
             if case .purchase = entry.action { count + 1 } else { count }
         }
         store.reserveCapacity(customers: scenario.customers.count, subscriptions: purchases)
         for customer in scenario.customers { store.addCustomer(customer) }
+        // Rule partition-order: events of one instant run family by family (positions are `customers`' order).
+        store.setEventGroups((partition ?? ScenarioPartition(scenario)).familyOrdinals)
         for (customer, storefront) in scenario.storefronts {
             // Before any purchase, so this cannot be refused.
             try? store.setStorefront(storefront, for: customer)

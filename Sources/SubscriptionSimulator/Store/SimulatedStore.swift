@@ -34,10 +34,6 @@ public struct SimulatedStore: Sendable {
     public let start: Instant
 
     var scheduler: EventScheduler<StoreEvent>
-    /// Each customer's family ordinal, by position (rule partition-order, `Run/ScenarioPartition.swift`): the group
-    /// that orders their events among others of one instant and priority. Empty for a store not made from a
-    /// scenario: every event then has group 0 (the order scheduled).
-    var eventGroups: [UInt32] = []
     var ids: IdentifierSource
     /// Products taken off sale (``removeFromSale(_:)``): the catalogue's sale status.
     var removedFromSale: Set<String> = []
@@ -113,11 +109,20 @@ public struct SimulatedStore: Sendable {
         directory.register(name, ids: &ids)
     }
 
-    /// The event group of the customer at `position` (``eventGroups``; 0 when it has none).
+    /// The event group of the customer at `position` (``CustomerRecord/eventGroup``; 0 for none).
     @inline(__always)
     func eventGroup(ofCustomerAt position: Int?) -> UInt32 {
-        guard let position, position < eventGroups.count else { return 0 }
-        return eventGroups[position]
+        guard let position else { return 0 }
+        return directory.records[position].eventGroup
+    }
+
+    /// Gives each registered customer, by position, the group that orders their events among others of one instant
+    /// and priority (rule partition-order, `Run/ScenarioPartition.swift`: their family ordinal). Customers not
+    /// given one have group 0, so a store not made from a scenario runs such events in the order scheduled.
+    mutating func setEventGroups(_ groups: [UInt32]) {
+        for position in directory.records.indices where position < groups.count {
+            directory.records[position].eventGroup = groups[position]
+        }
     }
 
     /// The position in ``CustomerDirectory/names`` of a chain's customer, without hashing the name once the chain

@@ -386,6 +386,8 @@ public struct SimulatedStore: Sendable {
         // product ends their shares instead (rule plan-change-leaves-shareable-product).
         let fansOut = catalog.products[productIndex].familyShareable
         let customerPosition = position(of: chain)
+        // Read once for the timers this transition schedules (rule partition-order).
+        let group = eventGroup(ofCustomerAt: customerPosition)
         // `revocationReason` of a refund's revocation, for the members' REVOKE notifications that follow it.
         var refundReason: Int32 = 0
         for effect in effects {
@@ -464,7 +466,7 @@ public struct SimulatedStore: Sendable {
                 do throws(SchedulingError) {
                     chain.timers[timer] = try scheduler.schedule(
                         .lifecycle(chain: key, timer: timer), at: instant, priority: StoreEventPriority.storeEvent,
-                        group: eventGroup(ofCustomerAt: customerPosition))
+                        group: group)
                 } catch { throw .scheduling(error) }
             case .cancelAllTimers:
                 for timer in LifecycleTimer.allCases {

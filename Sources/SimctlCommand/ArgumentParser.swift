@@ -27,6 +27,8 @@ package struct RunOptions: Equatable, Sendable {
     package var environment: SimulatedEnvironment?
     /// `--ca-seed` / `--signing-chain`.
     package var signing: SigningOptions = .init()
+    /// `--jobs N`: parts simulated at once (``RunPlan/jobs``); nil: the machine's cores.
+    package var jobs: Int?
 
     package init(
         file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil,
@@ -58,7 +60,7 @@ package enum ArgumentParser {
     static let runOptions =
         [
             "--format", "--out", "--until", "--seed", "--start", "--force", "--environment", "--ca-seed",
-            "--signing-chain",
+            "--signing-chain", "--jobs",
         ]
         + DeliveryOptions.names
     /// Options that take no value.
@@ -114,6 +116,7 @@ package enum ArgumentParser {
         var delivery = DeliveryOptions.Builder()
         var environment: SimulatedEnvironment?
         var signing = SigningOptions()
+        var jobs: Int?
         var index = 0
         var optionsEnded = false
         func setFile(_ value: String) throws(UsageError) {
@@ -201,6 +204,15 @@ package enum ArgumentParser {
                 environment = try SigningOptions.environment(text, topic: "run")
             case "--ca-seed", "--signing-chain":
                 try signing.set(name, text, topic: "run")
+            case "--jobs":
+                try once(jobs)
+                guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(text),
+                    (1...1_024).contains(number)
+                else {
+                    throw UsageError(
+                        message: "option '--jobs' needs a whole number from 1 to 1024, found '\(text)'", topic: "run")
+                }
+                jobs = number
             default:
                 try once(seed)
                 guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
@@ -220,6 +232,7 @@ package enum ArgumentParser {
             file: file, format: format ?? .timeline, outDirectory: out, until: until, seed: seed, start: start,
             force: force, environment: environment, signing: signing)
         options.delivery = try delivery.build()
+        options.jobs = jobs
         return options
     }
 

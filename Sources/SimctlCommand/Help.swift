@@ -34,7 +34,7 @@ package enum HelpText {
     package static let run = """
         USAGE: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N]
                               [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR]
-                              [--deliver URL ...]
+                              [--deliver URL ...] [--jobs N]
 
         Runs the scenario FILE on the virtual clock and checks its expectations.
 
@@ -69,6 +69,11 @@ package enum HelpText {
                               (simctl-test-ca-1); payloads are then ES256-signed in every environment
           --signing-chain DIR sign with your own chain: DIR holds root.pem, intermediate.pem, leaf.pem and
                               leaf-key.pem (the layout 'simctl certs export' writes)
+          --jobs N            simulate the customers in N parts on N threads at once (default: this
+                              machine's cores); families stay together, and the output is merged into the
+                              same bytes for every N. --jobs 1 runs on one thread. One job whatever N: svg,
+                              --deliver, and a scenario with an action for no one customer (a price change,
+                              removeFromSale, TEST, a mass renewal extension) (docs/streaming.md)
 
         The same file, seed and start always give byte-identical output.
         Expectation failures go to standard error; the exit code is then 1.
@@ -133,7 +138,7 @@ package enum HelpText {
         switch topic {
         case "run":
             return
-                "usage: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...]"
+                "usage: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...] [--jobs N]"
         case "serve":
             return
                 "usage: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--api-key-pem FILE] [--log FILE]"

@@ -139,6 +139,9 @@ package enum Simctl {
         // The fixture folder's target is checked before the run, so a run is not wasted on a folder that cannot
         // be written; files go into its hidden staging folder as the run goes.
         var plan = RunPlan(format: options.format, signer: signer, guardCommit: { body in Interrupts.deferred(body) })
+        // `--jobs N`: parts at once (the machine's cores by default); 1 runs everything on the calling thread.
+        plan.jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        plan.helperThreads = plan.jobs > 1
         if let directory = options.outDirectory {
             do throws(FixtureWriter.WriteError) {
                 plan.fixtures = try FixtureWriter.Staging(directory: directory, replacingExisting: options.force)

@@ -8,6 +8,10 @@
 #   Tests/Scale/measure.sh 100000 jsonl 3 --environment Sandbox   # extra arguments go to simctl run
 #   PURCHASES=coincident Tests/Scale/measure.sh 100000 jsonl 3    # every customer buys at the start (issue 27)
 #   TO=file Tests/Scale/measure.sh 100000 jsonl 3                 # output to a file in a temporary folder
+#   JOBS="1 2" PURCHASES=coincident Tests/Scale/measure.sh 100000 jsonl 3   # each --jobs count in turn (issue 27)
+#
+# JOBS: a list of `simctl run --jobs` counts; each is measured in turn (same scenario) and the SHA-256 of each
+# count's output is compared with the first one's: the script fails unless they are byte-identical.
 #
 # PURCHASES: spread (default) or coincident (Tests/Scale/generate_scenario.py --purchases). TO: null (default,
 # /dev/null) or file (a real file, removed after each run; under TMPDIR, default /tmp).
@@ -35,18 +39,41 @@ case ${TO:-null} in
     file) target="$work/out" ;;
     *) echo "TO must be null or file" >&2; exit 64 ;;
 esac
-# One untimed run counts the output lines (and warms the file cache); the timed runs write to /dev/null (or to a
-# file), so the figures are simctl's own and not those of whatever reads its output.
-"$simctl" run "$work/scale.yaml" --format "$format" "$@" | wc -l > "$work/lines"
-for _ in $(seq "$runs"); do
-    /usr/bin/time -f "%e %U %M" -o "$work/time" "$simctl" run "$work/scale.yaml" --format "$format" "$@" \
-        > "$target"
-    rm -f "$work/out"
-    cat "$work/time" >> "$work/all"
-done
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-wall=$(awk '{ print $1 }' "$work/all" | median)
-user=$(awk '{ print $2 }' "$work/all" | median)
-rss=$(awk '{ print $3 }' "$work/all" | median)
-echo "N=$customers purchases=$purchases format=$format to=${TO:-null} runs=$runs $*: median ${wall} s wall, ${user} s user CPU," \
-    "peak RSS $((rss / 1024)) MB, $(cat "$work/lines") output lines; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+measure() {  # measure LABEL [simctl run arguments...]: one untimed run (lines, hash), then RUNS timed runs
+    local label=$1
+    shift
+    rm -f "$work/all"
+    # One untimed run counts the output lines, hashes the output (and warms the file cache); the timed runs write
+    # to /dev/null (or to a file), so the figures are simctl's own and not those of whatever reads its output.
+    "$simctl" run "$work/scale.yaml" --format "$format" "$@" | tee >(wc -l > "$work/lines") | sha256sum \
+        | cut -d' ' -f1 > "$work/hash"
+    sleep 0.2  # the line count's process substitution ends after tee
+    for _ in $(seq "$runs"); do
+        /usr/bin/time -f "%e %U %M" -o "$work/time" "$simctl" run "$work/scale.yaml" --format "$format" "$@" \
+            > "$target"
+        rm -f "$work/out"
+        cat "$work/time" >> "$work/all"
+    done
+    median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+    wall=$(awk '{ print $1 }' "$work/all" | median)
+    user=$(awk '{ print $2 }' "$work/all" | median)
+    rss=$(awk '{ print $3 }' "$work/all" | median)
+    echo "N=$customers purchases=$purchases format=$format to=${TO:-null} runs=$runs $label: median ${wall} s wall," \
+        "${user} s user CPU, peak RSS $((rss / 1024)) MB, $(cat "$work/lines") output lines, sha256 $(cat "$work/hash");" \
+        "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+if [ -z "${JOBS:-}" ]; then
+    measure "$*" "$@"
+else
+    first=""
+    for jobs in $JOBS; do
+        measure "--jobs $jobs $*" "$@" --jobs "$jobs"
+        if [ -z "$first" ]; then
+            first=$(cat "$work/hash")
+        elif [ "$(cat "$work/hash")" != "$first" ]; then
+            echo "--jobs $jobs wrote different bytes from --jobs ${JOBS%% *}" >&2
+            exit 1
+        fi
+    done
+    echo "every --jobs count wrote the same bytes (sha256 $first)"
+fi

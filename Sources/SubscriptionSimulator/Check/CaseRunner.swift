@@ -229,7 +229,7 @@ public enum CaseRunner {
             let stop = driver.nextStop(store, deliveryDue: delivery.nextAttemptInstant, through: scenario.until)
         {
             // The driver steps before the clock moves, too; only its steps at `stop` count here.
-            let stopped = driver.advance(&store, to: stop, stepping: .instants) { store, pending in
+            let stopped = driver.advance(&store, to: stop, stepping: .instants) { store, pending, _ in
                 if store.now == stop && pending != stop { step(store) }
             }
             switch stopped {

@@ -26,13 +26,15 @@
 extension ScheduledEvent: Sendable where Payload: Sendable {}
 extension ScheduledEvent: Equatable where Payload: Equatable {}
 
-/// A binary min-heap of events ordered by (instant, priority, sequence): at one instant, lower priority first;
-/// within one priority, the order they were scheduled in (so the order is total and runs are reproducible).
+/// A binary min-heap of events ordered by (instant, priority, group, sequence): at one instant, lower priority first;
+/// within one priority, lower group first (a store's family ordinal: rule partition-order,
+/// `Run/ScenarioPartition.swift`; 0 unless given); within one group, the order they were scheduled in (so the order
+/// is total and runs are reproducible).
 ///
 /// A value type: a copy is independent (its storage is copied on the first change, like `Array`'s).
 ///
-/// Layout (see ``EventHeap``): the heap holds 16-byte trivially-copyable nodes, so sifting never retains or
-/// releases anything and four nodes share a cache line; payloads live in a slot table indexed from the node.
+/// Layout (see ``EventHeap``): the heap holds 24-byte trivially-copyable nodes, so sifting never retains or
+/// releases anything; payloads live in a slot table indexed from the node.
 ///
 /// Complexity: `schedule` O(log n) (O(1) on average for random instants); `popNext` O(log n), bottom-up: the hole
 /// left by the root walks down along the smaller children (one comparison per level), then the last node sifts up
@@ -78,16 +80,19 @@ extension ScheduledEvent: Equatable where Payload: Equatable {}
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
     }
 
-    /// Adds an event; the returned id cancels it.
+    /// Adds an event; the returned id cancels it. `group` orders events of one instant and priority before their
+    /// sequence (lower first).
     @inlinable @discardableResult
-    package mutating func schedule(_ payload: Payload, at instant: Instant, priority: Int = 0) -> EventID {
+    package mutating func schedule(_ payload: Payload, at instant: Instant, priority: Int = 0, group: UInt32 = 0)
+        -> EventID
+    {
         precondition(
             Self.priorityRange.contains(priority), "event priority \(priority) is outside \(Self.priorityRange)")
         let milliseconds = instant.millisecondsSince1970
         precondition(Self.instantRange.contains(milliseconds), "event instant \(instant) is outside the queue's range")
         makeUnique()
         let key = UInt64(bitPattern: milliseconds &* 256 &+ Int64(priority &+ 128)) ^ (1 << 63)
-        return heap.pointee.insert(payload, key: key)
+        return heap.pointee.insert(payload, key: key, group: group)
     }
 
     /// Cancels a scheduled event. Returns false when the id is unknown, already taken, or already cancelled.

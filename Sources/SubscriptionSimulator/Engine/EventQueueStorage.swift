@@ -4,11 +4,12 @@
 /// exclusive access at run time on every read and write (measured: over half the time of a pop), and memory behind
 /// a pointer is not.
 ///
-/// A node is two words compared as one 128-bit key:
+/// A node is two words compared as one 128-bit key, and the payload's slot:
 /// - `key`: the instant times 256 plus the priority biased by 128, with the sign bit flipped, so that unsigned
 ///   order is (instant, priority) order;
-/// - `tag`: the sequence number in the high 32 bits, the payload's slot in the low 32 (unique among pending events,
-///   so it never decides an order that the sequence has not).
+/// - `tag`: the event's group in the high 32 bits (``EventQueue/schedule(_:at:priority:group:)``; a store's family
+///   ordinal, rule partition-order in `Run/ScenarioPartition.swift`), the sequence number in the low 32;
+/// - `slot`: where the payload is (24 bytes a node with its padding).
 /// `nodes[0]` is never used: the children of `i` are `2i` and `2i + 1`, side by side.
 ///
 /// A slot is live (payload set), cancelled (payload set, flag set) or free (no payload; linked into the free list
@@ -19,13 +20,15 @@ struct EventHeap<Payload> {
     struct Node {
         @usableFromInline var key: UInt64
         @usableFromInline var tag: UInt64
+        @usableFromInline var slotIndex: UInt32
 
-        @inlinable init(key: UInt64, tag: UInt64) {
+        @inlinable init(key: UInt64, tag: UInt64, slot: UInt32) {
             self.key = key
             self.tag = tag
+            self.slotIndex = slot
         }
 
-        @inlinable var slot: Int { Int(truncatingIfNeeded: tag & 0xFFFF_FFFF) }
+        @inlinable var slot: Int { Int(truncatingIfNeeded: slotIndex) }
 
         @inlinable var instant: Instant {
             Instant(millisecondsSince1970: Int64(bitPattern: key ^ (1 << 63)) >> 8)
@@ -85,7 +88,7 @@ struct EventHeap<Payload> {
         self.sequenceLimit = sequenceLimit
         nodeCapacity = capacity
         nodes = Self.allocateNodes(capacity: capacity)
-        nodes.initialize(to: Node(key: 0, tag: 0))
+        nodes.initialize(to: Node(key: 0, tag: 0, slot: 0))
         slotCapacity = capacity
         slots = .allocate(capacity: capacity)
     }
@@ -174,19 +177,19 @@ struct EventHeap<Payload> {
     func event(_ node: Node, payload: Payload) -> ScheduledEvent<Payload> {
         let generation = UInt64(slots[node.slot].generation)
         return ScheduledEvent(
-            id: EventID(rawValue: generation << 32 | (node.tag & 0xFFFF_FFFF)), instant: node.instant,
+            id: EventID(rawValue: generation << 32 | UInt64(node.slotIndex)), instant: node.instant,
             priority: node.priority, payload: payload)
     }
 
     @inlinable
-    mutating func insert(_ payload: Payload, key: UInt64) -> EventID {
+    mutating func insert(_ payload: Payload, key: UInt64, group: UInt32 = 0) -> EventID {
         if nextSequence == sequenceLimit { renumber() }
         let sequence = nextSequence
         nextSequence += 1
         let slot = takeSlot(for: payload)
         if nodeCount == nodeCapacity { growNodes() }
         nodeCount += 1
-        siftUp(Node(key: key, tag: sequence << 32 | UInt64(slot)), from: nodeCount)
+        siftUp(Node(key: key, tag: UInt64(group) << 32 | sequence, slot: slot), from: nodeCount)
         return EventID(rawValue: UInt64(slots[Int(slot)].generation) << 32 | UInt64(slot))
     }
 
@@ -323,14 +326,15 @@ struct EventHeap<Payload> {
         heapify()
     }
 
-    /// Gives the pending events the sequence numbers 0..<n in their current order. A sorted array is a valid heap.
+    /// Gives the pending events the sequence numbers 0..<n in their current order (groups kept). A sorted array is a
+    /// valid heap.
     @usableFromInline
     mutating func renumber() {
         compact()
         var heap = UnsafeMutableBufferPointer(start: nodes + 1, count: nodeCount)
         heap.sort { $0.precedes($1) }
         for index in heap.indices {
-            heap[index].tag = UInt64(index) << 32 | (heap[index].tag & 0xFFFF_FFFF)
+            heap[index].tag = (heap[index].tag & 0xFFFF_FFFF_0000_0000) | UInt64(index)
         }
         nextSequence = UInt64(nodeCount)
         precondition(nextSequence < sequenceLimit, "more events pending than sequence numbers")

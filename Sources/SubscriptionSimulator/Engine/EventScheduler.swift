@@ -37,16 +37,19 @@ public enum SchedulingError: Error, Hashable, Sendable, CustomStringConvertible 
 
     @usableFromInline package var pendingCount: Int { queue.count }
 
-    /// Schedules `payload` at `instant` (at or after `now`).
+    /// Schedules `payload` at `instant` (at or after `now`); `group` orders it among the events of the same instant
+    /// and priority (lower first, then in the order scheduled: ``EventQueue``).
     @discardableResult
-    @usableFromInline package mutating func schedule(_ payload: Payload, at instant: Instant, priority: Int = 0)
+    @usableFromInline package mutating func schedule(
+        _ payload: Payload, at instant: Instant, priority: Int = 0, group: UInt32 = 0
+    )
         throws(SchedulingError)
         -> EventID
     {
         if instant < now { throw .inThePast(requested: instant, now: now) }
         // The one gate to the queue: it also keeps the queue's own precondition (±2^55 ms) out of reach.
         guard instant.isSupported else { throw .outsideSupportedRange(requested: instant) }
-        return queue.schedule(payload, at: instant, priority: priority)
+        return queue.schedule(payload, at: instant, priority: priority, group: group)
     }
 
     @discardableResult

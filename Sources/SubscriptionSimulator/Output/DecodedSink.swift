@@ -14,19 +14,24 @@ public struct DecodedSink: RunSink {
         _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
     ) {
         for n in notifications {
-            // Written straight to bytes, members in canonical order (the decoded view needs no signature).
-            var line = CanonicalJSONBytes()
-            swap(&line.bytes, &out.buffer)
-            line.object { o in
-                o.member("at", n.instant.description)
-                o.member("instant", n.instant.millisecondsSince1970)
-                o.member("payload") { NotificationEncoder.describeDecoded(of: n, app: app, into: &$0) }
-                o.member("recipient", n.recipient)  // absent for a notification about the app
-            }
-            swap(&line.bytes, &out.buffer)
-            out.buffer.append(UInt8(ascii: "\n"))
+            Self.appendLine(of: n, app: app, to: &out.buffer)
             out.flushIfFull()
         }
+    }
+
+    /// Appends the line of `n` (with its newline) to `bytes`.
+    static func appendLine(of n: SentNotification, app: AppConfiguration, to bytes: inout [UInt8]) {
+        // Written straight to bytes, members in canonical order (the decoded view needs no signature).
+        var line = CanonicalJSONBytes()
+        swap(&line.bytes, &bytes)
+        line.object { o in
+            o.member("at", n.instant.description)
+            o.member("instant", n.instant.millisecondsSince1970)
+            o.member("payload") { NotificationEncoder.describeDecoded(of: n, app: app, into: &$0) }
+            o.member("recipient", n.recipient)  // absent for a notification about the app
+        }
+        swap(&line.bytes, &bytes)
+        bytes.append(UInt8(ascii: "\n"))
     }
 
     public mutating func finish() { out.flush() }

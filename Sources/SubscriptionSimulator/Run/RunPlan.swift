@@ -66,6 +66,15 @@ public struct RunPlan {
     public var guardCommit: (() -> Void) -> Void
     /// Receives the run's progress as it goes (``RunProgress``), on the run's thread; nil: none is counted.
     public var progress: ((RunProgress) -> Void)? = nil
+    /// Parts simulated at once on threads of their own (`simctl run --jobs N`; rule partition-order,
+    /// ``ScenarioPartition``): each part's thread simulates its families and encodes their jsonl or decoded lines,
+    /// and the calling thread merges them into the one-job order and writes them (same bytes for every count). Above
+    /// 1 only for jsonl, decoded and timeline (with or without a fixture folder) without delivery, for a scenario that
+    /// is partitioned (``ScenarioPartition/oneJobReason``), and with at least two families; otherwise one job.
+    public var jobs = 1
+    /// One job with threads beside the run (the default: output formatted, jsonl encoded and standard output written
+    /// on threads of their own, docs/streaming.md); false: everything on the calling thread (`simctl run --jobs 1`).
+    public var helperThreads = true
 
     public init(
         format: OutputFormat = .timeline, signer: (any PayloadSigner)? = nil, fixtures: FixtureWriter.Staging? = nil,
@@ -80,18 +89,30 @@ public struct RunPlan {
 
     /// Runs `scenario`, writing the chosen format to `write` as it goes, then the fixture folder and the delivery as
     /// the policy says. Changes nothing on disk when the run stops or fails, except the delivery log.
+    /// How many parts ``run(_:write:)`` runs `scenario` in (``jobs``, where the run and the scenario allow it).
+    public func partCount(for scenario: Scenario, partition: ScenarioPartition) -> Int {
+        guard jobs > 1, delivery == nil, format != .svg, partition.isPartitioned else { return 1 }
+        return min(jobs, partition.familyCount)
+    }
+
     public func run(_ scenario: Scenario, write: @escaping ([UInt8]) -> Void) -> RunVerdict {
         var sink = PlanSink()
+        let partition = ScenarioPartition(scenario)
+        let parts = partCount(for: scenario, partition: partition)
+        let threads = helperThreads && parts == 1
         // Standard output is written on a thread of its own, behind a bounded queue of chunks (docs/streaming.md):
-        // a slow destination holds up neither the run nor the encoding until that queue is full.
-        let output = BackgroundWriter(write)
-        let queued: ([UInt8]) -> Void = { output.write($0) }
+        // a slow destination holds up neither the run nor the encoding until that queue is full. In parts, or
+        // without helper threads, the calling thread writes it.
+        let output = threads ? BackgroundWriter(write) : nil
+        let queued: ([UInt8]) -> Void = output.map { output in { output.write($0) } } ?? write
         switch format {
         case .timeline: sink.timeline = TimelineSink(scenario: scenario, write: queued)
         case .jsonl:
             // Encoded on two threads (same bytes): the encoding is most of a jsonl run's work (docs/streaming.md).
-            sink.jsonl = JSONLSink(app: scenario.app, signer: signer, parallel: true, write: queued)
-        case .decoded: sink.decoded = DecodedSink(app: scenario.app, write: queued)
+            if parts == 1 {
+                sink.jsonl = JSONLSink(app: scenario.app, signer: signer, parallel: threads, write: queued)
+            }
+        case .decoded: if parts == 1 { sink.decoded = DecodedSink(app: scenario.app, write: queued) }
         case .svg: sink.picture = PictureSink(scenario: scenario, write: queued)
         }
         if let fixtures {
@@ -99,22 +120,48 @@ public struct RunPlan {
             // The picture beside the fixtures (`DIR/timeline.svg`).
             sink.fixturePicture = PictureSink(scenario: scenario, write: { _ in })
         }
-        // The output is written on a second thread while the run goes on (same bytes; docs/streaming.md).
-        var background = BackgroundSink(sink)
-        // Delivery follows the run on the run's own thread, so the store need not keep what it sent.
-        var streamed = delivery.map { StreamedDelivery($0, scenario: scenario, signer: signer) }
         var meter = progress.map {
             RunProgressMeter(customers: scenario.customers.count, start: scenario.start, report: $0)
         }
-        let run = ScenarioRunner.stream(scenario, retention: .liveState, into: &background) { notifications, settled in
-            streamed?.follow(notifications, settledBefore: settled)
-            meter?.step(
-                sent: notifications.count, reached: settled,
-                delivery: streamed.map { ($0.delivery.counts.attempts, $0.delivery.counts.delivered) })
+        let run: ScenarioRun
+        var streamed: StreamedDelivery?
+        if parts > 1 {
+            let lines: PartitionedRun.Lines
+            switch format {
+            case .jsonl:
+                let encoder = NotificationEncoder(app: scenario.app, signer: signer)
+                lines = .jsonl(encoder, JWSSigning(encoder.signer))
+            case .decoded: lines = .decoded(scenario.app)
+            case .timeline, .svg: lines = .none
+            }
+            run = PartitionedRun.run(
+                scenario, partition: partition, count: parts, lines: lines, write: write, sink: &sink,
+                keepValues: format == .timeline || fixtures != nil || !scenario.expectations.isEmpty,
+                progress: meter == nil ? nil : { sent, reached in meter?.step(sent: sent, reached: reached) })
+        } else if threads {
+            // The output is written on a second thread while the run goes on (same bytes; docs/streaming.md).
+            var background = BackgroundSink(sink)
+            // Delivery follows the run on the run's own thread, so the store need not keep what it sent.
+            streamed = delivery.map { StreamedDelivery($0, scenario: scenario, signer: signer) }
+            run = ScenarioRunner.stream(scenario, retention: .liveState, into: &background) {
+                notifications, settled in
+                streamed?.follow(notifications, settledBefore: settled)
+                meter?.step(
+                    sent: notifications.count, reached: settled,
+                    delivery: streamed.map { ($0.delivery.counts.attempts, $0.delivery.counts.delivered) })
+            }
+            sink = background.finish()
+        } else {
+            streamed = delivery.map { StreamedDelivery($0, scenario: scenario, signer: signer) }
+            run = ScenarioRunner.stream(scenario, retention: .liveState, into: &sink) { notifications, settled in
+                streamed?.follow(notifications, settledBefore: settled)
+                meter?.step(
+                    sent: notifications.count, reached: settled,
+                    delivery: streamed.map { ($0.delivery.counts.attempts, $0.delivery.counts.delivered) })
+            }
         }
-        sink = background.finish()
         sink.finishStandardOutput()
-        output.finish()
+        output?.finish()
         meter?.finish()
         var verdict = RunVerdict(run: run)
         // Retries due after the run are made only for a run that passed.

@@ -74,7 +74,7 @@ public enum ScenarioRunner {
         }
         if stop == nil {
             var driver = TimelineDriver(scenario)
-            stop = driver.run(&store, stepping: .instants) { store, pending in
+            stop = driver.run(&store, stepping: .instants) { store, pending, _ in
                 // Expectations are judged as the clock passes each instant. The slices are arguments only, not
                 // variables: they must be gone before `discardEmitted()`, or the store's arrays would be shared then.
                 if judged.notifications < store.notifications.count

@@ -28,8 +28,20 @@ public struct TimelineDriver: Sendable {
     public let scenario: Scenario
     /// The position of the first timeline entry not applied (or refused) yet.
     public private(set) var nextEntry = 0
+    /// The part of the scenario this driver applies (rule partition-order, ``ScenarioPartition``): the entries of
+    /// other parts' customers are passed over (the clock still moves to them). nil: every entry.
+    public let part: (RunPart, ScenarioPartition)?
 
-    public init(_ scenario: Scenario) { self.scenario = scenario }
+    public init(_ scenario: Scenario) {
+        self.scenario = scenario
+        part = nil
+    }
+
+    /// A driver that applies only the entries of `part`'s customers (``ScenarioPartition/part(_:holds:)``).
+    public init(_ scenario: Scenario, part: RunPart, of partition: ScenarioPartition) {
+        self.scenario = scenario
+        self.part = (part, partition)
+    }
 
     /// The next timeline entry, if any is left.
     public var next: TimelineEntry? { nextEntry < scenario.timeline.count ? scenario.timeline[nextEntry] : nil }
@@ -52,7 +64,9 @@ public struct TimelineDriver: Sendable {
 
     /// ``prepare(_:retention:epoch:)`` that hands back the store as far as it got when the family cannot be created (a
     /// stopped run still has a store to show).
-    static func prepared(_ scenario: Scenario, retention: StoreRetention, epoch: UInt32? = nil) -> (
+    static func prepared(
+        _ scenario: Scenario, retention: StoreRetention, epoch: UInt32? = nil, partition: ScenarioPartition? = nil
+    ) -> (
         store: SimulatedStore, stop: ScenarioError?
     ) {
         var store = SimulatedStore(
@@ -65,6 +79,8 @@ public struct TimelineDriver: Sendable {
         }
         store.reserveCapacity(customers: scenario.customers.count, subscriptions: purchases)
         for customer in scenario.customers { store.addCustomer(customer) }
+        // Rule partition-order: events of one instant run family by family (positions are `customers`' order).
+        store.setEventGroups((partition ?? ScenarioPartition(scenario)).familyOrdinals)
         for (customer, storefront) in scenario.storefronts {
             // Before any purchase, so this cannot be refused.
             try? store.setStorefront(storefront, for: customer)
@@ -83,43 +99,55 @@ public struct TimelineDriver: Sendable {
         _ store: inout SimulatedStore, to target: Instant, stepping: Stepping = .entries,
         step: (inout SimulatedStore) -> Void = { _ in }
     ) -> Stop? {
-        advance(&store, to: target, stepping: stepping) { store, _ in step(&store) }
+        advance(&store, to: target, stepping: stepping) { store, _, _ in step(&store) }
     }
 
     /// ``advance(_:to:stepping:step:)`` whose `step` is also given the instant of the first timeline entry not
     /// applied yet at that point (nil when none is left): a streamed delivery knows what the run can still send.
+    ///
+    /// `step` is also given the segment of what the store emitted since the previous step (``RecordKey``): 2k while
+    /// the store's events before entry k run, 2k + 1 after entry k.
     mutating func advance(
         _ store: inout SimulatedStore, to target: Instant, stepping: Stepping,
-        step: (inout SimulatedStore, Instant?) -> Void
+        step: (inout SimulatedStore, Instant?, Int) -> Void
     ) -> Stop? {
-        func moveClock(_ store: inout SimulatedStore, to instant: Instant, pending: Instant?) throws(StoreError) {
+        let part = self.part
+        func moveClock(_ store: inout SimulatedStore, to instant: Instant, pending: Instant?, segment: Int)
+            throws(StoreError)
+        {
             guard stepping == .instants else { return try store.advance(to: instant) }
-            step(&store, pending)
+            step(&store, pending, segment)
             // No timeline entry lies before `instant` here: the stops are the store's events, then `instant`.
             while let stop = Self.nextStop(store, pendingEntry: nil, through: instant) {
                 try store.advance(to: stop)
-                step(&store, pending)
+                step(&store, pending, segment)
             }
         }
         let timeline = scenario.timeline
         while nextEntry < timeline.count, timeline[nextEntry].at <= target {
             let entry = timeline[nextEntry]
+            let segment = 2 * nextEntry
             nextEntry += 1
             // The store's actions check their rule before they change anything, so a stop shows what led up to it.
             do throws(StoreError) {
-                try moveClock(&store, to: entry.at, pending: entry.at)
-                try Self.perform(entry.action, on: &store)
+                try moveClock(&store, to: entry.at, pending: entry.at, segment: segment)
+                if let (part, partition) = part {
+                    if partition.part(part, holds: entry.action.customer) { try Self.perform(entry.action, on: &store) }
+                } else {
+                    try Self.perform(entry.action, on: &store)
+                }
             } catch {
-                step(&store, entry.at)
+                step(&store, entry.at, segment + 1)
                 return .refused(Self.refusal(of: entry, error, file: scenario.file))
             }
-            step(&store, next?.at)
+            step(&store, next?.at, segment + 1)
         }
-        do throws(StoreError) { try moveClock(&store, to: target, pending: next?.at) } catch {
-            step(&store, next?.at)
+        let segment = 2 * nextEntry
+        do throws(StoreError) { try moveClock(&store, to: target, pending: next?.at, segment: segment) } catch {
+            step(&store, next?.at, segment)
             return .store(error)
         }
-        step(&store, next?.at)
+        step(&store, next?.at, segment)
         return nil
     }
 
@@ -155,13 +183,13 @@ public struct TimelineDriver: Sendable {
     public mutating func run(
         _ store: inout SimulatedStore, stepping: Stepping = .entries, step: (inout SimulatedStore) -> Void = { _ in }
     ) -> ScenarioError? {
-        run(&store, stepping: stepping) { store, _ in step(&store) }
+        run(&store, stepping: stepping) { store, _, _ in step(&store) }
     }
 
     /// ``run(_:stepping:step:)`` whose `step` is also given the instant of the first timeline entry not applied yet
     /// (``advance(_:to:stepping:step:)``).
     mutating func run(
-        _ store: inout SimulatedStore, stepping: Stepping, step: (inout SimulatedStore, Instant?) -> Void
+        _ store: inout SimulatedStore, stepping: Stepping, step: (inout SimulatedStore, Instant?, Int) -> Void
     ) -> ScenarioError? {
         switch advance(&store, to: scenario.until, stepping: stepping, step: step) {
         case nil: return nil

@@ -17,6 +17,9 @@ struct CustomerRecord: Hashable, Sendable {
     var transactionIds: UInt32 = 0
     var webOrderLineItemIds: UInt32 = 0
     var notificationUUIDs: UInt32 = 0
+    /// The group that orders the customer's store events among others of one instant and priority: their family
+    /// ordinal in a scenario run (rule partition-order, `Run/ScenarioPartition.swift`), else 0.
+    var eventGroup: UInt32 = 0
     /// What the customer's notification UUIDs share, made once when the customer is registered.
     var notificationKey = NotificationKey(first: 0, salt: 0)
 

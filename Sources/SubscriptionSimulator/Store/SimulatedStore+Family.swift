@@ -323,7 +323,8 @@ extension SimulatedStore {
                 case .scheduleGrant(let at):
                     do throws(SchedulingError) {
                         familyBook.shares[id].grantEvent = try scheduler.schedule(
-                            .familyGrant(share: id), at: at, priority: StoreEventPriority.storeEvent)
+                            .familyGrant(share: id), at: at, priority: StoreEventPriority.storeEvent,
+                            group: eventGroup(ofCustomerAt: directory.positions[familyBook.shares[id].purchaser]))
                     } catch { throw .scheduling(error) }
                 case .cancelGrant:
                     if let event = familyBook.shares[id].grantEvent { scheduler.cancel(event) }

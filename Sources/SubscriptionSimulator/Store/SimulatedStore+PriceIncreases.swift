@@ -364,7 +364,8 @@ extension SimulatedStore {
         do throws(SchedulingError) {
             _ = try scheduler.schedule(
                 .priceIncreaseNotice(increase: increase, chain: key), at: max(notice, now),
-                priority: StoreEventPriority.priceIncrease)
+                priority: StoreEventPriority.priceIncrease,
+                group: eventGroup(ofCustomerAt: position(of: subscriptionBook.chains[key.index])))
         } catch { throw .scheduling(error) }
     }
 

@@ -109,6 +109,22 @@ public struct SimulatedStore: Sendable {
         directory.register(name, ids: &ids)
     }
 
+    /// The event group of the customer at `position` (``CustomerRecord/eventGroup``; 0 for none).
+    @inline(__always)
+    func eventGroup(ofCustomerAt position: Int?) -> UInt32 {
+        guard let position else { return 0 }
+        return directory.records[position].eventGroup
+    }
+
+    /// Gives each registered customer, by position, the group that orders their events among others of one instant
+    /// and priority (rule partition-order, `Run/ScenarioPartition.swift`: their family ordinal). Customers not
+    /// given one have group 0, so a store not made from a scenario runs such events in the order scheduled.
+    mutating func setEventGroups(_ groups: [UInt32]) {
+        for position in directory.records.indices where position < groups.count {
+            directory.records[position].eventGroup = groups[position]
+        }
+    }
+
     /// The position in ``CustomerDirectory/names`` of a chain's customer, without hashing the name once the chain
     /// is registered. Always inlined: called from a mutating method, the call copied the whole store and the chain
     /// to pass them (two memcpy of about 1 KB, about 150 instructions per call, once per transition; issue 27).
@@ -372,6 +388,8 @@ public struct SimulatedStore: Sendable {
         // product ends their shares instead (rule plan-change-leaves-shareable-product).
         let fansOut = catalog.products[productIndex].familyShareable
         let customerPosition = position(of: chain)
+        // Read once for the timers this transition schedules (rule partition-order).
+        let group = eventGroup(ofCustomerAt: customerPosition)
         // `revocationReason` of a refund's revocation, for the members' REVOKE notifications that follow it.
         var refundReason: Int32 = 0
         for effect in effects {
@@ -449,7 +467,8 @@ public struct SimulatedStore: Sendable {
             case .schedule(let timer, let instant):
                 do throws(SchedulingError) {
                     chain.timers[timer] = try scheduler.schedule(
-                        .lifecycle(chain: key, timer: timer), at: instant, priority: StoreEventPriority.storeEvent)
+                        .lifecycle(chain: key, timer: timer), at: instant, priority: StoreEventPriority.storeEvent,
+                        group: group)
                 } catch { throw .scheduling(error) }
             case .cancelAllTimers:
                 for timer in LifecycleTimer.allCases {
@@ -593,7 +612,8 @@ public struct SimulatedStore: Sendable {
             ledger.nonRenewingTerms[ledger.transactions.endIndex] = term
             do throws(SchedulingError) {
                 try scheduler.schedule(
-                    .nonRenewingTermEnds(customer: customer), at: term, priority: StoreEventPriority.storeEvent)
+                    .nonRenewingTermEnds(customer: customer), at: term, priority: StoreEventPriority.storeEvent,
+                    group: eventGroup(ofCustomerAt: directory.positions[customer]))
             } catch { throw .scheduling(error) }
         }
         appendTransaction(record)

@@ -1,0 +1,289 @@
+/// A run in parts on threads of their own (``RunPlan/jobs``, `simctl run --jobs N`; rule partition-order,
+/// ``ScenarioPartition``): each part's thread simulates its families and, for jsonl and decoded, encodes their lines;
+/// the calling thread merges the parts' records by key into the one-job order and writes them. Same bytes as one job.
+///
+/// Memory: each part hands its records on in batches (about 256 KB of lines or 512 records, and at least every 64
+/// steps of its driver, so the merger learns how far it has got), through a queue of at most four batches: a part
+/// that gets ahead of the merge waits (back-pressure).
+struct PartitionedRun {
+    /// A part hands its lines on once a batch holds this many bytes (or 512 records, or 64 steps).
+    static let batchBytes = 1 << 18
+
+    /// What one part hands the merger.
+    struct Batch {
+        var notifications: [SentNotification] = []
+        var notificationKeys: [RecordKey] = []
+        /// jsonl or decoded: where each notification's line ends in `bytes`.
+        var lineEnds: [Int] = []
+        var bytes: [UInt8] = []
+        var changes: [EntitlementChange] = []
+        var changeKeys: [RecordKey] = []
+        /// Every record the part sends after this batch has a key at or after this.
+        var frontier = RecordKey(segment: 0, instant: .min, family: 0)
+        /// The part's last batch.
+        var finished = false
+        /// With `finished`: the part stopped, and nothing at or after this key is output (``KeyedRunSink``).
+        var cut: RecordKey?
+
+        var recordCount: Int { notificationKeys.count + changeKeys.count }
+
+        /// Empties the batch, keeping its buffers.
+        mutating func empty() {
+            notifications.removeAll(keepingCapacity: true)
+            notificationKeys.removeAll(keepingCapacity: true)
+            lineEnds.removeAll(keepingCapacity: true)
+            bytes.removeAll(keepingCapacity: true)
+            changes.removeAll(keepingCapacity: true)
+            changeKeys.removeAll(keepingCapacity: true)
+            finished = false
+            cut = nil
+        }
+    }
+
+    /// What a part's records are encoded to on its own thread.
+    enum Lines {
+        case none
+        case jsonl(NotificationEncoder, JWSSigning)
+        case decoded(AppConfiguration)
+    }
+
+    /// The sink of one part, on its thread: keys and encodes, and hands batches to the merger.
+    struct PartSink: KeyedRunSink {
+        let lines: Lines
+        /// Whether the merger needs the notifications themselves (timeline, fixtures, expectations).
+        let keepValues: Bool
+        let queue: Handoff<Batch>
+        /// Batches the merger is done with, emptied, to be filled again (no new buffer, no new pages).
+        let spare: Handoff<Batch>
+        var batch = Batch()
+        var buffers = NotificationEncoder.Buffers()
+        var steps = 0
+
+        mutating func receive(
+            taking notifications: inout [SentNotification], keys notificationKeys: [RecordKey],
+            _ changes: inout [EntitlementChange], keys changeKeys: [RecordKey], frontier: RecordKey
+        ) {
+            switch lines {
+            case .none: break
+            case .jsonl(let encoder, let signing):
+                for index in notifications.indices {
+                    encoder.appendPostBody(
+                        of: notifications[index], signing: signing, to: &batch.bytes, buffers: &buffers)
+                    batch.bytes.append(UInt8(ascii: "\n"))
+                    batch.lineEnds.append(batch.bytes.count)
+                }
+            case .decoded(let app):
+                for index in notifications.indices {
+                    DecodedSink.appendLine(of: notifications[index], app: app, to: &batch.bytes)
+                    batch.lineEnds.append(batch.bytes.count)
+                }
+            }
+            if keepValues { batch.notifications += notifications }
+            batch.notificationKeys += notificationKeys
+            batch.changes += changes
+            batch.changeKeys += changeKeys
+            batch.frontier = frontier
+            steps += 1
+            if batch.bytes.count >= PartitionedRun.batchBytes || batch.recordCount >= 512 || steps >= 64 { handOn() }
+        }
+
+        mutating func handOn() {
+            steps = 0
+            let frontier = batch.frontier
+            queue.put(batch)
+            batch = spare.takeIfAny() ?? Batch()
+            batch.frontier = frontier
+            batch.bytes.reserveCapacity(PartitionedRun.batchBytes + 8192)
+        }
+
+        mutating func finish(cut: RecordKey?) {
+            batch.finished = true
+            batch.cut = cut
+            batch.frontier = .end
+            handOn()
+            queue.close()
+        }
+    }
+
+    /// One part on its thread.
+    final class PartJob: BackgroundJob, @unchecked Sendable {
+        let scenario: Scenario
+        let part: RunPart
+        let partition: ScenarioPartition
+        let lines: Lines
+        let keepValues: Bool
+        /// The batches, to the merger.
+        let queue = Handoff<Batch>(capacity: 4)
+        /// Emptied batches, back from the merger.
+        let spare = Handoff<Batch>()
+        /// Set by the part's thread before its last batch is put; read by the merger once the queue is closed.
+        var run: ScenarioRun?
+
+        init(scenario: Scenario, part: RunPart, partition: ScenarioPartition, lines: Lines, keepValues: Bool) {
+            self.scenario = scenario
+            self.part = part
+            self.partition = partition
+            self.lines = lines
+            self.keepValues = keepValues
+        }
+
+        func work() {
+            var finishing = FinishLater(
+                inner: PartSink(lines: lines, keepValues: keepValues, queue: queue, spare: spare))
+            run = ScenarioRunner.streamPart(scenario, part: part, partition: partition, into: &finishing)
+            finishing.inner.finish(cut: finishing.cut)
+        }
+    }
+
+    /// Holds the part's finish back until its run is stored (the merger reads it after the last batch).
+    struct FinishLater: KeyedRunSink {
+        var inner: PartSink
+        var cut: RecordKey?
+
+        mutating func receive(
+            taking notifications: inout [SentNotification], keys notificationKeys: [RecordKey],
+            _ changes: inout [EntitlementChange], keys changeKeys: [RecordKey], frontier: RecordKey
+        ) {
+            inner.receive(
+                taking: &notifications, keys: notificationKeys, &changes, keys: changeKeys, frontier: frontier)
+        }
+
+        mutating func finish(cut: RecordKey?) { self.cut = cut }
+    }
+
+    /// Where the merger is in one part's current batch.
+    struct Cursor {
+        var batch = Batch()
+        var notification = 0
+        var change = 0
+        var lineStart = 0
+        var done = false
+
+        var hasRecords: Bool {
+            notification < batch.notificationKeys.count || change < batch.changeKeys.count
+        }
+
+        /// The key of the part's next record (a change first only when its key is lower).
+        var nextKey: RecordKey {
+            let n = notification < batch.notificationKeys.count ? batch.notificationKeys[notification] : .end
+            let c = change < batch.changeKeys.count ? batch.changeKeys[change] : .end
+            return c < n ? c : n
+        }
+    }
+
+    /// Runs `scenario` in `count` parts and merges their output: the lines of `lines` go to `write` in one-job
+    /// order; `sink` (timeline, fixtures) and `tracker` (expectations) receive the merged records when given.
+    /// Returns the run (part 1's store; failures judged on the merged records; the earliest stop of any part).
+    static func run<Sink: RunSink>(
+        _ scenario: Scenario, partition: ScenarioPartition, count: Int, lines: Lines,
+        write: @escaping ([UInt8]) -> Void,
+        sink: inout Sink, keepValues: Bool, progress: ((Int, Instant) -> Void)?
+    ) -> ScenarioRun {
+        let jobs = (0..<count).map { index in
+            PartJob(
+                scenario: scenario, part: RunPart(index: index, count: count), partition: partition, lines: lines,
+                keepValues: keepValues)
+        }
+        for job in jobs { startThread(job) }
+        var tracker = scenario.expectations.isEmpty ? nil : ExpectationTracker(scenario)
+        var cursors = [Cursor](repeating: Cursor(), count: count)
+        var out = ChunkedWriter(write)
+        var cut = RecordKey.end
+        var notifications: [SentNotification] = []
+        var changes: [EntitlementChange] = []
+        var unreported = 0
+        var reached = scenario.start
+        func handOn() {
+            if !notifications.isEmpty || !changes.isEmpty {
+                sink.receive(notifications[...], changes[...])
+                tracker?.receive(notifications[...], changes[...])
+                notifications.removeAll(keepingCapacity: true)
+                changes.removeAll(keepingCapacity: true)
+            }
+            if unreported > 0 {
+                progress?(unreported, reached)
+                unreported = 0
+            }
+        }
+        var partCuts = [RecordKey](repeating: .end, count: count)
+        /// The lowest key the part may still send: its next record's, or (with none in hand) after taking its next
+        /// batch; `.end` once it is over.
+        func lowerBound(_ part: Int) -> RecordKey {
+            while !cursors[part].hasRecords && !cursors[part].done {
+                guard let batch = jobs[part].queue.take() else {
+                    cursors[part].done = true
+                    break
+                }
+                if batch.finished, let partCut = batch.cut {
+                    partCuts[part] = partCut
+                    if partCut < cut { cut = partCut }
+                }
+                let finished = batch.finished
+                var used = Cursor(batch: batch)
+                swap(&used, &cursors[part])
+                used.batch.empty()
+                if used.batch.bytes.capacity > 0 { jobs[part].spare.put(used.batch) }
+                if finished && !cursors[part].hasRecords { cursors[part].done = true }
+            }
+            return cursors[part].hasRecords ? cursors[part].nextKey : .end
+        }
+        var bounds = (0..<count).map { lowerBound($0) }
+        while true {
+            // The part with the lowest next key sends while its keys stay at or below every other part's bound
+            // (records of one key are one family's, so no other part can send a key between).
+            var lowest = 0
+            for part in 1..<count where bounds[part] < bounds[lowest] { lowest = part }
+            if bounds[lowest] == .end { break }
+            var others = RecordKey.end
+            for part in 0..<count where part != lowest && bounds[part] < others { others = bounds[part] }
+            while cursors[lowest].hasRecords {
+                let key = cursors[lowest].nextKey
+                if key > others || key >= cut { break }
+                let c = cursors[lowest].change
+                let n = cursors[lowest].notification
+                if c < cursors[lowest].batch.changeKeys.count && cursors[lowest].batch.changeKeys[c] == key
+                    && !(n < cursors[lowest].batch.notificationKeys.count
+                        && cursors[lowest].batch.notificationKeys[n] == key)
+                {
+                    if keepValues { changes.append(cursors[lowest].batch.changes[c]) }
+                    cursors[lowest].change += 1
+                } else {
+                    let end = cursors[lowest].batch.lineEnds.isEmpty ? 0 : cursors[lowest].batch.lineEnds[n]
+                    if end > cursors[lowest].lineStart {
+                        out.buffer.append(contentsOf: cursors[lowest].batch.bytes[cursors[lowest].lineStart..<end])
+                        cursors[lowest].lineStart = end
+                        out.flushIfFull()
+                    }
+                    if keepValues { notifications.append(cursors[lowest].batch.notifications[n]) }
+                    cursors[lowest].notification += 1
+                    unreported += 1
+                    reached = Instant(millisecondsSince1970: key.instant)
+                }
+                if notifications.count + changes.count >= 512 || unreported >= 512 { handOn() }
+            }
+            if cursors[lowest].hasRecords && cursors[lowest].nextKey >= cut {
+                // Past the stop: this part sends nothing more.
+                cursors[lowest] = Cursor()
+                cursors[lowest].done = true
+                while jobs[lowest].queue.take() != nil {}
+            }
+            bounds[lowest] = lowerBound(lowest)
+        }
+        handOn()
+        out.flush()
+        // Drain what stopped parts left, so every thread ends.
+        for part in 0..<count { while jobs[part].queue.take() != nil {} }
+        let runs = jobs.map { $0.run! }
+        // The earliest stop of any part is the one-job run's stop (the lowest cut).
+        var first = 0
+        for part in 1..<count where partCuts[part] < partCuts[first] { first = part }
+        var run = runs[0]
+        if let stop = runs[first].stoppedBy {
+            run.stoppedBy = stop
+            run.failures = []
+        } else {
+            run.failures = tracker?.failures() ?? []
+        }
+        return run
+    }
+}

@@ -1,0 +1,169 @@
+/// Rule partition-order (docs/streaming.md, "Every core, same bytes"): how a scenario's customers split into
+/// independent parts, and the order of a run's output that each part can compute alone.
+///
+/// - **Families**: the connected components of "ever in the same family" over the whole scenario: the `family:`
+///   organizer and members and every customer a `joinFamily` or `leaveFamily` entry names are one family; every other
+///   customer is a family of their own. A family's **ordinal** is the smallest position (``Scenario/customers``
+///   order, the order every run registers them in) among its customers.
+/// - **Order**: the store's events of one instant and priority run in (family ordinal, order scheduled) order
+///   (`CustomerRecord.eventGroup`), so every record a run emits (notification, entitlement change) has the key
+///   ``RecordKey`` (segment, instant, family ordinal), and a run emits its records in key order; records of one key
+///   belong to one family, and keep the order that family's own run gives them.
+/// - **Parts**: ``RunPart`` `i` of `n` holds the families whose place in ordinal order (0, 1, 2, ...) is `i`
+///   modulo `n` (round robin). A part walks the whole timeline but applies only its own families' entries; its
+///   records are exactly the one-job run's records of those families, with the same keys, so merging the parts'
+///   records by key gives the one-job run's records.
+/// - **One job**: a scenario whose timeline has an action for no one customer (a change to a product or the
+///   catalogue, a `TEST` notification, a mass renewal extension, whose `SUMMARY` counts every customer) is not
+///   partitioned: ``oneJobReason`` says why, and its part 0 holds every family (the other parts are empty).
+public struct ScenarioPartition: Sendable {
+    /// Each customer's family ordinal, by position in ``Scenario/customers``.
+    public let familyOrdinals: [UInt32]
+    /// The place of each family ordinal in ordinal order, by position of the customer (what ``RunPart`` assigns).
+    let familyPlaces: [Int]
+    /// How many families there are.
+    public let familyCount: Int
+    /// Positions by customer name.
+    let positions: [String: Int]
+    /// Why the scenario runs as one job (nil: it is partitioned).
+    public let oneJobReason: String?
+
+    public init(_ scenario: Scenario) {
+        var positions: [String: Int] = [:]
+        for (position, name) in scenario.customers.enumerated() where positions[name] == nil {
+            positions[name] = position
+        }
+        self.positions = positions
+        // The family's people: the organizer, members and every customer who joins or leaves.
+        var family = Set<Int>()
+        if let spec = scenario.family {
+            for name in [spec.organizer] + spec.members {
+                if let position = positions[name] { family.insert(position) }
+            }
+        }
+        var reason: String?
+        for entry in scenario.timeline {
+            switch entry.action {
+            case .joinFamily(let name), .leaveFamily(let name):
+                if let position = positions[name] { family.insert(position) }
+            default: break
+            }
+            if reason == nil, entry.action.customer == nil {
+                reason =
+                    "its timeline has \(entry.action.name) (line \(entry.location.line)), which is for no one customer"
+            }
+        }
+        oneJobReason = reason
+        let ordinalOfFamily = UInt32(family.min() ?? 0)
+        var ordinals: [UInt32] = []
+        var places: [Int] = []
+        ordinals.reserveCapacity(scenario.customers.count)
+        places.reserveCapacity(scenario.customers.count)
+        var count = 0
+        var familyPlace = -1
+        for position in scenario.customers.indices {
+            if family.contains(position) {
+                if familyPlace < 0 {
+                    familyPlace = count
+                    count += 1
+                }
+                ordinals.append(ordinalOfFamily)
+                places.append(familyPlace)
+            } else {
+                ordinals.append(UInt32(position))
+                places.append(count)
+                count += 1
+            }
+        }
+        familyOrdinals = ordinals
+        familyPlaces = places
+        familyCount = count
+    }
+
+    /// Whether the scenario is split into parts (``oneJobReason`` is nil).
+    public var isPartitioned: Bool { oneJobReason == nil }
+
+    /// The family ordinal of a customer (0 for a name the scenario does not know, or no customer).
+    public func familyOrdinal(of customer: String?) -> UInt32 {
+        guard let customer, let position = positions[customer] else { return 0 }
+        return familyOrdinals[position]
+    }
+
+    /// Whether `part` holds the customer (a name the scenario does not know, or no customer: part 0).
+    public func part(_ part: RunPart, holds customer: String?) -> Bool {
+        guard isPartitioned else { return part.index == 0 }
+        guard let customer, let position = positions[customer] else { return part.index == 0 }
+        return familyPlaces[position] % part.count == part.index
+    }
+}
+
+/// One part of a partitioned run (``ScenarioPartition``): `index` (from 0) of `count`. Part `i` holds the families
+/// whose place in family-ordinal order is `i` modulo `count` (round robin over families).
+public struct RunPart: Hashable, Sendable, CustomStringConvertible {
+    public let index: Int
+    public let count: Int
+
+    public init(index: Int, count: Int) {
+        precondition(count >= 1 && index >= 0 && index < count, "part \(index) of \(count)")
+        self.index = index
+        self.count = count
+    }
+
+    /// The whole run.
+    public static let whole = RunPart(index: 0, count: 1)
+
+    public var description: String { "\(index + 1)/\(count)" }
+}
+
+/// Where a record stands in a run's output (rule partition-order, ``ScenarioPartition``): the driver's segment (2k
+/// for the store's events before timeline entry k, 2k + 1 for entry k itself, 2n for the events after the last of
+/// n entries), the instant, the family ordinal of its customer. A run emits its records in key order; records of
+/// one key are one family's, in their run's order.
+public struct RecordKey: Hashable, Sendable, Comparable {
+    public var segment: Int
+    public var instant: Int64
+    public var family: UInt32
+
+    public init(segment: Int, instant: Int64, family: UInt32) {
+        self.segment = segment
+        self.instant = instant
+        self.family = family
+    }
+
+    public static func < (lhs: RecordKey, rhs: RecordKey) -> Bool {
+        if lhs.segment != rhs.segment { return lhs.segment < rhs.segment }
+        if lhs.instant != rhs.instant { return lhs.instant < rhs.instant }
+        return lhs.family < rhs.family
+    }
+
+    /// After every key.
+    public static let end = RecordKey(segment: .max, instant: .max, family: .max)
+}
+
+/// What one part of a run emitted, with each record's key (``ScenarioRunner/runPart(_:part:)``).
+public struct KeyedRecords: Sendable {
+    public var notifications: [SentNotification] = []
+    public var notificationKeys: [RecordKey] = []
+    public var changes: [EntitlementChange] = []
+    public var changeKeys: [RecordKey] = []
+
+    public init() {}
+
+    /// The records of `parts` merged by key (ties keep part order, then each part's own order).
+    public static func merged(_ parts: [KeyedRecords]) -> (
+        notifications: [SentNotification], changes: [EntitlementChange]
+    ) {
+        func merge<T>(_ values: [[T]], _ keys: [[RecordKey]]) -> [T] {
+            var order: [(RecordKey, Int, Int)] = []
+            for (part, partKeys) in keys.enumerated() {
+                for (index, key) in partKeys.enumerated() { order.append((key, part, index)) }
+            }
+            order.sort { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }
+            return order.map { values[$0.1][$0.2] }
+        }
+        return (
+            merge(parts.map(\.notifications), parts.map(\.notificationKeys)),
+            merge(parts.map(\.changes), parts.map(\.changeKeys))
+        )
+    }
+}

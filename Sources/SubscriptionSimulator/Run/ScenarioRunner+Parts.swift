@@ -1,0 +1,101 @@
+/// Receives what one part of a partitioned run emits (``ScenarioRunner/streamPart(_:part:partition:into:)``), with
+/// each record's key (rule partition-order, ``ScenarioPartition``).
+public protocol KeyedRunSink {
+    /// The records emitted since the previous call, in order, with their keys (`notificationKeys[i]` is the key of
+    /// `notifications[i]`); the sink may take the arrays' contents. `frontier`: every record the part emits from now
+    /// on has a key at or after it.
+    mutating func receive(
+        taking notifications: inout [SentNotification], keys notificationKeys: [RecordKey],
+        _ changes: inout [EntitlementChange], keys changeKeys: [RecordKey], frontier: RecordKey)
+
+    /// The part is over. `cut`: when the run stopped (an action the rules refuse), the one-job run emits nothing
+    /// at or after this key, in any part.
+    mutating func finish(cut: RecordKey?)
+}
+
+extension ScenarioRunner {
+    /// Runs part `part` of `scenario` (``ScenarioPartition``): the whole timeline, applying only the part's
+    /// customers' entries, handing `sink` its records with their keys after every step of the driver. The store
+    /// keeps only live state (unless the scenario needs its history, ``needsHistory(_:)``). Expectations are not
+    /// judged here (a part sees only its own customers): the merged records are (``ExpectationTracker``).
+    public static func streamPart<Sink: KeyedRunSink>(
+        _ scenario: Scenario, part: RunPart, partition: ScenarioPartition, into sink: inout Sink
+    ) -> ScenarioRun {
+        let kept: StoreRetention = needsHistory(scenario) ? .everything : .liveState
+        var (store, stop) = TimelineDriver.prepared(scenario, retention: kept, partition: partition)
+        var handed = (notifications: 0, changes: 0)  // what the sink has (a store that keeps everything)
+        // Pauses between two events once it holds this many, also within one instant (as a streamed run does).
+        if store.retention == .liveState { store.emissions.handOverAt = 512 }
+        var notificationKeys: [RecordKey] = []
+        var changeKeys: [RecordKey] = []
+        var lastSegment = 0
+        func handOver(_ store: inout SimulatedStore, segment: Int) {
+            lastSegment = segment
+            // Read in place: a copy of the arrays would be shared when the sink takes them.
+            for index in handed.notifications..<store.emissions.notifications.count {
+                notificationKeys.append(
+                    RecordKey(
+                        segment: segment,
+                        instant: store.emissions.notifications[index].instant.millisecondsSince1970,
+                        family: partition.familyOrdinal(of: store.emissions.notifications[index].recipient)))
+            }
+            for index in handed.changes..<store.emissions.entitlementChanges.count {
+                changeKeys.append(
+                    RecordKey(
+                        segment: segment,
+                        instant: store.emissions.entitlementChanges[index].instant.millisecondsSince1970,
+                        family: partition.familyOrdinal(of: store.emissions.entitlementChanges[index].customer)))
+            }
+            let frontier = RecordKey(segment: segment, instant: store.now.millisecondsSince1970, family: 0)
+            if store.retention == .liveState {
+                sink.receive(
+                    taking: &store.emissions.notifications, keys: notificationKeys,
+                    &store.emissions.entitlementChanges, keys: changeKeys, frontier: frontier)
+                store.discardEmitted()
+            } else {
+                var newNotifications = Array(store.emissions.notifications[handed.notifications...])
+                var newChanges = Array(store.emissions.entitlementChanges[handed.changes...])
+                sink.receive(
+                    taking: &newNotifications, keys: notificationKeys, &newChanges, keys: changeKeys,
+                    frontier: frontier)
+                handed = (store.emissions.notifications.count, store.emissions.entitlementChanges.count)
+            }
+            notificationKeys.removeAll(keepingCapacity: true)
+            changeKeys.removeAll(keepingCapacity: true)
+        }
+        if stop == nil {
+            var driver = TimelineDriver(scenario, part: part, of: partition)
+            stop = driver.run(&store, stepping: .instants) { store, _, segment in
+                handOver(&store, segment: segment)
+            }
+        }
+        sink.finish(cut: stop.map { _ in RecordKey(segment: lastSegment, instant: .min, family: 0) })
+        return ScenarioRun(scenario: scenario, store: store, failures: [], stoppedBy: stop)
+    }
+
+    /// Runs part `part` of `scenario` and returns its records with their keys (for tests and small runs; a large
+    /// run streams them, ``streamPart(_:part:partition:into:)``). Merging every part's records by key
+    /// (``KeyedRecords/merged(_:)``) gives exactly the records of the one-job run.
+    public static func runPart(_ scenario: Scenario, part: RunPart) -> (records: KeyedRecords, run: ScenarioRun) {
+        var collector = KeyedCollector()
+        let run = streamPart(scenario, part: part, partition: ScenarioPartition(scenario), into: &collector)
+        return (collector.records, run)
+    }
+}
+
+/// Keeps every keyed record (``ScenarioRunner/runPart(_:part:)``).
+struct KeyedCollector: KeyedRunSink {
+    var records = KeyedRecords()
+
+    mutating func receive(
+        taking notifications: inout [SentNotification], keys notificationKeys: [RecordKey],
+        _ changes: inout [EntitlementChange], keys changeKeys: [RecordKey], frontier: RecordKey
+    ) {
+        records.notifications += notifications
+        records.notificationKeys += notificationKeys
+        records.changes += changes
+        records.changeKeys += changeKeys
+    }
+
+    mutating func finish(cut: RecordKey?) {}
+}

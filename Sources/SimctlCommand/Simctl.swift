@@ -142,6 +142,7 @@ package enum Simctl {
         // `--jobs N`: parts at once (the machine's cores by default); 1 runs everything on the calling thread.
         plan.jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         plan.helperThreads = plan.jobs > 1
+        plan.threadLimit = plan.jobs
         if let directory = options.outDirectory {
             do throws(FixtureWriter.WriteError) {
                 plan.fixtures = try FixtureWriter.Staging(directory: directory, replacingExisting: options.force)

@@ -75,6 +75,19 @@ public struct RunPlan {
     /// One job with threads beside the run (the default: output formatted, jsonl encoded and standard output written
     /// on threads of their own, docs/streaming.md); false: everything on the calling thread (`simctl run --jobs 1`).
     public var helperThreads = true
+    /// At most this many threads busy at once in a run of one job (`simctl run --jobs N` sets N; rule
+    /// busy-threads-within-jobs, docs/streaming.md): the run's own thread, then, as the limit allows, the thread that
+    /// formats or encodes the output beside it (``BackgroundSink``), a second jsonl encoding thread
+    /// (``JSONLEncoding``) and the thread that writes standard output (``BackgroundWriter``). nil: all of them, as
+    /// ``helperThreads`` says.
+    public var threadLimit: Int? = nil
+
+    /// How many threads a run of one job may use beside its own (rule busy-threads-within-jobs): none without
+    /// ``helperThreads``, else up to three, fewer when ``threadLimit`` says so.
+    var spareThreads: Int {
+        guard helperThreads else { return 0 }
+        return min(3, max(0, (threadLimit ?? 4) - 1))
+    }
 
     public init(
         format: OutputFormat = .timeline, signer: (any PayloadSigner)? = nil, fixtures: FixtureWriter.Staging? = nil,
@@ -99,18 +112,24 @@ public struct RunPlan {
         var sink = PlanSink()
         let partition = ScenarioPartition(scenario)
         let parts = partCount(for: scenario, partition: partition)
-        let threads = helperThreads && parts == 1
+        let spare = parts == 1 ? spareThreads : 0
+        let threads = spare >= 1
         // Standard output is written on a thread of its own, behind a bounded queue of chunks (docs/streaming.md):
         // a slow destination holds up neither the run nor the encoding until that queue is full. In parts, or
-        // without helper threads, the calling thread writes it.
-        let output = threads ? BackgroundWriter(write) : nil
+        // without a third spare thread, the thread that formats the output (or the calling thread) writes it.
+        let output = spare >= 3 ? BackgroundWriter(write) : nil
         let queued: ([UInt8]) -> Void = output.map { output in { output.write($0) } } ?? write
         switch format {
-        case .timeline: sink.timeline = TimelineSink(scenario: scenario, write: queued)
+        case .timeline:
+            var timeline = TimelineSink(scenario: scenario, write: queued)
+            // Its end formats half of the table on a second thread once the run is over, only where that is a
+            // thread the limit allows (the run's own threads are done by then).
+            timeline.usesSecondThread = parts > 1 || spare >= 1
+            sink.timeline = timeline
         case .jsonl:
             // Encoded on two threads (same bytes): the encoding is most of a jsonl run's work (docs/streaming.md).
             if parts == 1 {
-                sink.jsonl = JSONLSink(app: scenario.app, signer: signer, parallel: threads, write: queued)
+                sink.jsonl = JSONLSink(app: scenario.app, signer: signer, parallel: spare >= 2, write: queued)
             }
         case .decoded: if parts == 1 { sink.decoded = DecodedSink(app: scenario.app, write: queued) }
         case .svg: sink.picture = PictureSink(scenario: scenario, write: queued)

@@ -168,6 +168,11 @@ import Testing
         text.removeSubrange(first..<second)
         try Data(text.utf8).write(to: URL(fileURLWithPath: truncated))
         Self.expectRefused([parts[0], truncated, parts[2]], "the trailer says")
+        // A record whose length is past the limit: refused without reading that much.
+        let huge = String(decoding: bytes, as: UTF8.self).replacingOccurrences(
+            of: #"(\nr \d+ -?\d+ \d+ )\d+\n"#, with: "$1999999999999\n", options: .regularExpression)
+        try Data(huge.utf8).write(to: URL(fileURLWithPath: truncated))
+        Self.expectRefused([parts[0], truncated, parts[2]], "(LENGTH 1 to 16777216)")
         // Bytes after the trailer.
         try (bytes + Data("x".utf8)).write(to: URL(fileURLWithPath: truncated))
         Self.expectRefused([parts[0], truncated, parts[2]], "expected the end of the file after the trailer")

@@ -201,6 +201,22 @@ public enum PartFile {
             }
         }
 
+        /// The longest record or stop message a part may hold (a line is a few kilobytes): a larger length is bad
+        /// data, not a reason to read that much.
+        static let longest = 1 << 24
+
+        /// Skips the next `count` bytes, reading them in chunks (false when the file ends first).
+        func skip(_ count: Int) -> Bool {
+            var left = count
+            while left > 0 {
+                if position >= buffer.count && !fill() { return false }
+                let step = min(left, buffer.count - position)
+                position += step
+                left -= step
+            }
+            return true
+        }
+
         /// The next `count` bytes (nil when the file ends first).
         func bytes(_ count: Int, into target: inout [UInt8]) -> Bool {
             while buffer.count - position < count {
@@ -242,12 +258,12 @@ public enum PartFile {
             }
             let fields = String(decoding: line, as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
             if fields.count == 5, fields[0] == "r", let segment = Int(fields[1]), let instant = Int64(fields[2]),
-                let family = UInt32(fields[3]), let length = Int(fields[4]), length > 0
+                let family = UInt32(fields[3]), let length = Int(fields[4]), (1...Self.longest).contains(length)
             {
                 return .record(RecordKey(segment: segment, instant: instant, family: family), length: length)
             }
             if fields.count == 4, fields[0] == "end", let records = Int(fields[1]), let stopLength = Int(fields[3]),
-                stopLength >= 0, fields[2] == "-" || Int(fields[2]) != nil
+                (0...Self.longest).contains(stopLength), fields[2] == "-" || Int(fields[2]) != nil
             {
                 var stop: [UInt8] = []
                 guard bytes(stopLength, into: &stop) else {
@@ -258,20 +274,18 @@ public enum PartFile {
             }
             let text = SourceText.escapingControlCharacters(String(decoding: line.prefix(40), as: UTF8.self))
             throw fail(
-                "at byte \(offset + position - line.count - 1): expected a record 'r SEGMENT INSTANT FAMILY LENGTH' or the trailer 'end RECORDS CUT STOPLENGTH', found '\(text)'"
+                "at byte \(offset + position - line.count - 1): expected a record 'r SEGMENT INSTANT FAMILY LENGTH' (LENGTH 1 to \(Self.longest)) or the trailer 'end RECORDS CUT STOPLENGTH', found '\(text)'"
             )
         }
 
         /// Reads the whole part once (after ``readHeader()``): every record, the trailer, the end of the file.
         public func validate() throws(Problem) -> Trailer {
             var count = 0
-            var scratch: [UInt8] = []
             var last = RecordKey(segment: .min, instant: .min, family: 0)
             while true {
                 switch try item(number: count) {
                 case .record(let key, let length):
-                    scratch.removeAll(keepingCapacity: true)
-                    guard bytes(length, into: &scratch) else {
+                    guard skip(length) else {
                         throw fail("truncated: record \(count + 1) needs \(length) bytes, the file ends first")
                     }
                     guard !(key < last) else { throw fail("record \(count + 1) is out of key order") }

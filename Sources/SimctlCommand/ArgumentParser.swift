@@ -29,6 +29,8 @@ package struct RunOptions: Equatable, Sendable {
     package var signing: SigningOptions = .init()
     /// `--jobs N`: parts simulated at once (``RunPlan/jobs``); nil: the machine's cores.
     package var jobs: Int?
+    /// `--shard I/N`: write part I of N in the part format (``PartFile``) for `simctl merge`.
+    package var shard: RunPart?
 
     package init(
         file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil,
@@ -56,11 +58,11 @@ package struct UsageError: Error, Equatable, Sendable {
 /// A small, strict parser following swift-argument-parser's conventions: subcommands, `--option value` and
 /// `--option=value`, `--` to end options, `--help`/`-h` anywhere, and "did you mean" for near misses.
 package enum ArgumentParser {
-    package static let commands = ["run", "validate", "catalog", "certs", "help"]
+    package static let commands = ["run", "merge", "validate", "catalog", "certs", "help"]
     static let runOptions =
         [
             "--format", "--out", "--until", "--seed", "--start", "--force", "--environment", "--ca-seed",
-            "--signing-chain", "--jobs",
+            "--signing-chain", "--jobs", "--shard",
         ]
         + DeliveryOptions.names
     /// Options that take no value.
@@ -117,6 +119,7 @@ package enum ArgumentParser {
         var environment: SimulatedEnvironment?
         var signing = SigningOptions()
         var jobs: Int?
+        var shard: RunPart?
         var index = 0
         var optionsEnded = false
         func setFile(_ value: String) throws(UsageError) {
@@ -213,6 +216,20 @@ package enum ArgumentParser {
                         message: "option '--jobs' needs a whole number from 1 to 1024, found '\(text)'", topic: "run")
                 }
                 jobs = number
+            case "--shard":
+                try once(shard)
+                let halves = text.split(separator: "/", omittingEmptySubsequences: false)
+                guard halves.count == 2,
+                    halves.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+                    let part = Int(halves[0]), let count = Int(halves[1]), (1...65_536).contains(count),
+                    (1...count).contains(part)
+                else {
+                    throw UsageError(
+                        message:
+                            "option '--shard' needs I/N with 1 <= I <= N <= 65536 (part I of N, from 1), found '\(SourceText.escapingControlCharacters(text))'",
+                        topic: "run")
+                }
+                shard = RunPart(index: part - 1, count: count)
             default:
                 try once(seed)
                 guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
@@ -233,6 +250,21 @@ package enum ArgumentParser {
             force: force, environment: environment, signing: signing)
         options.delivery = try delivery.build()
         options.jobs = jobs
+        options.shard = shard
+        if shard != nil {
+            // A part holds output lines with their keys: jsonl or decoded, written to standard output only.
+            var conflict: String?
+            if options.format != .jsonl && options.format != .decoded {
+                conflict = "'--format \(options.format.rawValue)' (a part holds jsonl or decoded lines)"
+            } else if out != nil {
+                conflict = "'--out' (write the fixture folder from the one-job run)"
+            } else if options.delivery != nil {
+                conflict = "'--deliver' (deliver from the one-job run)"
+            }
+            if let conflict {
+                throw UsageError(message: "option '--shard' cannot be used with \(conflict)", topic: "run")
+            }
+        }
         return options
     }
 

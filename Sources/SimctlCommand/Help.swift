@@ -7,6 +7,7 @@ package enum HelpText {
 
         COMMANDS:
           run FILE        Run a scenario; print its timeline or notification stream
+          merge PART...   Merge the parts of 'run --shard I/N' into the one-job output
           validate FILE   Check a scenario and run it without printing; report what run would refuse
           catalog FILE    Print the products of a scenario or an Xcode .storekit file
           population      Run the cohort model of a subscriber population (churn, billing failures, grace)
@@ -34,7 +35,7 @@ package enum HelpText {
     package static let run = """
         USAGE: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N]
                               [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR]
-                              [--deliver URL ...] [--jobs N]
+                              [--deliver URL ...] [--jobs N] [--shard I/N]
 
         Runs the scenario FILE on the virtual clock and checks its expectations.
 
@@ -74,12 +75,31 @@ package enum HelpText {
                               same bytes for every N. --jobs 1 runs on one thread. One job whatever N: svg,
                               --deliver, and a scenario with an action for no one customer (a price change,
                               removeFromSale, TEST, a mass renewal extension) (docs/streaming.md)
+          --shard I/N         write only part I of N (from 1) of a jsonl or decoded run, in the part format
+                              that 'simctl merge' reads (run the N parts on N machines, then merge them into
+                              the same bytes as one run). A scenario that runs as one job has everything in
+                              part 1; its other parts are empty. Expectations are not judged. Not with --out
+                              or --deliver. See 'simctl help merge' and docs/streaming.md
 
         The same file, seed and start always give byte-identical output.
         Expectation failures go to standard error; the exit code is then 1.
         An action the rules refuse stops the run: the timeline up to it is printed (formats jsonl and decoded
         print nothing), the error goes to standard error as FILE:LINE:COLUMN: error: MESSAGE, exit code 65.
         \(DeliveryOptions.help)
+        """
+
+    package static let merge = """
+        USAGE: simctl merge PART...
+
+        Merges the N parts written by 'simctl run FILE --shard I/N --format jsonl|decoded' (each part once, in
+        any order) into exactly the output of the one-job run, on standard output. Every part is checked before
+        anything is written: the header (same scenario file, seed, start, until, environment, signing, format
+        and N), that parts 1 to N are each there once, and that each part is complete (its trailer counts its
+        records). Memory stays bounded: parts are read twice, in chunks, never held whole.
+        When the run stopped at an action the rules refuse, the lines up to it are written, the error goes to
+        standard error and the exit code is 65, as 'simctl run' does. Expectations are not judged.
+        Exit codes: 64 bad usage, 65 a part is not valid (the message names the file, what was expected and
+        what was found), 66 a part cannot be read. See docs/streaming.md, "Spreading a run over machines".
         """
 
     package static let validate = """
@@ -125,6 +145,7 @@ package enum HelpText {
     package static func text(for topic: String?) -> String {
         switch topic {
         case "run": return run
+        case "merge": return merge
         case "validate": return validate
         case "catalog": return catalog
         case "certs": return certs
@@ -138,17 +159,18 @@ package enum HelpText {
         switch topic {
         case "run":
             return
-                "usage: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...] [--jobs N]"
+                "usage: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...] [--jobs N] [--shard I/N]"
         case "serve":
             return
                 "usage: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--api-key-pem FILE] [--log FILE]"
         case "check": return CheckCommand.usageLine
+        case "merge": return "usage: simctl merge PART..."
         case "validate": return "usage: simctl validate FILE"
         case "catalog": return "usage: simctl catalog FILE"
         case "certs":
             return
                 "usage: simctl certs export DIR [--ca-seed TEXT | --signing-chain DIR] | simctl certs negative-fixtures FILE DIR [--environment NAME] [--ca-seed TEXT]"
-        default: return "usage: simctl <command> [options]   (commands: run, validate, catalog, certs, help)"
+        default: return "usage: simctl <command> [options]   (commands: run, merge, validate, catalog, certs, help)"
         }
     }
 }

@@ -48,6 +48,9 @@ package enum Simctl {
             return CheckCommand.main(Array(arguments.dropFirst()), progress: progress)
         }
         if arguments == ["help", "check"] { return CheckCommand.main(["--help"]) }
+        if arguments.first == "merge" {
+            return MergeCommand.main(Array(arguments.dropFirst()), standardOutput: standardOutput)
+        }
         let invocation: SimctlInvocation
         do throws(UsageError) { invocation = try ArgumentParser.parse(arguments) } catch {
             let text =
@@ -135,6 +138,13 @@ package enum Simctl {
         switch options.signing.signer() {
         case .failure(let output): return output
         case .success(let value): signer = value
+        }
+        if let part = options.shard {
+            var collected: [UInt8] = []
+            var output = MergeCommand.shard(
+                scenario, options: options, part: part, signer: signer, write: standardOutput ?? { collected += $0 })
+            if standardOutput == nil { output.stdout = String(decoding: collected, as: UTF8.self) }
+            return output
         }
         // The fixture folder's target is checked before the run, so a run is not wasted on a folder that cannot
         // be written; files go into its hidden staging folder as the run goes.

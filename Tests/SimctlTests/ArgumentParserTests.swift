@@ -86,7 +86,7 @@ import Testing
         #expect(
             output.stderr == """
                 error: unknown option '--fromat'; did you mean '--format'?
-                usage: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...] [--jobs N]
+                usage: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...] [--jobs N] [--shard I/N]
                 see 'simctl help run'
 
                 """)

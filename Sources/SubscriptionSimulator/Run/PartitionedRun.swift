@@ -45,6 +45,19 @@ struct PartitionedRun {
         case none
         case jsonl(NotificationEncoder, JWSSigning)
         case decoded(AppConfiguration)
+
+        /// Appends the notification's line (with its newline) to `bytes`; nothing for `.none`.
+        func appendLine(
+            of notification: SentNotification, to bytes: inout [UInt8], buffers: inout NotificationEncoder.Buffers
+        ) {
+            switch self {
+            case .none: break
+            case .jsonl(let encoder, let signing):
+                encoder.appendPostBody(of: notification, signing: signing, to: &bytes, buffers: &buffers)
+                bytes.append(UInt8(ascii: "\n"))
+            case .decoded(let app): DecodedSink.appendLine(of: notification, app: app, to: &bytes)
+            }
+        }
     }
 
     /// The sink of one part, on its thread: keys and encodes, and hands batches to the merger.
@@ -63,18 +76,10 @@ struct PartitionedRun {
             taking notifications: inout [SentNotification], keys notificationKeys: [RecordKey],
             _ changes: inout [EntitlementChange], keys changeKeys: [RecordKey], frontier: RecordKey
         ) {
-            switch lines {
-            case .none: break
-            case .jsonl(let encoder, let signing):
+            if case .none = lines {
+            } else {
                 for index in notifications.indices {
-                    encoder.appendPostBody(
-                        of: notifications[index], signing: signing, to: &batch.bytes, buffers: &buffers)
-                    batch.bytes.append(UInt8(ascii: "\n"))
-                    batch.lineEnds.append(batch.bytes.count)
-                }
-            case .decoded(let app):
-                for index in notifications.indices {
-                    DecodedSink.appendLine(of: notifications[index], app: app, to: &batch.bytes)
+                    lines.appendLine(of: notifications[index], to: &batch.bytes, buffers: &buffers)
                     batch.lineEnds.append(batch.bytes.count)
                 }
             }
@@ -186,13 +191,40 @@ struct PartitionedRun {
         }
         for job in jobs { startThread(job) }
         var tracker = scenario.expectations.isEmpty ? nil : ExpectationTracker(scenario)
+        let partCuts = merge(
+            count: count, take: { jobs[$0].queue.take() }, giveBack: { jobs[$0].spare.put($1) }, write: write,
+            sink: &sink, tracker: &tracker, keepValues: keepValues, start: scenario.start, progress: progress)
+        let runs = jobs.map { $0.run! }
+        // The earliest stop of any part is the one-job run's stop (the lowest cut).
+        var first = 0
+        for part in 1..<count where partCuts[part] < partCuts[first] { first = part }
+        var run = runs[0]
+        if let stop = runs[first].stoppedBy {
+            run.stoppedBy = stop
+            run.failures = []
+        } else {
+            run.failures = tracker?.failures() ?? []
+        }
+        return run
+    }
+
+    /// Merges `count` parts' batches by key into the one-job order (rule partition-order): `take(i)` gives part
+    /// `i`'s next batch (nil once it has none), in key order, its last one `finished`; `giveBack` receives emptied
+    /// batches to fill again. The lines go to `write`; `sink` and `tracker` receive the merged records (with
+    /// `keepValues`). Nothing at or after the lowest cut of any part is output. Returns each part's cut (`.end`:
+    /// none). Used by `simctl run --jobs N` (parts on threads) and `simctl merge` (parts from files, ``PartFile``).
+    static func merge<Sink: RunSink>(
+        count: Int, take: (Int) -> Batch?, giveBack: (Int, Batch) -> Void, write: @escaping ([UInt8]) -> Void,
+        sink: inout Sink, tracker: inout ExpectationTracker?, keepValues: Bool, start: Instant,
+        progress: ((Int, Instant) -> Void)?
+    ) -> [RecordKey] {
         var cursors = [Cursor](repeating: Cursor(), count: count)
         var out = ChunkedWriter(write)
         var cut = RecordKey.end
         var notifications: [SentNotification] = []
         var changes: [EntitlementChange] = []
         var unreported = 0
-        var reached = scenario.start
+        var reached = start
         func handOn() {
             if !notifications.isEmpty || !changes.isEmpty {
                 sink.receive(notifications[...], changes[...])
@@ -210,7 +242,7 @@ struct PartitionedRun {
         /// batch; `.end` once it is over.
         func lowerBound(_ part: Int) -> RecordKey {
             while !cursors[part].hasRecords && !cursors[part].done {
-                guard let batch = jobs[part].queue.take() else {
+                guard let batch = take(part) else {
                     cursors[part].done = true
                     break
                 }
@@ -222,7 +254,7 @@ struct PartitionedRun {
                 var used = Cursor(batch: batch)
                 swap(&used, &cursors[part])
                 used.batch.empty()
-                if used.batch.bytes.capacity > 0 { jobs[part].spare.put(used.batch) }
+                if used.batch.bytes.capacity > 0 { giveBack(part, used.batch) }
                 if finished && !cursors[part].hasRecords { cursors[part].done = true }
             }
             return cursors[part].hasRecords ? cursors[part].nextKey : .end
@@ -265,25 +297,14 @@ struct PartitionedRun {
                 // Past the stop: this part sends nothing more.
                 cursors[lowest] = Cursor()
                 cursors[lowest].done = true
-                while jobs[lowest].queue.take() != nil {}
+                while take(lowest) != nil {}
             }
             bounds[lowest] = lowerBound(lowest)
         }
         handOn()
         out.flush()
         // Drain what stopped parts left, so every thread ends.
-        for part in 0..<count { while jobs[part].queue.take() != nil {} }
-        let runs = jobs.map { $0.run! }
-        // The earliest stop of any part is the one-job run's stop (the lowest cut).
-        var first = 0
-        for part in 1..<count where partCuts[part] < partCuts[first] { first = part }
-        var run = runs[0]
-        if let stop = runs[first].stoppedBy {
-            run.stoppedBy = stop
-            run.failures = []
-        } else {
-            run.failures = tracker?.failures() ?? []
-        }
-        return run
+        for part in 0..<count { while take(part) != nil {} }
+        return partCuts
     }
 }

@@ -1,0 +1,119 @@
+import Foundation
+import SimctlCrypto
+import SubscriptionSimulator
+
+/// `simctl run FILE --shard I/N` and `simctl merge PART...` (docs/streaming.md, "Spreading a run over machines"):
+/// one part of a run in the part format (``PartFile``), and the parts merged into the one-job output.
+package enum MergeCommand {
+    /// Writes part `part` of the run to `write` (`simctl run FILE --shard I/N`). The part stops where the run
+    /// stops; its trailer keeps the stop for `simctl merge`, and the part is written whole (exit 0).
+    static func shard(
+        _ scenario: Scenario, options: RunOptions, part: RunPart, signer: (any PayloadSigner)?,
+        write: @escaping ([UInt8]) -> Void
+    ) -> CommandOutput {
+        guard let bytes = FileManager.default.contents(atPath: options.file) else {
+            return CommandOutput(
+                stdout: "", stderr: "\(options.file):1:1: error: cannot read the file\n", exitCode: ExitCode.noInput)
+        }
+        var signing = "default"
+        if let seed = options.signing.caSeed { signing = "ca-seed \(seed)" }
+        if let directory = options.signing.chainDirectory {
+            let leaf = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent("leaf.pem"))
+            signing = "signing-chain \(hex(SHA256.hash(Array(leaf ?? Data()))))"
+        }
+        let header = PartFile.Header(
+            scenarioDigest: hex(SHA256.hash(Array(bytes))), scenario: scenario, signing: signing,
+            format: options.format, part: part)
+        let run = PartFile.writePart(
+            scenario, part: part, format: options.format, signer: signer, header: header, write: write)
+        var stderr = ""
+        if let stop = run.stoppedBy {
+            stderr = "note: part \(part) stops at \(stop.file):\(stop.location.line) ('simctl merge' reports it)\n"
+        }
+        return CommandOutput(stdout: "", stderr: stderr, exitCode: ExitCode.success)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    /// `simctl merge PART...`: every part is checked (header, each of 1...N once, complete) before anything is
+    /// written; then the parts are merged by key, read in chunks (memory bounded by the parts' batches).
+    package static func main(_ arguments: [String], standardOutput: (([UInt8]) -> Void)? = nil) -> CommandOutput {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            return CommandOutput(stdout: HelpText.merge + "\n", stderr: "", exitCode: ExitCode.success)
+        }
+        var files: [String] = []
+        var optionsEnded = false
+        for argument in arguments {
+            if !optionsEnded && argument == "--" {
+                optionsEnded = true
+            } else if !optionsEnded && argument.hasPrefix("-") && argument != "-" {
+                return usage("unknown option '\(argument)'")
+            } else {
+                files.append(argument)
+            }
+        }
+        guard !files.isEmpty else { return usage("'merge' needs the part files written by 'simctl run --shard I/N'") }
+        func failure(_ problem: PartFile.Problem) -> CommandOutput {
+            CommandOutput(
+                stdout: "", stderr: problem.message + "\n",
+                exitCode: problem.unreadable ? ExitCode.noInput : ExitCode.dataError)
+        }
+        func bad(_ message: String) -> CommandOutput {
+            CommandOutput(stdout: "", stderr: "error: \(message)\n", exitCode: ExitCode.dataError)
+        }
+        var readers: [PartFile.Reader] = []
+        var headers: [PartFile.Header] = []
+        do throws(PartFile.Problem) {
+            for file in files {
+                let reader = try PartFile.Reader(path: file)
+                headers.append(try reader.readHeader())
+                readers.append(reader)
+            }
+        } catch { return failure(error) }
+        // The same run: every field but the part's number agrees with the first part's.
+        for index in 1..<max(1, headers.count) {
+            if let difference = headers[index].differences(from: headers[0]).first {
+                return bad(
+                    "\(files[index]): not a part of the same run as \(files[0]): \(difference.field) is "
+                        + "'\(difference.value)', expected '\(difference.other)'")
+            }
+        }
+        let count = headers[0].shards
+        var fileOfPart: [Int: Int] = [:]
+        for (index, header) in headers.enumerated() {
+            if let other = fileOfPart[header.shard] {
+                return bad("\(files[other]) and \(files[index]) are both part \(header.shard)/\(count)")
+            }
+            fileOfPart[header.shard] = index
+        }
+        let missing = (1...count).filter { fileOfPart[$0] == nil }
+        if !missing.isEmpty {
+            return bad(
+                "expected the \(count) parts 1 to \(count), found \(files.count) files; missing: "
+                    + missing.prefix(10).map { "\($0)/\(count)" }.joined(separator: ", ")
+                    + (missing.count > 10 ? ", ..." : ""))
+        }
+        do throws(PartFile.Problem) {
+            for reader in readers { _ = try reader.validate() }
+        } catch { return failure(error) }
+        // In part order: ties of one key cannot happen across parts (a key is one family's), so the order of the
+        // files given does not matter; part order keeps it plain.
+        let ordered = (1...count).map { readers[fileOfPart[$0]!] }
+        var collected: [UInt8] = []
+        let stopped: PartFile.Reader?
+        do throws(PartFile.Problem) {
+            stopped = try PartFile.merge(ordered, write: standardOutput ?? { collected += $0 })
+        } catch { return failure(error) }
+        let stdout = standardOutput == nil ? String(decoding: collected, as: UTF8.self) : ""
+        if let stopped {
+            return CommandOutput(stdout: stdout, stderr: stopped.trailer?.stop ?? "", exitCode: ExitCode.dataError)
+        }
+        return CommandOutput(stdout: stdout, stderr: "", exitCode: ExitCode.success)
+    }
+
+    static func usage(_ message: String) -> CommandOutput {
+        CommandOutput(
+            stdout: "", stderr: "error: \(message)\n\(HelpText.usageLine(for: "merge"))\nsee 'simctl help merge'\n",
+            exitCode: ExitCode.usage)
+    }
+}

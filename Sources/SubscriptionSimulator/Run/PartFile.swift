@@ -1,0 +1,373 @@
+import Foundation
+
+/// The part format of `simctl run FILE --shard I/N` and `simctl merge PART...` (docs/streaming.md, "Spreading a run
+/// over machines"): one part of a partitioned run (rule partition-order, ``ScenarioPartition``) with each record's
+/// key, so that merging the N parts by key (``PartitionedRun/merge(count:take:giveBack:write:sink:tracker:keepValues:start:progress:)``,
+/// the merge of `run --jobs N`) gives the one-job output byte for byte.
+///
+/// - line 1: `simctl-part 1 ` and the header, one JSON object (``Header``), then a newline;
+/// - one record per notification of the part, in key order: `r SEGMENT INSTANT FAMILY LENGTH` and a newline, then
+///   LENGTH bytes: the notification's output line (jsonl or decoded) with its newline;
+/// - the trailer: `end RECORDS CUT STOPLENGTH` and a newline, then STOPLENGTH bytes: RECORDS is the number of records
+///   (a truncated part is detected), CUT is `-` or the segment where the part's run stopped (an action the rules
+///   refuse), STOPLENGTH the length of that stop's message (0 when it did not stop). Nothing follows.
+public enum PartFile {
+    /// What starts every part (version 1 of the format).
+    public static let magic = "simctl-part 1 "
+
+    /// What a part was made from: the parts of one merge must agree on everything but ``shard``.
+    public struct Header: Codable, Equatable, Sendable {
+        /// SHA-256 of the scenario file's bytes, in lower-case hex.
+        public var scenarioDigest: String
+        /// The run's seed, start, end and environment after the command line's overrides.
+        public var seed: String
+        public var start: String
+        public var until: String
+        public var environment: String
+        /// How the payloads are signed: `default`, `ca-seed TEXT` or `signing-chain SHA256-OF-leaf.pem`.
+        public var signing: String
+        /// `jsonl` or `decoded`.
+        public var format: String
+        /// This part, from 1.
+        public var shard: Int
+        /// How many parts there are.
+        public var shards: Int
+
+        public init(
+            scenarioDigest: String, scenario: Scenario, signing: String, format: OutputFormat, part: RunPart
+        ) {
+            self.scenarioDigest = scenarioDigest
+            seed = String(scenario.seed)
+            start = scenario.start.description
+            until = scenario.until.description
+            environment = scenario.app.environment.rawValue
+            self.signing = signing
+            self.format = format.rawValue
+            shard = part.index + 1
+            shards = part.count
+        }
+
+        /// The header line (with its newline).
+        var line: [UInt8] {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let json = (try? encoder.encode(self)).map { Array($0) } ?? []
+            return Array(PartFile.magic.utf8) + json + [UInt8(ascii: "\n")]
+        }
+
+        /// The fields on which the header differs from `other`, shard excepted (name, this value, the other's).
+        public func differences(from other: Header) -> [(field: String, value: String, other: String)] {
+            var found: [(String, String, String)] = []
+            func compare(_ name: String, _ a: String, _ b: String) { if a != b { found.append((name, a, b)) } }
+            compare("scenarioDigest", scenarioDigest, other.scenarioDigest)
+            compare("seed", seed, other.seed)
+            compare("start", start, other.start)
+            compare("until", until, other.until)
+            compare("environment", environment, other.environment)
+            compare("signing", signing, other.signing)
+            compare("format", format, other.format)
+            compare("shards", String(shards), String(other.shards))
+            return found
+        }
+    }
+
+    /// Runs part `part` of `scenario` (``ScenarioRunner/streamPart(_:part:partition:into:)``) and writes it in the
+    /// part format to `write`, in bounded memory. `format`: jsonl or decoded. A scenario that runs as one job
+    /// (``ScenarioPartition/oneJobReason``) has everything in part 1; its other parts hold no record.
+    public static func writePart(
+        _ scenario: Scenario, part: RunPart, format: OutputFormat, signer: (any PayloadSigner)?, header: Header,
+        write: @escaping ([UInt8]) -> Void
+    ) -> ScenarioRun {
+        precondition(format == .jsonl || format == .decoded, "a part holds jsonl or decoded lines")
+        let lines: PartitionedRun.Lines
+        if format == .jsonl {
+            let encoder = NotificationEncoder(app: scenario.app, signer: signer)
+            lines = .jsonl(encoder, JWSSigning(encoder.signer))
+        } else {
+            lines = .decoded(scenario.app)
+        }
+        var sink = Writer(lines: lines, out: ChunkedWriter(write))
+        sink.out.buffer += header.line
+        let run = ScenarioRunner.streamPart(scenario, part: part, partition: ScenarioPartition(scenario), into: &sink)
+        let stop = run.stoppedBy.map { Array("\($0)\n".utf8) } ?? []
+        let cut = sink.cut.map { String($0.segment) } ?? "-"
+        sink.out.append("end \(sink.records) \(cut) \(stop.count)\n")
+        sink.out.buffer += stop
+        sink.out.flush()
+        return run
+    }
+
+    /// Writes a part's records (``writePart(_:part:format:signer:header:write:)``).
+    struct Writer: KeyedRunSink {
+        let lines: PartitionedRun.Lines
+        var out: ChunkedWriter
+        var line: [UInt8] = []
+        var buffers = NotificationEncoder.Buffers()
+        var records = 0
+        var cut: RecordKey?
+
+        mutating func receive(
+            taking notifications: inout [SentNotification], keys notificationKeys: [RecordKey],
+            _ changes: inout [EntitlementChange], keys changeKeys: [RecordKey], frontier: RecordKey
+        ) {
+            for index in notifications.indices {
+                line.removeAll(keepingCapacity: true)
+                lines.appendLine(of: notifications[index], to: &line, buffers: &buffers)
+                let key = notificationKeys[index]
+                out.append("r \(key.segment) \(key.instant) \(key.family) \(line.count)\n")
+                out.buffer += line
+                records += 1
+                out.flushIfFull()
+            }
+        }
+
+        mutating func finish(cut: RecordKey?) { self.cut = cut }
+    }
+
+    /// A part file that cannot be merged: `message` names the file and says what was expected and what was found.
+    public struct Problem: Error, Sendable, CustomStringConvertible {
+        public var message: String
+        /// The file cannot be read at all (rather than holding bad data).
+        public var unreadable = false
+        public var description: String { message }
+    }
+
+    /// What a part's trailer says.
+    public struct Trailer: Sendable {
+        public var records: Int
+        /// Where the part's run stopped (nil: it did not).
+        public var cut: RecordKey?
+        /// The stop's message (empty when it did not stop).
+        public var stop: String
+    }
+
+    /// Reads a part file in chunks (memory bounded by the chunk and the longest record).
+    public final class Reader {
+        public let path: String
+        let handle: FileHandle
+        var buffer: [UInt8] = []
+        var position = 0
+        var offset = 0  // of buffer[0] in the file
+        var atEnd = false
+        public private(set) var header: Header?
+        /// Set by ``validate()``.
+        public private(set) var trailer: Trailer?
+        /// The first problem met while merging (the file changed after ``validate()``).
+        public private(set) var problem: Problem?
+        var remaining = 0
+
+        public init(path: String) throws(Problem) {
+            self.path = path
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw Problem(message: "\(path): error: cannot read the file", unreadable: true)
+            }
+            self.handle = handle
+        }
+
+        deinit { try? handle.close() }
+
+        func fill() -> Bool {
+            if atEnd { return false }
+            let data = (try? handle.read(upToCount: 1 << 16)) ?? nil
+            guard let data, !data.isEmpty else {
+                atEnd = true
+                return false
+            }
+            if position > 0 {
+                buffer.removeFirst(position)
+                offset += position
+                position = 0
+            }
+            buffer += data
+            return true
+        }
+
+        /// The next line without its newline (nil at the end of the file; a line longer than `limit` is cut there).
+        func line(limit: Int = 4096) -> [UInt8]? {
+            var scanned = position
+            while true {
+                if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = Array(buffer[position..<newline])
+                    position = newline + 1
+                    return line
+                }
+                scanned = buffer.count - position  // relative to position, which fill() moves to 0
+                if scanned > limit || !fill() {
+                    if position >= buffer.count { return nil }
+                    let line = Array(buffer[position..<min(buffer.count, position + limit)])
+                    position = buffer.count
+                    return line
+                }
+            }
+        }
+
+        /// The longest record or stop message a part may hold (a line is a few kilobytes): a larger length is bad
+        /// data, not a reason to read that much.
+        static let longest = 1 << 24
+
+        /// Skips the next `count` bytes, reading them in chunks (false when the file ends first).
+        func skip(_ count: Int) -> Bool {
+            var left = count
+            while left > 0 {
+                if position >= buffer.count && !fill() { return false }
+                let step = min(left, buffer.count - position)
+                position += step
+                left -= step
+            }
+            return true
+        }
+
+        /// The next `count` bytes (nil when the file ends first).
+        func bytes(_ count: Int, into target: inout [UInt8]) -> Bool {
+            while buffer.count - position < count {
+                if !fill() { return false }
+            }
+            target += buffer[position..<position + count]
+            position += count
+            return true
+        }
+
+        func fail(_ what: String) -> Problem { Problem(message: "\(path): error: \(what)") }
+
+        /// Reads the header line.
+        public func readHeader() throws(Problem) -> Header {
+            let expected = "expected a part of 'simctl run --shard I/N' (first line 'simctl-part 1 {...}')"
+            guard let line = line(limit: 8192) else { throw fail("\(expected), found an empty file") }
+            let magic = Array(PartFile.magic.utf8)
+            guard line.starts(with: magic) else {
+                let text = SourceText.escapingControlCharacters(String(decoding: line.prefix(40), as: UTF8.self))
+                throw fail("\(expected), found '\(text)'")
+            }
+            guard let header = try? JSONDecoder().decode(Header.self, from: Data(line[magic.count...])),
+                header.shards >= 1, (1...header.shards).contains(header.shard)
+            else { throw fail("\(expected), found a first line whose header cannot be read") }
+            self.header = header
+            return header
+        }
+
+        enum Item {
+            case record(RecordKey, length: Int)
+            case end(Trailer)
+        }
+
+        /// The next record's line or the trailer (whose stop message is read too).
+        func item(number: Int) throws(Problem) -> Item {
+            guard let line = line() else {
+                throw fail(
+                    "truncated: expected record \(number + 1) or the trailer 'end ...', found the end of the file")
+            }
+            let fields = String(decoding: line, as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
+            if fields.count == 5, fields[0] == "r", let segment = Int(fields[1]), let instant = Int64(fields[2]),
+                let family = UInt32(fields[3]), let length = Int(fields[4]), (1...Self.longest).contains(length)
+            {
+                return .record(RecordKey(segment: segment, instant: instant, family: family), length: length)
+            }
+            if fields.count == 4, fields[0] == "end", let records = Int(fields[1]), let stopLength = Int(fields[3]),
+                (0...Self.longest).contains(stopLength), fields[2] == "-" || Int(fields[2]) != nil
+            {
+                var stop: [UInt8] = []
+                guard bytes(stopLength, into: &stop) else {
+                    throw fail("truncated: the trailer's stop message ends early")
+                }
+                let cut = Int(fields[2]).map { RecordKey(segment: $0, instant: .min, family: 0) }
+                return .end(Trailer(records: records, cut: cut, stop: String(decoding: stop, as: UTF8.self)))
+            }
+            let text = SourceText.escapingControlCharacters(String(decoding: line.prefix(40), as: UTF8.self))
+            throw fail(
+                "at byte \(offset + position - line.count - 1): expected a record 'r SEGMENT INSTANT FAMILY LENGTH' (LENGTH 1 to \(Self.longest)) or the trailer 'end RECORDS CUT STOPLENGTH', found '\(text)'"
+            )
+        }
+
+        /// Reads the whole part once (after ``readHeader()``): every record, the trailer, the end of the file.
+        public func validate() throws(Problem) -> Trailer {
+            var count = 0
+            var last = RecordKey(segment: .min, instant: .min, family: 0)
+            while true {
+                switch try item(number: count) {
+                case .record(let key, let length):
+                    guard skip(length) else {
+                        throw fail("truncated: record \(count + 1) needs \(length) bytes, the file ends first")
+                    }
+                    guard !(key < last) else { throw fail("record \(count + 1) is out of key order") }
+                    last = key
+                    count += 1
+                case .end(let trailer):
+                    guard trailer.records == count else {
+                        throw fail("the trailer says \(trailer.records) records, found \(count)")
+                    }
+                    if position < buffer.count || fill() {
+                        throw fail("expected the end of the file after the trailer, found more bytes")
+                    }
+                    self.trailer = trailer
+                    return trailer
+                }
+            }
+        }
+
+        /// Goes back to the first record (for the merge, after ``validate()``).
+        public func rewind() throws(Problem) {
+            do { try handle.seek(toOffset: 0) } catch { throw fail("cannot read the file again") }
+            buffer.removeAll(keepingCapacity: true)
+            position = 0
+            offset = 0
+            atEnd = false
+            remaining = trailer?.records ?? 0
+            _ = line(limit: 8192)
+        }
+
+        /// The next batch of records for the merge (nil once the last was given).
+        func nextBatch(reusing batch: PartitionedRun.Batch?) -> PartitionedRun.Batch? {
+            guard remaining >= 0, problem == nil else { return nil }
+            var batch = batch ?? PartitionedRun.Batch()
+            batch.empty()
+            let number = (trailer?.records ?? 0) - remaining
+            do throws(Problem) {
+                while remaining > 0 && batch.bytes.count < PartitionedRun.batchBytes
+                    && batch.notificationKeys.count < 512
+                {
+                    guard case .record(let key, let length) = try item(number: number + batch.recordCount) else {
+                        throw fail("changed while it was merged")
+                    }
+                    guard bytes(length, into: &batch.bytes) else { throw fail("changed while it was merged") }
+                    batch.notificationKeys.append(key)
+                    batch.lineEnds.append(batch.bytes.count)
+                    batch.frontier = key
+                    remaining -= 1
+                }
+            } catch {
+                problem = error
+                remaining = -1
+                return nil
+            }
+            if remaining == 0 {
+                batch.finished = true
+                batch.cut = trailer?.cut
+                batch.frontier = .end
+                remaining = -1
+            }
+            return batch
+        }
+    }
+
+    /// Merges validated parts (``Reader/validate()``, each part once, in any order) into the one-job output,
+    /// written to `write`. Returns the part whose stop is the run's (nil: none stopped), or a problem when a file
+    /// changed while it was read.
+    public static func merge(_ readers: [Reader], write: @escaping ([UInt8]) -> Void) throws(Problem) -> Reader? {
+        for reader in readers { try reader.rewind() }
+        var sink = NoRecords()
+        var tracker: ExpectationTracker?
+        let cuts = PartitionedRun.merge(
+            count: readers.count, take: { readers[$0].nextBatch(reusing: nil) }, giveBack: { _, _ in }, write: write,
+            sink: &sink, tracker: &tracker, keepValues: false, start: Instant(millisecondsSince1970: 0),
+            progress: nil)
+        if let problem = readers.compactMap(\.problem).first { throw problem }
+        var first = 0
+        for part in readers.indices where cuts[part] < cuts[first] { first = part }
+        return readers[first].trailer?.cut == nil ? nil : readers[first]
+    }
+
+    struct NoRecords: RunSink {
+        mutating func receive(_ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>) {
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import Testing
+@testable import SimctlCommand
+@testable import SubscriptionSimulator
+
+/// `simctl run --shard I/N` and `simctl merge PART...` (issue 27, docs/streaming.md "Spreading a run over machines"):
+/// the N parts merged are byte for byte the one-job output; a part set that is incomplete, mixed or damaged is
+/// refused with a message naming the file, exit 65, and nothing on standard output.
+@Suite struct ShardMergeTests {
+    static let root = SimctlProcess.packageRoot
+
+    /// A fresh temporary folder.
+    static func folder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("simctl-shard-\(UUIDText.next())")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Writes part `i` of `n` of `file` to `folder/name`, and returns its path.
+    static func part(
+        _ file: String, _ format: String, _ i: Int, _ n: Int, in folder: URL, name: String? = nil,
+        extra: [String] = []
+    ) throws -> String {
+        let output = Simctl.main(["run", file, "--format", format, "--shard", "\(i)/\(n)"] + extra)
+        #expect(output.exitCode == 0, "\(output.stderr)")
+        #expect(output.stdout.hasPrefix("simctl-part 1 {"))
+        let path = folder.appendingPathComponent(name ?? "\(format)-part\(i)of\(n)").path
+        try Data(output.stdout.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static func mergedEqualsOneJob(_ file: String, formats: [String] = ["jsonl", "decoded"]) throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for format in formats {
+            let one = Simctl.main(["run", file, "--format", format, "--jobs", "1"])
+            #expect(one.exitCode == 0 && !one.stdout.isEmpty, "\(one.stderr)")
+            for n in 1...4 {
+                let parts = try (1...n).map { try part(file, format, $0, n, in: folder) }
+                // Given in reverse order: the order of the files does not matter.
+                let merged = Simctl.main(["merge"] + parts.reversed())
+                #expect(merged.exitCode == 0 && merged.stderr.isEmpty, "\(merged.stderr)")
+                #expect(merged.stdout == one.stdout, "\(file) \(format) \(n) parts")
+            }
+        }
+    }
+
+    @Test(arguments: ["commitment-crossgrade-between-plans.yaml", "offers.yaml"])
+    func scenarioFilesWithSeveralFamiliesMergeToTheOneJobBytes(name: String) throws {
+        let file = Self.root.appendingPathComponent("Scenarios/\(name)").path
+        let scenario = try ScenarioDecoder(file: file).decode(try String(contentsOfFile: file, encoding: .utf8))
+        #expect(ScenarioPartition(scenario).isPartitioned && ScenarioPartition(scenario).familyCount >= 3)
+        try Self.mergedEqualsOneJob(file)
+    }
+
+    @Test func aGeneratedHundredCustomerScenarioMergesToTheOneJobBytes() throws {
+        let file = try RunJobsTests.scaleScenario(customers: 100, coincident: false)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try Self.mergedEqualsOneJob(file)
+        // Every part holds some of the records.
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for i in 1...4 {
+            let text = try String(contentsOfFile: try Self.part(file, "jsonl", i, 4, in: folder), encoding: .utf8)
+            #expect(text.contains("\nr "))
+        }
+    }
+
+    @Test func aOneJobScenarioHasEverythingInPartOne() throws {
+        let file = Self.root.appendingPathComponent("Scenarios/price-increase-notice.yaml").path
+        let scenario = try ScenarioDecoder(file: file).decode(try String(contentsOfFile: file, encoding: .utf8))
+        #expect(!ScenarioPartition(scenario).isPartitioned)
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let second = try String(contentsOfFile: try Self.part(file, "jsonl", 2, 3, in: folder), encoding: .utf8)
+        #expect(second.hasSuffix("\nend 0 - 0\n") && !second.contains("\nr "))
+        try Self.mergedEqualsOneJob(file)
+    }
+
+    @Test func aRefusedActionEndsTheMergedOutputAsTheOneJobRunDoes() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let text = try String(
+            contentsOf: Self.root.appendingPathComponent("Scenarios/grace-16d-recovery-day-14.yaml"), encoding: .utf8)
+        let purchase = "    purchase: { customer: alice, product: com.example.nightsky.pro.monthly }\n"
+        let refused = text.replacingOccurrences(
+            of: purchase,
+            with: purchase + "  - at: 1d\n    cancel: { customer: zed, product: com.example.nightsky.pro.monthly }\n")
+        #expect(refused != text)
+        let file = folder.appendingPathComponent("refused.yaml").path
+        try Data(refused.utf8).write(to: URL(fileURLWithPath: file))
+        let one = Simctl.main(["run", file, "--format", "jsonl", "--jobs", "1"])
+        #expect(one.exitCode == 65)
+        for n in 1...3 {
+            let parts = try (1...n).map { try Self.part(file, "jsonl", $0, n, in: folder) }
+            let merged = Simctl.main(["merge"] + parts)
+            #expect(merged.stdout == one.stdout && merged.stderr == one.stderr && merged.exitCode == 65, "\(n)")
+        }
+    }
+
+    /// Three good parts of the scale scenario, for the error cases.
+    static func goodParts(in folder: URL) throws -> (file: String, parts: [String]) {
+        let file = try RunJobsTests.scaleScenario(customers: 30, coincident: true)
+        return (file, try (1...3).map { try part(file, "jsonl", $0, 3, in: folder) })
+    }
+
+    static func expectRefused(_ arguments: [String], exitCode: Int32 = 65, _ message: String) {
+        let output = Simctl.main(["merge"] + arguments)
+        #expect(output.exitCode == exitCode, "\(output.stderr)")
+        #expect(output.stdout.isEmpty)
+        #expect(output.stderr.contains(message), "\(output.stderr)")
+    }
+
+    @Test func aMissingOrDuplicatePartIsRefused() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (file, parts) = try Self.goodParts(in: folder)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(Simctl.main(["merge"] + parts).exitCode == 0)
+        Self.expectRefused([parts[0], parts[2]], "expected the 3 parts 1 to 3, found 2 files; missing: 2/3")
+        Self.expectRefused(
+            [parts[0], parts[1], parts[1]], "error: \(parts[1]) and \(parts[1]) are both part 2/3")
+        let copy = folder.appendingPathComponent("copy").path
+        try FileManager.default.copyItem(atPath: parts[0], toPath: copy)
+        Self.expectRefused([parts[0], copy, parts[1], parts[2]], "\(parts[0]) and \(copy) are both part 1/3")
+    }
+
+    @Test func partsOfAnotherScenarioFormatOrSeedAreRefused() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (file, parts) = try Self.goodParts(in: folder)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let decoded = try Self.part(file, "decoded", 2, 3, in: folder)
+        Self.expectRefused(
+            [parts[0], decoded, parts[2]],
+            "\(decoded): not a part of the same run as \(parts[0]): format is 'decoded', expected 'jsonl'")
+        let seeded = try Self.part(file, "jsonl", 3, 3, in: folder, name: "seeded", extra: ["--seed", "99"])
+        Self.expectRefused(
+            [parts[0], parts[1], seeded], "\(seeded): not a part of the same run as \(parts[0]): seed is '99'")
+        let other = Self.root.appendingPathComponent("Scenarios/offers.yaml").path
+        let otherPart = try Self.part(other, "jsonl", 2, 3, in: folder, name: "other")
+        Self.expectRefused(
+            [parts[0], otherPart, parts[2]],
+            "\(otherPart): not a part of the same run as \(parts[0]): scenarioDigest is")
+        let four = try Self.part(file, "jsonl", 2, 4, in: folder, name: "four")
+        Self.expectRefused([parts[0], four, parts[2]], "shards is '4', expected '3'")
+    }
+
+    @Test func aTruncatedOrDamagedPartIsRefused() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (file, parts) = try Self.goodParts(in: folder)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: parts[1]))
+        let truncated = folder.appendingPathComponent("truncated").path
+        // Cut in a record, then cut just before the trailer.
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: truncated))
+        Self.expectRefused([parts[0], truncated, parts[2]], "\(truncated): error: truncated:")
+        let trailer = bytes.count - Array(bytes.reversed()).firstIndex(of: UInt8(ascii: "e"))! - 1
+        try bytes.prefix(trailer).write(to: URL(fileURLWithPath: truncated))
+        Self.expectRefused(
+            [parts[0], truncated, parts[2]],
+            "\(truncated): error: truncated: expected record")
+        // A record dropped: the trailer's count no longer holds.
+        var text = String(decoding: bytes, as: UTF8.self)
+        let first = text.range(of: "\nr ")!.lowerBound
+        let second = text[text.index(after: first)...].range(of: "\nr ")!.lowerBound
+        text.removeSubrange(first..<second)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: truncated))
+        Self.expectRefused([parts[0], truncated, parts[2]], "the trailer says")
+        // A record whose length is past the limit: refused without reading that much.
+        let huge = String(decoding: bytes, as: UTF8.self).replacingOccurrences(
+            of: #"(\nr \d+ -?\d+ \d+ )\d+\n"#, with: "$1999999999999\n", options: .regularExpression)
+        try Data(huge.utf8).write(to: URL(fileURLWithPath: truncated))
+        Self.expectRefused([parts[0], truncated, parts[2]], "(LENGTH 1 to 16777216)")
+        // Bytes after the trailer.
+        try (bytes + Data("x".utf8)).write(to: URL(fileURLWithPath: truncated))
+        Self.expectRefused([parts[0], truncated, parts[2]], "expected the end of the file after the trailer")
+    }
+
+    @Test func aFileThatIsNotAPartIsRefused() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (file, parts) = try Self.goodParts(in: folder)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        Self.expectRefused(
+            [parts[0], file, parts[2]],
+            "\(file): error: expected a part of 'simctl run --shard I/N' (first line 'simctl-part 1 {...}'), found '# Generated"
+        )
+        let empty = folder.appendingPathComponent("empty").path
+        try Data().write(to: URL(fileURLWithPath: empty))
+        Self.expectRefused([empty], "\(empty): error: expected a part of 'simctl run --shard I/N'")
+        Self.expectRefused([folder.appendingPathComponent("absent").path], exitCode: 66, "cannot read the file")
+        Self.expectRefused([], exitCode: 64, "'merge' needs the part files")
+        Self.expectRefused(["--out", "x"], exitCode: 64, "unknown option '--out'")
+    }
+
+    @Test func shardIsListedAndChecked() {
+        #expect(Simctl.main(["help"]).stdout.contains("merge PART..."))
+        #expect(Simctl.main(["help", "run"]).stdout.contains("--shard I/N"))
+        #expect(Simctl.main(["help", "merge"]).stdout.contains("USAGE: simctl merge PART..."))
+        for (arguments, message) in [
+            (["--shard", "0/2"], "option '--shard' needs I/N"),
+            (["--shard", "3/2"], "option '--shard' needs I/N"),
+            (["--shard", "1/2", "--format", "jsonl", "--shard", "2/2"], "option '--shard' is given twice"),
+            (["--shard", "1/2"], "cannot be used with '--format timeline'"),
+            (["--shard", "1/2", "--format", "svg"], "cannot be used with '--format svg'"),
+            (["--shard", "1/2", "--format", "jsonl", "--out", "d"], "cannot be used with '--out'"),
+        ] {
+            let output = Simctl.main(["run", "x.yaml"] + arguments)
+            #expect(output.exitCode == 64 && output.stderr.contains(message), "\(arguments): \(output.stderr)")
+        }
+    }
+}

@@ -151,7 +151,6 @@ package enum Simctl {
         var plan = RunPlan(format: options.format, signer: signer, guardCommit: { body in Interrupts.deferred(body) })
         // `--jobs N`: parts at once (the machine's cores by default); 1 runs everything on the calling thread.
         plan.jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
-        plan.helperThreads = plan.jobs > 1
         plan.threadLimit = plan.jobs
         if let directory = options.outDirectory {
             do throws(FixtureWriter.WriteError) {

@@ -100,18 +100,24 @@ import Testing
         }
     }
 
-    @Test func aBrokenExpectationAndARefusedActionReadTheSameWithJobs() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simctl-jobs-\(UUIDText.next())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+    /// Scenarios/grace-16d-recovery-day-14.yaml with a second customer whose cancel comes before any purchase: the
+    /// rules refuse it, and the run stops there.
+    static func refusedScenarioText() throws -> String {
         let text = try String(
-            contentsOf: Self.root.appendingPathComponent("Scenarios/grace-16d-recovery-day-14.yaml"), encoding: .utf8)
-        // A second customer whose cancel comes before any purchase: the rules refuse it, the run stops there.
+            contentsOf: root.appendingPathComponent("Scenarios/grace-16d-recovery-day-14.yaml"), encoding: .utf8)
         let purchase = "    purchase: { customer: alice, product: com.example.nightsky.pro.monthly }\n"
         let refused = text.replacingOccurrences(
             of: purchase,
             with: purchase + "  - at: 1d\n    cancel: { customer: zed, product: com.example.nightsky.pro.monthly }\n")
         #expect(refused != text)
+        return refused
+    }
+
+    @Test func aBrokenExpectationAndARefusedActionReadTheSameWithJobs() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simctl-jobs-\(UUIDText.next())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let refused = try Self.refusedScenarioText()
         let file = folder.appendingPathComponent("refused.yaml")
         try Data(refused.utf8).write(to: file)
         for format in ["jsonl", "timeline"] {

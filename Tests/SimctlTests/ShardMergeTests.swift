@@ -80,13 +80,7 @@ import Testing
     @Test func aRefusedActionEndsTheMergedOutputAsTheOneJobRunDoes() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let text = try String(
-            contentsOf: Self.root.appendingPathComponent("Scenarios/grace-16d-recovery-day-14.yaml"), encoding: .utf8)
-        let purchase = "    purchase: { customer: alice, product: com.example.nightsky.pro.monthly }\n"
-        let refused = text.replacingOccurrences(
-            of: purchase,
-            with: purchase + "  - at: 1d\n    cancel: { customer: zed, product: com.example.nightsky.pro.monthly }\n")
-        #expect(refused != text)
+        let refused = try RunJobsTests.refusedScenarioText()
         let file = folder.appendingPathComponent("refused.yaml").path
         try Data(refused.utf8).write(to: URL(fileURLWithPath: file))
         let one = Simctl.main(["run", file, "--format", "jsonl", "--jobs", "1"])

@@ -72,22 +72,16 @@ public struct RunPlan {
     /// 1 only for jsonl, decoded and timeline (with or without a fixture folder) without delivery, for a scenario that
     /// is partitioned (``ScenarioPartition/oneJobReason``), and with at least two families; otherwise one job.
     public var jobs = 1
-    /// One job with threads beside the run (the default: output formatted, jsonl encoded and standard output written
-    /// on threads of their own, docs/streaming.md); false: everything on the calling thread (`simctl run --jobs 1`).
-    public var helperThreads = true
     /// At most this many threads busy at once in a run of one job (`simctl run --jobs N` sets N; rule
     /// busy-threads-within-jobs, docs/streaming.md): the run's own thread, then, as the limit allows, the thread that
     /// formats or encodes the output beside it (``BackgroundSink``), a second jsonl encoding thread
-    /// (``JSONLEncoding``) and the thread that writes standard output (``BackgroundWriter``). nil: all of them, as
-    /// ``helperThreads`` says.
+    /// (``JSONLEncoding``) and the thread that writes standard output (``BackgroundWriter``); 1: everything on the
+    /// calling thread. nil (the default): all of them.
     public var threadLimit: Int? = nil
 
-    /// How many threads a run of one job may use beside its own (rule busy-threads-within-jobs): none without
-    /// ``helperThreads``, else up to three, fewer when ``threadLimit`` says so.
-    var spareThreads: Int {
-        guard helperThreads else { return 0 }
-        return min(3, max(0, (threadLimit ?? 4) - 1))
-    }
+    /// How many threads a run of one job may use beside its own (rule busy-threads-within-jobs): up to three, fewer
+    /// when ``threadLimit`` says so.
+    var spareThreads: Int { min(3, max(0, (threadLimit ?? 4) - 1)) }
 
     public init(
         format: OutputFormat = .timeline, signer: (any PayloadSigner)? = nil, fixtures: FixtureWriter.Staging? = nil,
@@ -100,14 +94,14 @@ public struct RunPlan {
         self.guardCommit = guardCommit
     }
 
-    /// Runs `scenario`, writing the chosen format to `write` as it goes, then the fixture folder and the delivery as
-    /// the policy says. Changes nothing on disk when the run stops or fails, except the delivery log.
     /// How many parts ``run(_:write:)`` runs `scenario` in (``jobs``, where the run and the scenario allow it).
     public func partCount(for scenario: Scenario, partition: ScenarioPartition) -> Int {
         guard jobs > 1, delivery == nil, format != .svg, partition.isPartitioned else { return 1 }
         return min(jobs, partition.familyCount)
     }
 
+    /// Runs `scenario`, writing the chosen format to `write` as it goes, then the fixture folder and the delivery as
+    /// the policy says. Changes nothing on disk when the run stops or fails, except the delivery log.
     public func run(_ scenario: Scenario, write: @escaping ([UInt8]) -> Void) -> RunVerdict {
         var sink = PlanSink()
         let partition = ScenarioPartition(scenario)

@@ -32,19 +32,20 @@ extension ScenarioRunner {
         func handOver(_ store: inout SimulatedStore, segment: Int) {
             lastSegment = segment
             // Read in place: a copy of the arrays would be shared when the sink takes them.
+            func key(_ instant: Instant, _ customer: String?) -> RecordKey {
+                RecordKey(
+                    segment: segment, instant: instant.millisecondsSince1970,
+                    family: partition.familyOrdinal(of: customer))
+            }
             for index in handed.notifications..<store.emissions.notifications.count {
                 notificationKeys.append(
-                    RecordKey(
-                        segment: segment,
-                        instant: store.emissions.notifications[index].instant.millisecondsSince1970,
-                        family: partition.familyOrdinal(of: store.emissions.notifications[index].recipient)))
+                    key(store.emissions.notifications[index].instant, store.emissions.notifications[index].recipient))
             }
             for index in handed.changes..<store.emissions.entitlementChanges.count {
                 changeKeys.append(
-                    RecordKey(
-                        segment: segment,
-                        instant: store.emissions.entitlementChanges[index].instant.millisecondsSince1970,
-                        family: partition.familyOrdinal(of: store.emissions.entitlementChanges[index].customer)))
+                    key(
+                        store.emissions.entitlementChanges[index].instant,
+                        store.emissions.entitlementChanges[index].customer))
             }
             let frontier = RecordKey(segment: segment, instant: store.now.millisecondsSince1970, family: 0)
             if store.retention == .liveState {

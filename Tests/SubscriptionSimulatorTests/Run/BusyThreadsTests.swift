@@ -12,9 +12,8 @@ import Testing
             plan.threadLimit = limit
             #expect(plan.spareThreads == spare, "--jobs \(limit)")
         }
-        plan.helperThreads = false
-        plan.threadLimit = 8
-        #expect(plan.spareThreads == 0, "without helper threads, none")
+        plan.threadLimit = 0
+        #expect(plan.spareThreads == 0, "a limit below one still runs on the calling thread alone")
     }
 
     /// A scenario with a price change runs as one job; every thread limit writes the same bytes.
@@ -27,7 +26,6 @@ import Testing
         for limit in 1...4 {
             var plan = RunPlan(format: format)
             plan.jobs = limit
-            plan.helperThreads = limit > 1
             plan.threadLimit = limit
             let bytes = Collected()
             _ = plan.run(scenario) { chunk in bytes.append(chunk) }

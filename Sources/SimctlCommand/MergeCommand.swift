@@ -18,8 +18,14 @@ package enum MergeCommand {
         var signing = "default"
         if let seed = options.signing.caSeed { signing = "ca-seed \(seed)" }
         if let directory = options.signing.chainDirectory {
-            let leaf = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent("leaf.pem"))
-            signing = "signing-chain \(hex(SHA256.hash(Array(leaf ?? Data()))))"
+            // Every JWS header carries the whole chain (x5c), so all three certificates decide the bytes; the key
+            // must match leaf.pem (SigningChain), so the certificates decide it too.
+            var certificates: [UInt8] = []
+            for name in ["leaf.pem", "intermediate.pem", "root.pem"] {
+                let file = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(name))
+                certificates += Array(SHA256.hash(Array(file ?? Data())))
+            }
+            signing = "signing-chain \(hex(SHA256.hash(certificates)))"
         }
         let header = PartFile.Header(
             scenarioDigest: hex(SHA256.hash(Array(bytes))), scenario: scenario, signing: signing,

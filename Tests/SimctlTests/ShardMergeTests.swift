@@ -140,6 +140,28 @@ import Testing
         Self.expectRefused([parts[0], four, parts[2]], "shards is '4', expected '3'")
     }
 
+    /// Parts signed with two different chains (`--signing-chain`) are not parts of one run: every JWS carries its
+    /// chain's certificates.
+    @Test func partsSignedWithDifferentChainsAreRefused() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = try RunJobsTests.scaleScenario(customers: 30, coincident: true)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var chained: [String] = []
+        for seed in ["first", "second"] {
+            let chain = folder.appendingPathComponent("chain-\(seed)").path
+            let export = Simctl.main(["certs", "export", chain, "--ca-seed", seed])
+            #expect(export.exitCode == 0, "\(export.stderr)")
+            let extra = ["--environment", "Sandbox", "--signing-chain", chain]
+            chained.append(try Self.part(file, "jsonl", chained.count + 1, 3, in: folder, name: seed, extra: extra))
+        }
+        let third = try Self.part(
+            file, "jsonl", 3, 3, in: folder, name: "third",
+            extra: ["--environment", "Sandbox", "--signing-chain", folder.appendingPathComponent("chain-first").path])
+        Self.expectRefused(
+            [chained[0], chained[1], third], "\(chained[1]): not a part of the same run as \(chained[0]): signing is")
+    }
+
     @Test func aTruncatedOrDamagedPartIsRefused() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -24,7 +24,8 @@ public enum PartFile {
         public var start: String
         public var until: String
         public var environment: String
-        /// How the payloads are signed: `default`, `ca-seed TEXT` or `signing-chain SHA256-OF-leaf.pem`.
+        /// How the payloads are signed: `default`, `ca-seed TEXT` or `signing-chain DIGEST` (SHA-256 of the SHA-256s of
+        /// leaf.pem, intermediate.pem and root.pem).
         public var signing: String
         /// `jsonl` or `decoded`.
         public var format: String

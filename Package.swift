@@ -19,13 +19,16 @@ let package = Package(
         .target(name: "SubscriptionSimulator", dependencies: ["SimctlCrypto"]),
         // Domain-free cryptography for test data, no dependencies and not a product (`package` access): SHA-256,
         // HMAC, P-256 ECDSA (RFC 6979), key encodings, base64, PEM, DER, X.509 certificates.
-        .target(name: "SimctlCrypto", dependencies: ["CSHA256", "CP256"]),
+        .target(name: "SimctlCrypto", dependencies: ["CSHA256", "CP256", "CBase64"]),
         // SHA-256's compression function in C: the CPU's SHA instructions (x86-64 SHA-NI, ARMv8 SHA2) where
         // present, portable C otherwise (docs/signing.md). The project's own; no dependencies.
         .target(name: "CSHA256"),
         // P-256 field arithmetic in C for ES256 signing: Montgomery multiplication with 128-bit products and the
         // prime's own reduction, k*G's table sum, binary Euclidean inversion (docs/signing.md). The project's own.
         .target(name: "CP256"),
+        // base64url in C: x86-64 SSSE3 (12 bytes to 16 characters per step) where present, portable C with a pair
+        // table otherwise (docs/signing.md). The project's own; no dependencies.
+        .target(name: "CBase64"),
         // Assertions for tests that embed the library (exhaustive notification checks, typed payloads); reports
         // failures to Swift Testing or XCTest, whichever runs the test. The only target that imports them.
         .target(name: "SubscriptionSimulatorTesting", dependencies: ["SubscriptionSimulator"]),

@@ -1,3 +1,5 @@
+import CBase64
+
 /// Base64 (RFC 4648 §4) and base64url without padding (§5), written here so output never depends on a platform.
 package enum Base64URL {
     static let standardAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
@@ -43,18 +45,24 @@ package enum Base64URL {
         }
     }
 
-    /// Two base64url characters for each 12-bit value, stored so that writing one `UInt16` puts the first character
-    /// first in memory.
-    static let urlPairs: [UInt16] = (0..<4096).map { value in
-        (UInt16(urlAlphabet[value >> 6]) | UInt16(urlAlphabet[value & 63]) << 8).littleEndian
+    /// An encoder of the C target (`CBase64`): `portable` runs everywhere, `x86SSSE3` where the CPU has SSSE3.
+    package enum Engine: Int32, Sendable, CaseIterable {
+        case portable = 0
+        case x86SSSE3 = 1
+
+        /// The fastest encoder this CPU runs (detected once).
+        package static let best = Engine(rawValue: cbase64_best_engine()) ?? .portable
+
+        /// Whether this CPU runs the encoder.
+        package var isAvailable: Bool { cbase64_engine_available(rawValue) != 0 }
     }
 
-    /// Appends unpadded base64url of `bytes` to `out`: 3 bytes give 4 characters, written as two table lookups.
-    /// Each character is written once, straight into the array's spare capacity (``URLCharacters``).
-    package static func appendURL(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+    /// Appends unpadded base64url of `bytes` to `out` (3 bytes give 4 characters) with `engine`. Each character is
+    /// written once, straight into the array's spare capacity (``URLCharacters``).
+    package static func appendURL(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8], engine: Engine = .best) {
         let length = urlLength(bytes.count)
         guard length > 0 else { return }
-        out.append(contentsOf: URLCharacters(source: bytes, count: length))
+        out.append(contentsOf: URLCharacters(source: bytes, count: length, engine: engine))
     }
 
     /// The length of unpadded base64url for `count` bytes.
@@ -66,12 +74,13 @@ package enum Base64URL {
     struct URLCharacters: Sequence {
         let source: UnsafeRawBufferPointer
         let count: Int
+        let engine: Engine
 
         var underestimatedCount: Int { count }
 
         func makeIterator() -> IndexingIterator<[UInt8]> {
             [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                Base64URL.encodeURL(source, into: UnsafeMutableRawPointer(buffer.baseAddress!))
+                Base64URL.encodeURL(source, into: UnsafeMutableRawPointer(buffer.baseAddress!), engine: engine)
                 initialized = count
             }.makeIterator()
         }
@@ -89,51 +98,17 @@ package enum Base64URL {
                 }
                 return (iterator, written)
             }
-            Base64URL.encodeURL(source, into: UnsafeMutableRawPointer(base))
+            Base64URL.encodeURL(source, into: UnsafeMutableRawPointer(base), engine: engine)
             return ([UInt8]().makeIterator(), count)
         }
     }
 
-    /// Writes unpadded base64url of `bytes` at `destination` (``urlLength(_:)`` bytes).
-    static func encodeURL(_ bytes: UnsafeRawBufferPointer, into destination: UnsafeMutableRawPointer) {
-        let full = bytes.count / 3
-        let rest = bytes.count % 3
-        guard let source = bytes.baseAddress else { return }
-        urlPairs.withUnsafeBufferPointer { pairs in
-            var o = destination
-            var i = source
-            var groups = full
-            // 6 bytes at a time while 8 can be read: one big-endian load, four pair lookups, one 8-byte store.
-            while groups >= 3 {
-                let w = UInt64(bigEndian: i.loadUnaligned(as: UInt64.self))
-                let chars =
-                    UInt64(UInt16(littleEndian: pairs[Int(w >> 52)]))
-                    | UInt64(UInt16(littleEndian: pairs[Int(w >> 40 & 0xFFF)])) << 16
-                    | UInt64(UInt16(littleEndian: pairs[Int(w >> 28 & 0xFFF)])) << 32
-                    | UInt64(UInt16(littleEndian: pairs[Int(w >> 16 & 0xFFF)])) << 48
-                o.storeBytes(of: chars.littleEndian, as: UInt64.self)
-                o += 8
-                i += 6
-                groups -= 2
-            }
-            for _ in 0..<groups {
-                let n =
-                    UInt32(i.load(as: UInt8.self)) << 16 | UInt32(i.load(fromByteOffset: 1, as: UInt8.self)) << 8
-                    | UInt32(i.load(fromByteOffset: 2, as: UInt8.self))
-                o.storeBytes(of: pairs[Int(n >> 12)], as: UInt16.self)
-                (o + 2).storeBytes(of: pairs[Int(n & 0xFFF)], as: UInt16.self)
-                o += 4
-                i += 3
-            }
-            if rest > 0 {
-                let second = rest == 2 ? UInt32(i.load(fromByteOffset: 1, as: UInt8.self)) << 8 : 0
-                let n = UInt32(i.load(as: UInt8.self)) << 16 | second
-                for k in 0...rest {
-                    o.storeBytes(
-                        of: urlAlphabet[Int(n >> UInt32(18 - 6 * k) & 63)], toByteOffset: k, as: UInt8.self)
-                }
-            }
-        }
+    /// Writes unpadded base64url of `bytes` at `destination` (``urlLength(_:)`` bytes) with `engine`.
+    static func encodeURL(_ bytes: UnsafeRawBufferPointer, into destination: UnsafeMutableRawPointer, engine: Engine) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        cbase64_url_encode(
+            engine.rawValue, source.assumingMemoryBound(to: UInt8.self), bytes.count,
+            destination.assumingMemoryBound(to: UInt8.self))
     }
 
     /// Decodes base64url (padding optional); nil on any other character.

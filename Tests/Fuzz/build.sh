@@ -25,7 +25,7 @@ done
 # Every module gets the package name (`simctl`) so that `package` declarations are visible across them, as in the
 # package build. (ld.gold's notes about ASan's local symbols are noise and filtered out.)
 flags=(-sanitize=fuzzer,address -parse-as-library "${FUZZ_OPTIMIZATION:--O}" -g -swift-version 6 -package-name simctl
-  -enable-testing -I Sources/CSHA256/include -I Sources/CP256/include)
+  -enable-testing -I Sources/CSHA256/include -I Sources/CP256/include -I Sources/CBase64/include)
 modules="$out/modules"
 rm -rf "$modules" "$out/src"
 mkdir -p "$modules"
@@ -47,6 +47,10 @@ ar rcs "$out/libCSHA256.a" "$out/csha256.o"
 echo "== building CP256 for the fuzz binary"
 clang -O2 -g -c -I Sources/CP256/include Sources/CP256/cp256.c -o "$out/cp256.o"
 ar rcs "$out/libCP256.a" "$out/cp256.o"
+# And CBase64 (base64url), on the -I path above too.
+echo "== building CBase64 for the fuzz binary"
+clang -O2 -g -c -I Sources/CBase64/include Sources/CBase64/cbase64.c -o "$out/cbase64.o"
+ar rcs "$out/libCBase64.a" "$out/cbase64.o"
 module SimctlCrypto Sources/SimctlCrypto
 module SimctlHTTP Sources/SimctlHTTP
 module SubscriptionSimulator Sources/SubscriptionSimulator
@@ -55,5 +59,5 @@ mapfile -t harness < <(find Tests/Fuzz/Targets -name '*.swift' | sort)
 echo "== building the fuzz binary (targets: ${all[*]})"
 swiftc "${flags[@]}" -module-name SimctlFuzz -I "$modules" "${harness[@]}" \
   "$out/libSimctlServer.a" "$out/libSubscriptionSimulator.a" "$out/libSimctlHTTP.a" "$out/libSimctlCrypto.a" \
-  "$out/libCSHA256.a" "$out/libCP256.a" -o "$out/simctl-fuzz" 2> >(grep -v "Cannot export local symbol" >&2)
+  "$out/libCSHA256.a" "$out/libCP256.a" "$out/libCBase64.a" -o "$out/simctl-fuzz" 2> >(grep -v "Cannot export local symbol" >&2)
 for target in "${targets[@]}"; do ln -sf simctl-fuzz "$out/$target"; done

@@ -51,7 +51,8 @@ FOLDERS = [
 TARGETS = [
     ("CSHA256", []),
     ("CP256", []),
-    ("SimctlCrypto", ["CSHA256", "CP256"]),
+    ("CBase64", []),
+    ("SimctlCrypto", ["CSHA256", "CP256", "CBase64"]),
     ("SimctlHTTP", []),
     ("SubscriptionSimulator", ["SimctlCrypto"]),
     ("SubscriptionSimulatorTesting", ["SubscriptionSimulator", "SimctlCrypto"]),

@@ -50,6 +50,51 @@ import Testing
         #expect(String(decoding: out, as: UTF8.self) == Base64URL.encode(long))
     }
 
+    /// Every encoder of the C target this CPU runs against the reference encoder: every length up to 300 (so every
+    /// tail after the 12-byte vector steps, which need 16 readable bytes), every start offset within 16 bytes (the
+    /// vector loads are unaligned), and inputs that reach all 64 characters.
+    @Test(arguments: Base64URL.Engine.allCases)
+    func everyEncoderEqualsTheReferenceEncoder(engine: Base64URL.Engine) {
+        guard engine.isAvailable else { return }
+        var random = TestRandom(seed: 41)
+        let pool = (0..<(300 + 16)).map { _ in UInt8(random.nextInt(in: 0...255)) }
+        for offset in 0..<16 {
+            for length in 0...300 {
+                let bytes = Array(pool[offset..<(offset + length)])
+                var out: [UInt8] = []
+                pool.withUnsafeBytes { all in
+                    Base64URL.appendURL(
+                        UnsafeRawBufferPointer(rebasing: all[offset..<(offset + length)]), to: &out,
+                        engine: engine)
+                }
+                #expect(
+                    String(decoding: out, as: UTF8.self) == Base64URL.encode(bytes),
+                    "\(engine), offset \(offset), length \(length)")
+            }
+        }
+        // Every sextet value in every position of a group: the bytes 0x00-0xFF in each of the three places.
+        for place in 0..<3 {
+            var bytes: [UInt8] = []
+            for value in 0...255 {
+                var group: [UInt8] = [0x5A, 0xA5, 0x3C]
+                group[place] = UInt8(value)
+                bytes += group
+            }
+            var out: [UInt8] = []
+            bytes.withUnsafeBytes { Base64URL.appendURL($0, to: &out, engine: engine) }
+            #expect(String(decoding: out, as: UTF8.self) == Base64URL.encode(bytes), "\(engine), place \(place)")
+        }
+    }
+
+    @Test func theBestEncoderIsAvailable() {
+        #expect(Base64URL.Engine.best.isAvailable)
+        #expect(Base64URL.Engine.portable.isAvailable)
+        #if arch(x86_64)
+            // Every x86-64 CPU this project runs on has SSSE3 (from 2006 on); CI must exercise the vector path.
+            #expect(Base64URL.Engine.best == .x86SSSE3)
+        #endif
+    }
+
     @Test func appendingFillsSpareCapacityExactlyAndKeepsWhatWasThere() {
         // The characters go straight into the array's spare capacity (no zero-fill first): with exactly enough room,
         // more than enough, and none; what the array held before stays.
@@ -64,7 +109,9 @@ import Testing
                 #expect(out == Array("prefix".utf8) + encoded, "length \(length), spare \(spare)")
             }
             // The characters as a sequence on their own (its iterator) give the same bytes.
-            let characters = bytes.withUnsafeBytes { Array(Base64URL.URLCharacters(source: $0, count: encoded.count)) }
+            let characters = bytes.withUnsafeBytes {
+                Array(Base64URL.URLCharacters(source: $0, count: encoded.count, engine: .best))
+            }
             #expect(characters == encoded)
         }
     }

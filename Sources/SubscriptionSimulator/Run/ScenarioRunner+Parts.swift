@@ -31,21 +31,12 @@ extension ScenarioRunner {
         var lastSegment = 0
         func handOver(_ store: inout SimulatedStore, segment: Int) {
             lastSegment = segment
-            // Read in place: a copy of the arrays would be shared when the sink takes them.
-            func key(_ instant: Instant, _ customer: String?) -> RecordKey {
-                RecordKey(
-                    segment: segment, instant: instant.millisecondsSince1970,
-                    family: partition.familyOrdinal(of: customer))
+            // The family ordinal is the record's event group, which the store noted as it emitted the record.
+            for order in store.emissions.notificationOrder[handed.notifications...] {
+                notificationKeys.append(RecordKey(segment: segment, instant: order.instant, family: order.group))
             }
-            for index in handed.notifications..<store.emissions.notifications.count {
-                notificationKeys.append(
-                    key(store.emissions.notifications[index].instant, store.emissions.notifications[index].recipient))
-            }
-            for index in handed.changes..<store.emissions.entitlementChanges.count {
-                changeKeys.append(
-                    key(
-                        store.emissions.entitlementChanges[index].instant,
-                        store.emissions.entitlementChanges[index].customer))
+            for order in store.emissions.changeOrder[handed.changes...] {
+                changeKeys.append(RecordKey(segment: segment, instant: order.instant, family: order.group))
             }
             let frontier = RecordKey(segment: segment, instant: store.now.millisecondsSince1970, family: 0)
             if store.retention == .liveState {

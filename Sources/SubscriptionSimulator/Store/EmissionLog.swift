@@ -4,7 +4,9 @@
 ///
 /// Invariants (``isConsistent``): `restoredNotifications` names notifications in `notifications`; the positions of
 /// `restores` and `appOpens` never decrease and, while the store keeps its history, are at most
-/// `notifications.count` (with ``StoreRetention/liveState`` the notifications before them may be discarded).
+/// `notifications.count` (with ``StoreRetention/liveState`` the notifications before them may be discarded); while it
+/// keeps its history, `notificationOrder` and `changeOrder` have one entry per notification and per change (a
+/// live-state store's sink may take the records before ``discard()`` empties both).
 struct EmissionLog: Hashable, Sendable {
     /// How much of what it emits the store keeps.
     var retention = StoreRetention.everything
@@ -12,6 +14,13 @@ struct EmissionLog: Hashable, Sendable {
     var notifications: [SentNotification] = []
     /// Every change of any customer's entitlements, in order.
     var entitlementChanges: [EntitlementChange] = []
+    /// Where each notification and each change stands among a run's records (rule partition-order,
+    /// `Run/ScenarioPartition.swift`), by index: its instant and the event group of its customer
+    /// (``CustomerRecord/eventGroup``: the family ordinal in a scenario run; 0 for a notification about the app
+    /// itself). A part of a partitioned run keys its records with them (`Run/ScenarioRunner+Parts.swift`) without
+    /// reading the records or looking names up.
+    var notificationOrder: [EmissionOrder] = []
+    var changeOrder: [EmissionOrder] = []
     /// Restores of purchases on customers' devices, for the device view (`Store/SimulatedStore+DeviceView.swift`),
     /// which is otherwise derived from the notifications when asked for.
     var restores: [RestoreRecord] = []
@@ -28,9 +37,16 @@ struct EmissionLog: Hashable, Sendable {
     var heldCount: Int { notifications.count + entitlementChanges.count }
 
     /// Appends a notification (`restored`: its transaction reached the device through a restore).
-    mutating func append(_ notification: consuming SentNotification, restored: Bool = false) {
+    mutating func append(_ notification: consuming SentNotification, group: UInt32, restored: Bool = false) {
         if restored { restoredNotifications.insert(notifications.count) }
+        notificationOrder.append(EmissionOrder(instant: notification.instant.millisecondsSince1970, group: group))
         notifications.append(notification)
+    }
+
+    /// Appends an entitlement change of a customer of event group `group`.
+    mutating func append(_ change: consuming EntitlementChange, group: UInt32) {
+        changeOrder.append(EmissionOrder(instant: change.instant.millisecondsSince1970, group: group))
+        entitlementChanges.append(change)
     }
 
     /// Whether the store keeps its history (``StoreRetention/everything``).
@@ -40,6 +56,8 @@ struct EmissionLog: Hashable, Sendable {
     mutating func discard() {
         notifications.removeAll(keepingCapacity: true)
         entitlementChanges.removeAll(keepingCapacity: true)
+        notificationOrder.removeAll(keepingCapacity: true)
+        changeOrder.removeAll(keepingCapacity: true)
         restoredNotifications.removeAll()
     }
 
@@ -69,6 +87,14 @@ struct EmissionLog: Hashable, Sendable {
             && restorePositions == restorePositions.sorted() && openPositions == openPositions.sorted()
             && (!keepsHistory
                 || (restorePositions.last ?? 0) <= notifications.count
-                    && (openPositions.last ?? 0) <= notifications.count)
+                    && (openPositions.last ?? 0) <= notifications.count
+                    && notificationOrder.count == notifications.count
+                    && changeOrder.count == entitlementChanges.count)
     }
+}
+
+/// A record's instant (milliseconds since 1970) and its customer's event group (``EmissionLog/notificationOrder``).
+struct EmissionOrder: Hashable, Sendable {
+    var instant: Int64
+    var group: UInt32
 }

@@ -646,7 +646,7 @@ public struct SimulatedStore: Sendable {
                 recipient: recipient, instant: now, type: type, subtype: subtype,
                 uuid: nextNotificationUUID(forCustomerAt: position), transaction: transaction, renewal: renewal,
                 status: status),
-            restored: restored)
+            group: directory.records[position].eventGroup, restored: restored)
     }
 
     /// Sends a notification about the app itself (rule ``SentNotification/isAboutTheApp``): no customer, no
@@ -658,7 +658,7 @@ public struct SimulatedStore: Sendable {
         let notification = SentNotification(
             recipient: nil, instant: now, type: type, subtype: subtype, uuid: ids.nextStoreNotificationUUID(),
             transaction: nil, renewal: nil, status: nil, summary: summary)
-        emissions.append(notification)
+        emissions.append(notification, group: 0)
         return notification
     }
 
@@ -740,8 +740,9 @@ public struct SimulatedStore: Sendable {
             let products = derivedEntitlements(ofCustomerAt: position)
             if directory.records[position].entitlements != products {
                 directory.records[position].entitlements = products
-                emissions.entitlementChanges.append(
-                    EntitlementChange(instant: now, customer: directory.names[position], products: products))
+                emissions.append(
+                    EntitlementChange(instant: now, customer: directory.names[position], products: products),
+                    group: directory.records[position].eventGroup)
             }
         }
         directory.toRefresh.removeAll(keepingCapacity: true)

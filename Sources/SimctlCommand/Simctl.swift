@@ -30,9 +30,12 @@ package enum Simctl {
     /// `clock` is read once, and only for `--start now`; tests pass a fixed one. With `standardOutput`, `run`
     /// writes its standard output there as the run goes (the returned `stdout` is then empty); without it, the
     /// returned `stdout` holds the same bytes.
+    ///
+    /// `standardOutputVector`: the same destination as `standardOutput`, written from several buffers at once
+    /// (`writev(2)`); `run` in parts writes its lines with it, straight from the parts' buffers (``RunPlan/writeVector``).
     package static func main(
         _ arguments: [String], clock: @Sendable () -> Instant = wallClock,
-        standardOutput: (([UInt8]) -> Void)? = nil
+        standardOutput: (([UInt8]) -> Void)? = nil, standardOutputVector: VectorWrite? = nil
     ) -> CommandOutput {
         if arguments.first == "population" {
             // Progress on standard error only when it is a terminal (quiet in pipes and in tests).
@@ -64,7 +67,9 @@ package enum Simctl {
         case .run(let options):
             // A streamed run shows progress on standard error only when it is a terminal.
             let progress = standardOutput == nil ? nil : ProgressLine.forTerminal()
-            return run(options, clock: clock, standardOutput: standardOutput, progress: progress)
+            return run(
+                options, clock: clock, standardOutput: standardOutput,
+                standardOutputVector: standardOutput == nil ? nil : standardOutputVector, progress: progress)
         case .validate(let file): return validate(file)
         case .catalog(let file): return catalog(file)
         case .certs(let invocation): return certs(invocation)
@@ -118,7 +123,7 @@ package enum Simctl {
 
     static func run(
         _ options: RunOptions, clock: () -> Instant, standardOutput: (([UInt8]) -> Void)? = nil,
-        progress: ProgressLine? = nil
+        standardOutputVector: VectorWrite? = nil, progress: ProgressLine? = nil
     ) -> CommandOutput {
         var start: Instant?
         if let text = options.start {
@@ -152,6 +157,7 @@ package enum Simctl {
         // `--jobs N`: parts at once (the machine's cores by default); 1 runs everything on the calling thread.
         plan.jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         plan.threadLimit = plan.jobs
+        plan.writeVector = standardOutputVector
         if let directory = options.outDirectory {
             do throws(FixtureWriter.WriteError) {
                 plan.fixtures = try FixtureWriter.Staging(directory: directory, replacingExisting: options.force)

@@ -25,10 +25,38 @@ func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
     }
 }
 
+/// Writes all of `buffers`, in order, to the file descriptor with `writev(2)` (at most 1,024 buffers a call, Linux's
+/// and Darwin's `IOV_MAX`), retrying short writes and interrupted calls; stops at any other error.
+func writeAll(_ buffers: [UnsafeRawBufferPointer], to descriptor: Int32) {
+    var vectors = buffers.filter { !$0.isEmpty }.map {
+        iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
+    }
+    var first = 0
+    while first < vectors.count {
+        let count = Int32(min(vectors.count - first, 1024))
+        let written = vectors.withUnsafeBufferPointer { writev(descriptor, $0.baseAddress! + first, count) }
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return }
+        // Past the buffers written whole, then into the one written in part.
+        var left = written
+        while left > 0 {
+            if left >= vectors[first].iov_len {
+                left -= vectors[first].iov_len
+                first += 1
+            } else {
+                vectors[first].iov_base = vectors[first].iov_base.map { $0 + left }
+                vectors[first].iov_len -= left
+                left = 0
+            }
+        }
+    }
+}
+
 // `run` streams its standard output as the clock advances; everything else comes back in `output`.
 let output = Simctl.main(
     Array(CommandLine.arguments.dropFirst()),
-    standardOutput: { bytes in writeAll(bytes, to: STDOUT_FILENO) })
+    standardOutput: { bytes in writeAll(bytes, to: STDOUT_FILENO) },
+    standardOutputVector: { buffers in writeAll(buffers, to: STDOUT_FILENO) })
 writeAll(Array(output.stdout.utf8), to: STDOUT_FILENO)
 writeAll(Array(output.stderr.utf8), to: STDERR_FILENO)
 // `_exit`, not `exit`: everything simctl writes has gone out through write(2) above or was closed by its command

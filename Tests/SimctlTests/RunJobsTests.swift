@@ -55,6 +55,32 @@ import Testing
         }
     }
 
+    /// `simctl` writes a run in parts with `writev(2)`, straight from the parts' buffers: the buffers it is given,
+    /// joined in order, are the one-job bytes, and nothing goes to the other writer.
+    @Test(arguments: ["jsonl", "decoded"])
+    func linesWrittenFromThePartsBuffersAreTheOneJobBytes(format: String) throws {
+        let file = try Self.scaleScenario(customers: 200, coincident: true)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var one: [UInt8] = []
+        let single = Simctl.main(
+            ["run", file, "--format", format, "--jobs", "1"], standardOutput: { one += $0 },
+            standardOutputVector: { _ in Issue.record("one job writes no vectors") })
+        #expect(single.exitCode == 0 && !one.isEmpty, "\(single.stderr)")
+        var joined: [UInt8] = []
+        var calls = 0
+        var chunks: [UInt8] = []
+        let parts = Simctl.main(
+            ["run", file, "--format", format, "--jobs", "3"], standardOutput: { chunks += $0 },
+            standardOutputVector: { buffers in
+                calls += 1
+                #expect(buffers.count <= 512)
+                for buffer in buffers { joined += buffer }
+            })
+        #expect(parts.exitCode == 0, "\(parts.stderr)")
+        #expect(chunks.isEmpty && calls > 1)
+        #expect(joined == one, "\(format): \(joined.count) bytes against \(one.count)")
+    }
+
     @Test func theScaleScenarioRunsInAsManyPartsAsJobs() throws {
         let file = try Self.scaleScenario(customers: 10, coincident: true)
         defer { try? FileManager.default.removeItem(atPath: file) }

@@ -3,6 +3,8 @@ struct ChunkedWriter {
     var buffer: [UInt8] = []
     let write: ([UInt8]) -> Void
     static let chunk = 1 << 16
+    /// The most buffers a ``VectorWrite`` is given at once (`writev(2)` takes up to `IOV_MAX`, 1,024 on Linux).
+    static let vectorBuffers = 512
 
     init(_ write: @escaping ([UInt8]) -> Void) {
         self.write = write
@@ -25,3 +27,8 @@ struct ChunkedWriter {
         if !bytes.isEmpty { write(bytes) }
     }
 }
+
+/// Writes the buffers, in order, as one write of their concatenation would (as `writev(2)` does); the pointers are
+/// valid only during the call. A run in parts writes its merged lines with it straight from the parts' buffers
+/// (``RunPlan/writeVector``), at most 512 buffers a call.
+public typealias VectorWrite = ([UnsafeRawBufferPointer]) -> Void

@@ -102,7 +102,9 @@ public enum PartFile {
     struct Writer: KeyedRunSink {
         let lines: PartitionedRun.Lines
         var out: ChunkedWriter
+        /// The lines of the records in hand, and where each ends.
         var line: [UInt8] = []
+        var lineEnds: [Int] = []
         var buffers = NotificationEncoder.Buffers()
         var records = 0
         var cut: RecordKey?
@@ -111,12 +113,16 @@ public enum PartFile {
             taking notifications: inout [SentNotification], keys notificationKeys: [RecordKey],
             _ changes: inout [EntitlementChange], keys changeKeys: [RecordKey], frontier: RecordKey
         ) {
+            line.removeAll(keepingCapacity: true)
+            lineEnds.removeAll(keepingCapacity: true)
+            lines.appendLines(of: notifications, to: &line, lineEnds: &lineEnds, buffers: &buffers)
+            var start = 0
             for index in notifications.indices {
-                line.removeAll(keepingCapacity: true)
-                lines.appendLine(of: notifications[index], to: &line, buffers: &buffers)
                 let key = notificationKeys[index]
-                out.append("r \(key.segment) \(key.instant) \(key.family) \(line.count)\n")
-                out.buffer += line
+                let end = lineEnds[index]
+                out.append("r \(key.segment) \(key.instant) \(key.family) \(end - start)\n")
+                out.buffer += line[start..<end]
+                start = end
                 records += 1
                 out.flushIfFull()
             }

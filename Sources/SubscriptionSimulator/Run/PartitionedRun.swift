@@ -13,7 +13,7 @@ struct PartitionedRun {
     struct Batch {
         var notifications: [SentNotification] = []
         var notificationKeys: [RecordKey] = []
-        /// jsonl or decoded: where each notification's line ends in `bytes`.
+        /// Where each notification's line ends in `bytes` (``Lines/appendLines(of:to:lineEnds:buffers:)``).
         var lineEnds: [Int] = []
         var bytes: [UInt8] = []
         var changes: [EntitlementChange] = []
@@ -46,16 +46,27 @@ struct PartitionedRun {
         case jsonl(NotificationEncoder, JWSSigning)
         case decoded(AppConfiguration)
 
-        /// Appends the notification's line (with its newline) to `bytes`; nothing for `.none`.
-        func appendLine(
-            of notification: SentNotification, to bytes: inout [UInt8], buffers: inout NotificationEncoder.Buffers
+        /// Appends each notification's line (with its newline) to `bytes`, and where it ends in `bytes` to
+        /// `lineEnds` (`.none`: no bytes, every line ends where `bytes` does). The case is read once per call, not
+        /// per line: binding its values retains the app's and the signer's storage, which every part shares.
+        func appendLines(
+            of notifications: [SentNotification], to bytes: inout [UInt8], lineEnds: inout [Int],
+            buffers: inout NotificationEncoder.Buffers
         ) {
             switch self {
-            case .none: break
+            case .none:
+                for _ in notifications.indices { lineEnds.append(bytes.count) }
             case .jsonl(let encoder, let signing):
-                encoder.appendPostBody(of: notification, signing: signing, to: &bytes, buffers: &buffers)
-                bytes.append(UInt8(ascii: "\n"))
-            case .decoded(let app): DecodedSink.appendLine(of: notification, app: app, to: &bytes)
+                for index in notifications.indices {
+                    encoder.appendPostBody(of: notifications[index], signing: signing, to: &bytes, buffers: &buffers)
+                    bytes.append(UInt8(ascii: "\n"))
+                    lineEnds.append(bytes.count)
+                }
+            case .decoded(let app):
+                for index in notifications.indices {
+                    DecodedSink.appendLine(of: notifications[index], app: app, to: &bytes)
+                    lineEnds.append(bytes.count)
+                }
             }
         }
     }
@@ -76,13 +87,7 @@ struct PartitionedRun {
             taking notifications: inout [SentNotification], keys notificationKeys: [RecordKey],
             _ changes: inout [EntitlementChange], keys changeKeys: [RecordKey], frontier: RecordKey
         ) {
-            if case .none = lines {
-            } else {
-                for index in notifications.indices {
-                    lines.appendLine(of: notifications[index], to: &batch.bytes, buffers: &buffers)
-                    batch.lineEnds.append(batch.bytes.count)
-                }
-            }
+            lines.appendLines(of: notifications, to: &batch.bytes, lineEnds: &batch.lineEnds, buffers: &buffers)
             if keepValues { batch.notifications += notifications }
             batch.notificationKeys += notificationKeys
             batch.changes += changes
@@ -181,7 +186,7 @@ struct PartitionedRun {
     /// Returns the run (part 1's store; failures judged on the merged records; the earliest stop of any part).
     static func run<Sink: RunSink>(
         _ scenario: Scenario, partition: ScenarioPartition, count: Int, lines: Lines,
-        write: @escaping ([UInt8]) -> Void,
+        write: @escaping ([UInt8]) -> Void, writeVector: VectorWrite? = nil,
         sink: inout Sink, keepValues: Bool, progress: ((Int, Instant) -> Void)?
     ) -> ScenarioRun {
         let jobs = (0..<count).map { index in
@@ -193,7 +198,8 @@ struct PartitionedRun {
         var tracker = scenario.expectations.isEmpty ? nil : ExpectationTracker(scenario)
         let partCuts = merge(
             count: count, take: { jobs[$0].queue.take() }, giveBack: { jobs[$0].spare.put($1) }, write: write,
-            sink: &sink, tracker: &tracker, keepValues: keepValues, start: scenario.start, progress: progress)
+            writeVector: writeVector, sink: &sink, tracker: &tracker, keepValues: keepValues, start: scenario.start,
+            progress: progress)
         let runs = jobs.map { $0.run! }
         // The earliest stop of any part is the one-job run's stop (the lowest cut).
         var first = 0
@@ -213,13 +219,51 @@ struct PartitionedRun {
     /// batches to fill again. The lines go to `write`; `sink` and `tracker` receive the merged records (with
     /// `keepValues`). Nothing at or after the lowest cut of any part is output. Returns each part's cut (`.end`:
     /// none). Used by `simctl run --jobs N` (parts on threads) and `simctl merge` (parts from files, ``PartFile``).
+    ///
+    /// With `writeVector`, the lines are not copied: the merger notes where each lies in its part's batch and writes
+    /// them straight from the batches, in order, before any batch they lie in is given back or replaced.
     static func merge<Sink: RunSink>(
         count: Int, take: (Int) -> Batch?, giveBack: (Int, Batch) -> Void, write: @escaping ([UInt8]) -> Void,
-        sink: inout Sink, tracker: inout ExpectationTracker?, keepValues: Bool, start: Instant,
-        progress: ((Int, Instant) -> Void)?
+        writeVector: VectorWrite? = nil, sink: inout Sink, tracker: inout ExpectationTracker?, keepValues: Bool,
+        start: Instant, progress: ((Int, Instant) -> Void)?
     ) -> [RecordKey] {
         var cursors = [Cursor](repeating: Cursor(), count: count)
         var out = ChunkedWriter(write)
+        /// Lines not written yet (with `writeVector`), in output order: a part and a range of its batch's bytes.
+        var pending: [(part: Int, range: Range<Int>)] = []
+        var pendingBytes = 0
+        func writePending() {
+            guard let writeVector, !pending.isEmpty else { return }
+            /// Calls `body` with every part's batch bytes, valid for the call.
+            func withBatches(
+                from part: Int, _ bytes: [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) -> Void
+            ) {
+                guard part < count else { return body(bytes) }
+                cursors[part].batch.bytes.withUnsafeBytes { withBatches(from: part + 1, bytes + [$0], body) }
+            }
+            withBatches(from: 0, []) { bytes in
+                writeVector(pending.map { UnsafeRawBufferPointer(rebasing: bytes[$0.part][$0.range]) })
+            }
+            pending.removeAll(keepingCapacity: true)
+            pendingBytes = 0
+        }
+        /// Writes (or, with `writeVector`, notes) the bytes `range` of `part`'s batch.
+        func output(_ part: Int, _ range: Range<Int>) {
+            guard writeVector != nil else {
+                out.buffer.append(contentsOf: cursors[part].batch.bytes[range])
+                out.flushIfFull()
+                return
+            }
+            if let last = pending.last, last.part == part, last.range.upperBound == range.lowerBound {
+                pending[pending.count - 1].range = last.range.lowerBound..<range.upperBound
+            } else {
+                pending.append((part, range))
+            }
+            pendingBytes += range.count
+            if pending.count >= ChunkedWriter.vectorBuffers || pendingBytes >= ChunkedWriter.chunk * 4 {
+                writePending()
+            }
+        }
         var cut = RecordKey.end
         var notifications: [SentNotification] = []
         var changes: [EntitlementChange] = []
@@ -246,6 +290,8 @@ struct PartitionedRun {
                     cursors[part].done = true
                     break
                 }
+                // The pending lines may lie in the batch about to be given back.
+                writePending()
                 if batch.finished, let partCut = batch.cut {
                     partCuts[part] = partCut
                     if partCut < cut { cut = partCut }
@@ -280,11 +326,10 @@ struct PartitionedRun {
                     if keepValues { changes.append(cursors[lowest].batch.changes[c]) }
                     cursors[lowest].change += 1
                 } else {
-                    let end = cursors[lowest].batch.lineEnds.isEmpty ? 0 : cursors[lowest].batch.lineEnds[n]
+                    let end = cursors[lowest].batch.lineEnds[n]
                     if end > cursors[lowest].lineStart {
-                        out.buffer.append(contentsOf: cursors[lowest].batch.bytes[cursors[lowest].lineStart..<end])
+                        output(lowest, cursors[lowest].lineStart..<end)
                         cursors[lowest].lineStart = end
-                        out.flushIfFull()
                     }
                     if keepValues { notifications.append(cursors[lowest].batch.notifications[n]) }
                     cursors[lowest].notification += 1
@@ -295,6 +340,7 @@ struct PartitionedRun {
             }
             if cursors[lowest].hasRecords && cursors[lowest].nextKey >= cut {
                 // Past the stop: this part sends nothing more.
+                writePending()
                 cursors[lowest] = Cursor()
                 cursors[lowest].done = true
                 while take(lowest) != nil {}
@@ -302,6 +348,7 @@ struct PartitionedRun {
             bounds[lowest] = lowerBound(lowest)
         }
         handOn()
+        writePending()
         out.flush()
         // Drain what stopped parts left, so every thread ends.
         for part in 0..<count { while take(part) != nil {} }

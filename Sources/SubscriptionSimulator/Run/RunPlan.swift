@@ -66,6 +66,10 @@ public struct RunPlan {
     public var guardCommit: (() -> Void) -> Void
     /// Receives the run's progress as it goes (``RunProgress``), on the run's thread; nil: none is counted.
     public var progress: ((RunProgress) -> Void)? = nil
+    /// Where a run in parts (``jobs``) writes its jsonl or decoded lines when given (the command line gives
+    /// `writev(2)` to standard output): straight from the parts' buffers, with no copy into a chunk first. The bytes
+    /// and their order are those `write` would get; nothing else of such a run goes to `write`.
+    public var writeVector: VectorWrite? = nil
     /// Parts simulated at once on threads of their own (`simctl run --jobs N`; rule partition-order,
     /// ``ScenarioPartition``): each part's thread simulates its families and encodes their jsonl or decoded lines,
     /// and the calling thread merges them into the one-job order and writes them (same bytes for every count). Above
@@ -147,8 +151,11 @@ public struct RunPlan {
             case .decoded: lines = .decoded(scenario.app)
             case .timeline, .svg: lines = .none
             }
+            let vector: VectorWrite?
+            if case .none = lines { vector = nil } else { vector = writeVector }
             run = PartitionedRun.run(
-                scenario, partition: partition, count: parts, lines: lines, write: write, sink: &sink,
+                scenario, partition: partition, count: parts, lines: lines, write: write, writeVector: vector,
+                sink: &sink,
                 keepValues: format == .timeline || fixtures != nil || !scenario.expectations.isEmpty,
                 progress: meter == nil ? nil : { sent, reached in meter?.step(sent: sent, reached: reached) })
         } else if threads {

@@ -25,6 +25,9 @@ public struct ScenarioPartition: Sendable {
     public let familyCount: Int
     /// Positions by customer name.
     let positions: [String: Int]
+    /// The family place (as in `familyPlaces`) of each timeline entry's customer, by the entry's position in
+    /// ``Scenario/timeline``; -1 for an entry for no customer, or a name the scenario does not know (part 0 holds it).
+    let entryPlaces: [Int32]
     /// Why the scenario runs as one job (nil: it is partitioned).
     public let oneJobReason: String?
 
@@ -42,7 +45,10 @@ public struct ScenarioPartition: Sendable {
             }
         }
         var reason: String?
+        var entryPositions: [Int] = []
+        entryPositions.reserveCapacity(scenario.timeline.count)
         for entry in scenario.timeline {
+            entryPositions.append(entry.action.customer.flatMap { positions[$0] } ?? -1)
             switch entry.action {
             case .joinFamily(let name), .leaveFamily(let name):
                 if let position = positions[name] { family.insert(position) }
@@ -78,6 +84,7 @@ public struct ScenarioPartition: Sendable {
         familyOrdinals = ordinals
         familyPlaces = places
         familyCount = count
+        entryPlaces = entryPositions.map { $0 < 0 ? -1 : Int32(places[$0]) }
     }
 
     /// Whether the scenario is split into parts (``oneJobReason`` is nil).
@@ -87,6 +94,13 @@ public struct ScenarioPartition: Sendable {
     public func familyOrdinal(of customer: String?) -> UInt32 {
         guard let customer, let position = positions[customer] else { return 0 }
         return familyOrdinals[position]
+    }
+
+    /// Whether `part` holds timeline entry `index` (``part(_:holds:)`` of its customer, read from a table).
+    func part(_ part: RunPart, holdsEntry index: Int) -> Bool {
+        guard isPartitioned else { return part.index == 0 }
+        let place = Int(entryPlaces[index])
+        return place < 0 ? part.index == 0 : place % part.count == part.index
     }
 
     /// Whether `part` holds the customer (a name the scenario does not know, or no customer: part 0).

@@ -127,15 +127,19 @@ public struct TimelineDriver: Sendable {
         while nextEntry < timeline.count, timeline[nextEntry].at <= target {
             let entry = timeline[nextEntry]
             let segment = 2 * nextEntry
+            let holds = part.map { $0.1.part($0.0, holdsEntry: nextEntry) } ?? true
             nextEntry += 1
+            // Another part's entry with nothing of this part's held or due at or before it: no step (it would hand
+            // on nothing; the events due after it run at this part's next stop, in their own segment).
+            if !holds, stepping == .instants, store.retention == .liveState, store.emissions.heldCount == 0,
+                store.nextEventInstant.map({ $0 > entry.at }) ?? true
+            {
+                continue
+            }
             // The store's actions check their rule before they change anything, so a stop shows what led up to it.
             do throws(StoreError) {
                 try moveClock(&store, to: entry.at, pending: entry.at, segment: segment)
-                if let (part, partition) = part {
-                    if partition.part(part, holds: entry.action.customer) { try Self.perform(entry.action, on: &store) }
-                } else {
-                    try Self.perform(entry.action, on: &store)
-                }
+                if holds { try Self.perform(entry.action, on: &store) }
             } catch {
                 step(&store, entry.at, segment + 1)
                 return .refused(Self.refusal(of: entry, error, file: scenario.file))

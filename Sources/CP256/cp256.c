@@ -2,11 +2,15 @@
 // Field elements are four 64-bit limbs, least significant first, in Montgomery form (x * 2^256 mod p), the same
 // representation as SimctlCrypto's UInt256 and MontgomeryModulus.p. Points are Jacobian (x = X/Z^2, y = Y/Z^3);
 // the formulas are the Explicit-Formulas Database's "g1p/shortw/jacobian-3" madd-2007-bl and dbl-2001-b, as in
-// P256Point.swift. Inversion (Kaliski's almost Montgomery inverse) works modulo any odd modulus: SimctlCrypto uses it
-// mod p and mod n. NOT constant-time: for simulated test data only.
+// P256Point.swift. The field multiplication and squaring have a second engine, x86-64 assembly with BMI2 and ADX,
+// and the table sum is compiled once per engine. Inversion (Kaliski's almost Montgomery inverse) works modulo any
+// odd modulus: SimctlCrypto uses it mod p and mod n. NOT constant-time: for simulated test data only.
 #include "cp256.h"
 
 #include <string.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 typedef unsigned __int128 u128;
 
@@ -14,7 +18,8 @@ static const uint64_t P[4] = {0xffffffffffffffffULL, 0x00000000ffffffffULL, 0, 0
 /// 2^256 mod p: the Montgomery form of 1.
 static const uint64_t ONE[4] = {1, 0xffffffff00000000ULL, 0xffffffffffffffffULL, 0x00000000fffffffeULL};
 
-/// r = (t4 * 2^256 + t) mod p for a value below 2p.
+/// r = (t4 * 2^256 + t) mod p for a value below 2p. Branch-free: whether p is subtracted depends on the data and
+/// is a coin toss for the branch predictor, so both are computed and one is kept by a mask.
 static inline void reduce_once(uint64_t r[4], const uint64_t t[4], uint64_t t4) {
     uint64_t d[4];
     u128 b = (u128)t[0] - P[0];
@@ -26,12 +31,9 @@ static inline void reduce_once(uint64_t r[4], const uint64_t t[4], uint64_t t4) 
     b = (u128)t[3] - P[3] - (uint64_t)(b >> 127);
     d[3] = (uint64_t)b;
     uint64_t borrow = (uint64_t)(b >> 127);
-    // t >= p unless the subtraction borrowed with no carry bit above.
-    if (t4 != 0 || borrow == 0) {
-        memcpy(r, d, sizeof d);
-    } else {
-        memcpy(r, t, sizeof d);
-    }
+    // t >= p unless the subtraction borrowed with no carry bit above: keep t (mask all ones) only then.
+    uint64_t keep = 0 - (borrow & (t4 ^ 1));
+    for (int i = 0; i < 4; i++) r[i] = (t[i] & keep) | (d[i] & ~keep);
 }
 
 /// Montgomery reduction of the 512-bit t (t < p * 2^256): r = t * 2^-256 mod p. Since p = -1 mod 2^64, the
@@ -62,7 +64,7 @@ static inline void montgomery_reduce(uint64_t r[4], uint64_t t[8]) {
 }
 
 /// r = a * b * 2^-256 mod p (Montgomery form in and out; a, b < p). r may alias a or b.
-static void field_multiply(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+static void field_multiply_portable(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
     uint64_t t[8];
     u128 acc;
     uint64_t carry;
@@ -87,7 +89,7 @@ static void field_multiply(uint64_t r[4], const uint64_t a[4], const uint64_t b[
 }
 
 /// r = a^2 * 2^-256 mod p: the six cross products once, doubled, plus the four squares.
-static inline void field_square(uint64_t r[4], const uint64_t a[4]) {
+static inline void field_square_portable(uint64_t r[4], const uint64_t a[4]) {
     uint64_t t[8];
     u128 acc;
     uint64_t carry;
@@ -131,6 +133,276 @@ static inline void field_square(uint64_t r[4], const uint64_t a[4]) {
     montgomery_reduce(r, t);
 }
 
+// MARK: - x86-64 BMI2 + ADX multiplication
+
+#if defined(__x86_64__)
+#define CP256_X86 1
+/// r = t * 2^-256 mod p for the 512-bit t = t7...t0 (t < p^2), for the engine CP256_X86_ADX: the low half is
+/// Montgomery-reduced alone, four steps with the lowest limb as quotient digit as in `montgomery_reduce` (each step's
+/// (c + q p) / 2^64 stays below 2^256, since c / 2^64 < 2^192 and q p / 2^64 < p < 2^256 - 2^192), leaving u <= p;
+/// high half + u < 2p, so one conditional subtraction of p ends it.
+static inline void montgomery_reduce_adx(
+    uint64_t r[4], uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3, uint64_t t4, uint64_t t5, uint64_t t6,
+    uint64_t t7) {
+    uint64_t x, y;
+    __asm__(
+        // Four reduction steps on the low half, the limbs rotating through t0...t3. As in montgomery_reduce, with
+        // q the lowest limb (in rdx for mulx, then shifted), (c + q p) / 2^64 adds q * 2^32 to the next limb (split
+        // over two: q << 32, q >> 32) and q * P[3] three limbs up; the lowest limb, which becomes zero, is dropped.
+        "movq %[t0], %%rdx\n\t"
+        "mulxq %[p3], %[x], %[y]\n\t"
+        "shlq $32, %%rdx\n\t"
+        "shrq $32, %[t0]\n\t"
+        "addq %%rdx, %[t1]\n\t"
+        "adcq %[t0], %[t2]\n\t"
+        "adcq %[x], %[t3]\n\t"
+        "adcq $0, %[y]\n\t"
+        "movq %[y], %[t0]\n\t"  // limbs t1 t2 t3 t0
+        "movq %[t1], %%rdx\n\t"
+        "mulxq %[p3], %[x], %[y]\n\t"
+        "shlq $32, %%rdx\n\t"
+        "shrq $32, %[t1]\n\t"
+        "addq %%rdx, %[t2]\n\t"
+        "adcq %[t1], %[t3]\n\t"
+        "adcq %[x], %[t0]\n\t"
+        "adcq $0, %[y]\n\t"
+        "movq %[y], %[t1]\n\t"  // t2 t3 t0 t1
+        "movq %[t2], %%rdx\n\t"
+        "mulxq %[p3], %[x], %[y]\n\t"
+        "shlq $32, %%rdx\n\t"
+        "shrq $32, %[t2]\n\t"
+        "addq %%rdx, %[t3]\n\t"
+        "adcq %[t2], %[t0]\n\t"
+        "adcq %[x], %[t1]\n\t"
+        "adcq $0, %[y]\n\t"
+        "movq %[y], %[t2]\n\t"  // t3 t0 t1 t2
+        "movq %[t3], %%rdx\n\t"
+        "mulxq %[p3], %[x], %[y]\n\t"
+        "shlq $32, %%rdx\n\t"
+        "shrq $32, %[t3]\n\t"
+        "addq %%rdx, %[t0]\n\t"
+        "adcq %[t3], %[t1]\n\t"
+        "adcq %[x], %[t2]\n\t"
+        "adcq $0, %[y]\n\t"
+        "movq %[y], %[t3]\n\t"  // t0 t1 t2 t3: u <= p
+        // s = high half + u (y: the carry out), then s - p unless that borrows.
+        "xorl %k[y], %k[y]\n\t"
+        "addq %[t0], %[t4]\n\t"
+        "adcq %[t1], %[t5]\n\t"
+        "adcq %[t2], %[t6]\n\t"
+        "adcq %[t3], %[t7]\n\t"
+        "adcq $0, %[y]\n\t"
+        "movq %[t4], %[t0]\n\t"
+        "movq %[t5], %[t1]\n\t"
+        "movq %[t6], %[t2]\n\t"
+        "movq %[t7], %[t3]\n\t"
+        "subq $-1, %[t0]\n\t"
+        "sbbq %[p1], %[t1]\n\t"
+        "sbbq $0, %[t2]\n\t"
+        "sbbq %[p3], %[t3]\n\t"
+        "sbbq $0, %[y]\n\t"
+        "cmovcq %[t4], %[t0]\n\t"
+        "cmovcq %[t5], %[t1]\n\t"
+        "cmovcq %[t6], %[t2]\n\t"
+        "cmovcq %[t7], %[t3]\n\t"
+        : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [t4] "+&r"(t4), [t5] "+&r"(t5),
+          [t6] "+&r"(t6), [t7] "+&r"(t7), [x] "=&r"(x), [y] "=&r"(y)
+        : [p3] "m"(P[3]), [p1] "m"(P[1])
+        : "rdx", "cc");
+    r[0] = t0;
+    r[1] = t1;
+    r[2] = t2;
+    r[3] = t3;
+}
+
+
+/// r = a * b * 2^-256 mod p, as `field_multiply_portable`, in inline assembly for x86-64 BMI2 and ADX (the engine
+/// CP256_X86_ADX, run only where cpuid reports both): `mulx` leaves the flags alone, so each row of the schoolbook
+/// product adds its low halves on the carry flag (`adcx`) and its high halves on the overflow flag (`adox`), two
+/// carry chains at once; then `montgomery_reduce_adx`. r may alias a or b.
+static inline void field_multiply_adx(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+    uint64_t t0, t1, t2, t3, t4, t5, t6, t7, x, y;
+    __asm__(
+        // Row 0: b[0] * a.
+        "movq 0(%[b]), %%rdx\n\t"
+        "mulxq 0(%[a]), %[t0], %[t1]\n\t"
+        "mulxq 8(%[a]), %[x], %[t2]\n\t"
+        "addq %[x], %[t1]\n\t"
+        "mulxq 16(%[a]), %[x], %[t3]\n\t"
+        "adcq %[x], %[t2]\n\t"
+        "mulxq 24(%[a]), %[x], %[t4]\n\t"
+        "adcq %[x], %[t3]\n\t"
+        "adcq $0, %[t4]\n\t"
+        // Row 1: b[1] * a, one limb up; xor clears both flags.
+        "movq 8(%[b]), %%rdx\n\t"
+        "xorl %k[y], %k[y]\n\t"
+        "mulxq 0(%[a]), %[x], %[y]\n\t"
+        "adcxq %[x], %[t1]\n\t"
+        "adoxq %[y], %[t2]\n\t"
+        "mulxq 8(%[a]), %[x], %[y]\n\t"
+        "adcxq %[x], %[t2]\n\t"
+        "adoxq %[y], %[t3]\n\t"
+        "mulxq 16(%[a]), %[x], %[y]\n\t"
+        "adcxq %[x], %[t3]\n\t"
+        "adoxq %[y], %[t4]\n\t"
+        "mulxq 24(%[a]), %[x], %[t5]\n\t"
+        "adcxq %[x], %[t4]\n\t"
+        "movl $0, %k[y]\n\t"  // a zero that leaves both flags alone
+        "adoxq %[y], %[t5]\n\t"
+        "adcxq %[y], %[t5]\n\t"
+        // Row 2.
+        "movq 16(%[b]), %%rdx\n\t"
+        "xorl %k[y], %k[y]\n\t"
+        "mulxq 0(%[a]), %[x], %[y]\n\t"
+        "adcxq %[x], %[t2]\n\t"
+        "adoxq %[y], %[t3]\n\t"
+        "mulxq 8(%[a]), %[x], %[y]\n\t"
+        "adcxq %[x], %[t3]\n\t"
+        "adoxq %[y], %[t4]\n\t"
+        "mulxq 16(%[a]), %[x], %[y]\n\t"
+        "adcxq %[x], %[t4]\n\t"
+        "adoxq %[y], %[t5]\n\t"
+        "mulxq 24(%[a]), %[x], %[t6]\n\t"
+        "adcxq %[x], %[t5]\n\t"
+        "movl $0, %k[y]\n\t"  // a zero that leaves both flags alone
+        "adoxq %[y], %[t6]\n\t"
+        "adcxq %[y], %[t6]\n\t"
+        // Row 3.
+        "movq 24(%[b]), %%rdx\n\t"
+        "xorl %k[y], %k[y]\n\t"
+        "mulxq 0(%[a]), %[x], %[y]\n\t"
+        "adcxq %[x], %[t3]\n\t"
+        "adoxq %[y], %[t4]\n\t"
+        "mulxq 8(%[a]), %[x], %[y]\n\t"
+        "adcxq %[x], %[t4]\n\t"
+        "adoxq %[y], %[t5]\n\t"
+        "mulxq 16(%[a]), %[x], %[y]\n\t"
+        "adcxq %[x], %[t5]\n\t"
+        "adoxq %[y], %[t6]\n\t"
+        "mulxq 24(%[a]), %[x], %[t7]\n\t"
+        "adcxq %[x], %[t6]\n\t"
+        "movl $0, %k[y]\n\t"  // a zero that leaves both flags alone
+        "adoxq %[y], %[t7]\n\t"
+        "adcxq %[y], %[t7]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
+          [t6] "=&r"(t6), [t7] "=&r"(t7), [x] "=&r"(x), [y] "=&r"(y)
+        // The arrays are read through their addresses with a "memory" clobber: giving them as memory operands too
+        // needs more registers than x86-64 has at -O0 (debug builds), where each operand gets its own.
+        : [a] "r"(a), [b] "r"(b)
+        : "rdx", "cc", "memory");
+    montgomery_reduce_adx(r, t0, t1, t2, t3, t4, t5, t6, t7);
+}
+
+/// r = a^2 * 2^-256 mod p, as `field_square_portable`, for the engine CP256_X86_ADX: the six cross products once
+/// (the second row on both carry chains), doubled, plus the four squares, then `montgomery_reduce_adx`.
+static inline void field_square_adx(uint64_t r[4], const uint64_t a[4]) {
+    uint64_t t0, t1, t2, t3, t4, t5, t6, t7, x, y;
+    __asm__(
+        // a[0] * a[1...3] at limbs 1 to 4.
+        "movq 0(%[a]), %%rdx\n\t"
+        "mulxq 8(%[a]), %[t1], %[t2]\n\t"
+        "mulxq 16(%[a]), %[x], %[t3]\n\t"
+        "addq %[x], %[t2]\n\t"
+        "mulxq 24(%[a]), %[x], %[t4]\n\t"
+        "adcq %[x], %[t3]\n\t"
+        "adcq $0, %[t4]\n\t"
+        // a[1] * a[2...3] at limbs 3 to 5; xor clears both flags.
+        "movq 8(%[a]), %%rdx\n\t"
+        "xorl %k[y], %k[y]\n\t"
+        "mulxq 16(%[a]), %[x], %[y]\n\t"
+        "adcxq %[x], %[t3]\n\t"
+        "adoxq %[y], %[t4]\n\t"
+        "mulxq 24(%[a]), %[x], %[t5]\n\t"
+        "adcxq %[x], %[t4]\n\t"
+        "movl $0, %k[y]\n\t"  // a zero that leaves both flags alone
+        "adoxq %[y], %[t5]\n\t"
+        "adcxq %[y], %[t5]\n\t"
+        // a[2] * a[3] at limbs 5 and 6.
+        "movq 16(%[a]), %%rdx\n\t"
+        "mulxq 24(%[a]), %[x], %[t6]\n\t"
+        "addq %[x], %[t5]\n\t"
+        "adcq $0, %[t6]\n\t"
+        // Doubled, the bit out in t7.
+        "xorl %k[t7], %k[t7]\n\t"
+        "addq %[t1], %[t1]\n\t"
+        "adcq %[t2], %[t2]\n\t"
+        "adcq %[t3], %[t3]\n\t"
+        "adcq %[t4], %[t4]\n\t"
+        "adcq %[t5], %[t5]\n\t"
+        "adcq %[t6], %[t6]\n\t"
+        "adcq $0, %[t7]\n\t"
+        // Plus a[i]^2 at limb 2i (mulx and mov leave the carry chain alone).
+        "movq 0(%[a]), %%rdx\n\t"
+        "mulxq %%rdx, %[t0], %[x]\n\t"
+        "addq %[x], %[t1]\n\t"
+        "movq 8(%[a]), %%rdx\n\t"
+        "mulxq %%rdx, %[x], %[y]\n\t"
+        "adcq %[x], %[t2]\n\t"
+        "adcq %[y], %[t3]\n\t"
+        "movq 16(%[a]), %%rdx\n\t"
+        "mulxq %%rdx, %[x], %[y]\n\t"
+        "adcq %[x], %[t4]\n\t"
+        "adcq %[y], %[t5]\n\t"
+        "movq 24(%[a]), %%rdx\n\t"
+        "mulxq %%rdx, %[x], %[y]\n\t"
+        "adcq %[x], %[t6]\n\t"
+        "adcq %[y], %[t7]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
+          [t6] "=&r"(t6), [t7] "=&r"(t7), [x] "=&r"(x), [y] "=&r"(y)
+        : [a] "r"(a), "m"(*(const uint64_t(*)[4])a)
+        : "rdx", "cc");
+    montgomery_reduce_adx(r, t0, t1, t2, t3, t4, t5, t6, t7);
+}
+
+/// BMI2 (cpuid leaf 7 EBX bit 8) and ADX (bit 19).
+static int x86_has_bmi2_adx(void) {
+    unsigned int a, b, c, d;
+    if (__get_cpuid_max(0, 0) < 7) return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    return ((b >> 8) & 1) && ((b >> 19) & 1);
+}
+#endif
+
+int cp256_engine_available(int engine) {
+    switch (engine) {
+    case CP256_PORTABLE: return 1;
+#ifdef CP256_X86
+    case CP256_X86_ADX: return x86_has_bmi2_adx();
+#endif
+    default: return 0;
+    }
+}
+
+int cp256_best_engine(void) {
+    return cp256_engine_available(CP256_X86_ADX) ? CP256_X86_ADX : CP256_PORTABLE;
+}
+
+/// r = a * b * 2^-256 mod p with `engine`: a constant wherever the callers below are inlined into one engine's copy
+/// of the table sum, so the test folds away.
+static inline __attribute__((always_inline)) void field_multiply(
+    int engine, uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+#ifdef CP256_X86
+    if (engine == CP256_X86_ADX) {
+        field_multiply_adx(r, a, b);
+        return;
+    }
+#endif
+    (void)engine;
+    field_multiply_portable(r, a, b);
+}
+
+/// r = a^2 * 2^-256 mod p with `engine`.
+static inline __attribute__((always_inline)) void field_square(int engine, uint64_t r[4], const uint64_t a[4]) {
+#ifdef CP256_X86
+    if (engine == CP256_X86_ADX) {
+        field_square_adx(r, a);
+        return;
+    }
+#endif
+    (void)engine;
+    field_square_portable(r, a);
+}
+
 /// r = a + b mod p.
 static inline void field_add(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
     uint64_t t[4];
@@ -145,7 +417,7 @@ static inline void field_add(uint64_t r[4], const uint64_t a[4], const uint64_t 
     reduce_once(r, t, (uint64_t)(acc >> 64));
 }
 
-/// r = a - b mod p.
+/// r = a - b mod p. Branch-free: p, masked by the borrow, is added back.
 static inline void field_subtract(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
     uint64_t t[4];
     u128 d = (u128)a[0] - b[0];
@@ -156,18 +428,15 @@ static inline void field_subtract(uint64_t r[4], const uint64_t a[4], const uint
     t[2] = (uint64_t)d;
     d = (u128)a[3] - b[3] - (uint64_t)(d >> 127);
     t[3] = (uint64_t)d;
-    if ((uint64_t)(d >> 127) != 0) {  // borrowed: add p back
-        u128 acc = (u128)t[0] + P[0];
-        r[0] = (uint64_t)acc;
-        acc = (acc >> 64) + t[1] + P[1];
-        r[1] = (uint64_t)acc;
-        acc = (acc >> 64) + t[2] + P[2];
-        r[2] = (uint64_t)acc;
-        acc = (acc >> 64) + t[3] + P[3];
-        r[3] = (uint64_t)acc;
-    } else {
-        memcpy(r, t, sizeof t);
-    }
+    uint64_t mask = 0 - (uint64_t)(d >> 127);  // all ones when a < b
+    u128 acc = (u128)t[0] + (P[0] & mask);
+    r[0] = (uint64_t)acc;
+    acc = (acc >> 64) + t[1] + (P[1] & mask);
+    r[1] = (uint64_t)acc;
+    acc = (acc >> 64) + t[2] + (P[2] & mask);
+    r[2] = (uint64_t)acc;
+    acc = (acc >> 64) + t[3] + (P[3] & mask);
+    r[3] = (uint64_t)acc;
 }
 
 static inline int is_zero(const uint64_t a[4]) { return (a[0] | a[1] | a[2] | a[3]) == 0; }
@@ -178,35 +447,35 @@ typedef struct {
 } jacobian;
 
 /// 2P (dbl-2001-b, a = -3); P not at infinity.
-static void point_double(jacobian *out, const jacobian *p) {
+static void point_double(int engine, jacobian *out, const jacobian *p) {
     uint64_t delta[4], gamma[4], beta[4], t[4], u[4], alpha[4], beta4[4], beta8[4], x3[4], y3[4], z3[4];
     if (is_zero(p->y)) {
         memset(out, 0, sizeof *out);
         return;
     }
-    field_square(delta, p->z);
-    field_square(gamma, p->y);
-    field_multiply(beta, p->x, gamma);
+    field_square(engine, delta, p->z);
+    field_square(engine, gamma, p->y);
+    field_multiply(engine, beta, p->x, gamma);
     field_subtract(t, p->x, delta);
     field_add(u, p->x, delta);
-    field_multiply(t, t, u);
+    field_multiply(engine, t, t, u);
     field_add(alpha, t, t);
     field_add(alpha, alpha, t);
     field_add(beta4, beta, beta);
     field_add(beta4, beta4, beta4);
     field_add(beta8, beta4, beta4);
-    field_square(x3, alpha);
+    field_square(engine, x3, alpha);
     field_subtract(x3, x3, beta8);
     field_add(t, p->y, p->z);
-    field_square(t, t);
+    field_square(engine, t, t);
     field_subtract(t, t, gamma);
     field_subtract(z3, t, delta);
-    field_square(u, gamma);
+    field_square(engine, u, gamma);
     field_add(u, u, u);
     field_add(u, u, u);
     field_add(u, u, u);
     field_subtract(t, beta4, x3);
-    field_multiply(t, alpha, t);
+    field_multiply(engine, t, alpha, t);
     field_subtract(y3, t, u);
     memcpy(out->x, x3, sizeof x3);
     memcpy(out->y, y3, sizeof y3);
@@ -214,7 +483,8 @@ static void point_double(jacobian *out, const jacobian *p) {
 }
 
 /// P + Q for an affine Q = (qx, qy) (madd-2007-bl); P may be the point at infinity.
-static void point_add_affine(jacobian *p, const uint64_t qx[4], const uint64_t qy[4]) {
+static inline __attribute__((always_inline)) void point_add_affine(
+    int engine, jacobian *p, const uint64_t qx[4], const uint64_t qy[4]) {
     if (is_zero(p->z)) {
         memcpy(p->x, qx, 32);
         memcpy(p->y, qy, 32);
@@ -222,39 +492,39 @@ static void point_add_affine(jacobian *p, const uint64_t qx[4], const uint64_t q
         return;
     }
     uint64_t z1z1[4], u2[4], s2[4], h[4], r[4], hh[4], i[4], j[4], v[4], x3[4], y3[4], z3[4], t[4];
-    field_square(z1z1, p->z);
-    field_multiply(u2, qx, z1z1);
-    field_multiply(t, p->z, z1z1);
-    field_multiply(s2, qy, t);
+    field_square(engine, z1z1, p->z);
+    field_multiply(engine, u2, qx, z1z1);
+    field_multiply(engine, t, p->z, z1z1);
+    field_multiply(engine, s2, qy, t);
     field_subtract(h, u2, p->x);
     field_subtract(r, s2, p->y);
     // Equal or opposite points. In k*G's table sum the running sum's scalar is below the entry's and both are below
     // n, so only the opposite case can occur (k = n: the point at infinity); the doubling stays for any other use.
     if (is_zero(h)) {
         if (is_zero(r)) {
-            point_double(p, p);
+            point_double(engine, p, p);
         } else {
             memset(p, 0, sizeof *p);
         }
         return;
     }
-    field_square(hh, h);
+    field_square(engine, hh, h);
     field_add(i, hh, hh);
     field_add(i, i, i);
-    field_multiply(j, h, i);
+    field_multiply(engine, j, h, i);
     field_add(r, r, r);
-    field_multiply(v, p->x, i);
-    field_square(x3, r);
+    field_multiply(engine, v, p->x, i);
+    field_square(engine, x3, r);
     field_subtract(x3, x3, j);
     field_subtract(x3, x3, v);
     field_subtract(x3, x3, v);
-    field_multiply(t, p->y, j);
+    field_multiply(engine, t, p->y, j);
     field_add(t, t, t);
     field_subtract(y3, v, x3);
-    field_multiply(y3, r, y3);
+    field_multiply(engine, y3, r, y3);
     field_subtract(y3, y3, t);
     field_add(z3, p->z, h);
-    field_square(z3, z3);
+    field_square(engine, z3, z3);
     field_subtract(z3, z3, z1z1);
     field_subtract(z3, z3, hh);
     memcpy(p->x, x3, 32);
@@ -266,7 +536,9 @@ static void point_add_affine(jacobian *p, const uint64_t qx[4], const uint64_t q
 static const uint64_t R_CUBED[4] = {
     0xfffffffd0000000aULL, 0xffffffedfffffff7ULL, 0x00000005fffffffcULL, 0x0000001800000001ULL};
 
-int cp256_generator_multiple_x(uint64_t x[4], const uint64_t *table, const uint8_t k[32]) {
+/// cp256_generator_multiple_x with `engine`, inlined into one copy per engine below.
+static inline __attribute__((always_inline)) int generator_multiple_x(
+    int engine, uint64_t x[4], const uint64_t *table, const uint8_t k[32]) {
     jacobian sum;
     memset(&sum, 0, sizeof sum);
     // The table (512 KB) is larger than the caches: each entry's two cache lines are requested one addition ahead.
@@ -282,17 +554,34 @@ int cp256_generator_multiple_x(uint64_t x[4], const uint64_t *table, const uint8
             __builtin_prefetch(next + 7);
         }
         if (digit == 0) continue;
-        point_add_affine(&sum, entry, entry + 4);
+        point_add_affine(engine, &sum, entry, entry + 4);
     }
     if (is_zero(sum.z)) return 0;
     // x = X / Z^2: one inversion (the binary algorithm below beats a^(p-2) here) and two products.
     uint64_t zInverse[4], zInverse2[4], one[4] = {1, 0, 0, 0};
     cp256_plain_inverse(zInverse, sum.z, P);
-    field_multiply(zInverse, zInverse, R_CUBED);
-    field_square(zInverse2, zInverse);
-    field_multiply(x, sum.x, zInverse2);
-    field_multiply(x, x, one);  // out of Montgomery form
+    field_multiply(engine, zInverse, zInverse, R_CUBED);
+    field_square(engine, zInverse2, zInverse);
+    field_multiply(engine, x, sum.x, zInverse2);
+    field_multiply(engine, x, x, one);  // out of Montgomery form
     return 1;
+}
+
+static int generator_multiple_x_portable(uint64_t x[4], const uint64_t *table, const uint8_t k[32]) {
+    return generator_multiple_x(CP256_PORTABLE, x, table, k);
+}
+
+#ifdef CP256_X86
+static int generator_multiple_x_adx(uint64_t x[4], const uint64_t *table, const uint8_t k[32]) {
+    return generator_multiple_x(CP256_X86_ADX, x, table, k);
+}
+#endif
+
+int cp256_generator_multiple_x(int engine, uint64_t x[4], const uint64_t *table, const uint8_t k[32]) {
+#ifdef CP256_X86
+    if (engine == CP256_X86_ADX) return generator_multiple_x_adx(x, table, k);
+#endif
+    return generator_multiple_x_portable(x, table, k);
 }
 
 // MARK: - Inversion modulo any odd modulus
@@ -381,24 +670,36 @@ void cp256_plain_inverse(uint64_t result[4], const uint64_t a[4], const uint64_t
     uint64_t u[4], v[4], r[4] = {0, 0, 0, 0}, s[4] = {1, 0, 0, 0};
     memcpy(u, m, sizeof u);
     memcpy(v, a, sizeof v);
+    // The steps are taken in the textbook order, but each subtraction is followed at once by the shift of the even
+    // difference it leaves (u stays odd throughout, and v after its first shift), so the loop tests only which of
+    // u and v is larger: one data-dependent branch per subtraction instead of three.
     int k = 0;
-    while (!is_zero(v)) {
-        if ((u[0] & 1) == 0) {
-            int c = trailing_zeros(u);
-            shift_right(u, c);
-            shift_left(s, c);
-            k += c;
-        } else if ((v[0] & 1) == 0) {
-            int c = trailing_zeros(v);
-            shift_right(v, c);
-            shift_left(r, c);
-            k += c;
-        } else if (!at_least(v, u)) {
+    while ((v[0] & 1) == 0) {
+        int c = trailing_zeros(v);
+        shift_right(v, c);
+        shift_left(r, c);
+        k += c;
+    }
+    for (;;) {
+        if (!at_least(v, u)) {
             subtract_in_place(u, v);
             add_in_place(r, s);
+            do {
+                int c = trailing_zeros(u);
+                shift_right(u, c);
+                shift_left(s, c);
+                k += c;
+            } while ((u[0] & 1) == 0);
         } else {
             subtract_in_place(v, u);
             add_in_place(s, r);
+            if (is_zero(v)) break;
+            do {
+                int c = trailing_zeros(v);
+                shift_right(v, c);
+                shift_left(r, c);
+                k += c;
+            } while ((v[0] & 1) == 0);
         }
     }
     // The last step (v - u = 0) doubles r too: r < 2m, with the bit above 256 in `carry`.

@@ -177,10 +177,24 @@ enum P256Curve {
         }
     }
 
+    /// A field multiplication of the C target CP256, for k*G's table sum: `portable` (128-bit products, P-256's own
+    /// Montgomery reduction) runs everywhere, `x86ADX` (the same steps in x86-64 assembly with `mulx`, `adcx` and
+    /// `adox`) where the CPU has BMI2 and ADX. Both give the same bits.
+    enum Engine: Int32, Sendable, CaseIterable {
+        case portable = 0
+        case x86ADX = 1
+
+        /// The fastest engine this CPU runs (detected once).
+        static let best = Engine(rawValue: cp256_best_engine()) ?? .portable
+
+        /// Whether this CPU runs the engine.
+        var isAvailable: Bool { cp256_engine_available(rawValue) != 0 }
+    }
+
     /// The affine x of k*G, plain (not Montgomery form), for a plain scalar k, or nil when k*G is the point at
     /// infinity: what ECDSA signing needs. The same table sum as `multiplyGenerator` and one inversion, run by the
-    /// C target CP256 (128-bit products, P-256's own Montgomery reduction), which reads `generatorTable` in place.
-    static func generatorMultipleX(_ k: UInt256) -> UInt256? {
+    /// C target CP256 with `engine` (which must be available), reading `generatorTable` in place.
+    static func generatorMultipleX(_ k: UInt256, engine: Engine = .best) -> UInt256? {
         // The table is read as 8 limbs per point (x then y, least significant limb first): Swift lays out these
         // structs of UInt64s in declaration order, which these checks (constant-folded) keep honest.
         precondition(
@@ -192,7 +206,7 @@ enum P256Curve {
             withUnsafeBytes(of: &littleEndian) { scalar in
                 withUnsafeMutableBytes(of: &x) { out in
                     cp256_generator_multiple_x(
-                        out.baseAddress!.assumingMemoryBound(to: UInt64.self),
+                        engine.rawValue, out.baseAddress!.assumingMemoryBound(to: UInt64.self),
                         table.baseAddress!.assumingMemoryBound(to: UInt64.self),
                         scalar.baseAddress!.assumingMemoryBound(to: UInt8.self))
                 }

@@ -107,6 +107,12 @@ public struct ScenarioPartition: Sendable {
     public func part(_ part: RunPart, holds customer: String?) -> Bool {
         guard isPartitioned else { return part.index == 0 }
         guard let customer, let position = positions[customer] else { return part.index == 0 }
+        return self.part(part, holdsCustomerAt: position)
+    }
+
+    /// Whether `part` holds the customer at `position` in ``Scenario/customers``.
+    func part(_ part: RunPart, holdsCustomerAt position: Int) -> Bool {
+        guard isPartitioned else { return part.index == 0 }
         return familyPlaces[position] % part.count == part.index
     }
 }

@@ -22,7 +22,7 @@ extension ScenarioRunner {
         _ scenario: Scenario, part: RunPart, partition: ScenarioPartition, into sink: inout Sink
     ) -> ScenarioRun {
         let kept: StoreRetention = needsHistory(scenario) ? .everything : .liveState
-        var (store, stop) = TimelineDriver.prepared(scenario, retention: kept, partition: partition)
+        var (store, stop) = TimelineDriver.prepared(scenario, retention: kept, partition: partition, part: part)
         var handed = (notifications: 0, changes: 0)  // what the sink has (a store that keeps everything)
         // Pauses between two events once it holds this many, also within one instant (as a streamed run does).
         if store.retention == .liveState { store.emissions.handOverAt = 512 }

@@ -64,8 +64,14 @@ public struct TimelineDriver: Sendable {
 
     /// ``prepare(_:retention:epoch:)`` that hands back the store as far as it got when the family cannot be created (a
     /// stopped run still has a store to show).
+    ///
+    /// With `part` (of `partition`): the store of that part of a partitioned run holds only the part's customers
+    /// (each registered at their position in ``Scenario/customers``, so their ids are the one-job run's), their
+    /// storefronts, and the family only when the part holds it (families stay together): memory per part grows with
+    /// the part's customers, not the scenario's (issue 27).
     static func prepared(
-        _ scenario: Scenario, retention: StoreRetention, epoch: UInt32? = nil, partition: ScenarioPartition? = nil
+        _ scenario: Scenario, retention: StoreRetention, epoch: UInt32? = nil,
+        partition: ScenarioPartition? = nil, part: RunPart? = nil
     ) -> (
         store: SimulatedStore, stop: ScenarioError?
     ) {
@@ -74,18 +80,33 @@ public struct TimelineDriver: Sendable {
             epoch: epoch ?? scenario.epoch,
             retention: retention)
         if retention == .liveState { store.limits = .streaming }
+        let partition = partition ?? ScenarioPartition(scenario)
+        func holds(_ customer: String) -> Bool { part.map { partition.part($0, holds: customer) } ?? true }
         let purchases = scenario.timeline.reduce(0) { count, entry in
-            if case .purchase = entry.action { count + 1 } else { count }
+            if case .purchase(let customer, _, _, _) = entry.action, holds(customer) { count + 1 } else { count }
         }
-        store.reserveCapacity(customers: scenario.customers.count, subscriptions: purchases)
-        for customer in scenario.customers { store.addCustomer(customer) }
+        if let part {
+            var positions: [Int] = []
+            for position in scenario.customers.indices where partition.part(part, holdsCustomerAt: position) {
+                positions.append(position)
+            }
+            store.reserveCapacity(customers: positions.count, subscriptions: purchases)
+            // In the scenario's order, so the part's customers keep their relative order (entitlement refreshes).
+            for position in positions {
+                store.addCustomer(
+                    scenario.customers[position], idPosition: position, reserving: scenario.customers.count)
+            }
+        } else {
+            store.reserveCapacity(customers: scenario.customers.count, subscriptions: purchases)
+            for customer in scenario.customers { store.addCustomer(customer) }
+        }
         // Rule partition-order: events of one instant run family by family (positions are `customers`' order).
-        store.setEventGroups((partition ?? ScenarioPartition(scenario)).familyOrdinals)
-        for (customer, storefront) in scenario.storefronts {
+        store.setEventGroups(partition.familyOrdinals)
+        for (customer, storefront) in scenario.storefronts where holds(customer) {
             // Before any purchase, so this cannot be refused.
             try? store.setStorefront(storefront, for: customer)
         }
-        if let family = scenario.family {
+        if let family = scenario.family, holds(family.organizer) {
             do { try store.createFamily(organizer: family.organizer, members: family.members) } catch {
                 return (store, ScenarioError(file: scenario.file, location: family.location, message: "\(error)"))
             }

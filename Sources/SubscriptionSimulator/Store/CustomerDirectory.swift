@@ -20,6 +20,11 @@ struct CustomerRecord: Hashable, Sendable {
     /// The group that orders the customer's store events among others of one instant and priority: their family
     /// ordinal in a scenario run (rule partition-order, `Run/ScenarioPartition.swift`), else 0.
     var eventGroup: UInt32 = 0
+    /// The position the customer's ids are made from (rule ids-per-customer): their place in the order the store
+    /// first met them, or, in the store of one part of a partitioned run, their place in the scenario's customers
+    /// (so a part makes the one-job run's ids while it holds only its own customers; issue 27). Fits the padding
+    /// before `notificationKey`, so a record is no larger.
+    var idPosition: UInt32 = 0
     /// What the customer's notification UUIDs share, made once when the customer is registered.
     var notificationKey = NotificationKey(first: 0, salt: 0)
 
@@ -46,14 +51,21 @@ struct CustomerRecord: Hashable, Sendable {
 /// every event (``CustomerRecord``), their Apple Account fields (storefront, app account token) and whose
 /// entitlements wait to be re-derived.
 ///
+/// A customer's position here (in `names`) is the store's own index; the position their ids are made from is
+/// their record's ``CustomerRecord/idPosition``: the same unless customers are registered at positions of their own
+/// (``register(_:idPosition:ids:)``, the store of one part of a partitioned run).
+///
 /// Invariants (``isConsistent``): `names`, `records` and `positions` describe the same customers: `names` has no
 /// repeats, `records.count == names.count`, and `positions[names[i]] == i` for every `i`; every position in
-/// `toRefresh` is a valid one.
+/// `toRefresh` is a valid one; no two records have the same `idPosition`, and each is below `nextIdPosition`.
 struct CustomerDirectory: Hashable, Sendable {
     /// Customers in the order they were first named.
     private(set) var names: [String] = []
     /// Each customer's position in `names`.
     private(set) var positions: [String: Int] = [:]
+    /// The id position a customer registered without one of their own gets: one past the highest given so far (or
+    /// than ``reserveIdPositions(below:)`` says). Equal to `names.count` while every customer has their own position.
+    private(set) var nextIdPosition = 0
     /// What the store looks up about each customer, by position in `names`.
     var records: [CustomerRecord] = []
     /// Positions of customers whose entitlements may have changed since the last refresh (repeats allowed).
@@ -63,17 +75,27 @@ struct CustomerDirectory: Hashable, Sendable {
     /// The `appAccountToken` each customer's app supplied with their latest purchase that carried one.
     var appAccountTokens: [String: String] = [:]
 
-    /// The customer's position in `names`, registering them (with the next `appTransactionId` of `ids`) if new.
-    mutating func register(_ name: String, ids: inout IdentifierSource) -> Int {
+    /// The customer's position in `names`, registering them if new: their ids are made from `idPosition` (nil:
+    /// ``nextIdPosition``, which is their position in `names` unless customers were registered at positions of their
+    /// own). An `idPosition` must not be one another customer has.
+    mutating func register(_ name: String, idPosition: Int? = nil, ids: inout IdentifierSource) -> Int {
         if let position = positions[name] { return position }
         let position = names.count
+        let idPosition = idPosition ?? nextIdPosition
+        nextIdPosition = max(nextIdPosition, idPosition + 1)
         names.append(name)
         records.append(
             CustomerRecord(
-                appTransactionId: ids.appTransactionId(forCustomerAt: position),
-                notificationKey: ids.notificationKey(ofCustomerAt: position)))
+                appTransactionId: ids.appTransactionId(forCustomerAt: idPosition), idPosition: UInt32(idPosition),
+                notificationKey: ids.notificationKey(ofCustomerAt: idPosition)))
         positions[name] = position
         return position
+    }
+
+    /// Customers registered from now on without an id position of their own get one at or above `count`: the store of
+    /// one part of a partitioned run keeps the scenario's positions for the customers of the other parts.
+    mutating func reserveIdPositions(below count: Int) {
+        nextIdPosition = max(nextIdPosition, count)
     }
 
     /// Marks a registered customer's entitlements for re-derivation at the next refresh.
@@ -98,5 +120,7 @@ struct CustomerDirectory: Hashable, Sendable {
         records.count == names.count && positions.count == names.count
             && names.indices.allSatisfy { positions[names[$0]] == $0 }
             && toRefresh.allSatisfy { names.indices.contains($0) }
+            && Set(records.map(\.idPosition)).count == records.count
+            && records.allSatisfy { Int($0.idPosition) < nextIdPosition }
     }
 }

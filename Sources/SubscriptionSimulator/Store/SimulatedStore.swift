@@ -109,6 +109,15 @@ public struct SimulatedStore: Sendable {
         directory.register(name, ids: &ids)
     }
 
+    /// Registers a customer whose ids are made from `idPosition` rather than from the order the store meets them
+    /// (``CustomerRecord/idPosition``): the store of one part of a partitioned run registers only its own customers,
+    /// each at their place in the scenario's customers, and makes the ids the one-job run makes (issue 27). Customers
+    /// registered later without a position of their own get one at or above `reserving`.
+    mutating func addCustomer(_ name: String, idPosition: Int, reserving count: Int) {
+        _ = directory.register(name, idPosition: idPosition, ids: &ids)
+        directory.reserveIdPositions(below: count)
+    }
+
     /// The event group of the customer at `position` (``CustomerRecord/eventGroup``; 0 for none).
     @inline(__always)
     func eventGroup(ofCustomerAt position: Int?) -> UInt32 {
@@ -116,12 +125,14 @@ public struct SimulatedStore: Sendable {
         return directory.records[position].eventGroup
     }
 
-    /// Gives each registered customer, by position, the group that orders their events among others of one instant
-    /// and priority (rule partition-order, `Run/ScenarioPartition.swift`: their family ordinal). Customers not
-    /// given one have group 0, so a store not made from a scenario runs such events in the order scheduled.
+    /// Gives each registered customer, by id position (``CustomerRecord/idPosition``: their place in the scenario's
+    /// customers), the group that orders their events among others of one instant and priority (rule
+    /// partition-order, `Run/ScenarioPartition.swift`: their family ordinal). Customers not given one have group 0,
+    /// so a store not made from a scenario runs such events in the order scheduled.
     mutating func setEventGroups(_ groups: [UInt32]) {
-        for position in directory.records.indices where position < groups.count {
-            directory.records[position].eventGroup = groups[position]
+        for position in directory.records.indices {
+            let idPosition = Int(directory.records[position].idPosition)
+            if idPosition < groups.count { directory.records[position].eventGroup = groups[idPosition] }
         }
     }
 
@@ -135,10 +146,12 @@ public struct SimulatedStore: Sendable {
 
     // MARK: - Identifiers (rule ids-per-customer)
 
-    /// The next transaction id of the customer at `position`. Each counter is read and written in one access to
-    /// the customer's record (issue 27).
+    /// The next transaction id of the customer at `position` (made from their ``CustomerRecord/idPosition``). Each
+    /// counter is read and written in one access to the customer's record (issue 27); the id position is read after.
     mutating func nextTransactionIdentifier(forCustomerAt position: Int) -> StoreIdentifier {
-        ids.transactionIdentifier(ofCustomerAt: position, counter: directory.records[position].countTransactionId())
+        let counter = directory.records[position].countTransactionId()
+        return ids.transactionIdentifier(
+            ofCustomerAt: Int(directory.records[position].idPosition), counter: counter)
     }
 
     /// The next transaction id of `customer` (registered if new), as text.
@@ -146,10 +159,11 @@ public struct SimulatedStore: Sendable {
         nextTransactionIdentifier(forCustomerAt: register(customer)).text
     }
 
-    /// The next web order line item id of the customer at `position`.
+    /// The next web order line item id of the customer at `position` (made from their id position).
     mutating func nextWebOrderLineItemIdentifier(forCustomerAt position: Int) -> StoreIdentifier {
-        ids.webOrderLineItemIdentifier(
-            ofCustomerAt: position, counter: directory.records[position].countWebOrderLineItemId())
+        let counter = directory.records[position].countWebOrderLineItemId()
+        return ids.webOrderLineItemIdentifier(
+            ofCustomerAt: Int(directory.records[position].idPosition), counter: counter)
     }
 
     /// The next notification UUID about the customer at `position`.

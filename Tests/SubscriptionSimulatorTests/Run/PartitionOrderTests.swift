@@ -6,12 +6,6 @@ import Testing
 /// from its parts by key are the one-job run's records, and each part's records are exactly the one-job run's
 /// records of its families.
 @Suite struct PartitionOrderTests {
-    /// The one-job run's records.
-    static func oneJob(_ scenario: Scenario) -> (notifications: [SentNotification], changes: [EntitlementChange]) {
-        let run = ScenarioRunner.execute(scenario)
-        return (run.store.notifications, run.store.entitlementChanges)
-    }
-
     /// Each notification as its `decoded` line (what every output writes of it; the store's own bookkeeping, such as
     /// the modification order the Server API sorts by, is not output and is counted per store).
     static func lines(_ notifications: [SentNotification], app: AppConfiguration) -> [String] {
@@ -23,13 +17,15 @@ import Testing
     }
 
     static func checkParts(_ scenario: Scenario, counts: ClosedRange<Int> = 1...4) {
-        let whole = oneJob(scenario)
+        let wholeRun = ScenarioRunner.execute(scenario)
+        let whole = (notifications: wholeRun.store.notifications, changes: wholeRun.store.entitlementChanges)
         let partition = ScenarioPartition(scenario)
         for count in counts {
             var parts: [KeyedRecords] = []
             for index in 0..<count {
                 let part = RunPart(index: index, count: count)
-                let (records, _) = ScenarioRunner.runPart(scenario, part: part)
+                let (records, run) = ScenarioRunner.runPart(scenario, part: part)
+                checkStore(run.store, of: part, scenario, partition: partition, whole: wholeRun.store)
                 // Keys never go down within a part.
                 #expect(zip(records.notificationKeys, records.notificationKeys.dropFirst()).allSatisfy { $0 <= $1 })
                 #expect(zip(records.changeKeys, records.changeKeys.dropFirst()).allSatisfy { $0 <= $1 })
@@ -50,6 +46,26 @@ import Testing
                 "\(scenario.file): \(count) parts merged")
             #expect(merged.changes == whole.changes, "\(scenario.file): \(count) parts merged")
         }
+    }
+
+    /// A part's store holds only the part's customers (issue 27), in the scenario's order, each with the ids of their
+    /// place in the scenario (rule ids-per-customer): the one-job run's `appTransactionId`; the family only in the
+    /// part that holds it.
+    static func checkStore(
+        _ store: SimulatedStore, of part: RunPart, _ scenario: Scenario, partition: ScenarioPartition,
+        whole: SimulatedStore
+    ) {
+        let own = scenario.customers.indices.filter { partition.part(part, holds: scenario.customers[$0]) }
+        #expect(store.customers == own.map { scenario.customers[$0] }, "\(scenario.file) part \(part): customers")
+        #expect(store.directory.records.map { Int($0.idPosition) } == own, "\(scenario.file) part \(part): ids")
+        #expect(store.directory.isConsistent)
+        #expect(
+            store.customers.map { store.appTransactionId(of: $0) }
+                == store.customers.map { whole.appTransactionId(of: $0) },
+            "\(scenario.file) part \(part): appTransactionId")
+        #expect(
+            store.families.isEmpty == !(scenario.family.map { partition.part(part, holds: $0.organizer) } ?? false),
+            "\(scenario.file) part \(part): family")
     }
 
     @Test(arguments: ScenarioFilesTests.files.map(\.lastPathComponent))

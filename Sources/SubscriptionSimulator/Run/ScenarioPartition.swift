@@ -98,22 +98,25 @@ public struct ScenarioPartition: Sendable {
 
     /// Whether `part` holds timeline entry `index` (``part(_:holds:)`` of its customer, read from a table).
     func part(_ part: RunPart, holdsEntry index: Int) -> Bool {
-        guard isPartitioned else { return part.index == 0 }
         let place = Int(entryPlaces[index])
-        return place < 0 ? part.index == 0 : place % part.count == part.index
+        return self.part(part, holdsPlace: place < 0 ? nil : place)
     }
 
     /// Whether `part` holds the customer (a name the scenario does not know, or no customer: part 0).
     public func part(_ part: RunPart, holds customer: String?) -> Bool {
-        guard isPartitioned else { return part.index == 0 }
-        guard let customer, let position = positions[customer] else { return part.index == 0 }
-        return self.part(part, holdsCustomerAt: position)
+        self.part(part, holdsPlace: customer.flatMap { positions[$0] }.map { familyPlaces[$0] })
     }
 
     /// Whether `part` holds the customer at `position` in ``Scenario/customers``.
     func part(_ part: RunPart, holdsCustomerAt position: Int) -> Bool {
-        guard isPartitioned else { return part.index == 0 }
-        return familyPlaces[position] % part.count == part.index
+        self.part(part, holdsPlace: familyPlaces[position])
+    }
+
+    /// The round robin itself: `part` holds the families whose place is its index modulo the count; part 0 holds
+    /// what belongs to no family (nil), and everything when the scenario is not partitioned.
+    private func part(_ part: RunPart, holdsPlace place: Int?) -> Bool {
+        guard isPartitioned, let place else { return part.index == 0 }
+        return place % part.count == part.index
     }
 }
 

@@ -105,26 +105,6 @@ func exercisedStore() throws -> SimulatedStore {
         #expect(book.isConsistent)
     }
 
-    /// A part's store (issue 27) registers its customers at their places in the scenario: their ids are made from
-    /// those, and a customer registered later without one gets a position past every reserved one.
-    @Test func customersRegisteredAtPositionsOfTheirOwnKeepTheirIds() {
-        var directory = CustomerDirectory()
-        var ids = IdentifierSource(seed: 1)
-        #expect(directory.register("carol", idPosition: 2, ids: &ids) == 0)
-        #expect(directory.register("erin", idPosition: 4, ids: &ids) == 1)
-        directory.reserveIdPositions(below: 6)
-        #expect(directory.register("zoe", ids: &ids) == 2)
-        #expect(directory.records.map(\.idPosition) == [2, 4, 6])
-        #expect(directory.records[1].appTransactionId == ids.appTransactionId(forCustomerAt: 4))
-        #expect(directory.isConsistent)
-        var store = SimulatedStore(
-            app: AppConfiguration(bundleId: "com.example.app", appAppleId: 1), catalog: Catalog(), start: testStart,
-            seed: 1)
-        store.addCustomer("erin", idPosition: 4, reserving: 6)
-        let transactionId = store.nextTransactionId(for: "erin")
-        #expect(transactionId == ids.transactionId(ofCustomerAt: 4, counter: 1))
-    }
-
     @Test func theInvariantsHoldAfterARun() throws {
         #expect(try exercisedStore().familyBook.isConsistent)
     }
@@ -143,26 +123,6 @@ func exercisedStore() throws -> SimulatedStore {
         #expect(ledger.isConsistent)
     }
 
-    /// A part's store (issue 27) registers its customers at their places in the scenario: their ids are made from
-    /// those, and a customer registered later without one gets a position past every reserved one.
-    @Test func customersRegisteredAtPositionsOfTheirOwnKeepTheirIds() {
-        var directory = CustomerDirectory()
-        var ids = IdentifierSource(seed: 1)
-        #expect(directory.register("carol", idPosition: 2, ids: &ids) == 0)
-        #expect(directory.register("erin", idPosition: 4, ids: &ids) == 1)
-        directory.reserveIdPositions(below: 6)
-        #expect(directory.register("zoe", ids: &ids) == 2)
-        #expect(directory.records.map(\.idPosition) == [2, 4, 6])
-        #expect(directory.records[1].appTransactionId == ids.appTransactionId(forCustomerAt: 4))
-        #expect(directory.isConsistent)
-        var store = SimulatedStore(
-            app: AppConfiguration(bundleId: "com.example.app", appAppleId: 1), catalog: Catalog(), start: testStart,
-            seed: 1)
-        store.addCustomer("erin", idPosition: 4, reserving: 6)
-        let transactionId = store.nextTransactionId(for: "erin")
-        #expect(transactionId == ids.transactionId(ofCustomerAt: 4, counter: 1))
-    }
-
     @Test func theInvariantsHoldAfterARun() throws {
         #expect(try exercisedStore().ledger.isConsistent)
     }
@@ -170,26 +130,6 @@ func exercisedStore() throws -> SimulatedStore {
 
 /// ``EmissionLog``: restores and app openings are placed among the notifications, in order.
 @Suite struct EmissionLogTests {
-    /// A part's store (issue 27) registers its customers at their places in the scenario: their ids are made from
-    /// those, and a customer registered later without one gets a position past every reserved one.
-    @Test func customersRegisteredAtPositionsOfTheirOwnKeepTheirIds() {
-        var directory = CustomerDirectory()
-        var ids = IdentifierSource(seed: 1)
-        #expect(directory.register("carol", idPosition: 2, ids: &ids) == 0)
-        #expect(directory.register("erin", idPosition: 4, ids: &ids) == 1)
-        directory.reserveIdPositions(below: 6)
-        #expect(directory.register("zoe", ids: &ids) == 2)
-        #expect(directory.records.map(\.idPosition) == [2, 4, 6])
-        #expect(directory.records[1].appTransactionId == ids.appTransactionId(forCustomerAt: 4))
-        #expect(directory.isConsistent)
-        var store = SimulatedStore(
-            app: AppConfiguration(bundleId: "com.example.app", appAppleId: 1), catalog: Catalog(), start: testStart,
-            seed: 1)
-        store.addCustomer("erin", idPosition: 4, reserving: 6)
-        let transactionId = store.nextTransactionId(for: "erin")
-        #expect(transactionId == ids.transactionId(ofCustomerAt: 4, counter: 1))
-    }
-
     @Test func theInvariantsHoldAfterARun() throws {
         let store = try exercisedStore()
         #expect(store.emissions.isConsistent)

@@ -80,4 +80,14 @@ public struct AppConfiguration: Hashable, Sendable {
         self.familyDelay = familyDelay
         self.storefront = storefront
     }
+
+    /// The same configuration with its strings in storage of its own (``String/inOwnStorage``): the bundle id is
+    /// written into every payload, by every part of a run in parts.
+    package func inOwnStorage() -> AppConfiguration {
+        var copy = self
+        copy.bundleId = bundleId.inOwnStorage
+        copy.bundleVersion = bundleVersion.inOwnStorage
+        copy.storefront = Storefront(countryCode: storefront.countryCode.inOwnStorage, id: storefront.id.inOwnStorage)
+        return copy
+    }
 }

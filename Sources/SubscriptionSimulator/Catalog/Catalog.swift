@@ -46,6 +46,17 @@ public struct Catalog: Hashable, Sendable {
             offer: offer, in: storefront)
     }
 
+    /// The same catalogue in storage of its own: the products, their ids, groups and prices and the index by id
+    /// copied (``String/inOwnStorage``), so that the parts of a run in parts do not share the strings they copy into
+    /// every transaction and renewal record.
+    package func inOwnStorage() -> Catalog {
+        var copy = Catalog()
+        copy.products = products.map { $0.inOwnStorage() }
+        for index in copy.products.indices { copy.indexById[copy.products[index].id] = index }
+        copy.groups = groups.map(\.inOwnStorage)
+        return copy
+    }
+
     /// Adds a product, checking the catalogue's rules.
     public mutating func add(_ product: Product) throws(CatalogError) {
         guard indexById[product.id] == nil else { throw .duplicateProduct(product.id) }

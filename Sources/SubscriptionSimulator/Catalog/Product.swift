@@ -223,6 +223,19 @@ public struct Product: Hashable, Sendable {
 
     public var isSubscription: Bool { type == .autoRenewable }
 
+    /// The same product with its strings, prices and offers in storage of its own (``Catalog/inOwnStorage()``).
+    func inOwnStorage() -> Product {
+        var copy = self
+        copy.id = id.inOwnStorage
+        copy.referenceName = referenceName?.inOwnStorage
+        copy.group = group?.inOwnStorage
+        copy.currency = currency.inOwnStorage
+        copy.prices = Dictionary(uniqueKeysWithValues: prices.map { ($0.key.inOwnStorage, $0.value) })
+        copy.introOffers = introOffers.map { $0 }
+        copy.offers = offers.map { $0 }
+        return copy
+    }
+
     /// The product's one introductory offer, as before offers were configured per billing plan: the first of
     /// ``introOffers``. Setting it replaces them all (`nil`: none).
     public var introOffer: IntroductoryOffer? {

@@ -46,6 +46,20 @@ struct PartitionedRun {
         case jsonl(NotificationEncoder, JWSSigning)
         case decoded(AppConfiguration)
 
+        /// The same encoding with the app's strings and the signer's header in storage of the part's own
+        /// (``String/inOwnStorage``): every line writes them, on every part's thread at once.
+        func inOwnStorage() -> Lines {
+            switch self {
+            case .none:
+                return .none
+            case .jsonl(var encoder, _):
+                encoder.app = encoder.app.inOwnStorage()
+                return .jsonl(encoder, JWSSigning(encoder.signer))
+            case .decoded(let app):
+                return .decoded(app.inOwnStorage())
+            }
+        }
+
         /// Appends each notification's line (with its newline) to `bytes`, and where it ends in `bytes` to
         /// `lineEnds` (`.none`: no bytes, every line ends where `bytes` does). The case is read once per call, not
         /// per line: binding its values retains the app's and the signer's storage, which every part shares.
@@ -57,15 +71,21 @@ struct PartitionedRun {
             case .none:
                 for _ in notifications.indices { lineEnds.append(bytes.count) }
             case .jsonl(let encoder, let signing):
-                for index in notifications.indices {
-                    encoder.appendPostBody(of: notifications[index], signing: signing, to: &bytes, buffers: &buffers)
-                    bytes.append(UInt8(ascii: "\n"))
-                    lineEnds.append(bytes.count)
+                // Each notification read in place, not copied out of the array: a copy retains every string it
+                // holds, and the catalog's strings are shared by every part's thread.
+                notifications.withUnsafeBufferPointer { group in
+                    for index in group.indices {
+                        encoder.appendPostBody(of: group[index], signing: signing, to: &bytes, buffers: &buffers)
+                        bytes.append(UInt8(ascii: "\n"))
+                        lineEnds.append(bytes.count)
+                    }
                 }
             case .decoded(let app):
-                for index in notifications.indices {
-                    DecodedSink.appendLine(of: notifications[index], app: app, to: &bytes)
-                    lineEnds.append(bytes.count)
+                notifications.withUnsafeBufferPointer { group in
+                    for index in group.indices {
+                        DecodedSink.appendLine(of: group[index], app: app, to: &bytes)
+                        lineEnds.append(bytes.count)
+                    }
                 }
             }
         }
@@ -82,12 +102,28 @@ struct PartitionedRun {
         var batch = Batch()
         var buffers = NotificationEncoder.Buffers()
         var steps = 0
+        /// A little over the longest average line of any group so far: the room a group's lines are expected to
+        /// take, reserved before they are encoded.
+        var lineBytes = 0
 
         mutating func receive(
             taking notifications: inout [SentNotification], keys notificationKeys: [RecordKey],
             _ changes: inout [EntitlementChange], keys changeKeys: [RecordKey], frontier: RecordKey
         ) {
+            // A batch's bytes that grew while a group's lines were appended would be copied at every doubling
+            // (a group of 512 coincident renewals is about 1.7 MB of jsonl, a batch is cut at 256 KB): the group's
+            // room is reserved first, in a batch of its own when the current one cannot take it.
+            let room = batch.bytes.count + notifications.count * lineBytes
+            if room > batch.bytes.capacity {
+                if batch.recordCount > 0 { handOn() }
+                batch.bytes.reserveCapacity(notifications.count * lineBytes)
+            }
+            let before = batch.bytes.count
             lines.appendLines(of: notifications, to: &batch.bytes, lineEnds: &batch.lineEnds, buffers: &buffers)
+            if !notifications.isEmpty {
+                let average = (batch.bytes.count - before) / notifications.count
+                lineBytes = max(lineBytes, average + average / 8)
+            }
             if keepValues { batch.notifications += notifications }
             batch.notificationKeys += notificationKeys
             batch.changes += changes
@@ -139,7 +175,7 @@ struct PartitionedRun {
 
         func work() {
             var finishing = FinishLater(
-                inner: PartSink(lines: lines, keepValues: keepValues, queue: queue, spare: spare))
+                inner: PartSink(lines: lines.inOwnStorage(), keepValues: keepValues, queue: queue, spare: spare))
             run = ScenarioRunner.streamPart(scenario, part: part, partition: partition, into: &finishing)
             finishing.inner.finish(cut: finishing.cut)
         }

@@ -75,8 +75,11 @@ public struct TimelineDriver: Sendable {
     ) -> (
         store: SimulatedStore, stop: ScenarioError?
     ) {
+        // A part's store copies the app's and the catalogue's strings (the other parts run at the same time).
         var store = SimulatedStore(
-            app: scenario.app, catalog: scenario.catalog, start: scenario.start, seed: scenario.seed,
+            app: part == nil ? scenario.app : scenario.app.inOwnStorage(),
+            catalog: part == nil ? scenario.catalog : scenario.catalog.inOwnStorage(), start: scenario.start,
+            seed: scenario.seed,
             epoch: epoch ?? scenario.epoch,
             retention: retention)
         if retention == .liveState { store.limits = .streaming }

@@ -42,8 +42,11 @@ package enum MergeCommand {
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     /// `simctl merge PART...`: every part is checked (header, each of 1...N once, complete) before anything is
-    /// written; then the parts are merged by key, read in chunks (memory bounded by the parts' batches).
-    package static func main(_ arguments: [String], standardOutput: (([UInt8]) -> Void)? = nil) -> CommandOutput {
+    /// written; then the parts are merged by key, read in chunks (memory bounded by the parts' batches). With
+    /// `standardOutputVector` the lines are written from the chunks they were read into (`writev(2)`), not copied.
+    package static func main(
+        _ arguments: [String], standardOutput: (([UInt8]) -> Void)? = nil, standardOutputVector: VectorWrite? = nil
+    ) -> CommandOutput {
         if arguments.contains("--help") || arguments.contains("-h") {
             return CommandOutput(stdout: HelpText.merge + "\n", stderr: "", exitCode: ExitCode.success)
         }
@@ -108,7 +111,9 @@ package enum MergeCommand {
         var collected: [UInt8] = []
         let stopped: PartFile.Reader?
         do throws(PartFile.Problem) {
-            stopped = try PartFile.merge(ordered, write: standardOutput ?? { collected += $0 })
+            stopped = try PartFile.merge(
+                ordered, write: standardOutput ?? { collected += $0 },
+                writeVector: standardOutput == nil ? nil : standardOutputVector)
         } catch { return failure(error) }
         let stdout = standardOutput == nil ? String(decoding: collected, as: UTF8.self) : ""
         if let stopped {

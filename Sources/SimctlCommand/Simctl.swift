@@ -32,7 +32,8 @@ package enum Simctl {
     /// returned `stdout` holds the same bytes.
     ///
     /// `standardOutputVector`: the same destination as `standardOutput`, written from several buffers at once
-    /// (`writev(2)`); `run` in parts writes its lines with it, straight from the parts' buffers (``RunPlan/writeVector``).
+    /// (`writev(2)`); `run` in parts writes its lines with it, straight from the parts' buffers (``RunPlan/writeVector``),
+    /// and `merge` straight from the chunks it reads the part files into.
     package static func main(
         _ arguments: [String], clock: @Sendable () -> Instant = wallClock,
         standardOutput: (([UInt8]) -> Void)? = nil, standardOutputVector: VectorWrite? = nil
@@ -52,7 +53,9 @@ package enum Simctl {
         }
         if arguments == ["help", "check"] { return CheckCommand.main(["--help"]) }
         if arguments.first == "merge" {
-            return MergeCommand.main(Array(arguments.dropFirst()), standardOutput: standardOutput)
+            return MergeCommand.main(
+                Array(arguments.dropFirst()), standardOutput: standardOutput,
+                standardOutputVector: standardOutput == nil ? nil : standardOutputVector)
         }
         let invocation: SimctlInvocation
         do throws(UsageError) { invocation = try ArgumentParser.parse(arguments) } catch {

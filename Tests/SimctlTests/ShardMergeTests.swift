@@ -92,6 +92,57 @@ import Testing
         }
     }
 
+    /// `simctl merge` writes the lines with `writev(2)` straight from the chunks it reads the parts into, reusing
+    /// each part's chunk once it is written: the buffers, joined in order, are the one-job bytes (also when a
+    /// refused action ends the run), and nothing goes to the other writer.
+    @Test func mergedLinesAreWrittenFromTheChunksThePartsAreReadInto() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scale = try RunJobsTests.scaleScenario(customers: 200, coincident: true)
+        defer { try? FileManager.default.removeItem(atPath: scale) }
+        let refused = folder.appendingPathComponent("refused.yaml").path
+        try Data(try RunJobsTests.refusedScenarioText().utf8).write(to: URL(fileURLWithPath: refused))
+        for (file, exitCode) in [(scale, Int32(0)), (refused, Int32(65))] {
+            for format in ["jsonl", "decoded"] {
+                let one = Simctl.main(["run", file, "--format", format, "--jobs", "1"])
+                #expect(one.exitCode == exitCode && !one.stdout.isEmpty, "\(one.stderr)")
+                let parts = try (1...3).map { try Self.part(file, format, $0, 3, in: folder) }
+                var joined: [UInt8] = []
+                var calls = 0
+                var copied: [UInt8] = []
+                let merged = Simctl.main(
+                    ["merge"] + parts, standardOutput: { copied += $0 },
+                    standardOutputVector: { buffers in
+                        calls += 1
+                        #expect(buffers.count <= 512)
+                        for buffer in buffers { joined += buffer }
+                    })
+                #expect(merged.exitCode == exitCode && merged.stderr == one.stderr, "\(merged.stderr)")
+                #expect(copied.isEmpty && calls >= 1)
+                #expect(joined == Array(one.stdout.utf8), "\(format): \(joined.count) bytes")
+            }
+        }
+    }
+
+    /// A record line as simctl writes it is read from its bytes; any other spelling is left to the text reading, so
+    /// the lines a merge accepts are the same either way.
+    @Test func recordLinesAreReadFromTheirBytes() {
+        func read(_ text: String) -> (key: RecordKey, length: Int)? {
+            PartFile.Reader.record(Array(text.utf8)).map { (key: $0.0, length: $0.length) }
+        }
+        let record = read("r 3 -1700000000000 42 3071")
+        #expect(record?.key == RecordKey(segment: 3, instant: -1_700_000_000_000, family: 42) && record?.length == 3071)
+        #expect(read("r 0 0 4294967295 1")?.key == RecordKey(segment: 0, instant: 0, family: .max))
+        #expect(read("r 12 1767225600000 7 \(1 << 24)")?.length == 1 << 24)
+        for other in [
+            "r 1 2 3", "r 1 2 3 4 5", "r  1 2 3 4", "r 1 2 3 4 ", "r -1 2 3 4", "r 1 2 -3 4", "r 1 +2 3 4",
+            "r 1 2 4294967296 4", "r 1 2 3 0", "r 1 2 3 \((1 << 24) + 1)", "r 1 2 3 4x", "end 0 - 0",
+            "r 1 1234567890123456789 3 4", "q 1 2 3 4",
+        ] {
+            #expect(read(other) == nil, "\(other)")
+        }
+    }
+
     /// Three good parts of the scale scenario, for the error cases.
     static func goodParts(in folder: URL) throws -> (file: String, parts: [String]) {
         let file = try RunJobsTests.scaleScenario(customers: 30, coincident: true)

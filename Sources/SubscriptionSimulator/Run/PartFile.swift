@@ -263,6 +263,8 @@ public enum PartFile {
                 throw fail(
                     "truncated: expected record \(number + 1) or the trailer 'end ...', found the end of the file")
             }
+            if let (key, length) = Self.record(line) { return .record(key, length: length) }
+            // Anything but a record line as simctl writes it: read as text (the trailer, other spellings, errors).
             let fields = String(decoding: line, as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
             if fields.count == 5, fields[0] == "r", let segment = Int(fields[1]), let instant = Int64(fields[2]),
                 let family = UInt32(fields[3]), let length = Int(fields[4]), (1...Self.longest).contains(length)
@@ -283,6 +285,36 @@ public enum PartFile {
             throw fail(
                 "at byte \(offset + position - line.count - 1): expected a record 'r SEGMENT INSTANT FAMILY LENGTH' (LENGTH 1 to \(Self.longest)) or the trailer 'end RECORDS CUT STOPLENGTH', found '\(text)'"
             )
+        }
+
+        /// A record line as simctl writes it, `r SEGMENT INSTANT FAMILY LENGTH` (decimal digits, a minus sign only
+        /// before a negative instant, single spaces), read from its bytes: every record's line is read twice (checked,
+        /// then merged), and splitting it as a string took most of a merge's instructions. `nil` for any other line,
+        /// which ``item(number:)`` then reads as text, so the same lines are accepted either way.
+        static func record(_ line: [UInt8]) -> (RecordKey, length: Int)? {
+            guard line.count >= 10, line[0] == UInt8(ascii: "r") else { return nil }
+            var index = 1
+            func number(negative allowed: Bool) -> Int64? {
+                guard index < line.count, line[index] == UInt8(ascii: " ") else { return nil }
+                index += 1
+                let negative = allowed && index < line.count && line[index] == UInt8(ascii: "-")
+                if negative { index += 1 }
+                let first = index
+                var value: Int64 = 0
+                while index < line.count, line[index] != UInt8(ascii: " ") {
+                    let digit = line[index] &- UInt8(ascii: "0")
+                    guard digit < 10, index - first < 18 else { return nil }
+                    value = value * 10 + Int64(digit)
+                    index += 1
+                }
+                guard index > first else { return nil }
+                return negative ? -value : value
+            }
+            guard let segment = number(negative: false), let instant = number(negative: true),
+                let family = number(negative: false), family <= Int64(UInt32.max),
+                let length = number(negative: false), (1...Int64(Self.longest)).contains(length), index == line.count
+            else { return nil }
+            return (RecordKey(segment: Int(segment), instant: instant, family: UInt32(family)), Int(length))
         }
 
         /// Reads the whole part once (after ``readHeader()``): every record, the trailer, the end of the file.
@@ -357,14 +389,24 @@ public enum PartFile {
     }
 
     /// Merges validated parts (``Reader/validate()``, each part once, in any order) into the one-job output,
-    /// written to `write`. Returns the part whose stop is the run's (nil: none stopped), or a problem when a file
-    /// changed while it was read.
-    public static func merge(_ readers: [Reader], write: @escaping ([UInt8]) -> Void) throws(Problem) -> Reader? {
+    /// written to `write`, or with `writeVector` (`writev(2)`) straight from the batches the parts are read into, as
+    /// `simctl run` in parts writes (``RunPlan/writeVector``). Each part's batch is read into again once the merge is
+    /// done with it. Returns the part whose stop is the run's (nil: none stopped), or a problem when a file changed
+    /// while it was read.
+    public static func merge(
+        _ readers: [Reader], write: @escaping ([UInt8]) -> Void, writeVector: VectorWrite? = nil
+    ) throws(Problem) -> Reader? {
         for reader in readers { try reader.rewind() }
         var sink = NoRecords()
         var tracker: ExpectationTracker?
+        var spare = [PartitionedRun.Batch?](repeating: nil, count: readers.count)
         let cuts = PartitionedRun.merge(
-            count: readers.count, take: { readers[$0].nextBatch(reusing: nil) }, giveBack: { _, _ in }, write: write,
+            count: readers.count,
+            take: { part in
+                defer { spare[part] = nil }
+                return readers[part].nextBatch(reusing: spare[part])
+            },
+            giveBack: { part, batch in spare[part] = batch }, write: write, writeVector: writeVector,
             sink: &sink, tracker: &tracker, keepValues: false, start: Instant(millisecondsSince1970: 0),
             progress: nil)
         if let problem = readers.compactMap(\.problem).first { throw problem }

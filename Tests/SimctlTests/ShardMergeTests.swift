@@ -133,6 +133,7 @@ import Testing
         let record = read("r 3 -1700000000000 42 3071")
         #expect(record?.key == RecordKey(segment: 3, instant: -1_700_000_000_000, family: 42) && record?.length == 3071)
         #expect(read("r 0 0 4294967295 1")?.key == RecordKey(segment: 0, instant: 0, family: .max))
+        #expect(read("r 0 0 0 1")?.length == 1, "the shortest record line")
         #expect(read("r 12 1767225600000 7 \(1 << 24)")?.length == 1 << 24)
         for other in [
             "r 1 2 3", "r 1 2 3 4 5", "r  1 2 3 4", "r 1 2 3 4 ", "r -1 2 3 4", "r 1 2 -3 4", "r 1 +2 3 4",

@@ -292,7 +292,7 @@ public enum PartFile {
         /// then merged), and splitting it as a string took most of a merge's instructions. `nil` for any other line,
         /// which ``item(number:)`` then reads as text, so the same lines are accepted either way.
         static func record(_ line: [UInt8]) -> (RecordKey, length: Int)? {
-            guard line.count >= 10, line[0] == UInt8(ascii: "r") else { return nil }
+            guard line.count >= 9, line[0] == UInt8(ascii: "r") else { return nil }
             var index = 1
             func number(negative allowed: Bool) -> Int64? {
                 guard index < line.count, line[index] == UInt8(ascii: " ") else { return nil }

@@ -62,7 +62,7 @@ struct PartitionedRun {
 
         /// Appends each notification's line (with its newline) to `bytes`, and where it ends in `bytes` to
         /// `lineEnds` (`.none`: no bytes, every line ends where `bytes` does). The case is read once per call, not
-        /// per line: binding its values retains the app's and the signer's storage, which every part shares.
+        /// per line: binding its values retains the app's and the signer's storage.
         func appendLines(
             of notifications: [SentNotification], to bytes: inout [UInt8], lineEnds: inout [Int],
             buffers: inout NotificationEncoder.Buffers
@@ -72,7 +72,7 @@ struct PartitionedRun {
                 for _ in notifications.indices { lineEnds.append(bytes.count) }
             case .jsonl(let encoder, let signing):
                 // Each notification read in place, not copied out of the array: a copy retains every string it
-                // holds, and the catalog's strings are shared by every part's thread.
+                // holds.
                 notifications.withUnsafeBufferPointer { group in
                     for index in group.indices {
                         encoder.appendPostBody(of: group[index], signing: signing, to: &bytes, buffers: &buffers)

@@ -124,8 +124,8 @@ import Testing
         }
     }
 
-    /// A record line as simctl writes it is read from its bytes; any other spelling is left to the text reading, so
-    /// the lines a merge accepts are the same either way.
+    /// A record line is read from its bytes, in the one spelling simctl writes (docs/streaming.md, "The part
+    /// format"); a part with any other is refused, naming the byte where the line starts.
     @Test func recordLinesAreReadFromTheirBytes() {
         func read(_ text: String) -> (key: RecordKey, length: Int)? {
             PartFile.Reader.record(Array(text.utf8)).map { (key: $0.0, length: $0.length) }
@@ -142,6 +142,18 @@ import Testing
         ] {
             #expect(read(other) == nil, "\(other)")
         }
+    }
+
+    @Test func aRecordLineInAnotherSpellingIsRefused() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (file, parts) = try Self.goodParts(in: folder)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var text = try String(contentsOfFile: parts[1], encoding: .utf8)
+        let record = try #require(text.range(of: "\nr "))
+        text.replaceSubrange(record, with: "\nr +")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: parts[1]))
+        Self.expectRefused(parts, "expected a record 'r SEGMENT INSTANT FAMILY LENGTH'")
     }
 
     /// Three good parts of the scale scenario, for the error cases.

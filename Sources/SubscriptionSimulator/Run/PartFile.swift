@@ -264,13 +264,7 @@ public enum PartFile {
                     "truncated: expected record \(number + 1) or the trailer 'end ...', found the end of the file")
             }
             if let (key, length) = Self.record(line) { return .record(key, length: length) }
-            // Anything but a record line as simctl writes it: read as text (the trailer, other spellings, errors).
             let fields = String(decoding: line, as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
-            if fields.count == 5, fields[0] == "r", let segment = Int(fields[1]), let instant = Int64(fields[2]),
-                let family = UInt32(fields[3]), let length = Int(fields[4]), (1...Self.longest).contains(length)
-            {
-                return .record(RecordKey(segment: segment, instant: instant, family: family), length: length)
-            }
             if fields.count == 4, fields[0] == "end", let records = Int(fields[1]), let stopLength = Int(fields[3]),
                 (0...Self.longest).contains(stopLength), fields[2] == "-" || Int(fields[2]) != nil
             {
@@ -287,10 +281,10 @@ public enum PartFile {
             )
         }
 
-        /// A record line as simctl writes it, `r SEGMENT INSTANT FAMILY LENGTH` (decimal digits, a minus sign only
+        /// A record line, `r SEGMENT INSTANT FAMILY LENGTH` (decimal digits, at most 18 each, a minus sign only
         /// before a negative instant, single spaces), read from its bytes: every record's line is read twice (checked,
-        /// then merged), and splitting it as a string took most of a merge's instructions. `nil` for any other line,
-        /// which ``item(number:)`` then reads as text, so the same lines are accepted either way.
+        /// then merged), and splitting it as a string took most of a merge's instructions. `nil` for any other line
+        /// (``item(number:)`` then reads the trailer, or refuses the line).
         static func record(_ line: [UInt8]) -> (RecordKey, length: Int)? {
             guard line.count >= 9, line[0] == UInt8(ascii: "r") else { return nil }
             var index = 1

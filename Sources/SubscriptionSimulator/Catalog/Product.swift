@@ -223,7 +223,8 @@ public struct Product: Hashable, Sendable {
 
     public var isSubscription: Bool { type == .autoRenewable }
 
-    /// The same product with its strings, prices and offers in storage of its own (``Catalog/inOwnStorage()``).
+    /// The same product with its strings and its price table in storage of its own, and its offer arrays copied
+    /// (the offers' own fields, read only at purchases and redemptions, still share theirs; ``Catalog/inOwnStorage()``).
     func inOwnStorage() -> Product {
         var copy = self
         copy.id = id.inOwnStorage

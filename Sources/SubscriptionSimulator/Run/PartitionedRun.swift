@@ -115,8 +115,11 @@ struct PartitionedRun {
             // room is reserved first, in a batch of its own when the current one cannot take it.
             let room = batch.bytes.count + notifications.count * lineBytes
             if room > batch.bytes.capacity {
-                if batch.recordCount > 0 { handOn() }
-                batch.bytes.reserveCapacity(notifications.count * lineBytes)
+                if batch.recordCount > 0 {
+                    handOn(reserving: notifications.count * lineBytes)
+                } else {
+                    batch.bytes.reserveCapacity(room)
+                }
             }
             let before = batch.bytes.count
             lines.appendLines(of: notifications, to: &batch.bytes, lineEnds: &batch.lineEnds, buffers: &buffers)
@@ -133,13 +136,14 @@ struct PartitionedRun {
             if batch.bytes.count >= PartitionedRun.batchBytes || batch.recordCount >= 512 || steps >= 64 { handOn() }
         }
 
-        mutating func handOn() {
+        /// Hands the batch on and starts the next with room for `reserving` bytes of lines, and for a batch's worth.
+        mutating func handOn(reserving: Int = 0) {
             steps = 0
             let frontier = batch.frontier
             queue.put(batch)
             batch = spare.takeIfAny() ?? Batch()
             batch.frontier = frontier
-            batch.bytes.reserveCapacity(PartitionedRun.batchBytes + 8192)
+            batch.bytes.reserveCapacity(max(PartitionedRun.batchBytes + 8192, reserving))
         }
 
         mutating func finish(cut: RecordKey?) {

@@ -252,10 +252,11 @@ package enum ArgumentParser {
         options.jobs = jobs
         options.shard = shard
         if shard != nil {
-            // A part holds output lines with their keys: jsonl or decoded, written to standard output only.
+            // A part holds output lines or timeline rows with their keys, written to standard output only.
             var conflict: String?
-            if options.format != .jsonl && options.format != .decoded {
-                conflict = "'--format \(options.format.rawValue)' (a part holds jsonl or decoded lines)"
+            if !PartFile.formats.contains(options.format) {
+                conflict =
+                    "'--format \(options.format.rawValue)' (a part holds jsonl or decoded lines or timeline rows)"
             } else if out != nil {
                 conflict = "'--out' (write the fixture folder from the one-job run)"
             } else if options.delivery != nil {

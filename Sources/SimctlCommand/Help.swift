@@ -75,11 +75,11 @@ package enum HelpText {
                               same bytes for every N. --jobs 1 runs on one thread. One job whatever N: svg,
                               --deliver, and a scenario with an action for no one customer (a price change,
                               removeFromSale, TEST, a mass renewal extension) (docs/streaming.md)
-          --shard I/N         write only part I of N (from 1) of a jsonl or decoded run, in the part format
-                              that 'simctl merge' reads (run the N parts on N machines, then merge them into
-                              the same bytes as one run). A scenario that runs as one job has everything in
-                              part 1; its other parts are empty. Expectations are not judged. Not with --out
-                              or --deliver. See 'simctl help merge' and docs/streaming.md
+          --shard I/N         write only part I of N (from 1) of a jsonl, decoded or timeline run, in the
+                              part format that 'simctl merge' reads (run the N parts on N machines, then
+                              merge them into the same bytes as one run). A scenario that runs as one job has
+                              everything in part 1; its other parts are empty. Expectations are not judged.
+                              Not with svg, --out or --deliver. See 'simctl help merge' and docs/streaming.md
 
         The same file, seed and start always give byte-identical output.
         Expectation failures go to standard error; the exit code is then 1.
@@ -91,13 +91,15 @@ package enum HelpText {
     package static let merge = """
         USAGE: simctl merge PART...
 
-        Merges the N parts written by 'simctl run FILE --shard I/N --format jsonl|decoded' (each part once, in
-        any order) into exactly the output of the one-job run, on standard output. Every part is checked before
-        anything is written: the header (same scenario file, seed, start, until, environment, signing, format
-        and N), that parts 1 to N are each there once, and that each part is complete (its trailer counts its
-        records). Memory stays bounded: parts are read twice, in chunks, never held whole.
+        Merges the N parts written by 'simctl run FILE --shard I/N --format jsonl|decoded|timeline' (each part
+        once, in any order) into exactly the output of the one-job run, on standard output. Every part is
+        checked before anything is written: the header (same scenario file, seed, start, until, environment,
+        signing, format and N), that parts 1 to N are each there once, and that each part is complete (its
+        trailer counts its records). Memory stays bounded: parts are read twice, in chunks, never held whole
+        (a timeline's rows wait in a temporary file until the table's column widths are known).
         When the run stopped at an action the rules refuse, the lines up to it are written, the error goes to
-        standard error and the exit code is 65, as 'simctl run' does. Expectations are not judged.
+        standard error and the exit code is 65, as 'simctl run' does. Expectations are not judged: a merged
+        timeline ends with 'expectations: N not checked' where the one-job run judges N > 0 of them.
         Exit codes: 64 bad usage, 65 a part is not valid (the message names the file, what was expected and
         what was found), 66 a part cannot be read. See docs/streaming.md, "Spreading a run over machines".
         """

@@ -111,9 +111,13 @@ package enum MergeCommand {
         var collected: [UInt8] = []
         let stopped: PartFile.Reader?
         do throws(PartFile.Problem) {
-            stopped = try PartFile.merge(
-                ordered, write: standardOutput ?? { collected += $0 },
-                writeVector: standardOutput == nil ? nil : standardOutputVector)
+            if headers[0].format == OutputFormat.timeline.rawValue {
+                stopped = try PartFile.mergeTimeline(ordered, write: standardOutput ?? { collected += $0 })
+            } else {
+                stopped = try PartFile.merge(
+                    ordered, write: standardOutput ?? { collected += $0 },
+                    writeVector: standardOutput == nil ? nil : standardOutputVector)
+            }
         } catch { return failure(error) }
         let stdout = standardOutput == nil ? String(decoding: collected, as: UTF8.self) : ""
         if let stopped {

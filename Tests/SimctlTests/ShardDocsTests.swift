@@ -53,9 +53,10 @@ import Testing
     }
 
     @Test func everyBlockIsRunHere() {
-        #expect(Self.blocks.count == 5)
+        #expect(Self.blocks.count == 6)
         for text in [
             "for i in 1 2 3 4", "parallel ", "JOB_COMPLETION_INDEX", "--shard \"$SHARD/4\"", "notifications.jsonl",
+            "rows1 rows2 rows3",
         ] {
             #expect(Self.block(containing: text) != nil, "\(text)")
         }
@@ -67,6 +68,26 @@ import Testing
         let (status, stderr) = try Self.bash(try #require(Self.block(containing: "for i in 1 2 3 4")), in: folder)
         #expect(status == 0, "\(stderr)")
         #expect(try Data(contentsOf: folder.appendingPathComponent("merged.jsonl")) == (try Self.oneJob("jsonl")))
+    }
+
+    /// The timeline's loop: the merged table is the one-job table, and the only difference is the one the text
+    /// shows `diff` printing (the line below the table: expectations not checked).
+    @Test func theTimelineLoopMergesToTheOneJobTable() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (status, stderr) = try Self.bash(try #require(Self.block(containing: "rows1 rows2 rows3")), in: folder)
+        #expect(status == 0, "\(stderr)")
+        let merged = try String(contentsOf: folder.appendingPathComponent("merged.txt"), encoding: .utf8)
+        let one = try String(contentsOf: folder.appendingPathComponent("one.txt"), encoding: .utf8)
+        #expect(one == String(decoding: try Self.oneJob("timeline"), as: UTF8.self))
+        let file = SimctlProcess.packageRoot.appendingPathComponent(Self.scenario).path
+        #expect(merged == (try ShardMergeTests.mergedTimeline(one, file: file)))
+        let shown = try #require(Self.doc.components(separatedBy: "```text\n").first { $0.hasPrefix("49c49\n") })
+        let lines = shown.components(separatedBy: "```")[0].split(separator: "\n").map(String.init)
+        let mergedLines = merged.split(separator: "\n", omittingEmptySubsequences: false)
+        let oneLines = one.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(mergedLines.count == 50 && oneLines.count == 50)
+        #expect(lines == ["49c49", "< " + mergedLines[48], "---", "> " + oneLines[48]])
     }
 
     /// Whether GNU parallel is installed (where it is not, the shell loop stands in: skipped, not passed).

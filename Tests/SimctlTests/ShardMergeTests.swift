@@ -29,19 +29,45 @@ import Testing
         return path
     }
 
-    static func mergedEqualsOneJob(_ file: String, formats: [String] = ["jsonl", "decoded"]) throws {
+    static func mergedEqualsOneJob(
+        _ file: String, formats: [String] = ["jsonl", "decoded", "timeline"], parts counts: ClosedRange<Int> = 1...4
+    ) throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         for format in formats {
             let one = Simctl.main(["run", file, "--format", format, "--jobs", "1"])
-            #expect(one.exitCode == 0 && !one.stdout.isEmpty, "\(one.stderr)")
-            for n in 1...4 {
+            #expect([0, 1].contains(one.exitCode) && !one.stdout.isEmpty, "\(one.stderr)")
+            let expected = format == "timeline" ? try mergedTimeline(one.stdout, file: file) : one.stdout
+            for n in counts {
                 let parts = try (1...n).map { try part(file, format, $0, n, in: folder) }
                 // Given in reverse order: the order of the files does not matter.
                 let merged = Simctl.main(["merge"] + parts.reversed())
                 #expect(merged.exitCode == 0 && merged.stderr.isEmpty, "\(merged.stderr)")
-                #expect(merged.stdout == one.stdout, "\(file) \(format) \(n) parts")
+                #expect(merged.stdout == expected, "\(file) \(format) \(n) parts")
             }
+        }
+    }
+
+    /// The one-job timeline as a merge of its parts writes it: the same title and table; a scenario with
+    /// expectations ends with them not checked instead of judged (a part holds rows, not notifications).
+    static func mergedTimeline(_ oneJob: String, file: String) throws -> String {
+        let scenario = try ScenarioDecoder(file: file).decode(try String(contentsOfFile: file, encoding: .utf8))
+        let count = scenario.expectations.count
+        guard count > 0 else { return oneJob }
+        let judged = try #require(oneJob.range(of: "\nexpectations: \(count) checked, ", options: .backwards))
+        #expect(oneJob[judged.upperBound...].hasSuffix("\n") && oneJob.hasSuffix("\n"))
+        return String(oneJob[..<judged.lowerBound])
+            + "\nexpectations: \(count) not checked (merged parts; run the scenario as one job to check them)\n"
+    }
+
+    /// Every Scenarios file, each format a part holds, in 2 and 3 parts (the files that run as one job included:
+    /// their part 1 holds everything, in the one-job order).
+    @Test func everyScenarioFileMergesToTheOneJobBytes() throws {
+        let folder = Self.root.appendingPathComponent("Scenarios")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") }
+        #expect(names.count >= 40)
+        for name in names.sorted() {
+            try Self.mergedEqualsOneJob(folder.appendingPathComponent(name).path, parts: 2...3)
         }
     }
 
@@ -53,21 +79,31 @@ import Testing
         try Self.mergedEqualsOneJob(file)
     }
 
-    @Test func aGeneratedHundredCustomerScenarioMergesToTheOneJobBytes() throws {
-        let file = try RunJobsTests.scaleScenario(customers: 100, coincident: false)
+    @Test(arguments: [false, true]) func aGeneratedHundredCustomerScenarioMergesToTheOneJobBytes(coincident: Bool)
+        throws
+    {
+        let file = try RunJobsTests.scaleScenario(customers: 100, coincident: coincident)
         defer { try? FileManager.default.removeItem(atPath: file) }
         try Self.mergedEqualsOneJob(file)
-        // Every part holds some of the records.
+        // Every part holds some of the records; a timeline part, access rows too.
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         for i in 1...4 {
             let text = try String(contentsOfFile: try Self.part(file, "jsonl", i, 4, in: folder), encoding: .utf8)
-            #expect(text.contains("\nr "))
+            #expect(text.contains("\nr ") && !text.contains("\na "))
+            let rows = try Data(contentsOf: URL(fileURLWithPath: try Self.part(file, "timeline", i, 4, in: folder)))
+            // A row's cells end without a newline: the next record's line follows them.
+            let lines = String(decoding: rows, as: UTF8.self)
+            #expect(lines.contains("\nr "))
+            #expect(lines.range(of: #"a \d+ \d+ \d+ \d+\n"#, options: .regularExpression) != nil)
         }
     }
 
-    @Test func aOneJobScenarioHasEverythingInPartOne() throws {
-        let file = Self.root.appendingPathComponent("Scenarios/price-increase-notice.yaml").path
+    /// Part 1 of a scenario that runs as one job holds every record, in the one-job order; in the mass extension's,
+    /// the summary about the app (family 0) follows the customers' extensions at its instant.
+    @Test(arguments: ["price-increase-notice.yaml", "mass-extension-summary.yaml"])
+    func aOneJobScenarioHasEverythingInPartOne(name: String) throws {
+        let file = Self.root.appendingPathComponent("Scenarios/\(name)").path
         let scenario = try ScenarioDecoder(file: file).decode(try String(contentsOfFile: file, encoding: .utf8))
         #expect(!ScenarioPartition(scenario).isPartitioned)
         let folder = try Self.folder()
@@ -83,12 +119,18 @@ import Testing
         let refused = try RunJobsTests.refusedScenarioText()
         let file = folder.appendingPathComponent("refused.yaml").path
         try Data(refused.utf8).write(to: URL(fileURLWithPath: file))
-        let one = Simctl.main(["run", file, "--format", "jsonl", "--jobs", "1"])
-        #expect(one.exitCode == 65)
-        for n in 1...3 {
-            let parts = try (1...n).map { try Self.part(file, "jsonl", $0, n, in: folder) }
-            let merged = Simctl.main(["merge"] + parts)
-            #expect(merged.stdout == one.stdout && merged.stderr == one.stderr && merged.exitCode == 65, "\(n)")
+        for format in ["jsonl", "timeline"] {
+            let one = Simctl.main(["run", file, "--format", format, "--jobs", "1"])
+            #expect(one.exitCode == 65)
+            // The timeline up to the stop, and the line that names where it stopped.
+            #expect(format == "jsonl" || one.stdout.contains("\nstopped at \(file):"))
+            for n in 1...3 {
+                let parts = try (1...n).map { try Self.part(file, format, $0, n, in: folder) }
+                let merged = Simctl.main(["merge"] + parts)
+                #expect(
+                    merged.stdout == one.stdout && merged.stderr == one.stderr && merged.exitCode == 65,
+                    "\(format) \(n)")
+            }
         }
     }
 
@@ -258,6 +300,48 @@ import Testing
         Self.expectRefused([parts[0], truncated, parts[2]], "expected the end of the file after the trailer")
     }
 
+    /// A timeline part's records are rows (six cells, each a 4-byte length and its bytes), checked before anything
+    /// is written; access rows (`a`) are only in timeline parts; a header's format is one a part holds.
+    @Test func aDamagedTimelinePartOrAnUnknownFormatIsRefused() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (file, parts) = try Self.goodParts(in: folder)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let rows = try (1...3).map { try Self.part(file, "timeline", $0, 3, in: folder) }
+        #expect(Simctl.main(["merge"] + rows).exitCode == 0)
+        Self.expectRefused([rows[0], parts[1], rows[2]], "format is 'jsonl', expected 'timeline'")
+        let damaged = folder.appendingPathComponent("damaged").path
+        // The first cell of the first record (its time, 20 bytes) said to be 21: the cells no longer end with the
+        // record.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: rows[1]))
+        let record = try #require(bytes.firstRange(of: Data("\nr ".utf8)))
+        let cell = try #require(bytes[record.upperBound...].firstIndex(of: UInt8(ascii: "\n"))) + 1
+        #expect(bytes[cell] == 20)
+        bytes[cell] = 21
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        Self.expectRefused([rows[0], damaged, rows[2]], "\(damaged): error: record 1 is not a timeline row")
+        // An access row in a jsonl part.
+        var text = try String(contentsOfFile: parts[1], encoding: .utf8)
+        text.replaceSubrange(try #require(text.range(of: "\nr ")), with: "\na ")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: damaged))
+        Self.expectRefused([parts[0], damaged, parts[2]], "an access row 'a ...' is only in a timeline part")
+        // A format no part holds, and a timeline part without the scenario's name.
+        for (from, to, message) in [
+            (
+                #""format":"jsonl""#, #""format":"svg""#,
+                "expected a part of format jsonl, decoded or timeline, found format 'svg'"
+            ),
+            (#""format":"timeline","name":"#, #""format":"timeline","nom":"#, "a timeline part's header needs 'name'"),
+        ] {
+            let source = from.contains("jsonl") ? parts[1] : rows[1]
+            let text = try String(contentsOfFile: source, encoding: .utf8)
+            #expect(text.contains(from))
+            try Data(text.replacingOccurrences(of: from, with: to).utf8).write(to: URL(fileURLWithPath: damaged))
+            Self.expectRefused(
+                from.contains("jsonl") ? [parts[0], damaged, parts[2]] : [rows[0], damaged, rows[2]], message)
+        }
+    }
+
     @Test func aFileThatIsNotAPartIsRefused() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -283,7 +367,6 @@ import Testing
             (["--shard", "0/2"], "option '--shard' needs I/N"),
             (["--shard", "3/2"], "option '--shard' needs I/N"),
             (["--shard", "1/2", "--format", "jsonl", "--shard", "2/2"], "option '--shard' is given twice"),
-            (["--shard", "1/2"], "cannot be used with '--format timeline'"),
             (["--shard", "1/2", "--format", "svg"], "cannot be used with '--format svg'"),
             (["--shard", "1/2", "--format", "jsonl", "--out", "d"], "cannot be used with '--out'"),
         ] {

@@ -8,7 +8,10 @@
 /// a hundred thousand renewals holds no more memory than any other. Rows are written as bytes, cell by cell
 /// (``TimelineRows``), never as strings.
 public struct TimelineSink: RunSink {
-    let scenario: Scenario
+    /// What the lines above the table name (``title(_:notifications:)``).
+    let title: Title
+    /// The run's start: offsets are counted from it.
+    let start: Instant
     var out: ChunkedWriter
     var spool: Spool
     var notificationCount = 0
@@ -31,9 +34,37 @@ public struct TimelineSink: RunSink {
 
     /// `spoolLimit`: how many bytes of rows the spool keeps in memory before it writes them to its file as a chunk.
     init(scenario: Scenario, spoolLimit: Int, write: @escaping ([UInt8]) -> Void) {
-        self.scenario = scenario
+        self.init(title: Title(scenario), start: scenario.start, spoolLimit: spoolLimit, write: write)
+    }
+
+    /// A table of rows rendered elsewhere (``receiveRow(_:instant:access:)``: the rows of timeline parts, merged by
+    /// `simctl merge`), or of notifications and changes.
+    init(title: Title, start: Instant, spoolLimit: Int = Spool.defaultLimit, write: @escaping ([UInt8]) -> Void) {
+        self.title = title
+        self.start = start
         out = ChunkedWriter(write)
         spool = Spool(limit: spoolLimit)
+    }
+
+    /// The scenario's name, start, seed and end as the lines above the table show them.
+    struct Title: Sendable {
+        var name: String
+        var start: String
+        var seed: String
+        var until: String
+
+        init(_ scenario: Scenario) {
+            self.init(
+                name: scenario.name, start: scenario.start.description, seed: String(scenario.seed),
+                until: scenario.until.description)
+        }
+
+        init(name: String, start: String, seed: String, until: String) {
+            self.name = name
+            self.start = start
+            self.seed = seed
+            self.until = until
+        }
     }
 
     public mutating func receive(
@@ -48,22 +79,43 @@ public struct TimelineSink: RunSink {
             let instant = takeNotification ? notifications[n].instant : changes[c].instant
             if instant != pendingInstant { spoolPending(nextInstant: instant) }
             if takeNotification {
-                Self.appendRow(notifications[n], start: scenario.start, to: &pendingNotifications)
-                notificationCount += 1
+                Self.appendRow(notifications[n], start: start, to: &pendingNotifications)
                 n += 1
-                // Every access row of this instant comes after its notification rows: these may go on now.
-                if pendingNotifications.openCell >= notificationGroup { spoolNotifications() }
+                notificationRowAdded()
             } else {
-                Self.appendRow(
-                    changes[c], start: scenario.start, previous: &previous, to: &pendingAccess)
+                Self.appendRow(changes[c], start: start, previous: &previous, to: &pendingAccess)
                 c += 1
-                if pendingAccess.openCell >= accessGroup {
-                    let overflow = accessOverflow ?? Spool()
-                    overflow.append(items: pendingAccess.spooledBytes, count: pendingAccess.cells)
-                    pendingAccess.removeAll()
-                    accessOverflow = overflow
-                }
+                accessRowAdded()
             }
+        }
+    }
+
+    /// Takes a row rendered elsewhere: `cells`, one row's cells in ``TimelineRows``' format (checked by
+    /// ``TimelineRows/isRow(_:)``), a notification's row or (`access`) an access row at `instant`. Rows come in the
+    /// order of the one-job run's records, as ``receive(_:_:)``'s do.
+    mutating func receiveRow(_ cells: UnsafeRawBufferPointer, instant: Instant, access: Bool) {
+        if instant != pendingInstant { spoolPending(nextInstant: instant) }
+        if access {
+            pendingAccess.appendRow(cells)
+            accessRowAdded()
+        } else {
+            pendingNotifications.appendRow(cells)
+            notificationRowAdded()
+        }
+    }
+
+    mutating func notificationRowAdded() {
+        notificationCount += 1
+        // Every access row of this instant comes after its notification rows: these may go on now.
+        if pendingNotifications.openCell >= notificationGroup { spoolNotifications() }
+    }
+
+    mutating func accessRowAdded() {
+        if pendingAccess.openCell >= accessGroup {
+            let overflow = accessOverflow ?? Spool()
+            overflow.append(items: pendingAccess.spooledBytes, count: pendingAccess.cells)
+            pendingAccess.removeAll()
+            accessOverflow = overflow
         }
     }
 
@@ -101,7 +153,7 @@ public struct TimelineSink: RunSink {
                 widths[column], pendingNotifications.widths[column], pendingAccess.widths[column])
         }
         let table = TimelineTable(widths: widths)
-        out.append(Self.title(scenario, notifications: notificationCount))
+        out.append(Self.title(title, notifications: notificationCount))
         var header = TimelineRows()
         for cell in Self.header {
             header.append(cell)
@@ -179,6 +231,36 @@ struct TimelineRows {
         bytes.append(0)
         bytes.append(0)
         bytes.append(0)
+    }
+
+    /// The number of cells in a row.
+    static var cellsPerRow: Int { TimelineSink.header.count }
+
+    /// Whether `cells` is exactly one row in this format: ``cellsPerRow`` cells, each a header and as many bytes as
+    /// it says, nothing after the last (a timeline part's record, read from a file: ``PartFile``).
+    static func isRow(_ cells: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        for _ in 0..<cellsPerRow {
+            guard cells.count - offset >= 4 else { return false }
+            let header = UInt32(littleEndian: cells.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            let length = Int(header & ~notASCII)
+            guard length <= cells.count - offset - 4 else { return false }
+            offset += 4 + length
+        }
+        return offset == cells.count
+    }
+
+    /// Appends a whole row given in this format (``isRow(_:)`` holds): each cell's bytes, closed by ``endCell()``,
+    /// which sets its header and the column's width again from the bytes themselves.
+    mutating func appendRow(_ cells: UnsafeRawBufferPointer) {
+        var offset = 0
+        for _ in 0..<Self.cellsPerRow {
+            let header = UInt32(littleEndian: cells.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            let length = Int(header & ~Self.notASCII)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: cells[offset + 4..<offset + 4 + length]))
+            endCell()
+            offset += 4 + length
+        }
     }
 
     mutating func removeAll() {
@@ -293,9 +375,26 @@ extension TimelineSink {
     static let header = ["TIME", "OFFSET", "CUSTOMER", "NOTIFICATION", "STATUS", "DETAILS"]
 
     /// The lines above the table.
-    static func title(_ scenario: Scenario, notifications: Int) -> String {
-        "\(scenario.name)\n"
-            + "start \(scenario.start) · seed \(scenario.seed) · until \(scenario.until) · \(notifications) notifications\n\n"
+    static func title(_ title: Title, notifications: Int) -> String {
+        "\(title.name)\n"
+            + "start \(title.start) · seed \(title.seed) · until \(title.until) · \(notifications) notifications\n\n"
+    }
+
+    /// The lines below the table of a run that stopped at `location` (`FILE:LINE:COLUMN`) at an action the rules
+    /// refuse.
+    static func stoppedLine(_ location: String) -> String {
+        "\nstopped at \(location) (see standard error); expectations not checked\n"
+    }
+
+    /// The lines below the table of a run that went to its end: `count` expectations judged, `failed` of them
+    /// failed (nil: not judged, in a merge of parts).
+    static func expectationsLine(_ count: Int, failed: Int?) -> String {
+        guard let failed else {
+            return "\nexpectations: \(count) not checked (merged parts; run the scenario as one job to check them)\n"
+        }
+        return failed == 0
+            ? "\nexpectations: \(count) checked, all hold\n"
+            : "\nexpectations: \(count) checked, \(failed) failed (see standard error)\n"
     }
 
     /// A notification's row: time, offset, recipient (`(app)` for a notification about the app), type and subtype,

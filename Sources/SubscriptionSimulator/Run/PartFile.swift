@@ -7,7 +7,9 @@ import Foundation
 ///
 /// - line 1: `simctl-part 1 ` and the header, one JSON object (``Header``), then a newline;
 /// - one record per notification of the part, in key order: `r SEGMENT INSTANT FAMILY LENGTH` and a newline, then
-///   LENGTH bytes: the notification's output line (jsonl or decoded) with its newline;
+///   LENGTH bytes: the notification's output line (jsonl or decoded) with its newline, or for the timeline format
+///   its row's cells (``TimelineRows``); a timeline part also has a record per access change, `a SEGMENT INSTANT
+///   FAMILY LENGTH` and the access row's cells;
 /// - the trailer: `end RECORDS CUT STOPLENGTH` and a newline, then STOPLENGTH bytes: RECORDS is the number of records
 ///   (a truncated part is detected), CUT is `-` or the segment where the part's run stopped (an action the rules
 ///   refuse), STOPLENGTH the length of that stop's message (0 when it did not stop). Nothing follows.
@@ -27,8 +29,12 @@ public enum PartFile {
         /// How the payloads are signed: `default`, `ca-seed TEXT` or `signing-chain DIGEST` (SHA-256 of the SHA-256s of
         /// leaf.pem, intermediate.pem and root.pem).
         public var signing: String
-        /// `jsonl` or `decoded`.
+        /// `jsonl`, `decoded` or `timeline`.
         public var format: String
+        /// The scenario's name and how many expectations it has (a merged timeline's title and last line show
+        /// them; absent in parts written before they were added).
+        public var name: String?
+        public var expectations: Int?
         /// This part, from 1.
         public var shard: Int
         /// How many parts there are.
@@ -44,6 +50,8 @@ public enum PartFile {
             environment = scenario.app.environment.rawValue
             self.signing = signing
             self.format = format.rawValue
+            name = scenario.name
+            expectations = scenario.expectations.count
             shard = part.index + 1
             shards = part.count
         }
@@ -73,13 +81,18 @@ public enum PartFile {
     }
 
     /// Runs part `part` of `scenario` (``ScenarioRunner/streamPart(_:part:partition:into:)``) and writes it in the
-    /// part format to `write`, in bounded memory. `format`: jsonl or decoded. A scenario that runs as one job
-    /// (``ScenarioPartition/oneJobReason``) has everything in part 1; its other parts hold no record.
+    /// part format to `write`, in bounded memory. `format`: jsonl, decoded or timeline. A scenario that runs as one
+    /// job (``ScenarioPartition/oneJobReason``) has everything in part 1; its other parts hold no record.
     public static func writePart(
         _ scenario: Scenario, part: RunPart, format: OutputFormat, signer: (any PayloadSigner)?, header: Header,
         write: @escaping ([UInt8]) -> Void
     ) -> ScenarioRun {
-        precondition(format == .jsonl || format == .decoded, "a part holds jsonl or decoded lines")
+        precondition(Self.formats.contains(format), "a part holds jsonl or decoded lines or timeline rows")
+        let out = ChunkedWriter(write)
+        if format == .timeline {
+            var sink = TimelineRowWriter(start: scenario.start, out: out)
+            return writePart(scenario, part: part, header: header, sink: &sink)
+        }
         let lines: PartitionedRun.Lines
         if format == .jsonl {
             let encoder = NotificationEncoder(app: scenario.app, signer: signer)
@@ -87,7 +100,17 @@ public enum PartFile {
         } else {
             lines = .decoded(scenario.app)
         }
-        var sink = Writer(lines: lines, out: ChunkedWriter(write))
+        var sink = Writer(lines: lines, out: out)
+        return writePart(scenario, part: part, header: header, sink: &sink)
+    }
+
+    /// The formats a part may hold.
+    public static let formats: Set<OutputFormat> = [.jsonl, .decoded, .timeline]
+
+    /// Writes the header, runs the part into `sink` and writes the trailer.
+    static func writePart<Sink: PartRecordWriter>(
+        _ scenario: Scenario, part: RunPart, header: Header, sink: inout Sink
+    ) -> ScenarioRun {
         sink.out.buffer += header.line
         let run = ScenarioRunner.streamPart(scenario, part: part, partition: ScenarioPartition(scenario), into: &sink)
         let stop = run.stoppedBy.map { Array("\($0)\n".utf8) } ?? []
@@ -98,8 +121,57 @@ public enum PartFile {
         return run
     }
 
+    /// A part's sink: writes its records and keeps their count and the part's cut for the trailer.
+    protocol PartRecordWriter: KeyedRunSink {
+        var out: ChunkedWriter { get set }
+        var records: Int { get }
+        var cut: RecordKey? { get }
+    }
+
+    /// Writes a timeline part's records: each notification's row (`r`) and each access change's row (`a`), in key
+    /// order, their cells in ``TimelineRows``' format, as ``TimelineSink`` renders them (the access rows with what
+    /// the part's customers were entitled to before: a customer's changes are all in one part).
+    struct TimelineRowWriter: PartRecordWriter {
+        let start: Instant
+        var out: ChunkedWriter
+        var rows = TimelineRows()
+        var previous = LastEntitlements()
+        var records = 0
+        var cut: RecordKey?
+
+        mutating func receive(
+            taking notifications: inout [SentNotification], keys notificationKeys: [RecordKey],
+            _ changes: inout [EntitlementChange], keys changeKeys: [RecordKey], frontier: RecordKey
+        ) {
+            var n = 0
+            var c = 0
+            while n < notifications.count || c < changes.count {
+                // In key order, a notification first at one key (as the merge of parts takes them).
+                let access = n == notifications.count || (c < changes.count && changeKeys[c] < notificationKeys[n])
+                rows.removeAll()
+                let key: RecordKey
+                if access {
+                    TimelineSink.appendRow(changes[c], start: start, previous: &previous, to: &rows)
+                    key = changeKeys[c]
+                    c += 1
+                } else {
+                    TimelineSink.appendRow(notifications[n], start: start, to: &rows)
+                    key = notificationKeys[n]
+                    n += 1
+                }
+                let cells = rows.spooledBytes
+                out.append("\(access ? "a" : "r") \(key.segment) \(key.instant) \(key.family) \(cells.count)\n")
+                out.buffer += cells
+                records += 1
+                out.flushIfFull()
+            }
+        }
+
+        mutating func finish(cut: RecordKey?) { self.cut = cut }
+    }
+
     /// Writes a part's records (``writePart(_:part:format:signer:header:write:)``).
-    struct Writer: KeyedRunSink {
+    struct Writer: PartRecordWriter {
         let lines: PartitionedRun.Lines
         var out: ChunkedWriter
         /// The lines of the records in hand, and where each ends.
@@ -248,12 +320,17 @@ public enum PartFile {
             guard let header = try? JSONDecoder().decode(Header.self, from: Data(line[magic.count...])),
                 header.shards >= 1, (1...header.shards).contains(header.shard)
             else { throw fail("\(expected), found a first line whose header cannot be read") }
+            guard let format = OutputFormat(rawValue: header.format), PartFile.formats.contains(format) else {
+                let text = SourceText.escapingControlCharacters(String(header.format.prefix(40)))
+                throw fail("expected a part of format jsonl, decoded or timeline, found format '\(text)'")
+            }
             self.header = header
             return header
         }
 
         enum Item {
-            case record(RecordKey, length: Int)
+            /// A record: a notification's (`r`) or, in a timeline part, an access row's (`a`).
+            case record(RecordKey, length: Int, access: Bool)
             case end(Trailer)
         }
 
@@ -263,7 +340,14 @@ public enum PartFile {
                 throw fail(
                     "truncated: expected record \(number + 1) or the trailer 'end ...', found the end of the file")
             }
-            if let (key, length) = Self.record(line) { return .record(key, length: length) }
+            if let (key, length, access) = Self.record(line) {
+                guard !access || header?.format == OutputFormat.timeline.rawValue else {
+                    throw fail(
+                        "at byte \(offset + position - line.count - 1): an access row 'a ...' is only in a timeline part, this part's format is '\(header?.format ?? "")'"
+                    )
+                }
+                return .record(key, length: length, access: access)
+            }
             let fields = String(decoding: line, as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
             if fields.count == 4, fields[0] == "end", let records = Int(fields[1]), let stopLength = Int(fields[3]),
                 (0...Self.longest).contains(stopLength), fields[2] == "-" || Int(fields[2]) != nil
@@ -276,17 +360,18 @@ public enum PartFile {
                 return .end(Trailer(records: records, cut: cut, stop: String(decoding: stop, as: UTF8.self)))
             }
             let text = SourceText.escapingControlCharacters(String(decoding: line.prefix(40), as: UTF8.self))
+            let access = header?.format == OutputFormat.timeline.rawValue ? " or 'a SEGMENT INSTANT FAMILY LENGTH'" : ""
             throw fail(
-                "at byte \(offset + position - line.count - 1): expected a record 'r SEGMENT INSTANT FAMILY LENGTH' (LENGTH 1 to \(Self.longest)) or the trailer 'end RECORDS CUT STOPLENGTH', found '\(text)'"
+                "at byte \(offset + position - line.count - 1): expected a record 'r SEGMENT INSTANT FAMILY LENGTH'\(access) (LENGTH 1 to \(Self.longest)) or the trailer 'end RECORDS CUT STOPLENGTH', found '\(text)'"
             )
         }
 
-        /// A record line, `r SEGMENT INSTANT FAMILY LENGTH` (decimal digits, at most 18 each, a minus sign only
-        /// before a negative instant, single spaces), read from its bytes: every record's line is read twice (checked,
-        /// then merged), and splitting it as a string took most of a merge's instructions. `nil` for any other line
-        /// (``item(number:)`` then reads the trailer, or refuses the line).
-        static func record(_ line: [UInt8]) -> (RecordKey, length: Int)? {
-            guard line.count >= 9, line[0] == UInt8(ascii: "r") else { return nil }
+        /// A record line, `r SEGMENT INSTANT FAMILY LENGTH` (or `a ...` for an access row: `access`; decimal digits,
+        /// at most 18 each, a minus sign only before a negative instant, single spaces), read from its bytes: every
+        /// record's line is read twice (checked, then merged), and splitting it as a string took most of a merge's
+        /// instructions. `nil` for any other line (``item(number:)`` then reads the trailer, or refuses the line).
+        static func record(_ line: [UInt8]) -> (RecordKey, length: Int, access: Bool)? {
+            guard line.count >= 9, line[0] == UInt8(ascii: "r") || line[0] == UInt8(ascii: "a") else { return nil }
             var index = 1
             func number(negative allowed: Bool) -> Int64? {
                 guard index < line.count, line[index] == UInt8(ascii: " ") else { return nil }
@@ -308,17 +393,40 @@ public enum PartFile {
                 let family = number(negative: false), family <= Int64(UInt32.max),
                 let length = number(negative: false), (1...Int64(Self.longest)).contains(length), index == line.count
             else { return nil }
-            return (RecordKey(segment: Int(segment), instant: instant, family: UInt32(family)), Int(length))
+            return (
+                RecordKey(segment: Int(segment), instant: instant, family: UInt32(family)), Int(length),
+                line[0] == UInt8(ascii: "a")
+            )
         }
 
-        /// Reads the whole part once (after ``readHeader()``): every record, the trailer, the end of the file.
+        /// Reads the whole part once (after ``readHeader()``): every record, the trailer, the end of the file. A
+        /// timeline part's records are read too: each must be one row's cells (``TimelineRows/isRow(_:)``).
         public func validate() throws(Problem) -> Trailer {
             var count = 0
             var last = RecordKey(segment: .min, instant: .min, family: 0)
+            let rows = header?.format == OutputFormat.timeline.rawValue
+            if rows && (header?.name == nil || header?.expectations == nil) {
+                throw fail(
+                    "a timeline part's header needs 'name' and 'expectations' (the scenario's name and how many expectations it has)"
+                )
+            }
+            var row: [UInt8] = []
             while true {
                 switch try item(number: count) {
-                case .record(let key, let length):
-                    guard skip(length) else {
+                case .record(let key, let length, _):
+                    let complete: Bool
+                    if rows {
+                        row.removeAll(keepingCapacity: true)
+                        complete = bytes(length, into: &row)
+                        if complete && !row.withUnsafeBytes({ TimelineRows.isRow($0) }) {
+                            throw fail(
+                                "record \(count + 1) is not a timeline row (\(TimelineRows.cellsPerRow) cells, each a 4-byte length and its bytes)"
+                            )
+                        }
+                    } else {
+                        complete = skip(length)
+                    }
+                    guard complete else {
                         throw fail("truncated: record \(count + 1) needs \(length) bytes, the file ends first")
                     }
                     guard !(key < last) else { throw fail("record \(count + 1) is out of key order") }
@@ -348,6 +456,23 @@ public enum PartFile {
             _ = line(limit: 8192)
         }
 
+        /// The next record of a timeline part for the merge, its cells read into `row` (nil after the last).
+        func nextRow(into row: inout [UInt8]) throws(Problem) -> (key: RecordKey, access: Bool)? {
+            guard remaining > 0 else { return nil }
+            let number = (trailer?.records ?? 0) - remaining
+            guard case .record(let key, let length, let access) = try item(number: number) else {
+                throw fail("changed while it was merged")
+            }
+            row.removeAll(keepingCapacity: true)
+            // Checked again: the file may have changed since it was validated, and the table reads the cells'
+            // lengths.
+            guard bytes(length, into: &row), row.withUnsafeBytes({ TimelineRows.isRow($0) }) else {
+                throw fail("changed while it was merged")
+            }
+            remaining -= 1
+            return (key, access)
+        }
+
         /// The next batch of records for the merge (nil once the last was given).
         func nextBatch(reusing batch: PartitionedRun.Batch?) -> PartitionedRun.Batch? {
             guard remaining >= 0, problem == nil else { return nil }
@@ -358,7 +483,8 @@ public enum PartFile {
                 while remaining > 0 && batch.bytes.count < PartitionedRun.batchBytes
                     && batch.notificationKeys.count < 512
                 {
-                    guard case .record(let key, let length) = try item(number: number + batch.recordCount) else {
+                    guard case .record(let key, let length, false) = try item(number: number + batch.recordCount)
+                    else {
                         throw fail("changed while it was merged")
                     }
                     guard bytes(length, into: &batch.bytes) else { throw fail("changed while it was merged") }
@@ -407,6 +533,57 @@ public enum PartFile {
         var first = 0
         for part in readers.indices where cuts[part] < cuts[first] { first = part }
         return readers[first].trailer?.cut == nil ? nil : readers[first]
+    }
+
+    /// Merges validated timeline parts (``Reader/validate()``, each part once, in any order) into the one-job
+    /// table, written to `write`: the rows in key order (rule partition-order; records of one key are one family's,
+    /// so one part's) go to the table (``TimelineSink/receiveRow(_:instant:access:)``), which groups them by instant
+    /// and sizes the columns as the one-job run does; nothing at or after the lowest cut of any part. Returns the part
+    /// whose stop is the run's (nil: none stopped), or a problem when a file changed while it was read.
+    public static func mergeTimeline(_ readers: [Reader], write: @escaping ([UInt8]) -> Void) throws(Problem)
+        -> Reader?
+    {
+        for reader in readers { try reader.rewind() }
+        var cut = RecordKey.end
+        var stopped: Reader?
+        for reader in readers {
+            if let partCut = reader.trailer?.cut, partCut < cut {
+                cut = partCut
+                stopped = reader
+            }
+        }
+        guard let header = readers.first?.header else { return nil }
+        let title = TimelineSink.Title(
+            name: header.name ?? "", start: header.start, seed: header.seed, until: header.until)
+        // The rows come rendered, offsets included: the table's start is not read.
+        var table = TimelineSink(title: title, start: Instant(millisecondsSince1970: 0), write: write)
+        var rows = [[UInt8]](repeating: [], count: readers.count)
+        var heads: [(key: RecordKey, access: Bool)?] = []
+        for part in readers.indices { heads.append(try readers[part].nextRow(into: &rows[part])) }
+        while true {
+            var lowest: Int?
+            for part in heads.indices {
+                guard let head = heads[part] else { continue }
+                if let current = lowest, let best = heads[current], !(head.key < best.key) { continue }
+                lowest = part
+            }
+            guard let part = lowest, let head = heads[part], head.key < cut else { break }
+            rows[part].withUnsafeBytes {
+                table.receiveRow($0, instant: Instant(millisecondsSince1970: head.key.instant), access: head.access)
+            }
+            heads[part] = try readers[part].nextRow(into: &rows[part])
+        }
+        table.finish()
+        // The lines below the table: a stopped run's are the one-job run's (the stop's message starts with its
+        // FILE:LINE:COLUMN, ``ScenarioError``); expectations are not judged on rows.
+        if let message = stopped?.trailer?.stop {
+            let location = message.range(of: ": error: ").map { String(message[..<$0.lowerBound]) } ?? message
+            write(Array(TimelineSink.stoppedLine(location).utf8))
+        } else {
+            let count = header.expectations ?? 0
+            write(Array(TimelineSink.expectationsLine(count, failed: count == 0 ? 0 : nil).utf8))
+        }
+        return stopped
     }
 
     struct NoRecords: RunSink {

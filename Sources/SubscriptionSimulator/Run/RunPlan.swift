@@ -193,19 +193,13 @@ public struct RunPlan {
             if fixtures != nil { verdict.fixtures = .notWritten }
             if format == .timeline {
                 write(
-                    Array(
-                        ("\nstopped at \(stop.file):\(stop.location.line):\(stop.location.column) (see standard error); "
-                            + "expectations not checked\n").utf8))
+                    Array(TimelineSink.stoppedLine("\(stop.file):\(stop.location.line):\(stop.location.column)").utf8))
             }
             return verdict
         }
         if format == .timeline {
             let count = scenario.expectations.count
-            let text =
-                run.passed
-                ? "\nexpectations: \(count) checked, all hold\n"
-                : "\nexpectations: \(count) checked, \(run.failures.count) failed (see standard error)\n"
-            write(Array(text.utf8))
+            write(Array(TimelineSink.expectationsLine(count, failed: run.failures.count).utf8))
         }
         if let staging = fixtures, var fixtureSink = sink.fixtures {
             if run.passed {

@@ -71,6 +71,35 @@ import Testing
         #expect(bytes[7..<11] == [2, 0, 0, 0])
     }
 
+    /// Rows read back from their cells (a timeline part's records, ``TimelineSink/receiveRow(_:instant:access:)``)
+    /// make the same cells and widths as rows appended cell by cell; anything but exactly one row is not a row.
+    @Test func rowsAppendedWholeAreTheRowsAppendedByCell() {
+        let expected = Self.spooled(Self.rows)
+        var whole = TimelineRows()
+        for row in Self.rows {
+            let one = Self.spooled([row])
+            one.spooledBytes.withUnsafeBytes { cells in
+                #expect(TimelineRows.isRow(cells))
+                whole.appendRow(cells)
+            }
+        }
+        #expect(whole.spooledBytes == expected.spooledBytes)
+        #expect(whole.widths == expected.widths && whole.cells == expected.cells)
+        let row = Array(Self.spooled([Self.rows[1]]).spooledBytes)
+        let twoRows = Array(Self.spooled(Array(Self.rows[0...1])).spooledBytes)
+        var longer = row
+        longer[0] += 1
+        var shorter = row
+        shorter[0] -= 1
+        for other in [[], Array(row.dropLast()), row + [0], Array(row[..<(row.count - 4)]), twoRows, longer, shorter] {
+            other.withUnsafeBytes { #expect(!TimelineRows.isRow($0), "\(other.count) bytes") }
+        }
+        // A length past the bytes there are, in the top bits too (not only the not-ASCII flag's).
+        var huge = row
+        huge[2] = 0xFF
+        huge.withUnsafeBytes { #expect(!TimelineRows.isRow($0)) }
+    }
+
     @Test func aSpoolThatSpillsReadsBackEveryItemInOrder() {
         let spool = Spool(limit: 16)
         let items = (0..<200).map { "item \($0) " + String(repeating: "é", count: $0 % 7) }

@@ -111,7 +111,7 @@ package enum MergeCommand {
         var collected: [UInt8] = []
         let stopped: PartFile.Reader?
         do throws(PartFile.Problem) {
-            if headers[0].format == OutputFormat.timeline.rawValue {
+            if readers[0].format == .timeline {
                 stopped = try PartFile.mergeTimeline(ordered, write: standardOutput ?? { collected += $0 })
             } else {
                 stopped = try PartFile.merge(

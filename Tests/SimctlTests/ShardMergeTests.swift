@@ -134,6 +134,44 @@ import Testing
         }
     }
 
+    /// A run stopped by a run limit (alice's weekly subscription reaches 10,000 renewals in 2217) ends in parts
+    /// exactly where the one-job run ends, after the last timeline entry and while the clock moves to one: the other
+    /// parts' records are cut just after the stopping event's family at its instant (rule partition-order), in
+    /// `--jobs` and in merged `--shard` parts alike.
+    @Test(arguments: ["", "  - at: 72000d\n    cancel: { customer: bob, product: com.example.w }\n"])
+    func aRunLimitEndsThePartsWhereItEndsTheOneJobRun(laterEntry: String) throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("limit.yaml").path
+        let text = """
+            name: Renewal limit
+            start: 2026-03-01T09:00:00Z
+            app: { bundleId: com.example.nightsky, appAppleId: 1234567890 }
+            products:
+              - { id: com.example.w, type: autoRenewable, group: g, period: P1W, price: 1.99 }
+            timeline:
+              - at: 0
+                purchase: { customer: alice, product: com.example.w }
+              - at: 0
+                purchase: { customer: bob, product: com.example.w }
+
+            """ + laterEntry + "until: 2226-03-01T09:00:00Z\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        for format in ["jsonl", "timeline"] {
+            let one = Simctl.main(["run", file, "--format", format, "--jobs", "1"])
+            #expect(one.exitCode == 65 && one.stderr.contains("reached the limit of 10000 renewals"), "\(one.stderr)")
+            // Alice's 10,000 renewals and bob's, up to the stop, are output (not only what preceded the last entry).
+            #expect(one.stdout.utf8.count { $0 == UInt8(ascii: "\n") } > 19_000)
+            if format == "jsonl" {
+                let two = Simctl.main(["run", file, "--format", format, "--jobs", "2"])
+                #expect(two.stdout == one.stdout && two.stderr == one.stderr && two.exitCode == 65)
+            }
+            let parts = try (1...2).map { try Self.part(file, format, $0, 2, in: folder) }
+            let merged = Simctl.main(["merge"] + parts)
+            #expect(merged.stdout == one.stdout && merged.stderr == one.stderr && merged.exitCode == 65, "\(format)")
+        }
+    }
+
     /// `simctl merge` writes the lines with `writev(2)` straight from the chunks it reads the parts into, reusing
     /// each part's chunk once it is written: the buffers, joined in order, are the one-job bytes (also when a
     /// refused action ends the run), and nothing goes to the other writer.
@@ -300,6 +338,44 @@ import Testing
         Self.expectRefused([parts[0], truncated, parts[2]], "expected the end of the file after the trailer")
     }
 
+    /// A merged timeline names where a refused action stopped the run by the stop's `FILE:LINE:COLUMN`, read back
+    /// from its message even when the file's name holds `: error: `.
+    @Test func theStopsLocationIsReadFromItsMessage() {
+        #expect(PartFile.location(ofStop: "a/b.yaml:3:4: error: x\n") == "a/b.yaml:3:4")
+        #expect(PartFile.location(ofStop: "d: error: x/s.yaml:30:5: error: msg") == "d: error: x/s.yaml:30:5")
+        #expect(PartFile.location(ofStop: "f.yaml:1:2: error: a: error: b") == "f.yaml:1:2")
+        #expect(PartFile.location(ofStop: ":1:2: error: b") == ":1:2: error: b")
+        #expect(PartFile.location(ofStop: "no location") == "no location")
+    }
+
+    /// Parts whose headers disagree on the scenario's name or expectation count are not merged (the title and the
+    /// last line come from them); a name far longer than a line of the part format's other text still merges.
+    @Test func theNameIsInTheHeaderAndComparedAndMayBeLong() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (file, parts) = try Self.goodParts(in: folder)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let damaged = folder.appendingPathComponent("renamed").path
+        for (field, pattern, edit) in [
+            ("name", #""name":"[^"]*""#, #""name":"Other""#),
+            ("expectations", #""expectations":[0-9]+"#, #""expectations":99"#),
+        ] {
+            var text = try String(contentsOfFile: parts[1], encoding: .utf8)
+            let range = try #require(text.range(of: pattern, options: .regularExpression))
+            text.replaceSubrange(range, with: edit)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: damaged))
+            Self.expectRefused([parts[0], damaged, parts[2]], "not a part of the same run as \(parts[0]): \(field) is")
+        }
+        let long = folder.appendingPathComponent("long.yaml").path
+        let source = try String(
+            contentsOfFile: Self.root.appendingPathComponent("Scenarios/offers.yaml").path, encoding: .utf8)
+        let named = source.replacingOccurrences(
+            of: #"(?m)^name: .*$"#, with: "name: " + String(repeating: "n", count: 70_000), options: .regularExpression)
+        #expect(named != source)
+        try Data(named.utf8).write(to: URL(fileURLWithPath: long))
+        try Self.mergedEqualsOneJob(long, formats: ["jsonl", "timeline"], parts: 2...2)
+    }
+
     /// A timeline part's records are rows (six cells, each a 4-byte length and its bytes), checked before anything
     /// is written; access rows (`a`) are only in timeline parts; a header's format is one a part holds.
     @Test func aDamagedTimelinePartOrAnUnknownFormatIsRefused() throws {
@@ -325,21 +401,24 @@ import Testing
         text.replaceSubrange(try #require(text.range(of: "\nr ")), with: "\na ")
         try Data(text.utf8).write(to: URL(fileURLWithPath: damaged))
         Self.expectRefused([parts[0], damaged, parts[2]], "an access row 'a ...' is only in a timeline part")
-        // A format no part holds, and a timeline part without the scenario's name.
-        for (from, to, message) in [
-            (
-                #""format":"jsonl""#, #""format":"svg""#,
-                "expected a part of format jsonl, decoded or timeline, found format 'svg'"
-            ),
-            (#""format":"timeline","name":"#, #""format":"timeline","nom":"#, "a timeline part's header needs 'name'"),
-        ] {
-            let source = from.contains("jsonl") ? parts[1] : rows[1]
-            let text = try String(contentsOfFile: source, encoding: .utf8)
-            #expect(text.contains(from))
-            try Data(text.replacingOccurrences(of: from, with: to).utf8).write(to: URL(fileURLWithPath: damaged))
-            Self.expectRefused(
-                from.contains("jsonl") ? [parts[0], damaged, parts[2]] : [rows[0], damaged, rows[2]], message)
+        // A format no part holds, and timeline parts without the scenario's name (all three, so that their
+        // headers agree).
+        let svg = try String(contentsOfFile: parts[1], encoding: .utf8)
+        #expect(svg.contains(#""format":"jsonl""#))
+        try Data(svg.replacingOccurrences(of: #""format":"jsonl""#, with: #""format":"svg""#).utf8).write(
+            to: URL(fileURLWithPath: damaged))
+        Self.expectRefused(
+            [parts[0], damaged, parts[2]], "expected a part of format jsonl, decoded or timeline, found format 'svg'")
+        var unnamed: [String] = []
+        for (index, part) in rows.enumerated() {
+            let text = try String(contentsOfFile: part, encoding: .utf8)
+            #expect(text.contains(#""name":"#))
+            let path = folder.appendingPathComponent("unnamed\(index)").path
+            try Data(text.replacingOccurrences(of: #""name":"#, with: #""nom":"#).utf8).write(
+                to: URL(fileURLWithPath: path))
+            unnamed.append(path)
         }
+        Self.expectRefused(unnamed, "a timeline part's header needs 'name'")
     }
 
     @Test func aFileThatIsNotAPartIsRefused() throws {

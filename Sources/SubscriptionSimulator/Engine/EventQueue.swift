@@ -13,13 +13,16 @@
     @usableFromInline package let instant: Instant
     @usableFromInline package let priority: Int
     @usableFromInline package let payload: Payload
+    /// The group it was scheduled with (``EventQueue/schedule(_:at:priority:group:)``).
+    @usableFromInline package let group: UInt32
 
     @inlinable
-    package init(id: EventID, instant: Instant, priority: Int, payload: Payload) {
+    package init(id: EventID, instant: Instant, priority: Int, payload: Payload, group: UInt32 = 0) {
         self.id = id
         self.instant = instant
         self.priority = priority
         self.payload = payload
+        self.group = group
     }
 }
 

@@ -178,7 +178,7 @@ struct EventHeap<Payload> {
         let generation = UInt64(slots[node.slot].generation)
         return ScheduledEvent(
             id: EventID(rawValue: generation << 32 | UInt64(node.slotIndex)), instant: node.instant,
-            priority: node.priority, payload: payload)
+            priority: node.priority, payload: payload, group: UInt32(truncatingIfNeeded: node.tag >> 32))
     }
 
     @inlinable

@@ -167,11 +167,15 @@ public struct TimelineSink: RunSink {
             startThread(helper)
             var input: [UInt8] = []
             for index in 0..<chunks.count {
-                out.pass(index % 2 == 1 ? helper.formatted.take()! : table.lines(of: chunks, index, input: &input))
+                if index % 2 == 1 {
+                    while let piece = helper.formatted.take(), !piece.isEmpty { out.pass(piece) }
+                } else {
+                    table.lines(of: chunks, index, input: &input) { out.pass($0) }
+                }
             }
         } else {
             var input: [UInt8] = []
-            for index in 0..<chunks.count { out.pass(table.lines(of: chunks, index, input: &input)) }
+            for index in 0..<chunks.count { table.lines(of: chunks, index, input: &input) { out.pass($0) } }
         }
     }
 
@@ -242,12 +246,17 @@ struct TimelineRows {
         var offset = 0
         for _ in 0..<cellsPerRow {
             guard cells.count - offset >= 4 else { return false }
-            let header = UInt32(littleEndian: cells.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-            let length = Int(header & ~notASCII)
+            let length = cellLength(in: cells, at: offset)
             guard length <= cells.count - offset - 4 else { return false }
             offset += 4 + length
         }
         return offset == cells.count
+    }
+
+    /// The byte count of the cell whose header is at `offset` of `cells` (4 bytes there).
+    @inline(__always)
+    static func cellLength(in cells: UnsafeRawBufferPointer, at offset: Int) -> Int {
+        Int(UInt32(littleEndian: cells.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) & ~notASCII)
     }
 
     /// Appends a whole row given in this format (``isRow(_:)`` holds): each cell's bytes, closed by ``endCell()``,
@@ -255,8 +264,7 @@ struct TimelineRows {
     mutating func appendRow(_ cells: UnsafeRawBufferPointer) {
         var offset = 0
         for _ in 0..<Self.cellsPerRow {
-            let header = UInt32(littleEndian: cells.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-            let length = Int(header & ~Self.notASCII)
+            let length = Self.cellLength(in: cells, at: offset)
             bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: cells[offset + 4..<offset + 4 + length]))
             endCell()
             offset += 4 + length
@@ -277,15 +285,43 @@ struct TimelineRows {
 struct TimelineTable: Sendable {
     let widths: [Int]
 
-    /// The lines of chunk `index` of `chunks`, read into `input` (reused from chunk to chunk).
-    func lines(of chunks: Spool.Chunks, _ index: Int, input: inout [UInt8]) -> [UInt8] {
+    /// The lines of chunk `index` of `chunks`, read into `input` (reused from chunk to chunk), handed to `body` in
+    /// pieces, each as it is made (``pieces(_:pieceBytes:_:)``).
+    func lines(of chunks: Spool.Chunks, _ index: Int, input: inout [UInt8], _ body: ([UInt8]) -> Void) {
         chunks.read(index, into: &input)
-        let cells = chunks.items[index]
-        return input.withUnsafeBytes { spooled in
-            [UInt8](unsafeUninitializedCapacity: bound(spooled.count, cells: cells)) { buffer, count in
-                count = widths.withUnsafeBufferPointer { Self.write(spooled, widths: $0, into: buffer.baseAddress!) }
-            }
+        input.withUnsafeBytes { pieces($0, body) }
+    }
+
+    /// The lines of the whole rows in `spooled`, handed to `body` in pieces of at most about `pieceBytes` each (a
+    /// single row may take more; never empty): every row is padded to the columns' widths, so one long cell among
+    /// many short rows would otherwise ask for the rows times its width at once.
+    func pieces(_ spooled: UnsafeRawBufferPointer, pieceBytes: Int = 1 << 22, _ body: ([UInt8]) -> Void) {
+        let rowPadding = widths.dropLast().reduce(0) { $0 + $1 + 2 } + 1
+        func format(_ range: Range<Int>, bound: Int) {
+            let rows = UnsafeRawBufferPointer(rebasing: spooled[range])
+            body(
+                [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+                    count = widths.withUnsafeBufferPointer { Self.write(rows, widths: $0, into: buffer.baseAddress!) }
+                })
         }
+        var start = 0
+        var offset = 0
+        var bound = 0
+        while offset < spooled.count {
+            var rowEnd = offset
+            for _ in widths.indices where rowEnd < spooled.count {
+                rowEnd += 4 + TimelineRows.cellLength(in: spooled, at: rowEnd)
+            }
+            let rowBound = rowEnd - offset + rowPadding
+            if bound > 0 && bound + rowBound > pieceBytes {
+                format(start..<offset, bound: bound)
+                start = offset
+                bound = 0
+            }
+            bound += rowBound
+            offset = rowEnd
+        }
+        if bound > 0 { format(start..<offset, bound: bound) }
     }
 
     /// Appends the lines of `cells` cells (whole rows) read from `spooled`.
@@ -322,7 +358,7 @@ struct TimelineTable: Sendable {
         var column = 0
         while cell < end {
             let header = UInt32(littleEndian: cell.loadUnaligned(as: UInt32.self))
-            let length = Int(header & ~TimelineRows.notASCII)
+            let length = Int(header & ~TimelineRows.notASCII)  // TimelineRows.cellLength, in the tight loop
             let text = (cell + 4).assumingMemoryBound(to: UInt8.self)
             p.update(from: text, count: length)
             p += length
@@ -350,7 +386,7 @@ struct TimelineTable: Sendable {
 }
 
 /// Formats the odd-numbered chunks of a spool on a thread of its own, in order, for ``TimelineSink/finish()`` to
-/// take one by one (``formatted``); at most two wait to be taken.
+/// take one by one (``formatted``): each chunk's pieces, then an empty array; at most two wait to be taken.
 final class TimelineHelper: BackgroundJob {
     let chunks: Spool.Chunks
     let table: TimelineTable
@@ -364,7 +400,8 @@ final class TimelineHelper: BackgroundJob {
     func work() {
         var input: [UInt8] = []
         for index in stride(from: 1, to: chunks.count, by: 2) {
-            formatted.put(table.lines(of: chunks, index, input: &input))
+            table.lines(of: chunks, index, input: &input) { formatted.put($0) }
+            formatted.put([])
         }
         formatted.close()
     }
@@ -514,6 +551,32 @@ extension TimelineSink {
     static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         CalendarMath.appendDigits(Int(truncatingIfNeeded: value), width: 1, to: &out)
+    }
+}
+
+/// Renders timeline rows as cells (``TimelineRows``' format) where the table is not laid out: on the threads of a run
+/// in parts, and into timeline parts (``PartFile``). The rows are ``TimelineSink``'s own (``TimelineSink/appendRow(_:start:to:)``);
+/// access rows need what each customer was entitled to before, which one renderer knows for the customers it sees (a
+/// customer's changes are all in one part).
+struct TimelineRowRenderer {
+    let start: Instant
+    var rows = TimelineRows()
+    var previous = LastEntitlements()
+
+    init(start: Instant) { self.start = start }
+
+    /// Appends the cells of `notification`'s row to `bytes`.
+    mutating func append(_ notification: SentNotification, to bytes: inout [UInt8]) {
+        rows.removeAll()
+        TimelineSink.appendRow(notification, start: start, to: &rows)
+        bytes.append(contentsOf: rows.spooledBytes)
+    }
+
+    /// Appends the cells of `change`'s access row to `bytes`.
+    mutating func append(_ change: EntitlementChange, to bytes: inout [UInt8]) {
+        rows.removeAll()
+        TimelineSink.appendRow(change, start: start, previous: &previous, to: &rows)
+        bytes.append(contentsOf: rows.spooledBytes)
     }
 }
 

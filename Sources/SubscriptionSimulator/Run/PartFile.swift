@@ -44,13 +44,15 @@ public enum PartFile {
             scenarioDigest: String, scenario: Scenario, signing: String, format: OutputFormat, part: RunPart
         ) {
             self.scenarioDigest = scenarioDigest
-            seed = String(scenario.seed)
-            start = scenario.start.description
-            until = scenario.until.description
+            // As the timeline's title shows them: a merged timeline's title is made from these.
+            let title = TimelineSink.Title(scenario)
+            seed = title.seed
+            start = title.start
+            until = title.until
+            name = title.name
             environment = scenario.app.environment.rawValue
             self.signing = signing
             self.format = format.rawValue
-            name = scenario.name
             expectations = scenario.expectations.count
             shard = part.index + 1
             shards = part.count
@@ -75,6 +77,8 @@ public enum PartFile {
             compare("environment", environment, other.environment)
             compare("signing", signing, other.signing)
             compare("format", format, other.format)
+            compare("name", name ?? "", other.name ?? "")
+            compare("expectations", expectations.map(String.init) ?? "", other.expectations.map(String.init) ?? "")
             compare("shards", String(shards), String(other.shards))
             return found
         }
@@ -114,7 +118,7 @@ public enum PartFile {
         sink.out.buffer += header.line
         let run = ScenarioRunner.streamPart(scenario, part: part, partition: ScenarioPartition(scenario), into: &sink)
         let stop = run.stoppedBy.map { Array("\($0)\n".utf8) } ?? []
-        let cut = sink.cut.map { String($0.segment) } ?? "-"
+        let cut = sink.cut.map(Trailer.cutText) ?? "-"
         sink.out.append("end \(sink.records) \(cut) \(stop.count)\n")
         sink.out.buffer += stop
         sink.out.flush()
@@ -132,12 +136,16 @@ public enum PartFile {
     /// order, their cells in ``TimelineRows``' format, as ``TimelineSink`` renders them (the access rows with what
     /// the part's customers were entitled to before: a customer's changes are all in one part).
     struct TimelineRowWriter: PartRecordWriter {
-        let start: Instant
         var out: ChunkedWriter
-        var rows = TimelineRows()
-        var previous = LastEntitlements()
+        var rows: TimelineRowRenderer
+        var row: [UInt8] = []
         var records = 0
         var cut: RecordKey?
+
+        init(start: Instant, out: ChunkedWriter) {
+            self.out = out
+            rows = TimelineRowRenderer(start: start)
+        }
 
         mutating func receive(
             taking notifications: inout [SentNotification], keys notificationKeys: [RecordKey],
@@ -147,21 +155,23 @@ public enum PartFile {
             var c = 0
             while n < notifications.count || c < changes.count {
                 // In key order, a notification first at one key (as the merge of parts takes them).
-                let access = n == notifications.count || (c < changes.count && changeKeys[c] < notificationKeys[n])
-                rows.removeAll()
+                let access =
+                    c < changes.count
+                    && PartitionedRun.changeGoesFirst(
+                        changeKeys[c], before: n < notifications.count ? notificationKeys[n] : .end)
+                row.removeAll(keepingCapacity: true)
                 let key: RecordKey
                 if access {
-                    TimelineSink.appendRow(changes[c], start: start, previous: &previous, to: &rows)
+                    rows.append(changes[c], to: &row)
                     key = changeKeys[c]
                     c += 1
                 } else {
-                    TimelineSink.appendRow(notifications[n], start: start, to: &rows)
+                    rows.append(notifications[n], to: &row)
                     key = notificationKeys[n]
                     n += 1
                 }
-                let cells = rows.spooledBytes
-                out.append("\(access ? "a" : "r") \(key.segment) \(key.instant) \(key.family) \(cells.count)\n")
-                out.buffer += cells
+                out.append("\(access ? "a" : "r") \(key.segment) \(key.instant) \(key.family) \(row.count)\n")
+                out.buffer += row
                 records += 1
                 out.flushIfFull()
             }
@@ -218,6 +228,25 @@ public enum PartFile {
         public var cut: RecordKey?
         /// The stop's message (empty when it did not stop).
         public var stop: String
+
+        /// The trailer's CUT: `SEGMENT` for a cut at a segment's start (an action the rules refuse), else
+        /// `SEGMENT,INSTANT,FAMILY` (a store event stopped the run: ``ScenarioRunner/cut(segment:stoppingEvent:)``).
+        static func cutText(_ cut: RecordKey) -> String {
+            if cut.instant == .min && cut.family == 0 { return String(cut.segment) }
+            return "\(cut.segment),\(cut.instant),\(cut.family)"
+        }
+
+        /// A CUT read back (nil: not one of the two spellings).
+        static func cut(_ text: Substring) -> RecordKey? {
+            let fields = text.split(separator: ",", omittingEmptySubsequences: false)
+            if fields.count == 1, let segment = Int(fields[0]), segment >= 0 {
+                return RecordKey(segment: segment, instant: .min, family: 0)
+            }
+            guard fields.count == 3, let segment = Int(fields[0]), segment >= 0, let instant = Int64(fields[1]),
+                let family = UInt32(fields[2])
+            else { return nil }
+            return RecordKey(segment: segment, instant: instant, family: family)
+        }
     }
 
     /// Reads a part file in chunks (memory bounded by the chunk and the longest record).
@@ -229,6 +258,10 @@ public enum PartFile {
         var offset = 0  // of buffer[0] in the file
         var atEnd = false
         public private(set) var header: Header?
+        /// The header's format (read with it).
+        public private(set) var format: OutputFormat?
+        /// Whether the part holds timeline rows.
+        var holdsRows: Bool { format == .timeline }
         /// Set by ``validate()``.
         public private(set) var trailer: Trailer?
         /// The first problem met while merging (the file changed after ``validate()``).
@@ -280,6 +313,9 @@ public enum PartFile {
             }
         }
 
+        /// The longest header line read (the scenario's name is in it).
+        static let longestHeader = 1 << 20
+
         /// The longest record or stop message a part may hold (a line is a few kilobytes): a larger length is bad
         /// data, not a reason to read that much.
         static let longest = 1 << 24
@@ -311,7 +347,7 @@ public enum PartFile {
         /// Reads the header line.
         public func readHeader() throws(Problem) -> Header {
             let expected = "expected a part of 'simctl run --shard I/N' (first line 'simctl-part 1 {...}')"
-            guard let line = line(limit: 8192) else { throw fail("\(expected), found an empty file") }
+            guard let line = line(limit: Self.longestHeader) else { throw fail("\(expected), found an empty file") }
             let magic = Array(PartFile.magic.utf8)
             guard line.starts(with: magic) else {
                 let text = SourceText.escapingControlCharacters(String(decoding: line.prefix(40), as: UTF8.self))
@@ -324,6 +360,7 @@ public enum PartFile {
                 let text = SourceText.escapingControlCharacters(String(header.format.prefix(40)))
                 throw fail("expected a part of format jsonl, decoded or timeline, found format '\(text)'")
             }
+            self.format = format
             self.header = header
             return header
         }
@@ -341,7 +378,7 @@ public enum PartFile {
                     "truncated: expected record \(number + 1) or the trailer 'end ...', found the end of the file")
             }
             if let (key, length, access) = Self.record(line) {
-                guard !access || header?.format == OutputFormat.timeline.rawValue else {
+                guard !access || holdsRows else {
                     throw fail(
                         "at byte \(offset + position - line.count - 1): an access row 'a ...' is only in a timeline part, this part's format is '\(header?.format ?? "")'"
                     )
@@ -350,17 +387,17 @@ public enum PartFile {
             }
             let fields = String(decoding: line, as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
             if fields.count == 4, fields[0] == "end", let records = Int(fields[1]), let stopLength = Int(fields[3]),
-                (0...Self.longest).contains(stopLength), fields[2] == "-" || Int(fields[2]) != nil
+                (0...Self.longest).contains(stopLength), fields[2] == "-" || Trailer.cut(fields[2]) != nil
             {
                 var stop: [UInt8] = []
                 guard bytes(stopLength, into: &stop) else {
                     throw fail("truncated: the trailer's stop message ends early")
                 }
-                let cut = Int(fields[2]).map { RecordKey(segment: $0, instant: .min, family: 0) }
+                let cut = Trailer.cut(fields[2])
                 return .end(Trailer(records: records, cut: cut, stop: String(decoding: stop, as: UTF8.self)))
             }
             let text = SourceText.escapingControlCharacters(String(decoding: line.prefix(40), as: UTF8.self))
-            let access = header?.format == OutputFormat.timeline.rawValue ? " or 'a SEGMENT INSTANT FAMILY LENGTH'" : ""
+            let access = holdsRows ? " or 'a SEGMENT INSTANT FAMILY LENGTH'" : ""
             throw fail(
                 "at byte \(offset + position - line.count - 1): expected a record 'r SEGMENT INSTANT FAMILY LENGTH'\(access) (LENGTH 1 to \(Self.longest)) or the trailer 'end RECORDS CUT STOPLENGTH', found '\(text)'"
             )
@@ -404,7 +441,7 @@ public enum PartFile {
         public func validate() throws(Problem) -> Trailer {
             var count = 0
             var last = RecordKey(segment: .min, instant: .min, family: 0)
-            let rows = header?.format == OutputFormat.timeline.rawValue
+            let rows = holdsRows
             if rows && (header?.name == nil || header?.expectations == nil) {
                 throw fail(
                     "a timeline part's header needs 'name' and 'expectations' (the scenario's name and how many expectations it has)"
@@ -453,43 +490,43 @@ public enum PartFile {
             offset = 0
             atEnd = false
             remaining = trailer?.records ?? 0
-            _ = line(limit: 8192)
-        }
-
-        /// The next record of a timeline part for the merge, its cells read into `row` (nil after the last).
-        func nextRow(into row: inout [UInt8]) throws(Problem) -> (key: RecordKey, access: Bool)? {
-            guard remaining > 0 else { return nil }
-            let number = (trailer?.records ?? 0) - remaining
-            guard case .record(let key, let length, let access) = try item(number: number) else {
-                throw fail("changed while it was merged")
-            }
-            row.removeAll(keepingCapacity: true)
-            // Checked again: the file may have changed since it was validated, and the table reads the cells'
-            // lengths.
-            guard bytes(length, into: &row), row.withUnsafeBytes({ TimelineRows.isRow($0) }) else {
-                throw fail("changed while it was merged")
-            }
-            remaining -= 1
-            return (key, access)
+            _ = line(limit: Self.longestHeader)
         }
 
         /// The next batch of records for the merge (nil once the last was given).
         func nextBatch(reusing batch: PartitionedRun.Batch?) -> PartitionedRun.Batch? {
             guard remaining >= 0, problem == nil else { return nil }
+            let rows = holdsRows
             var batch = batch ?? PartitionedRun.Batch()
             batch.empty()
             let number = (trailer?.records ?? 0) - remaining
             do throws(Problem) {
-                while remaining > 0 && batch.bytes.count < PartitionedRun.batchBytes
-                    && batch.notificationKeys.count < 512
+                while remaining > 0 && batch.bytes.count + batch.changeBytes.count < PartitionedRun.batchBytes
+                    && batch.recordCount < 512
                 {
-                    guard case .record(let key, let length, false) = try item(number: number + batch.recordCount)
+                    guard case .record(let key, let length, let access) = try item(number: number + batch.recordCount)
                     else {
                         throw fail("changed while it was merged")
                     }
-                    guard bytes(length, into: &batch.bytes) else { throw fail("changed while it was merged") }
-                    batch.notificationKeys.append(key)
-                    batch.lineEnds.append(batch.bytes.count)
+                    let start = access ? batch.changeBytes.count : batch.bytes.count
+                    guard access ? bytes(length, into: &batch.changeBytes) : bytes(length, into: &batch.bytes) else {
+                        throw fail("changed while it was merged")
+                    }
+                    if rows {
+                        // Checked again: the file may have changed since it was validated, and the table reads
+                        // the cells' lengths.
+                        let cells = access ? batch.changeBytes[start...] : batch.bytes[start...]
+                        guard cells.withUnsafeBytes({ TimelineRows.isRow($0) }) else {
+                            throw fail("changed while it was merged")
+                        }
+                    }
+                    if access {
+                        batch.changeKeys.append(key)
+                        batch.changeEnds.append(batch.changeBytes.count)
+                    } else {
+                        batch.notificationKeys.append(key)
+                        batch.lineEnds.append(batch.bytes.count)
+                    }
                     batch.frontier = key
                     remaining -= 1
                 }
@@ -517,6 +554,15 @@ public enum PartFile {
         _ readers: [Reader], write: @escaping ([UInt8]) -> Void, writeVector: VectorWrite? = nil
     ) throws(Problem) -> Reader? {
         for reader in readers { try reader.rewind() }
+        var table: TimelineSink?
+        return try merge(readers, write: write, writeVector: writeVector, table: &table)
+    }
+
+    /// ``merge(_:write:writeVector:)``, the rows of timeline parts to `table` when given.
+    static func merge(
+        _ readers: [Reader], write: @escaping ([UInt8]) -> Void, writeVector: VectorWrite?, table: inout TimelineSink?
+    ) throws(Problem) -> Reader? {
+        for reader in readers { try reader.rewind() }
         var sink = NoRecords()
         var tracker: ExpectationTracker?
         var spare = [PartitionedRun.Batch?](repeating: nil, count: readers.count)
@@ -527,63 +573,54 @@ public enum PartFile {
                 return readers[part].nextBatch(reusing: spare[part])
             },
             giveBack: { part, batch in spare[part] = batch }, write: write, writeVector: writeVector,
-            sink: &sink, tracker: &tracker, keepValues: false, start: Instant(millisecondsSince1970: 0),
-            progress: nil)
+            sink: &sink, table: &table, tracker: &tracker, keepValues: false,
+            start: Instant(millisecondsSince1970: 0), progress: nil)
         if let problem = readers.compactMap(\.problem).first { throw problem }
-        var first = 0
-        for part in readers.indices where cuts[part] < cuts[first] { first = part }
+        let first = PartitionedRun.firstStop(cuts)
         return readers[first].trailer?.cut == nil ? nil : readers[first]
     }
 
     /// Merges validated timeline parts (``Reader/validate()``, each part once, in any order) into the one-job
-    /// table, written to `write`: the rows in key order (rule partition-order; records of one key are one family's,
-    /// so one part's) go to the table (``TimelineSink/receiveRow(_:instant:access:)``), which groups them by instant
-    /// and sizes the columns as the one-job run does; nothing at or after the lowest cut of any part. Returns the part
+    /// table, written to `write`: the merge of the other formats (``PartitionedRun/merge(count:take:giveBack:write:writeVector:sink:table:tracker:keepValues:start:progress:)``)
+    /// hands the rows in key order to the table (``TimelineSink/receiveRow(_:instant:access:)``), which groups them
+    /// by instant and sizes the columns as the one-job run does; then the line below the table. Returns the part
     /// whose stop is the run's (nil: none stopped), or a problem when a file changed while it was read.
     public static func mergeTimeline(_ readers: [Reader], write: @escaping ([UInt8]) -> Void) throws(Problem)
         -> Reader?
     {
-        for reader in readers { try reader.rewind() }
-        var cut = RecordKey.end
-        var stopped: Reader?
-        for reader in readers {
-            if let partCut = reader.trailer?.cut, partCut < cut {
-                cut = partCut
-                stopped = reader
-            }
-        }
         guard let header = readers.first?.header else { return nil }
         let title = TimelineSink.Title(
             name: header.name ?? "", start: header.start, seed: header.seed, until: header.until)
         // The rows come rendered, offsets included: the table's start is not read.
-        var table = TimelineSink(title: title, start: Instant(millisecondsSince1970: 0), write: write)
-        var rows = [[UInt8]](repeating: [], count: readers.count)
-        var heads: [(key: RecordKey, access: Bool)?] = []
-        for part in readers.indices { heads.append(try readers[part].nextRow(into: &rows[part])) }
-        while true {
-            var lowest: Int?
-            for part in heads.indices {
-                guard let head = heads[part] else { continue }
-                if let current = lowest, let best = heads[current], !(head.key < best.key) { continue }
-                lowest = part
-            }
-            guard let part = lowest, let head = heads[part], head.key < cut else { break }
-            rows[part].withUnsafeBytes {
-                table.receiveRow($0, instant: Instant(millisecondsSince1970: head.key.instant), access: head.access)
-            }
-            heads[part] = try readers[part].nextRow(into: &rows[part])
-        }
-        table.finish()
+        var table: TimelineSink? = TimelineSink(title: title, start: Instant(millisecondsSince1970: 0), write: write)
+        let stopped = try merge(readers, write: write, writeVector: nil, table: &table)
+        table!.finish()
         // The lines below the table: a stopped run's are the one-job run's (the stop's message starts with its
         // FILE:LINE:COLUMN, ``ScenarioError``); expectations are not judged on rows.
         if let message = stopped?.trailer?.stop {
-            let location = message.range(of: ": error: ").map { String(message[..<$0.lowerBound]) } ?? message
-            write(Array(TimelineSink.stoppedLine(location).utf8))
+            write(Array(TimelineSink.stoppedLine(Self.location(ofStop: message)).utf8))
         } else {
             let count = header.expectations ?? 0
             write(Array(TimelineSink.expectationsLine(count, failed: count == 0 ? 0 : nil).utf8))
         }
         return stopped
+    }
+
+    /// The `FILE:LINE:COLUMN` a stop's message starts with (``ScenarioError``'s description): up to the first
+    /// `: error: ` that follows `:LINE:COLUMN`, so a file name with `: error: ` in it is read whole.
+    static func location(ofStop message: String) -> String {
+        var searched = message.startIndex
+        while let marker = message.range(of: ": error: ", range: searched..<message.endIndex) {
+            let before = message[..<marker.lowerBound]
+            let numbers = before.split(separator: ":", omittingEmptySubsequences: false).suffix(2)
+            if numbers.count == 2, numbers.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && Int($0) != nil }),
+                before.count > numbers.reduce(0, { $0 + $1.count + 1 })
+            {
+                return String(before)
+            }
+            searched = marker.upperBound
+        }
+        return message
     }
 
     struct NoRecords: RunSink {

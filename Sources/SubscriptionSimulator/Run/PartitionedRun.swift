@@ -18,6 +18,9 @@ struct PartitionedRun {
         var bytes: [UInt8] = []
         var changes: [EntitlementChange] = []
         var changeKeys: [RecordKey] = []
+        /// With timeline rows (``Lines/timelineRows(_:)``): each change's access row, and where each ends.
+        var changeBytes: [UInt8] = []
+        var changeEnds: [Int] = []
         /// Every record the part sends after this batch has a key at or after this.
         var frontier = RecordKey(segment: 0, instant: .min, family: 0)
         /// The part's last batch.
@@ -35,6 +38,8 @@ struct PartitionedRun {
             bytes.removeAll(keepingCapacity: true)
             changes.removeAll(keepingCapacity: true)
             changeKeys.removeAll(keepingCapacity: true)
+            changeBytes.removeAll(keepingCapacity: true)
+            changeEnds.removeAll(keepingCapacity: true)
             finished = false
             cut = nil
         }
@@ -45,13 +50,17 @@ struct PartitionedRun {
         case none
         case jsonl(NotificationEncoder, JWSSigning)
         case decoded(AppConfiguration)
+        /// The timeline's rows, as cells (``TimelineRowRenderer``, offsets from this start): each notification's
+        /// row is its line, each change's access row goes to ``Batch/changeBytes``; the merger lays them out
+        /// (``TimelineSink/receiveRow(_:instant:access:)``).
+        case timelineRows(Instant)
 
         /// The same encoding with the app's strings and the signer's header in storage of the part's own
         /// (``String/inOwnStorage``): every line writes them, on every part's thread at once.
         func inOwnStorage() -> Lines {
             switch self {
-            case .none:
-                return .none
+            case .none, .timelineRows:
+                return self
             case .jsonl(var encoder, _):
                 encoder.app = encoder.app.inOwnStorage()
                 return .jsonl(encoder, JWSSigning(encoder.signer))
@@ -68,7 +77,8 @@ struct PartitionedRun {
             buffers: inout NotificationEncoder.Buffers
         ) {
             switch self {
-            case .none:
+            case .none, .timelineRows:
+                // Rows are rendered by the part's sink, which knows its customers' entitlements.
                 for _ in notifications.indices { lineEnds.append(bytes.count) }
             case .jsonl(let encoder, let signing):
                 // Each notification read in place, not copied out of the array: a copy retains every string it
@@ -105,6 +115,16 @@ struct PartitionedRun {
         /// A little over the longest average line of any group so far: the room a group's lines are expected to
         /// take, reserved before they are encoded.
         var lineBytes = 0
+        /// With ``Lines/timelineRows(_:)``: renders the rows.
+        var rows: TimelineRowRenderer?
+
+        init(lines: Lines, keepValues: Bool, queue: Handoff<Batch>, spare: Handoff<Batch>) {
+            self.lines = lines
+            self.keepValues = keepValues
+            self.queue = queue
+            self.spare = spare
+            if case .timelineRows(let start) = lines { rows = TimelineRowRenderer(start: start) }
+        }
 
         mutating func receive(
             taking notifications: inout [SentNotification], keys notificationKeys: [RecordKey],
@@ -122,7 +142,11 @@ struct PartitionedRun {
                 }
             }
             let before = batch.bytes.count
-            lines.appendLines(of: notifications, to: &batch.bytes, lineEnds: &batch.lineEnds, buffers: &buffers)
+            if rows != nil {
+                appendRows(notifications, changes)
+            } else {
+                lines.appendLines(of: notifications, to: &batch.bytes, lineEnds: &batch.lineEnds, buffers: &buffers)
+            }
             if !notifications.isEmpty {
                 let average = (batch.bytes.count - before) / notifications.count
                 lineBytes = max(lineBytes, average + average / 8)
@@ -133,7 +157,27 @@ struct PartitionedRun {
             batch.changeKeys += changeKeys
             batch.frontier = frontier
             steps += 1
-            if batch.bytes.count >= PartitionedRun.batchBytes || batch.recordCount >= 512 || steps >= 64 { handOn() }
+            if batch.bytes.count + batch.changeBytes.count >= PartitionedRun.batchBytes || batch.recordCount >= 512
+                || steps >= 64
+            {
+                handOn()
+            }
+        }
+
+        /// Each notification's row as its line, each change's access row into the batch's change bytes.
+        mutating func appendRows(_ notifications: [SentNotification], _ changes: [EntitlementChange]) {
+            notifications.withUnsafeBufferPointer { group in
+                for index in group.indices {
+                    rows!.append(group[index], to: &batch.bytes)
+                    batch.lineEnds.append(batch.bytes.count)
+                }
+            }
+            changes.withUnsafeBufferPointer { group in
+                for index in group.indices {
+                    rows!.append(group[index], to: &batch.changeBytes)
+                    batch.changeEnds.append(batch.changeBytes.count)
+                }
+            }
         }
 
         /// Hands the batch on and starts the next with room for `reserving` bytes of lines, and for a batch's worth.
@@ -207,27 +251,41 @@ struct PartitionedRun {
         var notification = 0
         var change = 0
         var lineStart = 0
+        /// Where the next change's access row starts in ``Batch/changeBytes`` (timeline rows).
+        var changeStart = 0
         var done = false
 
         var hasRecords: Bool {
             notification < batch.notificationKeys.count || change < batch.changeKeys.count
         }
 
-        /// The key of the part's next record (a change first only when its key is lower).
+        /// The key of the part's next record (``changeGoesFirst(_:before:)``).
         var nextKey: RecordKey {
             let n = notification < batch.notificationKeys.count ? batch.notificationKeys[notification] : .end
             let c = change < batch.changeKeys.count ? batch.changeKeys[change] : .end
-            return c < n ? c : n
+            return PartitionedRun.changeGoesFirst(c, before: n) ? c : n
         }
     }
 
+    /// Of one part's next notification and next entitlement change, the change goes first only when its key is
+    /// lower: at one key, the notification first (the merge, and the records of a timeline part, ``PartFile``).
+    static func changeGoesFirst(_ change: RecordKey, before notification: RecordKey) -> Bool { change < notification }
+
+    /// The part whose stop is the run's: the one with the lowest cut (`.end`: it did not stop).
+    static func firstStop(_ cuts: [RecordKey]) -> Int {
+        var first = 0
+        for part in cuts.indices.dropFirst() where cuts[part] < cuts[first] { first = part }
+        return first
+    }
+
     /// Runs `scenario` in `count` parts and merges their output: the lines of `lines` go to `write` in one-job
-    /// order; `sink` (timeline, fixtures) and `tracker` (expectations) receive the merged records when given.
-    /// Returns the run (part 1's store; failures judged on the merged records; the earliest stop of any part).
+    /// order, or its timeline rows to `table`; `sink` (fixtures) and `tracker` (expectations) receive the merged
+    /// records when given. Returns the run (part 1's store; failures judged on the merged records; the earliest stop
+    /// of any part).
     static func run<Sink: RunSink>(
         _ scenario: Scenario, partition: ScenarioPartition, count: Int, lines: Lines,
         write: @escaping ([UInt8]) -> Void, writeVector: VectorWrite? = nil,
-        sink: inout Sink, keepValues: Bool, progress: ((Int, Instant) -> Void)?
+        sink: inout Sink, table: inout TimelineSink?, keepValues: Bool, progress: ((Int, Instant) -> Void)?
     ) -> ScenarioRun {
         let jobs = (0..<count).map { index in
             PartJob(
@@ -238,12 +296,11 @@ struct PartitionedRun {
         var tracker = scenario.expectations.isEmpty ? nil : ExpectationTracker(scenario)
         let partCuts = merge(
             count: count, take: { jobs[$0].queue.take() }, giveBack: { jobs[$0].spare.put($1) }, write: write,
-            writeVector: writeVector, sink: &sink, tracker: &tracker, keepValues: keepValues, start: scenario.start,
-            progress: progress)
+            writeVector: writeVector, sink: &sink, table: &table, tracker: &tracker, keepValues: keepValues,
+            start: scenario.start, progress: progress)
         let runs = jobs.map { $0.run! }
         // The earliest stop of any part is the one-job run's stop (the lowest cut).
-        var first = 0
-        for part in 1..<count where partCuts[part] < partCuts[first] { first = part }
+        let first = firstStop(partCuts)
         var run = runs[0]
         if let stop = runs[first].stoppedBy {
             run.stoppedBy = stop
@@ -256,16 +313,18 @@ struct PartitionedRun {
 
     /// Merges `count` parts' batches by key into the one-job order (rule partition-order): `take(i)` gives part
     /// `i`'s next batch (nil once it has none), in key order, its last one `finished`; `giveBack` receives emptied
-    /// batches to fill again. The lines go to `write`; `sink` and `tracker` receive the merged records (with
-    /// `keepValues`). Nothing at or after the lowest cut of any part is output. Returns each part's cut (`.end`:
-    /// none). Used by `simctl run --jobs N` (parts on threads) and `simctl merge` (parts from files, ``PartFile``).
+    /// batches to fill again. The lines go to `write`, or, with `table`, each line and each change's bytes
+    /// (``Batch/changeBytes``) are a timeline row for it (``TimelineSink/receiveRow(_:instant:access:)``); `sink` and
+    /// `tracker` receive the merged records (with `keepValues`). Nothing at or after the lowest cut of any part is
+    /// output. Returns each part's cut (`.end`: none). Used by `simctl run --jobs N` (parts on threads) and `simctl
+    /// merge` (parts from files, ``PartFile``).
     ///
     /// With `writeVector`, the lines are not copied: the merger notes where each lies in its part's batch and writes
     /// them straight from the batches, in order, before any batch they lie in is given back or replaced.
     static func merge<Sink: RunSink>(
         count: Int, take: (Int) -> Batch?, giveBack: (Int, Batch) -> Void, write: @escaping ([UInt8]) -> Void,
-        writeVector: VectorWrite? = nil, sink: inout Sink, tracker: inout ExpectationTracker?, keepValues: Bool,
-        start: Instant, progress: ((Int, Instant) -> Void)?
+        writeVector: VectorWrite? = nil, sink: inout Sink, table: inout TimelineSink?,
+        tracker: inout ExpectationTracker?, keepValues: Bool, start: Instant, progress: ((Int, Instant) -> Void)?
     ) -> [RecordKey] {
         var cursors = [Cursor](repeating: Cursor(), count: count)
         var out = ChunkedWriter(write)
@@ -359,15 +418,29 @@ struct PartitionedRun {
                 if key > others || key >= cut { break }
                 let c = cursors[lowest].change
                 let n = cursors[lowest].notification
-                if c < cursors[lowest].batch.changeKeys.count && cursors[lowest].batch.changeKeys[c] == key
-                    && !(n < cursors[lowest].batch.notificationKeys.count
-                        && cursors[lowest].batch.notificationKeys[n] == key)
+                // `key` is the next change's or the next notification's (``Cursor/nextKey``).
+                let nextNotification =
+                    n < cursors[lowest].batch.notificationKeys.count ? cursors[lowest].batch.notificationKeys[n] : .end
+                if c < cursors[lowest].batch.changeKeys.count
+                    && Self.changeGoesFirst(cursors[lowest].batch.changeKeys[c], before: nextNotification)
                 {
                     if keepValues { changes.append(cursors[lowest].batch.changes[c]) }
+                    if table != nil {
+                        let end = cursors[lowest].batch.changeEnds[c]
+                        cursors[lowest].batch.changeBytes[cursors[lowest].changeStart..<end].withUnsafeBytes {
+                            table!.receiveRow($0, instant: Instant(millisecondsSince1970: key.instant), access: true)
+                        }
+                        cursors[lowest].changeStart = end
+                    }
                     cursors[lowest].change += 1
                 } else {
                     let end = cursors[lowest].batch.lineEnds[n]
-                    if end > cursors[lowest].lineStart {
+                    if table != nil {
+                        cursors[lowest].batch.bytes[cursors[lowest].lineStart..<end].withUnsafeBytes {
+                            table!.receiveRow($0, instant: Instant(millisecondsSince1970: key.instant), access: false)
+                        }
+                        cursors[lowest].lineStart = end
+                    } else if end > cursors[lowest].lineStart {
                         output(lowest, cursors[lowest].lineStart..<end)
                         cursors[lowest].lineStart = end
                     }

@@ -149,15 +149,20 @@ public struct RunPlan {
                 let encoder = NotificationEncoder(app: scenario.app, signer: signer)
                 lines = .jsonl(encoder, JWSSigning(encoder.signer))
             case .decoded: lines = .decoded(scenario.app)
-            case .timeline, .svg: lines = .none
+            // The parts render the rows; the table is laid out here, from them (not from the records).
+            case .timeline: lines = .timelineRows(scenario.start)
+            case .svg: lines = .none
             }
-            let vector: VectorWrite?
-            if case .none = lines { vector = nil } else { vector = writeVector }
+            var vector: VectorWrite?
+            if case .jsonl = lines { vector = writeVector }
+            if case .decoded = lines { vector = writeVector }
+            var table = sink.timeline
+            sink.timeline = nil
             run = PartitionedRun.run(
                 scenario, partition: partition, count: parts, lines: lines, write: write, writeVector: vector,
-                sink: &sink,
-                keepValues: format == .timeline || fixtures != nil || !scenario.expectations.isEmpty,
+                sink: &sink, table: &table, keepValues: fixtures != nil || !scenario.expectations.isEmpty,
                 progress: meter == nil ? nil : { sent, reached in meter?.step(sent: sent, reached: reached) })
+            sink.timeline = table
         } else if threads {
             // The output is written on a second thread while the run goes on (same bytes; docs/streaming.md).
             var background = BackgroundSink(sink)

@@ -67,8 +67,20 @@ extension ScenarioRunner {
                 handOver(&store, segment: segment)
             }
         }
-        sink.finish(cut: stop.map { _ in RecordKey(segment: lastSegment, instant: .min, family: 0) })
+        sink.finish(cut: stop.map { _ in Self.cut(segment: lastSegment, stoppingEvent: store.stoppingEvent) })
         return ScenarioRun(scenario: scenario, store: store, failures: [], stoppedBy: stop)
+    }
+
+    /// Where the one-job run's output ends when a part stops in `segment` (rule partition-order): nothing at or after
+    /// the returned key. An action the rules refuse (no store event stopped the run) emits nothing, so its whole
+    /// segment is cut. A store event that stopped it (a run limit) ran after every event of a lower instant, or of
+    /// its instant and a lower group, and before the others: the cut is just after its group at its instant, and
+    /// what its own family emitted before it (same key, same part) is kept.
+    static func cut(segment: Int, stoppingEvent: (instant: Instant, group: UInt32)?) -> RecordKey {
+        guard let event = stoppingEvent else { return RecordKey(segment: segment, instant: .min, family: 0) }
+        let instant = event.instant.millisecondsSince1970
+        if event.group == .max { return RecordKey(segment: segment, instant: instant + 1, family: 0) }
+        return RecordKey(segment: segment, instant: instant, family: event.group + 1)
     }
 
     /// Runs part `part` of `scenario` and returns its records with their keys (for tests and small runs; a large

@@ -161,8 +161,15 @@ public struct TimelineDriver: Sendable {
                 continue
             }
             // The store's actions check their rule before they change anything, so a stop shows what led up to it.
+            // What the store's events emitted before one of them stopped the run is of segment 2k; what the entry's
+            // action emitted, of 2k + 1.
             do throws(StoreError) {
                 try moveClock(&store, to: entry.at, pending: entry.at, segment: segment)
+            } catch {
+                step(&store, entry.at, segment)
+                return .refused(Self.refusal(of: entry, error, file: scenario.file))
+            }
+            do throws(StoreError) {
                 if holds { try Self.perform(entry.action, on: &store) }
             } catch {
                 step(&store, entry.at, segment + 1)

@@ -51,6 +51,9 @@ public struct SimulatedStore: Sendable {
     var emissions = EmissionLog()
     /// The run limits and what has been counted against them.
     var runLimits = RunLimitMeter()
+    /// The store event that stopped ``advance(to:)`` with an error (a run limit, a rule): its instant and event group.
+    /// A run in parts cuts the other parts' output there (rule partition-order, ``ScenarioRunner/streamPart(_:part:partition:into:)``).
+    package private(set) var stoppingEvent: (instant: Instant, group: UInt32)?
     /// What App Store Server API requests left: app account tokens set, finished transactions, consumption
     /// information, mass extensions (`Store/ServerRequestRecords.swift`).
     var serverRequests = ServerRequestRecords()
@@ -185,18 +188,26 @@ public struct SimulatedStore: Sendable {
         let pauseAt = emissions.handOverAt
         if pauseAt == .max {
             // Not streamed: no count to check between two events (the hot path of every run and test).
-            while let event = scheduler.nextDueEvent(notAfter: target) {
-                try admit(event)
-                try handle(event.payload)
-            }
+            while let event = scheduler.nextDueEvent(notAfter: target) { try run(event) }
         } else {
             while emissions.heldCount < pauseAt, let event = scheduler.nextDueEvent(notAfter: target) {
-                try admit(event)
-                try handle(event.payload)
+                try run(event)
             }
             if emissions.heldCount >= pauseAt, let next = scheduler.nextEventInstant(), next <= target { return }
         }
         do throws(SchedulingError) { try scheduler.moveClock(to: target) } catch { throw .scheduling(error) }
+    }
+
+    /// Admits and handles one store event (``advance(to:)``), noting it when it stops the run.
+    @inline(__always)
+    mutating func run(_ event: ScheduledEvent<StoreEvent>) throws(StoreError) {
+        do throws(StoreError) {
+            try admit(event)
+            try handle(event.payload)
+        } catch {
+            stoppingEvent = (event.instant, event.group)
+            throw error
+        }
     }
 
     /// `advance(to: now + duration)` on the calendar.

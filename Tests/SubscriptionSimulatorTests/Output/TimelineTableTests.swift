@@ -100,6 +100,21 @@ import Testing
         huge.withUnsafeBytes { #expect(!TimelineRows.isRow($0)) }
     }
 
+    /// One long cell widens its column for every row: the lines come in pieces of bounded size (a piece of one
+    /// row may be larger), never all of a chunk's rows at that width at once, and the pieces joined are the table.
+    @Test func aLongCellAmongShortRowsIsFormattedInBoundedPieces() {
+        var rows = (0..<2000).map { ["2026-01-01T00:00:00Z", "0", "c\($0)", "DID_RENEW", "1", "tx \($0)"] }
+        rows[1000][2] = String(repeating: "x", count: 20_000)
+        let spooled = Self.spooled(rows)
+        let table = Self.table(spooled)
+        var pieces: [[UInt8]] = []
+        spooled.spooledBytes.withUnsafeBytes { table.pieces($0, pieceBytes: 1 << 16) { pieces.append($0) } }
+        #expect(pieces.count > 100)
+        let rowBytes = 20_000 + 100 + 4 * 2
+        #expect(pieces.allSatisfy { $0.count <= (1 << 16) + rowBytes }, "\(pieces.map(\.count).max() ?? 0)")
+        #expect(String(decoding: Array(pieces.joined()), as: UTF8.self) == Self.expectedLines(rows))
+    }
+
     @Test func aSpoolThatSpillsReadsBackEveryItemInOrder() {
         let spool = Spool(limit: 16)
         let items = (0..<200).map { "item \($0) " + String(repeating: "é", count: $0 % 7) }
@@ -127,7 +142,7 @@ import Testing
         let table = Self.table(all)
         var out: [UInt8] = []
         var input: [UInt8] = []
-        for index in 0..<chunks.count { out += table.lines(of: chunks, index, input: &input) }
+        for index in 0..<chunks.count { table.lines(of: chunks, index, input: &input) { out += $0 } }
         #expect(String(decoding: out, as: UTF8.self) == Self.expectedLines(rows))
     }
 

@@ -30,6 +30,14 @@ package enum MergeCommand {
         let header = PartFile.Header(
             scenarioDigest: hex(SHA256.hash(Array(bytes))), scenario: scenario, signing: signing,
             format: options.format, part: part)
+        // The header line names the scenario: a name of a megabyte would make a part no merge reads.
+        guard header.lineLength <= PartFile.Reader.longestHeader + 1 else {
+            return CommandOutput(
+                stdout: "",
+                stderr:
+                    "\(options.file): error: the part's header would be \(header.lineLength - 1) bytes, more than the part format's \(PartFile.Reader.longestHeader) (the scenario's name has \(scenario.name.utf8.count) bytes)\n",
+                exitCode: ExitCode.dataError)
+        }
         let run = PartFile.writePart(
             scenario, part: part, format: options.format, signer: signer, header: header, write: write)
         var stderr = ""

@@ -134,11 +134,12 @@ import Testing
         }
     }
 
-    /// A run stopped by a run limit (alice's weekly subscription reaches 10,000 renewals in 2217) ends in parts
-    /// exactly where the one-job run ends, after the last timeline entry and while the clock moves to one: the other
-    /// parts' records are cut just after the stopping event's family at its instant (rule partition-order), in
-    /// `--jobs` and in merged `--shard` parts alike.
-    @Test(arguments: ["", "  - at: 72000d\n    cancel: { customer: bob, product: com.example.w }\n"])
+    /// A run stopped by a run limit (carol's weekly subscription, bought a week before the others', reaches 10,000
+    /// renewals in 2217, at an instant where alice and dave renew too) ends in parts exactly where the one-job run
+    /// ends, after the last timeline entry and while the clock moves to one: alice's renewal at that instant (a lower
+    /// family) is kept and dave's (a higher one) is not (rule partition-order), under `--jobs` and in merged
+    /// `--shard` parts alike.
+    @Test(arguments: ["", "  - at: 72000d\n    cancel: { customer: dave, product: com.example.w }\n"])
     func aRunLimitEndsThePartsWhereItEndsTheOneJobRun(laterEntry: String) throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -151,21 +152,31 @@ import Testing
               - { id: com.example.w, type: autoRenewable, group: g, period: P1W, price: 1.99 }
             timeline:
               - at: 0
-                purchase: { customer: alice, product: com.example.w }
+                openApp: { customer: alice }
               - at: 0
-                purchase: { customer: bob, product: com.example.w }
+                purchase: { customer: carol, product: com.example.w }
+              - at: 7d
+                purchase: { customer: alice, product: com.example.w }
+              - at: 7d
+                purchase: { customer: dave, product: com.example.w }
 
             """ + laterEntry + "until: 2226-03-01T09:00:00Z\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-        for format in ["jsonl", "timeline"] {
+        // Both formats once; the stop while the clock moves to an entry in jsonl only (the same cut either way).
+        for format in laterEntry.isEmpty ? ["jsonl", "timeline"] : ["jsonl"] {
             let one = Simctl.main(["run", file, "--format", format, "--jobs", "1"])
-            #expect(one.exitCode == 65 && one.stderr.contains("reached the limit of 10000 renewals"), "\(one.stderr)")
-            // Alice's 10,000 renewals and bob's, up to the stop, are output (not only what preceded the last entry).
-            #expect(one.stdout.utf8.count { $0 == UInt8(ascii: "\n") } > 19_000)
-            if format == "jsonl" {
-                let two = Simctl.main(["run", file, "--format", format, "--jobs", "2"])
-                #expect(two.stdout == one.stdout && two.stderr == one.stderr && two.exitCode == 65)
+            #expect(one.exitCode == 65 && one.stderr.contains("carol's subscription"), "\(one.stderr)")
+            // Everyone's renewals up to the stop are output (not only what preceded the last entry).
+            #expect(one.stdout.utf8.count { $0 == UInt8(ascii: "\n") } > 29_000)
+            if format == "timeline" {
+                // At the stop's instant: alice's renewal (family 0) but not dave's (family 2).
+                let stop = try #require(one.stderr.range(of: #"stopped at [0-9T:-]+Z"#, options: .regularExpression))
+                let instant = one.stderr[stop].dropFirst("stopped at ".count)
+                let rows = one.stdout.split(separator: "\n").filter { $0.hasPrefix(instant) }
+                #expect(rows.contains { $0.contains(" alice ") } && !rows.contains { $0.contains(" dave ") }, "\(rows)")
             }
+            let two = Simctl.main(["run", file, "--format", format, "--jobs", "2"])
+            #expect(two.stdout == one.stdout && two.stderr == one.stderr && two.exitCode == 65, "\(format)")
             let parts = try (1...2).map { try Self.part(file, format, $0, 2, in: folder) }
             let merged = Simctl.main(["merge"] + parts)
             #expect(merged.stdout == one.stdout && merged.stderr == one.stderr && merged.exitCode == 65, "\(format)")
@@ -341,11 +352,15 @@ import Testing
     /// A merged timeline names where a refused action stopped the run by the stop's `FILE:LINE:COLUMN`, read back
     /// from its message even when the file's name holds `: error: `.
     @Test func theStopsLocationIsReadFromItsMessage() {
-        #expect(PartFile.location(ofStop: "a/b.yaml:3:4: error: x\n") == "a/b.yaml:3:4")
-        #expect(PartFile.location(ofStop: "d: error: x/s.yaml:30:5: error: msg") == "d: error: x/s.yaml:30:5")
-        #expect(PartFile.location(ofStop: "f.yaml:1:2: error: a: error: b") == "f.yaml:1:2")
-        #expect(PartFile.location(ofStop: ":1:2: error: b") == ":1:2: error: b")
-        #expect(PartFile.location(ofStop: "no location") == "no location")
+        #expect(PartFile.location(ofStop: "a/b.yaml:3:4: error: x\n", file: "a/b.yaml") == "a/b.yaml:3:4")
+        #expect(
+            PartFile.location(ofStop: "d: error: x/s.yaml:30:5: error: msg", file: "d: error: x/s.yaml")
+                == "d: error: x/s.yaml:30:5")
+        let odd = "x:1:2: error: y.yaml"
+        #expect(PartFile.location(ofStop: odd + ":24:5: error: m", file: odd) == odd + ":24:5")
+        #expect(PartFile.location(ofStop: "f.yaml:1:2: error: a: error: b", file: "f.yaml") == "f.yaml:1:2")
+        #expect(PartFile.location(ofStop: "f.yaml:1:x: error: b", file: "f.yaml") == "f.yaml:1:x: error: b")
+        #expect(PartFile.location(ofStop: "other.yaml:1:2: error: b", file: "f.yaml") == "other.yaml:1:2: error: b")
     }
 
     /// Parts whose headers disagree on the scenario's name or expectation count are not merged (the title and the
@@ -374,6 +389,14 @@ import Testing
         #expect(named != source)
         try Data(named.utf8).write(to: URL(fileURLWithPath: long))
         try Self.mergedEqualsOneJob(long, formats: ["jsonl", "timeline"], parts: 2...2)
+        // A name that would make the header longer than a part allows: refused by --shard, nothing written.
+        let tooLong = source.replacingOccurrences(
+            of: #"(?m)^name: .*$"#, with: "name: " + String(repeating: "n", count: 1 << 20),
+            options: .regularExpression)
+        try Data(tooLong.utf8).write(to: URL(fileURLWithPath: long))
+        let refused = Simctl.main(["run", long, "--format", "jsonl", "--shard", "1/2"])
+        #expect(refused.exitCode == 65 && refused.stdout.isEmpty, "\(refused.stderr)")
+        #expect(refused.stderr.contains("the part's header would be"))
     }
 
     /// A timeline part's records are rows (six cells, each a 4-byte length and its bytes), checked before anything

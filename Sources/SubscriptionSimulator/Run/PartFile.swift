@@ -35,6 +35,9 @@ public enum PartFile {
         /// them; absent in parts written before they were added).
         public var name: String?
         public var expectations: Int?
+        /// The scenario file as the command line named it: a stop's message starts with it (a merged timeline's
+        /// last line names the stop's `FILE:LINE:COLUMN`). Not compared: each machine may name the file its way.
+        public var file: String?
         /// This part, from 1.
         public var shard: Int
         /// How many parts there are.
@@ -53,10 +56,15 @@ public enum PartFile {
             environment = scenario.app.environment.rawValue
             self.signing = signing
             self.format = format.rawValue
+            file = scenario.file
             expectations = scenario.expectations.count
             shard = part.index + 1
             shards = part.count
         }
+
+        /// The header line's length, with its newline: at most ``Reader/longestHeader`` in a part (`simctl run
+        /// --shard` refuses a longer one, which a long scenario name would make).
+        public var lineLength: Int { line.count }
 
         /// The header line (with its newline).
         var line: [UInt8] {
@@ -313,8 +321,8 @@ public enum PartFile {
             }
         }
 
-        /// The longest header line read (the scenario's name is in it).
-        static let longestHeader = 1 << 20
+        /// The longest header line read, without its newline (the scenario's name is in it).
+        public static let longestHeader = 1 << 20
 
         /// The longest record or stop message a part may hold (a line is a few kilobytes): a larger length is bad
         /// data, not a reason to read that much.
@@ -347,7 +355,12 @@ public enum PartFile {
         /// Reads the header line.
         public func readHeader() throws(Problem) -> Header {
             let expected = "expected a part of 'simctl run --shard I/N' (first line 'simctl-part 1 {...}')"
-            guard let line = line(limit: Self.longestHeader) else { throw fail("\(expected), found an empty file") }
+            guard let line = line(limit: Self.longestHeader + 1) else {
+                throw fail("\(expected), found an empty file")
+            }
+            guard line.count <= Self.longestHeader else {
+                throw fail("the header line is longer than \(Self.longestHeader) bytes (the part format's limit)")
+            }
             let magic = Array(PartFile.magic.utf8)
             guard line.starts(with: magic) else {
                 let text = SourceText.escapingControlCharacters(String(decoding: line.prefix(40), as: UTF8.self))
@@ -442,9 +455,9 @@ public enum PartFile {
             var count = 0
             var last = RecordKey(segment: .min, instant: .min, family: 0)
             let rows = holdsRows
-            if rows && (header?.name == nil || header?.expectations == nil) {
+            if rows && (header?.name == nil || header?.expectations == nil || header?.file == nil) {
                 throw fail(
-                    "a timeline part's header needs 'name' and 'expectations' (the scenario's name and how many expectations it has)"
+                    "a timeline part's header needs 'name', 'expectations' and 'file' (the scenario's name, how many expectations it has and its file)"
                 )
             }
             var row: [UInt8] = []
@@ -597,8 +610,9 @@ public enum PartFile {
         table!.finish()
         // The lines below the table: a stopped run's are the one-job run's (the stop's message starts with its
         // FILE:LINE:COLUMN, ``ScenarioError``); expectations are not judged on rows.
-        if let message = stopped?.trailer?.stop {
-            write(Array(TimelineSink.stoppedLine(Self.location(ofStop: message)).utf8))
+        if let stopped, let message = stopped.trailer?.stop {
+            let location = Self.location(ofStop: message, file: stopped.header?.file ?? "")
+            write(Array(TimelineSink.stoppedLine(location).utf8))
         } else {
             let count = header.expectations ?? 0
             write(Array(TimelineSink.expectationsLine(count, failed: count == 0 ? 0 : nil).utf8))
@@ -606,21 +620,18 @@ public enum PartFile {
         return stopped
     }
 
-    /// The `FILE:LINE:COLUMN` a stop's message starts with (``ScenarioError``'s description): up to the first
-    /// `: error: ` that follows `:LINE:COLUMN`, so a file name with `: error: ` in it is read whole.
-    static func location(ofStop message: String) -> String {
-        var searched = message.startIndex
-        while let marker = message.range(of: ": error: ", range: searched..<message.endIndex) {
-            let before = message[..<marker.lowerBound]
-            let numbers = before.split(separator: ":", omittingEmptySubsequences: false).suffix(2)
-            if numbers.count == 2, numbers.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && Int($0) != nil }),
-                before.count > numbers.reduce(0, { $0 + $1.count + 1 })
-            {
-                return String(before)
-            }
-            searched = marker.upperBound
+    /// The `FILE:LINE:COLUMN` a stop's message starts with (``ScenarioError``'s description: `FILE:LINE:COLUMN:
+    /// error: MESSAGE`), `file` being the stopping part's scenario file (``Header/file``); the whole message when it
+    /// does not start that way.
+    static func location(ofStop message: String, file: String) -> String {
+        guard message.hasPrefix(file + ":") else { return message }
+        let fields = message.dropFirst(file.count + 1).split(
+            separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        let digits = { (text: Substring) in !text.isEmpty && text.utf8.allSatisfy { (48...57).contains($0) } }
+        guard fields.count == 3, digits(fields[0]), digits(fields[1]), fields[2].hasPrefix(" error: ") else {
+            return message
         }
-        return message
+        return "\(file):\(fields[0]):\(fields[1])"
     }
 
     struct NoRecords: RunSink {

@@ -73,9 +73,12 @@ extension ScenarioRunner {
 
     /// Where the one-job run's output ends when a part stops in `segment` (rule partition-order): nothing at or after
     /// the returned key. An action the rules refuse (no store event stopped the run) emits nothing, so its whole
-    /// segment is cut. A store event that stopped it (a run limit) ran after every event of a lower instant, or of
-    /// its instant and a lower group, and before the others: the cut is just after its group at its instant, and
-    /// what its own family emitted before it (same key, same part) is kept.
+    /// segment is cut. A store event that stopped it (a run limit) ran, in one job, after every event of a lower
+    /// instant, or of its instant and a lower group, and before every other: the cut is just after its group at its
+    /// instant, and what its own family emitted before it (same key, same part) is kept. That order holds because
+    /// every store event of a partitioned scenario has the same priority (only price increases schedule another, and
+    /// they make a scenario run as one job, ``ScenarioPartition/oneJobReason``); a scenario run as one job is all in
+    /// part 1, with family 0 in every key, so the cut keeps all of it up to the stop.
     static func cut(segment: Int, stoppingEvent: (instant: Instant, group: UInt32)?) -> RecordKey {
         guard let event = stoppingEvent else { return RecordKey(segment: segment, instant: .min, family: 0) }
         let instant = event.instant.millisecondsSince1970

@@ -153,7 +153,8 @@ struct PartitionedRun {
             }
             if keepValues { batch.notifications += notifications }
             batch.notificationKeys += notificationKeys
-            batch.changes += changes
+            // The merger reads the changes themselves only with `keepValues` (their keys always).
+            if keepValues { batch.changes += changes }
             batch.changeKeys += changeKeys
             batch.frontier = frontier
             steps += 1

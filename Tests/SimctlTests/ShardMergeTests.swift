@@ -444,6 +444,43 @@ import Testing
         Self.expectRefused(unnamed, "a timeline part's header needs 'name'")
     }
 
+    /// 300 damaged copies of a timeline part (1 to 4 bytes changed, a range removed or bytes inserted, at places
+    /// drawn from a fixed seed): each merge writes the table (exit 0) or refuses the part (exit 65, nothing written),
+    /// and never crashes.
+    @Test func randomlyDamagedTimelinePartsAreMergedOrRefused() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = try RunJobsTests.scaleScenario(customers: 12, coincident: true)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let rows = try (1...2).map { try Self.part(file, "timeline", $0, 2, in: folder) }
+        let good = Array(try Data(contentsOf: URL(fileURLWithPath: rows[1])))
+        let damaged = folder.appendingPathComponent("damaged").path
+        var random = SplitMix64(state: 27)
+        func below(_ bound: Int) -> Int { Int(random.next() % UInt64(max(bound, 1))) }
+        var refused = 0
+        for _ in 0..<300 {
+            var bytes = good
+            for _ in 0...below(4) {
+                let at = below(bytes.count)
+                switch below(4) {
+                case 0: bytes[at] = UInt8(truncatingIfNeeded: random.next())
+                case 1: bytes[at] = [0x00, 0xFF, 0x80, 0x0A, 0x20, 0x2D, 0x39][below(7)]
+                case 2: bytes.removeSubrange(at..<min(bytes.count, at + 1 + below(40)))
+                default: bytes.insert(contentsOf: Array(repeating: UInt8(below(256)), count: 1 + below(8)), at: at)
+                }
+                if bytes.isEmpty { bytes = [0] }
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+            let merged = Simctl.main(["merge", rows[0], damaged])
+            #expect([0, 65].contains(merged.exitCode), "\(merged.stderr)")
+            if merged.exitCode == 65 {
+                refused += 1
+                #expect(merged.stdout.isEmpty || merged.stderr.contains("stop"), "\(merged.stderr)")
+            }
+        }
+        #expect(refused > 200)
+    }
+
     @Test func aFileThatIsNotAPartIsRefused() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }

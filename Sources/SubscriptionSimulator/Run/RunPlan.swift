@@ -153,9 +153,8 @@ public struct RunPlan {
             case .timeline: lines = .timelineRows(scenario.start)
             case .svg: lines = .none
             }
-            var vector: VectorWrite?
-            if case .jsonl = lines { vector = writeVector }
-            if case .decoded = lines { vector = writeVector }
+            // Lines are written from the parts' batches; timeline rows go to the table instead.
+            let vector = format == .jsonl || format == .decoded ? writeVector : nil
             var table = sink.timeline
             sink.timeline = nil
             run = PartitionedRun.run(
@@ -198,7 +197,7 @@ public struct RunPlan {
             if fixtures != nil { verdict.fixtures = .notWritten }
             if format == .timeline {
                 write(
-                    Array(TimelineSink.stoppedLine("\(stop.file):\(stop.location.line):\(stop.location.column)").utf8))
+                    Array(TimelineSink.stoppedLine(stop.place).utf8))
             }
             return verdict
         }

@@ -219,6 +219,10 @@ public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible 
         self.message = SourceText.escapingControlCharacters(message)
     }
 
-    /// `FILE:LINE:COLUMN: error: MESSAGE`, the form compilers use, so editors can jump to it.
-    public var description: String { "\(file):\(location.line):\(location.column): error: \(message)" }
+    /// `FILE:LINE:COLUMN`: where the error is (a stopped timeline's last line names it).
+    public var place: String { "\(file):\(location.line):\(location.column)" }
+
+    /// `FILE:LINE:COLUMN: error: MESSAGE`, the form compilers use, so editors can jump to it (a merge of parts reads
+    /// the place back from it: `PartFile.location(ofStop:file:)`).
+    public var description: String { "\(place): error: \(message)" }
 }

@@ -327,28 +327,125 @@ struct PartitionedRun {
         writeVector: VectorWrite? = nil, sink: inout Sink, table: inout TimelineSink?,
         tracker: inout ExpectationTracker?, keepValues: Bool, start: Instant, progress: ((Int, Instant) -> Void)?
     ) -> [RecordKey] {
-        var cursors = [Cursor](repeating: Cursor(), count: count)
-        var out = ChunkedWriter(write)
+        var m = Merger(count: count, write: write, writeVector: writeVector, start: start)
+        var bounds = (0..<count).map { m.lowerBound($0, take: take, giveBack: giveBack) }
+        while true {
+            // The part with the lowest next key sends while its keys stay at or below every other part's bound
+            // (records of one key are one family's, so no other part can send a key between).
+            var lowest = 0
+            for part in 1..<count where bounds[part] < bounds[lowest] { lowest = part }
+            if bounds[lowest] == .end { break }
+            var others = RecordKey.end
+            for part in 0..<count where part != lowest && bounds[part] < others { others = bounds[part] }
+            while m.cursors[lowest].hasRecords {
+                let key = m.cursors[lowest].nextKey
+                if key > others || key >= m.cut { break }
+                let c = m.cursors[lowest].change
+                let n = m.cursors[lowest].notification
+                // `key` is the next change's or the next notification's (``Cursor/nextKey``).
+                let nextNotification =
+                    n < m.cursors[lowest].batch.notificationKeys.count
+                    ? m.cursors[lowest].batch.notificationKeys[n] : .end
+                if c < m.cursors[lowest].batch.changeKeys.count
+                    && Self.changeGoesFirst(m.cursors[lowest].batch.changeKeys[c], before: nextNotification)
+                {
+                    if keepValues { m.changes.append(m.cursors[lowest].batch.changes[c]) }
+                    if table != nil {
+                        let end = m.cursors[lowest].batch.changeEnds[c]
+                        m.cursors[lowest].batch.changeBytes[m.cursors[lowest].changeStart..<end].withUnsafeBytes {
+                            table!.receiveRow($0, instant: Instant(millisecondsSince1970: key.instant), access: true)
+                        }
+                        m.cursors[lowest].changeStart = end
+                    }
+                    m.cursors[lowest].change += 1
+                } else {
+                    let end = m.cursors[lowest].batch.lineEnds[n]
+                    if table != nil {
+                        m.cursors[lowest].batch.bytes[m.cursors[lowest].lineStart..<end].withUnsafeBytes {
+                            table!.receiveRow($0, instant: Instant(millisecondsSince1970: key.instant), access: false)
+                        }
+                        m.cursors[lowest].lineStart = end
+                    } else if end > m.cursors[lowest].lineStart {
+                        m.output(lowest, m.cursors[lowest].lineStart..<end)
+                        m.cursors[lowest].lineStart = end
+                    }
+                    if keepValues { m.notifications.append(m.cursors[lowest].batch.notifications[n]) }
+                    m.cursors[lowest].notification += 1
+                    m.unreported += 1
+                    m.reached = Instant(millisecondsSince1970: key.instant)
+                }
+                if m.notifications.count + m.changes.count >= 512 || m.unreported >= 512 {
+                    m.handOn(sink: &sink, tracker: &tracker, progress: progress)
+                }
+            }
+            if m.cursors[lowest].hasRecords && m.cursors[lowest].nextKey >= m.cut {
+                // Past the stop: this part sends nothing more.
+                m.writePending()
+                m.cursors[lowest] = Cursor()
+                m.cursors[lowest].done = true
+                while take(lowest) != nil {}
+            }
+            bounds[lowest] = m.lowerBound(lowest, take: take, giveBack: giveBack)
+        }
+        m.handOn(sink: &sink, tracker: &tracker, progress: progress)
+        m.writePending()
+        m.out.flush()
+        // Drain what stopped parts left, so every thread ends.
+        for part in 0..<count { while take(part) != nil {} }
+        return m.partCuts
+    }
+
+    /// The state of one ``merge(count:take:giveBack:write:writeVector:sink:table:tracker:keepValues:start:progress:)``,
+    /// a struct of its own rather than local variables shared by nested functions: captured that way they were boxed
+    /// and every access to them checked for exclusivity at run time (about 500 instructions per merged record).
+    struct Merger {
+        let count: Int
+        let writeVector: VectorWrite?
+        var cursors: [Cursor]
+        var out: ChunkedWriter
         /// Lines not written yet (with `writeVector`), in output order: a part and a range of its batch's bytes.
         var pending: [(part: Int, range: Range<Int>)] = []
         var pendingBytes = 0
-        func writePending() {
+        /// The lowest cut of any part so far: nothing at or after it is output.
+        var cut = RecordKey.end
+        /// Each part's cut (`.end`: none).
+        var partCuts: [RecordKey]
+        /// Merged records not yet handed to the sink and the tracker (with `keepValues`).
+        var notifications: [SentNotification] = []
+        var changes: [EntitlementChange] = []
+        /// Notifications merged since the last progress report, and the instant reached.
+        var unreported = 0
+        var reached: Instant
+
+        init(count: Int, write: @escaping ([UInt8]) -> Void, writeVector: VectorWrite?, start: Instant) {
+            self.count = count
+            self.writeVector = writeVector
+            cursors = [Cursor](repeating: Cursor(), count: count)
+            out = ChunkedWriter(write)
+            partCuts = [RecordKey](repeating: .end, count: count)
+            reached = start
+        }
+
+        /// Writes the pending lines straight from the parts' batches (with `writeVector`).
+        mutating func writePending() {
             guard let writeVector, !pending.isEmpty else { return }
             /// Calls `body` with every part's batch bytes, valid for the call.
             func withBatches(
-                from part: Int, _ bytes: [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) -> Void
+                _ cursors: [Cursor], from part: Int, _ bytes: [UnsafeRawBufferPointer],
+                _ body: ([UnsafeRawBufferPointer]) -> Void
             ) {
-                guard part < count else { return body(bytes) }
-                cursors[part].batch.bytes.withUnsafeBytes { withBatches(from: part + 1, bytes + [$0], body) }
+                guard part < cursors.count else { return body(bytes) }
+                cursors[part].batch.bytes.withUnsafeBytes { withBatches(cursors, from: part + 1, bytes + [$0], body) }
             }
-            withBatches(from: 0, []) { bytes in
+            withBatches(cursors, from: 0, []) { bytes in
                 writeVector(pending.map { UnsafeRawBufferPointer(rebasing: bytes[$0.part][$0.range]) })
             }
             pending.removeAll(keepingCapacity: true)
             pendingBytes = 0
         }
+
         /// Writes (or, with `writeVector`, notes) the bytes `range` of `part`'s batch.
-        func output(_ part: Int, _ range: Range<Int>) {
+        mutating func output(_ part: Int, _ range: Range<Int>) {
             guard writeVector != nil else {
                 out.buffer.append(contentsOf: cursors[part].batch.bytes[range])
                 out.flushIfFull()
@@ -364,12 +461,11 @@ struct PartitionedRun {
                 writePending()
             }
         }
-        var cut = RecordKey.end
-        var notifications: [SentNotification] = []
-        var changes: [EntitlementChange] = []
-        var unreported = 0
-        var reached = start
-        func handOn() {
+
+        /// Hands the merged records to `sink` and `tracker`, and reports progress.
+        mutating func handOn<Sink: RunSink>(
+            sink: inout Sink, tracker: inout ExpectationTracker?, progress: ((Int, Instant) -> Void)?
+        ) {
             if !notifications.isEmpty || !changes.isEmpty {
                 sink.receive(notifications[...], changes[...])
                 tracker?.receive(notifications[...], changes[...])
@@ -381,10 +477,12 @@ struct PartitionedRun {
                 unreported = 0
             }
         }
-        var partCuts = [RecordKey](repeating: .end, count: count)
+
         /// The lowest key the part may still send: its next record's, or (with none in hand) after taking its next
         /// batch; `.end` once it is over.
-        func lowerBound(_ part: Int) -> RecordKey {
+        mutating func lowerBound(
+            _ part: Int, take: (Int) -> Batch?, giveBack: (Int, Batch) -> Void
+        ) -> RecordKey {
             while !cursors[part].hasRecords && !cursors[part].done {
                 guard let batch = take(part) else {
                     cursors[part].done = true
@@ -405,67 +503,5 @@ struct PartitionedRun {
             }
             return cursors[part].hasRecords ? cursors[part].nextKey : .end
         }
-        var bounds = (0..<count).map { lowerBound($0) }
-        while true {
-            // The part with the lowest next key sends while its keys stay at or below every other part's bound
-            // (records of one key are one family's, so no other part can send a key between).
-            var lowest = 0
-            for part in 1..<count where bounds[part] < bounds[lowest] { lowest = part }
-            if bounds[lowest] == .end { break }
-            var others = RecordKey.end
-            for part in 0..<count where part != lowest && bounds[part] < others { others = bounds[part] }
-            while cursors[lowest].hasRecords {
-                let key = cursors[lowest].nextKey
-                if key > others || key >= cut { break }
-                let c = cursors[lowest].change
-                let n = cursors[lowest].notification
-                // `key` is the next change's or the next notification's (``Cursor/nextKey``).
-                let nextNotification =
-                    n < cursors[lowest].batch.notificationKeys.count ? cursors[lowest].batch.notificationKeys[n] : .end
-                if c < cursors[lowest].batch.changeKeys.count
-                    && Self.changeGoesFirst(cursors[lowest].batch.changeKeys[c], before: nextNotification)
-                {
-                    if keepValues { changes.append(cursors[lowest].batch.changes[c]) }
-                    if table != nil {
-                        let end = cursors[lowest].batch.changeEnds[c]
-                        cursors[lowest].batch.changeBytes[cursors[lowest].changeStart..<end].withUnsafeBytes {
-                            table!.receiveRow($0, instant: Instant(millisecondsSince1970: key.instant), access: true)
-                        }
-                        cursors[lowest].changeStart = end
-                    }
-                    cursors[lowest].change += 1
-                } else {
-                    let end = cursors[lowest].batch.lineEnds[n]
-                    if table != nil {
-                        cursors[lowest].batch.bytes[cursors[lowest].lineStart..<end].withUnsafeBytes {
-                            table!.receiveRow($0, instant: Instant(millisecondsSince1970: key.instant), access: false)
-                        }
-                        cursors[lowest].lineStart = end
-                    } else if end > cursors[lowest].lineStart {
-                        output(lowest, cursors[lowest].lineStart..<end)
-                        cursors[lowest].lineStart = end
-                    }
-                    if keepValues { notifications.append(cursors[lowest].batch.notifications[n]) }
-                    cursors[lowest].notification += 1
-                    unreported += 1
-                    reached = Instant(millisecondsSince1970: key.instant)
-                }
-                if notifications.count + changes.count >= 512 || unreported >= 512 { handOn() }
-            }
-            if cursors[lowest].hasRecords && cursors[lowest].nextKey >= cut {
-                // Past the stop: this part sends nothing more.
-                writePending()
-                cursors[lowest] = Cursor()
-                cursors[lowest].done = true
-                while take(lowest) != nil {}
-            }
-            bounds[lowest] = lowerBound(lowest)
-        }
-        handOn()
-        writePending()
-        out.flush()
-        // Drain what stopped parts left, so every thread ends.
-        for part in 0..<count { while take(part) != nil {} }
-        return partCuts
     }
 }

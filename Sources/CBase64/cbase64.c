@@ -72,9 +72,45 @@ __attribute__((target("ssse3"))) static void encode_ssse3(const uint8_t *source,
     encode_portable(source + i, count - i, o);
 }
 
+/// The SSSE3 step on two 12-byte groups at once, one in each 128-bit lane (AVX2's byte shuffles stay within a
+/// lane): 24 bytes to 32 characters per step while 28 bytes can be read (the lanes are loaded from offsets 0 and 12,
+/// 16 bytes each), then the SSSE3 code for the rest.
+__attribute__((target("avx2"))) static void encode_avx2(const uint8_t *source, size_t count, uint8_t *destination) {
+    const __m256i spread = _mm256_setr_epi8(
+        1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10, 1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10);
+    const __m256i mask02 = _mm256_set1_epi32(0x0FC0FC00);
+    const __m256i shift02 = _mm256_set1_epi32(0x04000040);
+    const __m256i mask13 = _mm256_set1_epi32(0x003F03F0);
+    const __m256i shift13 = _mm256_set1_epi32(0x01000010);
+    const __m256i offsets = _mm256_setr_epi8(
+        'a' - 26, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52,
+        '-' - 62, '_' - 63, 'A', 0, 0, 'a' - 26, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52,
+        '0' - 52, '0' - 52, '0' - 52, '-' - 62, '_' - 63, 'A', 0, 0);
+    size_t i = 0;
+    uint8_t *o = destination;
+    for (; i + 28 <= count; i += 24) {
+        __m256i in = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(source + i))),
+            _mm_loadu_si128((const __m128i *)(source + i + 12)), 1);
+        in = _mm256_shuffle_epi8(in, spread);
+        __m256i high = _mm256_mulhi_epu16(_mm256_and_si256(in, mask02), shift02);
+        __m256i low = _mm256_mullo_epi16(_mm256_and_si256(in, mask13), shift13);
+        __m256i sextets = _mm256_or_si256(high, low);
+        __m256i selector = _mm256_subs_epu8(sextets, _mm256_set1_epi8(51));
+        __m256i below26 = _mm256_cmpgt_epi8(_mm256_set1_epi8(26), sextets);
+        selector = _mm256_or_si256(selector, _mm256_and_si256(below26, _mm256_set1_epi8(13)));
+        __m256i characters = _mm256_add_epi8(sextets, _mm256_shuffle_epi8(offsets, selector));
+        _mm256_storeu_si256((__m256i *)o, characters);
+        o += 32;
+    }
+    encode_ssse3(source + i, count - i, o);
+}
+
 int cbase64_engine_available(int engine) {
     if (engine == CBASE64_PORTABLE) return 1;
     if (engine == CBASE64_X86_SSSE3) return __builtin_cpu_supports("ssse3");
+    // The compiler's runtime sets "avx2" only when the operating system also saves the 256-bit registers (XGETBV).
+    if (engine == CBASE64_X86_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("ssse3");
     return 0;
 }
 #else
@@ -82,11 +118,16 @@ int cbase64_engine_available(int engine) { return engine == CBASE64_PORTABLE; }
 #endif
 
 int cbase64_best_engine(void) {
+    if (cbase64_engine_available(CBASE64_X86_AVX2)) return CBASE64_X86_AVX2;
     return cbase64_engine_available(CBASE64_X86_SSSE3) ? CBASE64_X86_SSSE3 : CBASE64_PORTABLE;
 }
 
 void cbase64_url_encode(int engine, const uint8_t *source, size_t count, uint8_t *destination) {
 #if defined(__x86_64__)
+    if (engine == CBASE64_X86_AVX2) {
+        encode_avx2(source, count, destination);
+        return;
+    }
     if (engine == CBASE64_X86_SSSE3) {
         encode_ssse3(source, count, destination);
         return;

@@ -45,10 +45,12 @@ package enum Base64URL {
         }
     }
 
-    /// An encoder of the C target (`CBase64`): `portable` runs everywhere, `x86SSSE3` where the CPU has SSSE3.
+    /// An encoder of the C target (`CBase64`): `portable` runs everywhere, `x86SSSE3` where the CPU has SSSE3,
+    /// `x86AVX2` where it has AVX2 (and the operating system saves its registers). All write the same characters.
     package enum Engine: Int32, Sendable, CaseIterable {
         case portable = 0
         case x86SSSE3 = 1
+        case x86AVX2 = 2
 
         /// The fastest encoder this CPU runs (detected once).
         package static let best = Engine(rawValue: cbase64_best_engine()) ?? .portable

@@ -38,6 +38,9 @@ public enum PartFile {
         /// The scenario file as the command line named it: a stop's message starts with it (a merged timeline's
         /// last line names the stop's `FILE:LINE:COLUMN`). Not compared: each machine may name the file its way.
         public var file: String?
+        /// How the families were split into parts (rule partition-order): ``ScenarioPartition/rule``. Absent in parts
+        /// written before the rotated blocks, which split them round robin: parts of the two kinds do not merge.
+        public var partition: String?
         /// This part, from 1.
         public var shard: Int
         /// How many parts there are.
@@ -58,6 +61,7 @@ public enum PartFile {
             self.format = format.rawValue
             file = scenario.file
             expectations = scenario.expectations.count
+            partition = ScenarioPartition.rule
             shard = part.index + 1
             shards = part.count
         }
@@ -87,6 +91,7 @@ public enum PartFile {
             compare("format", format, other.format)
             compare("name", name ?? "", other.name ?? "")
             compare("expectations", expectations.map(String.init) ?? "", other.expectations.map(String.init) ?? "")
+            compare("partition", partition ?? "round-robin", other.partition ?? "round-robin")
             compare("shards", String(shards), String(other.shards))
             return found
         }

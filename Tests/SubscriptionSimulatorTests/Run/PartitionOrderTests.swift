@@ -122,6 +122,30 @@ import Testing
         Self.checkParts(scenario)
     }
 
+    /// The rotated blocks: each block of `count` places gives one family to each part (so the parts' family counts
+    /// differ by at most one), and a pattern with a period in the customers' order is spread over the parts (with
+    /// round robin, every 10th place, as the scale scenario's cancellations and failing cards, all went to one part
+    /// of two).
+    @Test func rotatedBlocksBalanceThePartsAndSpreadPeriodicPatterns() {
+        for count in 1...5 {
+            for block in 0..<200 {
+                let parts = (0..<count).map { ScenarioPartition.partIndex(ofPlace: block * count + $0, count: count) }
+                #expect(parts.sorted() == Array(0..<count), "block \(block) of \(count) parts: \(parts)")
+            }
+        }
+        for count in [2, 4] {
+            var perPart = [Int](repeating: 0, count: count)
+            for place in stride(from: 0, to: 20_000, by: 10) {
+                perPart[ScenarioPartition.partIndex(ofPlace: place, count: count)] += 1
+            }
+            let even = 2_000 / count
+            #expect(
+                perPart.allSatisfy { abs($0 - even) <= even / 5 }, "every 10th place over \(count) parts: \(perPart)")
+        }
+        // Not round robin: some block is rotated.
+        #expect((0..<100).contains { ScenarioPartition.partIndex(ofPlace: $0, count: 2) != $0 % 2 })
+    }
+
     @Test func aStoreWideActionRunsAsOneJob() throws {
         let scenario = try StreamingRunTests.scenario("price-increase-notice.yaml")
         let partition = ScenarioPartition(scenario)

@@ -225,8 +225,15 @@ struct PartitionedRun {
         func work() {
             var finishing = FinishLater(
                 inner: PartSink(lines: lines.inOwnStorage(), keepValues: keepValues, queue: queue, spare: spare))
-            run = ScenarioRunner.streamPart(scenario, part: part, partition: partition, into: &finishing)
-            finishing.inner.finish(cut: finishing.cut)
+            var finished = ScenarioRunner.streamPart(scenario, part: part, partition: partition, into: &finishing)
+            // Only part 1's store is returned (``run(_:partition:count:lines:write:writeVector:sink:table:keepValues:progress:)``):
+            // every other part frees its own here, on its own thread, after its last batch is handed on, instead of
+            // the merging thread freeing them one after another once the merge is over (0.16 s for half of 100,000
+            // coincident customers).
+            var store = SimulatedStore(app: scenario.app, catalog: scenario.catalog, start: scenario.start)
+            if part.index > 0 { swap(&store, &finished.store) }
+            run = finished
+            withExtendedLifetime(store) { finishing.inner.finish(cut: finishing.cut) }
         }
     }
 

@@ -14,7 +14,8 @@
 #
 # write MB ROUNDS: `dd` writes MB MiB of zeros, 1 MiB per write, into a new file (what `simctl run > FILE` asks of
 # the kernel), into the same file's pages while they are still cached (an overwrite), and with O_DIRECT (no page
-# cache); it prints each one's wall time and system CPU time. The file is under TMPDIR (default /tmp) and removed.
+# cache); it prints each one's wall time and system CPU time. The file is under TMPDIR (default /tmp; set it to a
+# folder on the file system simctl's output would go to, since /tmp may be a tmpfs) and removed.
 set -euo pipefail
 usage() {
     echo "usage: $0 parts N ROUNDS | write MB ROUNDS" >&2
@@ -45,7 +46,8 @@ case $1 in
             first=$!
             "$simctl" run "$work/half.yaml" --format jsonl --jobs 1 > /dev/null &
             second=$!
-            wait "$first" "$second"
+            wait "$first"
+            wait "$second"
             halves=$(seconds)
             "$simctl" run "$work/all.yaml" --format jsonl --jobs 2 > /dev/null
             end=$(seconds)

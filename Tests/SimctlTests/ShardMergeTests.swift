@@ -23,7 +23,7 @@ import Testing
     ) throws -> String {
         let output = Simctl.main(["run", file, "--format", format, "--shard", "\(i)/\(n)"] + extra)
         #expect(output.exitCode == 0, "\(output.stderr)")
-        #expect(output.stdout.hasPrefix("simctl-part 1 {"))
+        #expect(output.stdout.hasPrefix("simctl-part 2 {"))
         let path = folder.appendingPathComponent(name ?? "\(format)-part\(i)of\(n)").path
         try Data(output.stdout.utf8).write(to: URL(fileURLWithPath: path))
         return path
@@ -364,8 +364,8 @@ import Testing
     }
 
     /// Parts whose headers disagree on the scenario's name or expectation count are not merged (the title and the
-    /// last line come from them), nor a part written before the rotated blocks (no `partition`: its families were
-    /// split round robin) with newer ones; a name far longer than a line of the part format's other text still merges.
+    /// last line come from them), nor is a part in format version 1 (written before the rotated blocks: its families
+    /// were split round robin); a name far longer than a line of the part format's other text still merges.
     @Test func theNameIsInTheHeaderAndComparedAndMayBeLong() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -375,7 +375,6 @@ import Testing
         for (field, pattern, edit) in [
             ("name", #""name":"[^"]*""#, #""name":"Other""#),
             ("expectations", #""expectations":[0-9]+"#, #""expectations":99"#),
-            ("partition", #""partition":"rotated-blocks","#, ""),
         ] {
             var text = try String(contentsOfFile: parts[1], encoding: .utf8)
             let range = try #require(text.range(of: pattern, options: .regularExpression))
@@ -383,6 +382,14 @@ import Testing
             try Data(text.utf8).write(to: URL(fileURLWithPath: damaged))
             Self.expectRefused([parts[0], damaged, parts[2]], "not a part of the same run as \(parts[0]): \(field) is")
         }
+        // A part written by a simctl before the rotated blocks (format version 1) is refused with its own message.
+        let earlier = try String(contentsOfFile: parts[1], encoding: .utf8).replacingOccurrences(
+            of: "simctl-part 2 {", with: "simctl-part 1 {")
+        try Data(earlier.utf8).write(to: URL(fileURLWithPath: damaged))
+        Self.expectRefused(
+            [parts[0], damaged, parts[2]],
+            "\(damaged): error: a part in format version 1, written by an earlier simctl (its families were split "
+                + "round robin); this simctl reads version 2")
         let long = folder.appendingPathComponent("long.yaml").path
         let source = try String(
             contentsOfFile: Self.root.appendingPathComponent("Scenarios/offers.yaml").path, encoding: .utf8)
@@ -490,7 +497,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: file) }
         Self.expectRefused(
             [parts[0], file, parts[2]],
-            "\(file): error: expected a part of 'simctl run --shard I/N' (first line 'simctl-part 1 {...}'), found '# Generated"
+            "\(file): error: expected a part of 'simctl run --shard I/N' (first line 'simctl-part 2 {...}'), found '# Generated"
         )
         let empty = folder.appendingPathComponent("empty").path
         try Data().write(to: URL(fileURLWithPath: empty))

@@ -5,7 +5,7 @@ import Foundation
 /// key, so that merging the N parts by key (``PartitionedRun/merge(count:take:giveBack:write:sink:tracker:keepValues:start:progress:)``,
 /// the merge of `run --jobs N`) gives the one-job output byte for byte.
 ///
-/// - line 1: `simctl-part 1 ` and the header, one JSON object (``Header``), then a newline;
+/// - line 1: `simctl-part 2 ` and the header, one JSON object (``Header``), then a newline;
 /// - one record per notification of the part, in key order: `r SEGMENT INSTANT FAMILY LENGTH` and a newline, then
 ///   LENGTH bytes: the notification's output line (jsonl or decoded) with its newline, or for the timeline format
 ///   its row's cells (``TimelineRows``); a timeline part also has a record per access change, `a SEGMENT INSTANT
@@ -14,8 +14,11 @@ import Foundation
 ///   (a truncated part is detected), CUT is `-` or the segment where the part's run stopped (an action the rules
 ///   refuse), STOPLENGTH the length of that stop's message (0 when it did not stop). Nothing follows.
 public enum PartFile {
-    /// What starts every part (version 1 of the format).
-    public static let magic = "simctl-part 1 "
+    /// What starts every part (version 2 of the format: version 1's parts split the families round robin, version 2's
+    /// in rotated blocks, rule partition-order; so that no simctl merges parts of the two kinds, the version changed).
+    public static let magic = "simctl-part 2 "
+    /// What started parts of the earlier versions (refused with a message of their own).
+    static let earlierMagic = "simctl-part 1 "
 
     /// What a part was made from: the parts of one merge must agree on everything but ``shard``.
     public struct Header: Codable, Equatable, Sendable {
@@ -38,9 +41,6 @@ public enum PartFile {
         /// The scenario file as the command line named it: a stop's message starts with it (a merged timeline's
         /// last line names the stop's `FILE:LINE:COLUMN`). Not compared: each machine may name the file its way.
         public var file: String?
-        /// How the families were split into parts (rule partition-order): ``ScenarioPartition/rule``. Absent in parts
-        /// written before the rotated blocks, which split them round robin: parts of the two kinds do not merge.
-        public var partition: String?
         /// This part, from 1.
         public var shard: Int
         /// How many parts there are.
@@ -61,7 +61,6 @@ public enum PartFile {
             self.format = format.rawValue
             file = scenario.file
             expectations = scenario.expectations.count
-            partition = ScenarioPartition.rule
             shard = part.index + 1
             shards = part.count
         }
@@ -91,7 +90,6 @@ public enum PartFile {
             compare("format", format, other.format)
             compare("name", name ?? "", other.name ?? "")
             compare("expectations", expectations.map(String.init) ?? "", other.expectations.map(String.init) ?? "")
-            compare("partition", partition ?? "round-robin", other.partition ?? "round-robin")
             compare("shards", String(shards), String(other.shards))
             return found
         }
@@ -359,7 +357,7 @@ public enum PartFile {
 
         /// Reads the header line.
         public func readHeader() throws(Problem) -> Header {
-            let expected = "expected a part of 'simctl run --shard I/N' (first line 'simctl-part 1 {...}')"
+            let expected = "expected a part of 'simctl run --shard I/N' (first line 'simctl-part 2 {...}')"
             guard let line = line(limit: Self.longestHeader + 1) else {
                 throw fail("\(expected), found an empty file")
             }
@@ -367,6 +365,11 @@ public enum PartFile {
                 throw fail("the header line is longer than \(Self.longestHeader) bytes (the part format's limit)")
             }
             let magic = Array(PartFile.magic.utf8)
+            if line.starts(with: Array(PartFile.earlierMagic.utf8)) {
+                throw fail(
+                    "a part in format version 1, written by an earlier simctl (its families were split round robin); "
+                        + "this simctl reads version 2: write every part with the simctl that merges them")
+            }
             guard line.starts(with: magic) else {
                 let text = SourceText.escapingControlCharacters(String(decoding: line.prefix(40), as: UTF8.self))
                 throw fail("\(expected), found '\(text)'")

@@ -226,10 +226,10 @@ struct PartitionedRun {
             var finishing = FinishLater(
                 inner: PartSink(lines: lines.inOwnStorage(), keepValues: keepValues, queue: queue, spare: spare))
             var finished = ScenarioRunner.streamPart(scenario, part: part, partition: partition, into: &finishing)
-            // Only part 1's store is returned (``run(_:partition:count:lines:write:writeVector:sink:table:keepValues:progress:)``):
-            // every other part frees its own here, on its own thread, after its last batch is handed on, instead of
-            // the merging thread freeing them one after another once the merge is over (0.16 s for half of 100,000
-            // coincident customers).
+            // Only part 1's store is returned (``PartitionedRun/run(_:partition:count:lines:write:writeVector:sink:
+            // table:keepValues:progress:)``): every other part frees its own here, on its own thread, after its last
+            // batch is handed on, instead of the merging thread freeing them one after another once the merge is
+            // over (0.16 s for half of 100,000 coincident customers).
             var store = SimulatedStore(app: scenario.app, catalog: scenario.catalog, start: scenario.start)
             if part.index > 0 { swap(&store, &finished.store) }
             run = finished
@@ -406,7 +406,6 @@ struct PartitionedRun {
     /// a struct of its own rather than local variables shared by nested functions: captured that way they were boxed
     /// and every access to them checked for exclusivity at run time (about 500 instructions per merged record).
     struct Merger {
-        let count: Int
         let writeVector: VectorWrite?
         var cursors: [Cursor]
         var out: ChunkedWriter
@@ -425,7 +424,6 @@ struct PartitionedRun {
         var reached: Instant
 
         init(count: Int, write: @escaping ([UInt8]) -> Void, writeVector: VectorWrite?, start: Instant) {
-            self.count = count
             self.writeVector = writeVector
             cursors = [Cursor](repeating: Cursor(), count: count)
             out = ChunkedWriter(write)

@@ -121,7 +121,8 @@ public struct RunPlan {
         case .timeline:
             var timeline = TimelineSink(scenario: scenario, write: queued)
             // Its end formats half of the table on a second thread once the run is over, only where that is a
-            // thread the limit allows (the run's own threads are done by then).
+            // thread the limit allows (the run's own threads are done by then, but for parts 2 and on freeing their
+            // stores, which may overlap its start).
             timeline.usesSecondThread = parts > 1 || spare >= 1
             sink.timeline = timeline
         case .jsonl:

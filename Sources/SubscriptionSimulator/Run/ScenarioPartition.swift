@@ -11,7 +11,7 @@
 ///   belong to one family, and keep the order that family's own run gives them.
 /// - **Parts** (rotated blocks, ``partIndex(ofPlace:count:)``): the families, in ordinal order (places 0, 1, 2,
 ///   ...), go in blocks of `n`, one family of each block to each of the `n` parts, each block rotated by a
-///   pseudo-random amount (SplitMix64 of the block's number). Every part gets the same number of families, give or
+///   pseudo-random amount (SplitMix64's finalizer of the block's number). Every part gets the same number of families, give or
 ///   take one, as with plain round robin, but a pattern with a period in the scenario (every 20th customer cancels,
 ///   every 20th from the 10th has a failing card, as in the scale scenario) no longer lands wholly in one part: with
 ///   round robin both of those went to part 1 of 2, and part 2 then did 7.8% more instructions than part 1 (callgrind,
@@ -118,9 +118,6 @@ public struct ScenarioPartition: Sendable {
         self.part(part, holdsPlace: familyPlaces[position])
     }
 
-    /// The name of the split into parts, in every part file's header (``PartFile/Header/partition``).
-    public static let rule = "rotated-blocks"
-
     /// Whether `part` holds the family at `place` (``partIndex(ofPlace:count:)``); part 0 holds what belongs to no
     /// family (nil), and everything when the scenario is not partitioned.
     private func part(_ part: RunPart, holdsPlace place: Int?) -> Bool {
@@ -130,7 +127,7 @@ public struct ScenarioPartition: Sendable {
 
     /// The rotated blocks (rule partition-order): the part, from 0, of the family at `place` in ordinal order, of
     /// `count` parts. Places `b·count` to `b·count + count - 1` (block `b`) go to distinct parts: place `p` to
-    /// `(p + SplitMix64(b)) mod count`.
+    /// `(p mod count + SplitMix64.mix(b) mod count) mod count` (`mix`: SplitMix64's finalizer).
     static func partIndex(ofPlace place: Int, count: Int) -> Int {
         guard count > 1 else { return 0 }
         let block = UInt64(place / count)

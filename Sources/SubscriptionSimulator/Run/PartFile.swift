@@ -629,8 +629,8 @@ public enum PartFile {
     }
 
     /// The `FILE:LINE:COLUMN` a stop's message starts with (``ScenarioError/place``, then `: error: MESSAGE`:
-    /// ``ScenarioError/description``), `file` being the stopping part's scenario file (``Header/file``); the whole message when it
-    /// does not start that way.
+    /// ``ScenarioError/description``), `file` being the stopping part's scenario file (``Header/file``); the whole
+    /// message when it does not start that way.
     static func location(ofStop message: String, file: String) -> String {
         guard message.hasPrefix(file + ":") else { return message }
         let fields = message.dropFirst(file.count + 1).split(

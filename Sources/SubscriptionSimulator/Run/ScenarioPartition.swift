@@ -11,12 +11,12 @@
 ///   belong to one family, and keep the order that family's own run gives them.
 /// - **Parts** (rotated blocks, ``partIndex(ofPlace:count:)``): the families, in ordinal order (places 0, 1, 2,
 ///   ...), go in blocks of `n`, one family of each block to each of the `n` parts, each block rotated by a
-///   pseudo-random amount (SplitMix64's finalizer of the block's number). Every part gets the same number of families, give or
-///   take one, as with plain round robin, but a pattern with a period in the scenario (every 20th customer cancels,
-///   every 20th from the 10th has a failing card, as in the scale scenario) no longer lands wholly in one part: with
-///   round robin both of those went to part 1 of 2, and part 2 then did 7.8% more instructions than part 1 (callgrind,
-///   2,000 coincident customers) and the run went at the pace of the busier part. A part walks the whole timeline
-///   but applies only its own families' entries; its
+///   pseudo-random amount (SplitMix64's finalizer of the block's number). Every part gets the same number of
+///   families, give or take one, as with plain round robin, but a pattern with a period in the scenario (every 20th
+///   customer cancels, every 20th from the 10th has a failing card, as in the scale scenario) no longer lands wholly
+///   in one part: with round robin both of those went to part 1 of 2, and part 2 then did 7.8% more instructions
+///   than part 1 (callgrind, 2,000 coincident customers) and the run went at the pace of the busier part. A part
+///   walks the whole timeline but applies only its own families' entries; its
 ///   records are exactly the one-job run's records of those families, with the same keys, so merging the parts'
 ///   records by key gives the one-job run's records.
 /// - **One job**: a scenario whose timeline has an action for no one customer (a change to a product or the

@@ -28,8 +28,10 @@ func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
 /// Writes all of `buffers`, in order, to the file descriptor with `writev(2)` (at most 1,024 buffers a call, Linux's
 /// and Darwin's `IOV_MAX`), retrying short writes and interrupted calls; stops at any other error.
 func writeAll(_ buffers: [UnsafeRawBufferPointer], to descriptor: Int32) {
-    var vectors = buffers.filter { !$0.isEmpty }.map {
-        iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
+    var vectors: [iovec] = []
+    vectors.reserveCapacity(buffers.count)
+    for buffer in buffers where !buffer.isEmpty {
+        vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress), iov_len: buffer.count))
     }
     var first = 0
     while first < vectors.count {

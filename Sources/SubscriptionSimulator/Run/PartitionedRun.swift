@@ -412,6 +412,8 @@ struct PartitionedRun {
         /// Lines not written yet (with `writeVector`), in output order: a part and a range of its batch's bytes.
         var pending: [(part: Int, range: Range<Int>)] = []
         var pendingBytes = 0
+        /// The pending lines' buffers, for `writeVector` (kept between calls).
+        var vectors: [UnsafeRawBufferPointer] = []
         /// The lowest cut of any part so far: nothing at or after it is output.
         var cut = RecordKey.end
         /// Each part's cut (`.end`: none).
@@ -434,18 +436,32 @@ struct PartitionedRun {
         /// Writes the pending lines straight from the parts' batches (with `writeVector`).
         mutating func writePending() {
             guard let writeVector, !pending.isEmpty else { return }
-            /// Calls `body` with every part's batch bytes, valid for the call.
-            func withBatches(
-                _ cursors: [Cursor], from part: Int, _ bytes: [UnsafeRawBufferPointer],
-                _ body: ([UnsafeRawBufferPointer]) -> Void
-            ) {
-                guard part < cursors.count else { return body(bytes) }
-                cursors[part].batch.bytes.withUnsafeBytes { withBatches(cursors, from: part + 1, bytes + [$0], body) }
+            // The buffers' list is kept from call to call, and the batches' addresses are on the stack: a call
+            // allocates nothing (it is made for every batch the merge takes).
+            var vectors: [UnsafeRawBufferPointer] = []
+            swap(&vectors, &self.vectors)
+            vectors.removeAll(keepingCapacity: true)
+            let cursors = self.cursors
+            let pending = self.pending
+            withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: cursors.count) { bases in
+                /// Notes every part's batch's address from `part` on, and calls `body` while all are valid.
+                func withBatches(from part: Int, _ body: () -> Void) {
+                    guard part < cursors.count else { return body() }
+                    cursors[part].batch.bytes.withUnsafeBytes {
+                        bases[part] = $0.baseAddress
+                        withBatches(from: part + 1, body)
+                    }
+                }
+                withBatches(from: 0) {
+                    for (part, range) in pending {
+                        let start = bases[part]! + range.lowerBound
+                        vectors.append(UnsafeRawBufferPointer(start: start, count: range.count))
+                    }
+                    writeVector(vectors)
+                }
             }
-            withBatches(cursors, from: 0, []) { bytes in
-                writeVector(pending.map { UnsafeRawBufferPointer(rebasing: bytes[$0.part][$0.range]) })
-            }
-            pending.removeAll(keepingCapacity: true)
+            swap(&vectors, &self.vectors)
+            self.pending.removeAll(keepingCapacity: true)
             pendingBytes = 0
         }
 

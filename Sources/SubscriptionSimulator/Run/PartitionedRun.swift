@@ -436,13 +436,13 @@ struct PartitionedRun {
         /// Writes the pending lines straight from the parts' batches (with `writeVector`).
         mutating func writePending() {
             guard let writeVector, !pending.isEmpty else { return }
-            // The buffers' list is kept from call to call, and the batches' addresses are on the stack: a call
-            // allocates nothing (it is made for every batch the merge takes).
+            // The lists of lines and of buffers are moved out and back, kept from call to call, and the batches'
+            // addresses are on the stack: a call allocates nothing here (it is made for every batch the merge takes).
+            var pending: [(part: Int, range: Range<Int>)] = []
             var vectors: [UnsafeRawBufferPointer] = []
+            swap(&pending, &self.pending)
             swap(&vectors, &self.vectors)
-            vectors.removeAll(keepingCapacity: true)
             let cursors = self.cursors
-            let pending = self.pending
             withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: cursors.count) { bases in
                 /// Notes every part's batch's address from `part` on, and calls `body` while all are valid.
                 func withBatches(from part: Int, _ body: () -> Void) {
@@ -460,8 +460,11 @@ struct PartitionedRun {
                     writeVector(vectors)
                 }
             }
+            // Emptied before they go back, so that no address into a batch is kept.
+            pending.removeAll(keepingCapacity: true)
+            vectors.removeAll(keepingCapacity: true)
+            swap(&pending, &self.pending)
             swap(&vectors, &self.vectors)
-            self.pending.removeAll(keepingCapacity: true)
             pendingBytes = 0
         }
 

@@ -72,9 +72,10 @@ package enum HelpText {
                               leaf-key.pem (the layout 'simctl certs export' writes)
           --jobs N            simulate the customers in N parts on N threads at once (default: this
                               machine's cores); families stay together, and the output is merged into the
-                              same bytes for every N. --jobs 1 runs on one thread. One job whatever N: svg,
-                              --deliver, and a scenario with an action for no one customer (a price change,
-                              removeFromSale, TEST, a mass renewal extension) (docs/streaming.md)
+                              same bytes for every N; a long timeline is read on N threads too. --jobs 1
+                              runs on one thread. One job whatever N: svg, --deliver, and a scenario with
+                              an action for no one customer (a price change, removeFromSale, TEST, a mass
+                              renewal extension) (docs/streaming.md)
           --shard I/N         write only part I of N (from 1) of a jsonl, decoded or timeline run, in the
                               part format that 'simctl merge' reads (run the N parts on N machines, then
                               merge them into the same bytes as one run). A scenario that runs as one job has

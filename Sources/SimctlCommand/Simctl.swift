@@ -89,12 +89,14 @@ package enum Simctl {
         }
     }
 
-    static func decode(_ file: String, overrides: ScenarioOverrides = .init()) -> Result<Scenario, CommandOutput> {
+    static func decode(_ file: String, overrides: ScenarioOverrides = .init(), threads: Int = 1) -> Result<
+        Scenario, CommandOutput
+    > {
         switch read(file) {
         case .failure(let output): return .failure(output)
         case .success(let text):
             do throws(ScenarioError) {
-                return .success(try ScenarioDecoder(file: file).decode(text, overrides: overrides))
+                return .success(try ScenarioDecoder(file: file).decode(text, overrides: overrides, threads: threads))
             } catch {
                 if error.commandLineOption != nil {  // a bad option value is a usage error (exit 64)
                     return .failure(
@@ -138,7 +140,10 @@ package enum Simctl {
         let scenario: Scenario
         let overrides = ScenarioOverrides(
             until: options.until, seed: options.seed, start: start, environment: options.environment)
-        switch decode(options.file, overrides: overrides) {
+        // `--jobs N`: parts at once (the machine's cores by default); 1 runs everything on the calling thread. A long
+        // timeline is read on as many threads (ScenarioDecoder.decode(_:overrides:threads:)).
+        let jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        switch decode(options.file, overrides: overrides, threads: jobs) {
         case .failure(let output): return output
         case .success(let decoded): scenario = decoded
         }
@@ -157,8 +162,7 @@ package enum Simctl {
         // The fixture folder's target is checked before the run, so a run is not wasted on a folder that cannot
         // be written; files go into its hidden staging folder as the run goes.
         var plan = RunPlan(format: options.format, signer: signer, guardCommit: { body in Interrupts.deferred(body) })
-        // `--jobs N`: parts at once (the machine's cores by default); 1 runs everything on the calling thread.
-        plan.jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        plan.jobs = jobs
         plan.threadLimit = plan.jobs
         plan.writeVector = standardOutputVector
         if let directory = options.outDirectory {

@@ -21,7 +21,7 @@ public struct ScenarioOverrides: Hashable, Sendable {
 
 /// Text → located YAML nodes → typed, checked ``Scenario``. Every error names the file, line and column, what was
 /// expected, what was found, and a "did you mean" for misspelled keys, actions, products and customers.
-public struct ScenarioDecoder {
+public struct ScenarioDecoder: Sendable {
     let file: String
     /// Folder the scenario's relative paths (`storekit:`) are resolved against.
     let baseDirectory: String
@@ -36,12 +36,62 @@ public struct ScenarioDecoder {
         return path[..<slash].isEmpty ? "/" : String(path[..<slash])
     }
 
+    /// How many timeline items a chunk holds when the timeline is read on several threads (``decode(_:overrides:threads:)``).
+    static let timelineItemsPerChunk = 2_048
+
     /// Decodes and checks a scenario.
-    public func decode(_ source: String, overrides: ScenarioOverrides = .init()) throws(ScenarioError) -> Scenario {
-        var root: YAMLNode
+    ///
+    /// With `threads` above 1, a timeline written as a block list under the top-level `timeline:` is read and
+    /// decoded in chunks of items (``timelineItemsPerChunk``), on up to `threads` threads at once: the rest of the
+    /// file first, on the calling thread, then the chunks, then the checks that span entries (time order, the
+    /// customers in order of appearance, the customer limit) on the calling thread. The scenario is the same as
+    /// with 1, and so is every error: at the first error of any kind in that path, the whole text is read again as
+    /// with 1, which reports the file's first error (``DeferredList``).
+    public func decode(_ source: String, overrides: ScenarioOverrides = .init(), threads: Int = 1) throws(ScenarioError)
+        -> Scenario
+    {
+        try decode(source, overrides: overrides, threads: threads, itemsPerChunk: Self.timelineItemsPerChunk)
+    }
+
+    /// ``decode(_:overrides:threads:)`` with chunks of `itemsPerChunk` timeline items (tests read small files in
+    /// many chunks).
+    func decode(_ source: String, overrides: ScenarioOverrides, threads: Int, itemsPerChunk: Int)
+        throws(ScenarioError) -> Scenario
+    {
+        if threads > 1,
+            let scenario = decodeInChunks(source, overrides: overrides, threads: threads, itemsPerChunk: itemsPerChunk)
+        {
+            return scenario
+        }
+        let root: YAMLNode
         do throws(YAMLError) { root = try YAMLReader.parse(source) } catch {
             throw ScenarioError(file: file, location: error.location, message: error.message)
         }
+        return try decode(root: root, timeline: .tree, overrides: overrides)
+    }
+
+    /// The scenario as read with its timeline in chunks (``decode(_:overrides:threads:)``), or nil at the first error
+    /// of any kind, which is not reported from here, or when the file has no timeline to read in chunks.
+    func decodeInChunks(_ source: String, overrides: ScenarioOverrides, threads: Int, itemsPerChunk: Int) -> Scenario? {
+        guard let (root, list) = try? YAMLReader.parse(source, deferring: "timeline", itemsPerChunk: itemsPerChunk),
+            let list
+        else { return nil }
+        return try? decode(root: root, timeline: .chunks(list, threads: threads), overrides: overrides)
+    }
+
+    /// Where the timeline's items are read from.
+    enum TimelineSource {
+        /// The tree's `timeline:` list (or the error its absence or form gives).
+        case tree
+        /// A deferred list, read in chunks on up to `threads` threads; an error here means only "read the text
+        /// again on one thread" (``decode(_:overrides:threads:)``).
+        case chunks(DeferredList, threads: Int)
+    }
+
+    private func decode(root: YAMLNode, timeline source: TimelineSource, overrides: ScenarioOverrides)
+        throws(ScenarioError) -> Scenario
+    {
+        var root = root
         // The timeline's items leave the tree here, so each is freed as soon as it is decoded below: a long timeline
         // is most of the tree, and its decoded entries then take the place of its nodes instead of adding to them.
         var timelineItems = root.takeSequenceItems(forKey: "timeline")
@@ -133,32 +183,54 @@ public struct ScenarioDecoder {
         }
 
         var timeline: [TimelineEntry] = []
-        var items: [YAMLNode]
-        if let taken = timelineItems {
-            items = taken
-            timelineItems = nil
-        } else {
-            items = try list(try top.required("timeline"), "timeline")
-        }
-        timeline.reserveCapacity(items.count)
-        named.reserveCapacity(named.count + min(items.count, RunLimits.standard.maximumCustomers))
-        for index in items.indices {
-            let item = items[index]
-            items[index] = Self.consumed
-            let entry = try decodeEntry(item, start: start, catalog: catalog)
+        /// The checks that span entries, in the timeline's order: time order, the customers in order of appearance,
+        /// the customer limit.
+        func add(_ entry: TimelineEntry, location: SourceLocation) throws(ScenarioError) {
             if let previous = timeline.last, entry.at < previous.at {
-                throw fail(
-                    item,
-                    "timeline entries must be in time order: this one is at \(entry.at), before the previous one at \(previous.at)"
+                throw ScenarioError(
+                    file: file, location: location,
+                    message:
+                        "timeline entries must be in time order: this one is at \(entry.at), before the previous one at \(previous.at)"
                 )
             }
             if let customer = entry.action.customer { note(customer) }
             if customers.count > RunLimits.standard.maximumCustomers {
-                throw fail(
-                    item,
-                    "\(RunLimitExceeded.customers(limit: RunLimits.standard.maximumCustomers, found: customers.count))")
+                throw ScenarioError(
+                    file: file, location: location,
+                    message:
+                        "\(RunLimitExceeded.customers(limit: RunLimits.standard.maximumCustomers, found: customers.count))"
+                )
             }
             timeline.append(entry)
+        }
+        switch source {
+        case .tree:
+            var items: [YAMLNode]
+            if let taken = timelineItems {
+                items = taken
+                timelineItems = nil
+            } else {
+                items = try list(try top.required("timeline"), "timeline")
+            }
+            timeline.reserveCapacity(items.count)
+            named.reserveCapacity(named.count + min(items.count, RunLimits.standard.maximumCustomers))
+            for index in items.indices {
+                let item = items[index]
+                items[index] = Self.consumed
+                try add(try decodeEntry(item, start: start, catalog: catalog), location: item.location)
+            }
+        case .chunks(let list, let threads):
+            guard var chunks = decodeEntries(of: list, threads: threads, start: start, catalog: catalog) else {
+                throw fail(root, "the timeline's chunks did not read alone; read on one thread")
+            }
+            let count = chunks.reduce(0) { $0 + $1.count }
+            timeline.reserveCapacity(count)
+            named.reserveCapacity(named.count + min(count, RunLimits.standard.maximumCustomers))
+            for index in chunks.indices {
+                let chunk = chunks[index]
+                chunks[index] = []  // each chunk's entries are freed once copied into the timeline
+                for entry in chunk { try add(entry, location: entry.location) }
+            }
         }
 
         var until: Instant

@@ -20,12 +20,18 @@ func fuzzScenarioPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard let text = String(validating: bytes, as: UTF8.self) else { return 0 }
     let scenario: Scenario
+    let decoder = ScenarioDecoder(file: "fuzz.yaml", baseDirectory: scenarioBase)
+    // The timeline read in chunks of one item on two threads (as `simctl run --jobs 2` reads a long one) gives the
+    // same scenario, and nothing where the read on one thread finds an error (it then falls back to that read).
+    let chunked = decoder.decodeInChunks(text, overrides: .init(), threads: 2, itemsPerChunk: 1)
     do throws(ScenarioError) {
-        scenario = try ScenarioDecoder(file: "fuzz.yaml", baseDirectory: scenarioBase).decode(text)
+        scenario = try decoder.decode(text)
     } catch {
         _ = error.description
+        if chunked != nil { fatalError("the chunked read gave a scenario where the read on one thread gave \(error)") }
         return 0
     }
+    if let chunked, chunked != scenario { fatalError("the chunked read gave another scenario") }
     let run: ScenarioRun
     do throws(ScenarioError) { run = try ScenarioRunner.run(scenario) } catch {
         _ = error.description

@@ -16,8 +16,9 @@
 /// Lines end at LF; a CR just before an LF (or at the end of the file) is not part of the line.
 ///
 /// A class, so the buffer is freed once, when the last reader lets go of it; the ``Line`` views it hands out point
-/// into it and must not outlive it.
-final class SourceLines {
+/// into it and must not outlive it. Nothing in it changes after `init`, so threads may read one at once (a
+/// ``DeferredList``'s chunks are read that way, each through a window of its own, ``init(window:rows:)``).
+final class SourceLines: @unchecked Sendable {
     /// The file's bytes, then the stand-ins of the lines holding non-ASCII text.
     private let base: UnsafeMutablePointer<UInt8>
     /// How many bytes the file has: a line that starts at or past this offset reads its stand-ins.
@@ -30,6 +31,10 @@ final class SourceLines {
     private let wide: [Int: [Unicode.Scalar]]
     /// Whether any line holds a CR (one that does not end the line).
     let hasCarriageReturn: Bool
+    /// How many lines a reader sees: the file's, or a window's end (``init(window:rows:)``).
+    let count: Int
+    /// A window's file, which owns the buffer (nil: this is the file's own).
+    private let owner: SourceLines?
 
     init(_ text: String) {
         var text = text
@@ -93,9 +98,26 @@ final class SourceLines {
         self.ends = ends
         self.wide = wide
         self.hasCarriageReturn = hasCarriageReturn
+        self.count = starts.count
+        self.owner = nil
     }
 
-    deinit { base.deallocate() }
+    /// The same lines, numbered as in the file, of which a reader sees only those before `rows.upperBound` (its
+    /// `count`; lines from `rows.lowerBound` on are the window's, those before it are not read): a reader's view of
+    /// part of the file that ends where the part ends, sharing the file's buffer (nothing is copied).
+    init(window file: SourceLines, rows: Range<Int>) {
+        precondition(rows.lowerBound >= 0 && rows.upperBound <= file.count, "a window within the file's lines")
+        base = file.base
+        fileByteCount = file.fileByteCount
+        starts = file.starts
+        ends = file.ends
+        wide = file.wide
+        hasCarriageReturn = file.hasCarriageReturn
+        count = rows.upperBound
+        owner = file.owner ?? file
+    }
+
+    deinit { if owner == nil { base.deallocate() } }
 
     /// Whether the `count` bytes at `start` are all below 0x80, read eight at a time.
     static func isASCII(_ start: UnsafePointer<UInt8>, _ count: Int) -> Bool {
@@ -112,8 +134,6 @@ final class SourceLines {
         }
         return bits & 0x8080_8080_8080_8080 == 0
     }
-
-    var count: Int { starts.count }
 
     /// Line `row`'s columns, one byte each.
     @inline(__always)

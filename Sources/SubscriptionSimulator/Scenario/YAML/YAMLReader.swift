@@ -46,6 +46,27 @@ package enum YAMLReader {
         // The parser reads the lines through views into their buffer: keep it alive until the tree is built.
         return try withExtendedLifetime(parser.lines) { () throws(YAMLError) -> YAMLNode in try parser.parseDocument() }
     }
+
+    /// Reads the document like ``parse(_:)``, except the block list under `key` of the top-level mapping (the
+    /// document's own `key:`, its items on the lines below): its items are not read here but noted, in chunks of
+    /// `itemsPerChunk` items, as a ``DeferredList`` that threads can read at once; the tree holds an empty list in
+    /// its place, at its location. Nil for the list (and the tree as ``parse(_:)`` reads it) when the document has
+    /// no such list.
+    ///
+    /// Only the parse of the whole text decides what a document is: a list read in chunks gives that parse's items
+    /// when every chunk reads without an error, and otherwise nothing that may be reported (``DeferredList``).
+    /// A caller that meets any error, here or in a chunk, reads the text again with ``parse(_:)`` for the error to
+    /// report.
+    static func parse(_ text: String, deferring key: String, itemsPerChunk: Int) throws(YAMLError) -> (
+        YAMLNode, DeferredList?
+    ) {
+        var parser = try BlockParser(text)
+        parser.deferral = BlockParser.Deferral(key: key, itemsPerChunk: max(1, itemsPerChunk))
+        let root = try withExtendedLifetime(parser.lines) { () throws(YAMLError) -> YAMLNode in
+            try parser.parseDocument()
+        }
+        return (root, parser.deferral?.list)
+    }
 }
 
 struct BlockParser {
@@ -55,6 +76,23 @@ struct BlockParser {
     var depth = 0
     /// Shares one copy of each long text that recurs (product ids repeated on every timeline entry).
     let interner = TextInterner()
+    /// The list to note instead of read (``YAMLReader/parse(_:deferring:itemsPerChunk:)``), and once met, what was
+    /// noted.
+    var deferral: Deferral?
+
+    struct Deferral {
+        let key: String
+        let itemsPerChunk: Int
+        var list: DeferredList?
+    }
+
+    /// A reader of lines already checked by ``init(_:)`` (a ``DeferredList``'s chunk), from `row`, `depth`
+    /// collections deep.
+    init(lines: SourceLines, row: Int, depth: Int) {
+        self.lines = lines
+        self.row = row
+        self.depth = depth
+    }
 
     init(_ text: String) throws(YAMLError) {
         let lines = SourceLines(text)
@@ -321,7 +359,9 @@ struct BlockParser {
             if k >= line.count || line[k] == "#" {
                 row += 1
                 skipBlank()
-                if row < lines.count && indent(row) > n {
+                if row < lines.count && indent(row) >= n, let list = deferList(under: key, indent: indent(row)) {
+                    value = list
+                } else if row < lines.count && indent(row) > n {
                     value = try parseNode(.any, indent: indent(row), column: indent(row))
                 } else if row < lines.count && indent(row) == n && isDash(row, n) {
                     value = try parseNode(.sequence, indent: n, column: n)
@@ -348,6 +388,42 @@ struct BlockParser {
             break
         }
         return YAMLNode(kind: .mapping(entries), location: start)
+    }
+
+    /// When `key` is the deferred key of the top-level mapping and a block list starts at `row`, column `i`: notes
+    /// the list's chunks (``DeferredList``), moves `row` past its lines and returns an empty list at its location;
+    /// otherwise nil, and nothing moves.
+    ///
+    /// The list's lines are those from its first `- ` to the first line (not blank, not a comment) indented less
+    /// than `i`, or by `i` without `- `: that is where ``parseSequence(indent:column:)`` ends when it reads them
+    /// without an error, since a line indented by more than `i` after an item is an error there, and every line
+    /// indented by `i` with `- ` then starts an item (an item's content is indented further, and a flow collection
+    /// still open at a chunk's end is an error in that chunk: ``DeferredList``).
+    private mutating func deferList(under key: YAMLNode, indent i: Int) -> YAMLNode? {
+        guard depth == 1, var deferral, deferral.list == nil, key.scalarText == deferral.key, isDash(row, i) else {
+            return nil
+        }
+        let first = row
+        var chunkStarts = [first]
+        var items = 0
+        var r = first
+        while r < lines.count {
+            if isBlank(r) {
+                r += 1
+                continue
+            }
+            let lineIndent = indent(r)
+            if lineIndent < i || (lineIndent == i && !isDash(r, i)) { break }
+            if lineIndent == i {
+                if items > 0 && items % deferral.itemsPerChunk == 0 { chunkStarts.append(r) }
+                items += 1
+            }
+            r += 1
+        }
+        deferral.list = DeferredList(lines: lines, indent: i, depth: depth, chunkStarts: chunkStarts, end: r)
+        self.deferral = deferral
+        row = r
+        return YAMLNode(kind: .sequence([]), location: location(first, i))
     }
 
     /// A key at (r, c) and the column just after its colon.

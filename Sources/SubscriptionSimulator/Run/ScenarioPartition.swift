@@ -38,10 +38,10 @@ public struct ScenarioPartition: Sendable {
     public let oneJobReason: String?
 
     public init(_ scenario: Scenario) {
-        var positions: [String: Int] = [:]
-        for (position, name) in scenario.customers.enumerated() where positions[name] == nil {
-            positions[name] = position
-        }
+        // Built at its full size at once, one hash per name: grown by doubling, its rehashing alone took 5% of the
+        // calling thread's time before the parts start (perf, 100,000 customers).
+        let positions = [String: Int](
+            zip(scenario.customers, scenario.customers.indices), uniquingKeysWith: { first, _ in first })
         self.positions = positions
         // The family's people: the organizer, members and every customer who joins or leaves.
         var family = Set<Int>()

@@ -72,7 +72,7 @@ package enum HelpText {
                               leaf-key.pem (the layout 'simctl certs export' writes)
           --jobs N            simulate the customers in N parts on N threads at once (default: this
                               machine's cores); families stay together, and the output is merged into the
-                              same bytes for every N; a long timeline is read on N threads too. --jobs 1
+                              same bytes for every N; a long timeline is read on up to N threads. --jobs 1
                               runs on one thread. One job whatever N: svg, --deliver, and a scenario with
                               an action for no one customer (a price change, removeFromSale, TEST, a mass
                               renewal extension) (docs/streaming.md)

@@ -15,7 +15,7 @@
 /// An error from a chunk says only that the chunks cannot stand for the document's parse (the document's own
 /// first error may come earlier in the file, or be another): the caller reads the whole text again with
 /// ``YAMLReader/parse(_:)`` and reports what that finds.
-struct DeferredList: @unchecked Sendable {
+struct DeferredList: Sendable {
     /// The file's lines (checked for tabs and CRs by the reader that noted the list).
     let lines: SourceLines
     /// The column of the items' `- `.

@@ -36,7 +36,8 @@ public struct ScenarioDecoder: Sendable {
         return path[..<slash].isEmpty ? "/" : String(path[..<slash])
     }
 
-    /// How many timeline items a chunk holds when the timeline is read on several threads (``decode(_:overrides:threads:)``).
+    /// How many timeline items a chunk holds when the timeline is read on several threads
+    /// (``decode(_:overrides:threads:)``).
     static let timelineItemsPerChunk = 2_048
 
     /// Decodes and checks a scenario.

@@ -3,10 +3,10 @@ import Foundation
 
 extension ScenarioDecoder {
     /// The entries of a deferred timeline (``ScenarioDecoder/decode(_:overrides:threads:)``), chunk by chunk in
-    /// order: each chunk's items read (``DeferredList/items(ofChunk:)``) and decoded (``decodeEntry(_:start:catalog:)``)
-    /// on one of up to `threads` threads, which take the chunks in turn, each freeing its items' nodes as it decodes
-    /// them. Nil if any chunk gives an error (the caller then reads the text on one thread, which reports the file's
-    /// first error); the threads stop taking chunks at the first.
+    /// order: each chunk's items read (``DeferredList/items(ofChunk:)``) and decoded
+    /// (``decodeEntry(_:start:catalog:)``) on one of up to `threads` threads, which take the chunks in turn, each
+    /// freeing its items' nodes as it decodes them. Nil if any chunk gives an error (the caller then reads the text on
+    /// one thread, which reports the file's first error); the threads stop taking chunks at the first.
     func decodeEntries(of list: DeferredList, threads: Int, start: Instant, catalog: Catalog) -> [[TimelineEntry]]? {
         let count = list.chunkCount
         let results = ConcurrentSlots<[TimelineEntry]>(count: count)

@@ -106,7 +106,8 @@ import Testing
         Self.expectSameOutcome(atKeyIndent)
         let commented =
             Self.head + "timeline:\n  # first\n\n" + Self.items(2)
-            + "# a comment at column 1\n\n  - at: 5d   # five days\n\n    purchase: { customer: \"é😀\", product: com.example.monthly }\n"
+            + "# a comment at column 1\n\n  - at: 5d   # five days\n\n"
+            + "    purchase: { customer: \"é😀\", product: com.example.monthly }\n"
             + "\n  # trailing\n\nuntil: P3M\n"
         #expect(try Self.chunkCount(commented) == 3)
         Self.expectSameOutcome(commented)

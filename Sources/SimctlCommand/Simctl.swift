@@ -141,7 +141,7 @@ package enum Simctl {
         let overrides = ScenarioOverrides(
             until: options.until, seed: options.seed, start: start, environment: options.environment)
         // `--jobs N`: parts at once (the machine's cores by default); 1 runs everything on the calling thread. A long
-        // timeline is read on as many threads (ScenarioDecoder.decode(_:overrides:threads:)).
+        // timeline is read on up to as many threads (ScenarioDecoder.decode(_:overrides:threads:)).
         let jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         switch decode(options.file, overrides: overrides, threads: jobs) {
         case .failure(let output): return output

@@ -437,7 +437,8 @@ struct PartitionedRun {
         mutating func writePending() {
             guard let writeVector, !pending.isEmpty else { return }
             // The lists of lines and of buffers are moved out and back, kept from call to call, and the batches'
-            // addresses are on the stack: a call allocates nothing here (it is made for every batch the merge takes).
+            // addresses are on the stack: once the lists have grown to their size, a call allocates nothing here (it is
+            // made for every batch the merge takes).
             var pending: [(part: Int, range: Range<Int>)] = []
             var vectors: [UnsafeRawBufferPointer] = []
             swap(&pending, &self.pending)

@@ -59,25 +59,53 @@ public struct ScenarioDecoder: Sendable {
     func decode(_ source: String, overrides: ScenarioOverrides, threads: Int, itemsPerChunk: Int)
         throws(ScenarioError) -> Scenario
     {
-        if threads > 1,
-            let scenario = decodeInChunks(source, overrides: overrides, threads: threads, itemsPerChunk: itemsPerChunk)
-        {
-            return scenario
+        var tree: YAMLNode?
+        if threads > 1 {
+            switch readInChunks(source, overrides: overrides, threads: threads, itemsPerChunk: itemsPerChunk) {
+            case .scenario(let scenario): return scenario
+            case .noList(let read): tree = read
+            case .failed: break
+            }
         }
         let root: YAMLNode
-        do throws(YAMLError) { root = try YAMLReader.parse(source) } catch {
-            throw ScenarioError(file: file, location: error.location, message: error.message)
+        if let tree {
+            root = tree
+        } else {
+            do throws(YAMLError) { root = try YAMLReader.parse(source) } catch {
+                throw ScenarioError(file: file, location: error.location, message: error.message)
+            }
         }
         return try decode(root: root, timeline: .tree, overrides: overrides)
     }
 
-    /// The scenario as read with its timeline in chunks (``decode(_:overrides:threads:)``), or nil at the first error
-    /// of any kind, which is not reported from here, or when the file has no timeline to read in chunks.
+    /// What reading the timeline in chunks gave.
+    enum ChunkedRead {
+        case scenario(Scenario)
+        /// The file has no block list under the top-level `timeline:`: nothing was deferred, so this is the tree
+        /// ``YAMLReader/parse(_:)`` reads, to be decoded as it is (not read a second time).
+        case noList(YAMLNode)
+        /// An error of any kind, not reported from here: the text is read again on one thread.
+        case failed
+    }
+
+    /// Reads the text with its timeline in chunks (``decode(_:overrides:threads:)``).
+    func readInChunks(_ source: String, overrides: ScenarioOverrides, threads: Int, itemsPerChunk: Int) -> ChunkedRead {
+        guard let (root, list) = try? YAMLReader.parse(source, deferring: "timeline", itemsPerChunk: itemsPerChunk)
+        else { return .failed }
+        guard let list else { return .noList(root) }
+        guard let scenario = try? decode(root: root, timeline: .chunks(list, threads: threads), overrides: overrides)
+        else { return .failed }
+        return .scenario(scenario)
+    }
+
+    /// The scenario as read with its timeline in chunks, or nil at the first error of any kind or when the file has
+    /// no timeline to read in chunks (tests and the fuzz targets compare it with the read on one thread).
     func decodeInChunks(_ source: String, overrides: ScenarioOverrides, threads: Int, itemsPerChunk: Int) -> Scenario? {
-        guard let (root, list) = try? YAMLReader.parse(source, deferring: "timeline", itemsPerChunk: itemsPerChunk),
-            let list
+        guard
+            case .scenario(let scenario) = readInChunks(
+                source, overrides: overrides, threads: threads, itemsPerChunk: itemsPerChunk)
         else { return nil }
-        return try? decode(root: root, timeline: .chunks(list, threads: threads), overrides: overrides)
+        return scenario
     }
 
     /// Where the timeline's items are read from.

@@ -117,6 +117,14 @@ import Testing
         let flow = Self.head + "timeline: [{ at: 0s, purchase: { customer: a, product: com.example.monthly } }]\n"
         #expect(try Self.chunkCount(flow) == 0)
         Self.expectSameOutcome(flow)
+        // Its tree, read once with nothing deferred, is the one decoded (the text is not read a second time).
+        let read = ScenarioDecoder(file: "chunks.yaml").readInChunks(
+            flow, overrides: .init(), threads: 2, itemsPerChunk: 1)
+        guard case .noList(let tree) = read else {
+            Issue.record("expected the tree of a file without a block timeline, found \(read)")
+            return
+        }
+        #expect(tree == (try YAMLReader.parse(flow)))
         Self.expectSameOutcome(Self.head + "timeline:\n")
         Self.expectSameOutcome(Self.head + "timeline: []\n")
         let nested = Self.head + "app2:\n  timeline:\n" + Self.items(2, indent: "    ")

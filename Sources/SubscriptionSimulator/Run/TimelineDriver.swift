@@ -83,6 +83,8 @@ public struct TimelineDriver: Sendable {
             epoch: epoch ?? scenario.epoch,
             retention: retention)
         if retention == .liveState { store.limits = .streaming }
+        // A part keys its records from the order the store notes as it emits them (`ScenarioRunner.streamPart`).
+        if part != nil { store.emissions.notesOrder = true }
         let partition = partition ?? ScenarioPartition(scenario)
         func holds(_ customer: String) -> Bool { part.map { partition.part($0, holds: customer) } ?? true }
         let purchases = scenario.timeline.reduce(0) { count, entry in

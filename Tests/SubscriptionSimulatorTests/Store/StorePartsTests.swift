@@ -144,6 +144,33 @@ func exercisedStore() throws -> SimulatedStore {
         store.discardEmitted()
         #expect(store.notifications.isEmpty && store.entitlementChanges.isEmpty && store.emissions.isConsistent)
     }
+
+    @Test func theOrderIsNotedOnlyForAPartsStore() throws {
+        let plain = try exercisedStore()
+        #expect(plain.emissions.notificationOrder.isEmpty && plain.emissions.changeOrder.isEmpty)
+        var noting = makeFamilyStore()
+        noting.emissions.notesOrder = true
+        try noting.purchase(familyMonthly.id, by: "alice")
+        try noting.advance(to: at("P2M"))
+        #expect(noting.emissions.isConsistent)
+        #expect(
+            noting.emissions.notificationOrder.map(\.instant)
+                == noting.notifications.map(\.instant.millisecondsSince1970))
+        #expect(
+            noting.emissions.changeOrder.map(\.instant)
+                == noting.entitlementChanges.map(\.instant.millisecondsSince1970))
+        // Every record of one store run with and without the notes is the same.
+        var quiet = makeFamilyStore()
+        try quiet.purchase(familyMonthly.id, by: "alice")
+        try quiet.advance(to: at("P2M"))
+        #expect(quiet.notifications == noting.notifications && quiet.entitlementChanges == noting.entitlementChanges)
+        // A part's store notes it (``ScenarioRunner/streamPart(_:part:partition:into:)`` keys its records from it).
+        let scenario = try ScenarioDecoder(file: "parts.yaml").decode(
+            TimelineChunksTests.head + "timeline:\n" + TimelineChunksTests.items(2))
+        let part = TimelineDriver.prepared(
+            scenario, retention: .everything, partition: ScenarioPartition(scenario), part: RunPart(index: 0, count: 2))
+        #expect(part.store.emissions.notesOrder)
+    }
 }
 
 /// ``RunLimitMeter``: counts events and each chain's renewals against the limits.

@@ -170,6 +170,7 @@ func exercisedStore() throws -> SimulatedStore {
         let part = TimelineDriver.prepared(
             scenario, retention: .everything, partition: ScenarioPartition(scenario), part: RunPart(index: 0, count: 2))
         #expect(part.store.emissions.notesOrder)
+        #expect(!TimelineDriver.prepared(scenario, retention: .everything).store.emissions.notesOrder)
     }
 }
 

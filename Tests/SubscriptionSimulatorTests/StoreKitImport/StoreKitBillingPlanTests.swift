@@ -127,9 +127,20 @@ import Testing
         let monthlyProduct = try Self.imported(Self.file(period: "P1M", monthly: "10.99"))
         #expect(monthlyProduct.products.count == 1 && monthlyProduct.products[0].monthlyCommitment == nil)
         #expect(monthlyProduct.notes.contains { $0.contains("commitment-plan-needs-one-year") })
+        // The shape of RevenueCat's test file (below): a 0.50 monthly plan on a one-year product, outside Apple's
+        // price range.
+        let outOfRange = try Self.imported(Self.file(period: "P1Y", monthly: "0.50"))
+        #expect(outOfRange.products.count == 1 && outOfRange.products[0].monthlyCommitment == nil)
+        #expect(outOfRange.notes.contains { $0.contains("MONTHLY billing plan not imported") })
+    }
+
+    /// The same rule on RevenueCat's own test file, read from `shared/data/storekit/` where it is beside the checkout
+    /// (skipped, naming the folder, where it is not: a user's clone has none).
+    @Test(.enabled(if: SharedData.available, SharedData.missingReason))
+    func aPlanOutsideApplesPriceRangeInARealFileIsReported() throws {
         // RevenueCat's test file: a 0.50 monthly plan on an 11.88 yearly product, outside Apple's price range.
         let revenueCat = try StoreKitImporter.importFile(
-            at: SharedData.file("RevenueCat__purchases-ios__UnitTestsConfiguration.storekit"))
+            at: try SharedData.file("RevenueCat__purchases-ios__UnitTestsConfiguration.storekit"))
         #expect(revenueCat.products.allSatisfy { $0.monthlyCommitment == nil })
         #expect(revenueCat.notes.contains { $0.contains("MONTHLY billing plan not imported") })
     }

@@ -3,23 +3,43 @@ import Testing
 @testable import SubscriptionSimulator
 
 /// The client's real `.storekit` files are read in place from `shared/data/storekit/` beside the checkout (CI always
-/// has it; never copied into the project). Override with SIMCTL_SHARED_DIR; the tests are skipped, with that reason,
-/// where the folder is absent.
+/// has it; never copied into the project: their licences are their projects'). `SIMCTL_SHARED_DIR` names another
+/// folder; set but empty, it means "no outside data" (no fall back to the folder beside the checkout). Where the
+/// folder is absent, as in a user's clone, the tests that read it are skipped with a message naming it.
 enum SharedData {
-    static let folder: URL? = {
-        let candidates = [
-            ProcessInfo.processInfo.environment["SIMCTL_SHARED_DIR"].map { URL(fileURLWithPath: $0) },
-            PackagePaths.root.deletingLastPathComponent().appendingPathComponent("shared"),
-        ].compactMap { $0 }
-        return candidates.map { $0.appendingPathComponent("data/storekit") }
-            .first { FileManager.default.fileExists(atPath: $0.path) }
+    /// Where the files are looked for, and whether they are there.
+    static let candidate: URL? = {
+        if let named = ProcessInfo.processInfo.environment["SIMCTL_SHARED_DIR"] {
+            return named.isEmpty ? nil : URL(fileURLWithPath: named).appendingPathComponent("data/storekit")
+        }
+        return PackagePaths.root.deletingLastPathComponent().appendingPathComponent("shared/data/storekit")
     }()
+    static let folder: URL? = candidate.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
     static var available: Bool { folder != nil }
 
-    static func file(_ name: String) -> String { folder!.appendingPathComponent(name).path }
+    /// The skip message: what is missing and how to provide it.
+    static var missingReason: Comment {
+        guard let candidate else {
+            return "SIMCTL_SHARED_DIR is set but empty: no outside data, so the real .storekit files are not read"
+        }
+        return Comment(
+            rawValue: "\(candidate.path) is not there (a clone without shared/ beside it): the real .storekit files "
+                + "are not read; set SIMCTL_SHARED_DIR to the folder that holds data/storekit")
+    }
+
+    struct Missing: Error, CustomStringConvertible {
+        let name: String
+        var description: String { "\(name): shared/data/storekit is not available" }
+    }
+
+    /// The path of one file, or an error (never a crash) where the folder is missing.
+    static func file(_ name: String) throws -> String {
+        guard let folder else { throw Missing(name: name) }
+        return folder.appendingPathComponent(name).path
+    }
 }
 
-@Suite(.enabled(if: SharedData.available, "shared/data/storekit is not beside the checkout; set SIMCTL_SHARED_DIR"))
+@Suite(.enabled(if: SharedData.available, SharedData.missingReason))
 struct StoreKitRealFilesTests {
     /// Products per type in each file, read from the files: consumable, non-consumable, non-renewing,
     /// auto-renewable.
@@ -56,7 +76,7 @@ struct StoreKitRealFilesTests {
     func importsEveryProductByType(
         file: String, consumables: Int, nonConsumables: Int, nonRenewing: Int, autoRenewable: Int
     ) throws {
-        let configuration = try StoreKitImporter.importFile(at: SharedData.file(file))
+        let configuration = try StoreKitImporter.importFile(at: try SharedData.file(file))
         func count(_ type: ProductType) -> Int { configuration.products.filter { $0.type == type }.count }
         let actual: [Int] = [count(.consumable), count(.nonConsumable), count(.nonRenewing), count(.autoRenewable)]
         let expected: [Int] = [consumables, nonConsumables, nonRenewing, autoRenewable]
@@ -66,7 +86,7 @@ struct StoreKitRealFilesTests {
     }
 
     @Test func backyardBirdsLevelsFamilySharingAndFreeTrials() throws {
-        let c = try StoreKitImporter.importFile(at: SharedData.file("apple__sample-backyard-birds__Store.storekit"))
+        let c = try StoreKitImporter.importFile(at: try SharedData.file("apple__sample-backyard-birds__Store.storekit"))
         let premium = c.products.first { $0.id == "pass.premium" }!
         #expect(premium.group == "6F3A93AB" && premium.level == 1 && premium.period == .oneMonth)
         #expect(premium.price == Price(decimal: "11.99") && premium.familyShareable && premium.currency == "USD")
@@ -79,7 +99,7 @@ struct StoreKitRealFilesTests {
     }
 
     @Test func foodTruckPaidIntroductoryOffers() throws {
-        let c = try StoreKitImporter.importFile(at: SharedData.file("apple__sample-food-truck__Products.storekit"))
+        let c = try StoreKitImporter.importFile(at: try SharedData.file("apple__sample-food-truck__Products.storekit"))
         let monthly = c.products.first { $0.id == "socialfeedplus.monthly" }!
         #expect(
             monthly.introOffer
@@ -105,7 +125,7 @@ struct StoreKitRealFilesTests {
 
     @Test func promotionalOffersAndOfferCodesAreImportedWithTheirIds() throws {
         let c = try StoreKitImporter.importFile(
-            at: SharedData.file("RevenueCat__purchases-ios__RevenueCat_SwiftUIConfiguration.storekit"))
+            at: try SharedData.file("RevenueCat__purchases-ios__RevenueCat_SwiftUIConfiguration.storekit"))
         let annual = c.products.first { $0.id == "com.revenuecat.annual_39.99.2_week_intro" }!
         #expect(
             annual.offers == [
@@ -119,14 +139,14 @@ struct StoreKitRealFilesTests {
     }
 
     @Test func colombianStorefrontSetsCurrencyAndWholeNumberPrices() throws {
-        let c = try StoreKitImporter.importFile(at: SharedData.file("chemsims__chemistry__ColombiaConfig.storekit"))
+        let c = try StoreKitImporter.importFile(at: try SharedData.file("chemsims__chemistry__ColombiaConfig.storekit"))
         #expect(c.storefront == Storefront(countryCode: "COL", id: "143501") && c.currency == "COP")
         let tip = c.products.first { $0.id == "tip_with_badge_1" }!
         #expect(tip.type == .nonConsumable && tip.price.milliunits == 4_900_000 && tip.currency == "COP")
     }
 
     @Test func cisumChineseStorefrontNonRenewingWithoutDurationAndLeftoverTrialPrice() throws {
-        let c = try StoreKitImporter.importFile(at: SharedData.file("CofficLab__Cisum_SwiftUI__Products.storekit"))
+        let c = try StoreKitImporter.importFile(at: try SharedData.file("CofficLab__Cisum_SwiftUI__Products.storekit"))
         #expect(c.currency == "CNY")
         #expect(c.products.filter { $0.type == .nonRenewing }.allSatisfy { $0.duration == nil })
         let ultimate = c.products.first { $0.id == "com.yueyi.netto.ultimate.monthly" }!
@@ -137,7 +157,8 @@ struct StoreKitRealFilesTests {
     }
 
     @Test func familyShareableSubscriptionWithoutOffer() throws {
-        let c = try StoreKitImporter.importFile(at: SharedData.file("denniscmcom__simoleon__Configuration.storekit"))
+        let c = try StoreKitImporter.importFile(
+            at: try SharedData.file("denniscmcom__simoleon__Configuration.storekit"))
         #expect(c.products.map(\.id) == ["simoleon_all_monthly"])
         #expect(
             c.products[0].familyShareable && c.products[0].introOffer == nil && c.products[0].price.milliunits == 990)
@@ -145,7 +166,7 @@ struct StoreKitRealFilesTests {
 
     @Test func unitTestsConfigurationSettings() throws {
         let c = try StoreKitImporter.importFile(
-            at: SharedData.file("RevenueCat__purchases-ios__UnitTestsConfiguration.storekit"))
+            at: try SharedData.file("RevenueCat__purchases-ios__UnitTestsConfiguration.storekit"))
         #expect(c.storefront?.countryCode == "USA" && c.billingGracePeriodEnabled == false)
         #expect(c.products.filter(\.familyShareable).map(\.type).allSatisfy(FamilyRules.canBeShared))
         #expect(c.products.filter(\.familyShareable).count == 4)

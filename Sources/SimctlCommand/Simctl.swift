@@ -66,7 +66,7 @@ package enum Simctl {
         }
         switch invocation {
         case .help(let topic): return CommandOutput(stdout: HelpText.text(for: topic) + "\n", stderr: "", exitCode: 0)
-        case .version: return CommandOutput(stdout: "simctl \(simctlVersion)\n", stderr: "", exitCode: 0)
+        case .version: return CommandOutput(stdout: simctlVersionLine + "\n", stderr: "", exitCode: 0)
         case .run(let options):
             // A streamed run shows progress on standard error only when it is a terminal.
             let progress = standardOutput == nil ? nil : ProgressLine.forTerminal()

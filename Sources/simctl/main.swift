@@ -54,6 +54,17 @@ func writeAll(_ buffers: [UnsafeRawBufferPointer], to descriptor: Int32) {
     }
 }
 
+// On Linux the Swift runtime reads the command line from /proc/self/cmdline: where /proc is not mounted (a bare chroot,
+// some minimal containers) it finds nothing, not even the program's name. Acting on that empty command line would print
+// the help and exit 0 as if asked to; say what is wrong instead (docs/install.md).
+if CommandLine.arguments.isEmpty {
+    let message =
+        "simctl: error: cannot read the command line: /proc/self/cmdline is not readable (is /proc mounted? in a "
+        + "chroot: mount -t proc proc /proc)\n"
+    writeAll(Array(message.utf8), to: STDERR_FILENO)
+    _exit(71)  // EX_OSERR
+}
+
 // `run` streams its standard output as the clock advances; everything else comes back in `output`.
 let output = Simctl.main(
     Array(CommandLine.arguments.dropFirst()),

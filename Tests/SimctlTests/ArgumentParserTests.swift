@@ -94,7 +94,7 @@ import Testing
 
     @Test func helpAndVersion() {
         #expect(
-            Simctl.main(["--version"]) == CommandOutput(stdout: "simctl \(simctlVersion)\n", stderr: "", exitCode: 0))
+            Simctl.main(["--version"]) == CommandOutput(stdout: simctlVersionLine + "\n", stderr: "", exitCode: 0))
         let help = Simctl.main(["--help"])
         #expect(help.exitCode == 0 && help.stdout == HelpText.overview + "\n")
         for command in ["run", "validate", "catalog"] {

@@ -63,6 +63,16 @@ enum ServeCommand {
           --epoch N           start at epoch N (0 to 4294967295; default: the file's epoch:, else 0): every
                               id and UUID the store derives changes with the epoch; POST /simctl/v1/reset
                               moves to the next one
+
+        ENVIRONMENT (for containers; an option on the command line wins, an empty variable is unset):
+          SIMCTL_SCENARIO     the scenario FILE          SIMCTL_DELIVER      --deliver URL
+          SIMCTL_HOST         --host                     SIMCTL_PORT         --port
+          SIMCTL_SEED         --seed                     SIMCTL_START        --start
+          SIMCTL_ENVIRONMENT  --environment              SIMCTL_LOG          --log
+          SIMCTL_API_KEY_PEM_FILE  --api-key-pem FILE    SIMCTL_API_KEY_PEM  the key's PEM text itself
+
+        GET /simctl/v1/health answers {"status":"ok"} once the server listens. Listening beyond loopback
+        prints a warning: the control API has no authentication (docs/install.md).
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> ServeOptions {
@@ -162,7 +172,9 @@ enum ServeCommand {
                 }
             }
         }
-        guard let file else { throw UsageError(message: "'serve' needs a scenario file", topic: "serve") }
+        guard let file else {
+            throw UsageError(message: "'serve' needs a scenario file (or SIMCTL_SCENARIO)", topic: "serve")
+        }
         options.file = file
         do throws(UsageError) { options.delivery = try delivery.build() } catch {
             throw UsageError(message: error.message, topic: "serve")
@@ -187,10 +199,15 @@ enum ServeCommand {
 
     /// Runs until SIGINT or SIGTERM. Writes the URL as the first line of standard output as soon as the server
     /// listens; returns the exit code and what is left to print.
-    static func main(_ arguments: [String], clock: @Sendable () -> Instant) -> CommandOutput {
+    /// `environment`: the process's variables; ``ServeEnvironment`` turns the `SIMCTL_*` ones into options.
+    static func main(
+        _ arguments: [String], clock: @Sendable () -> Instant,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> CommandOutput {
         if arguments.contains("--help") || arguments.contains("-h") {
             return CommandOutput(stdout: help + "\n", stderr: "", exitCode: 0)
         }
+        let (arguments, keyFromEnvironment) = ServeEnvironment.arguments(arguments, environment: environment)
         let options: ServeOptions
         do throws(UsageError) { options = try parse(arguments) } catch {
             let text = "error: \(error.message)\n\(HelpText.usageLine(for: "serve"))\nsee 'simctl help serve'\n"
@@ -217,7 +234,12 @@ enum ServeCommand {
         case .success(let value): signer = value
         }
         var publicKey: P256.PublicKey?
-        if let path = options.apiKeyPEM {
+        if let text = keyFromEnvironment {
+            switch apiKey(text, file: ServeEnvironment.apiKeyPEM) {
+            case .failure(let output): return output
+            case .success(let key): publicKey = key
+            }
+        } else if let path = options.apiKeyPEM {
             switch Simctl.read(path) {
             case .failure(let output): return output
             case .success(let text):
@@ -262,6 +284,9 @@ enum ServeCommand {
         }
         http.start()
         FileHandle.standardOutput.write(Data((http.url + "\n").utf8))
+        if !ServeEnvironment.isLoopback(options.host) {
+            FileHandle.standardError.write(Data(ServeEnvironment.exposureWarning(url: http.url).utf8))
+        }
         log.write(
             "serving '\(scenario.name)' (\(scenario.app.bundleId), \(scenario.app.environment.rawValue)) at \(http.url); "
                 + "clock at \(scenario.start); "

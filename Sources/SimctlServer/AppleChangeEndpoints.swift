@@ -50,7 +50,8 @@ extension SimulatorServer {
             return ServerResponse(status: 200)
         case .subscriptionStatuses, .transactionHistory, .transactionHistoryV1, .transactionInfo, .refundHistory,
             .notificationHistory, .requestTestNotification, .testNotificationStatus, .massExtendRenewalDateStatus,
-            .appTransactionInfo, .lookUpOrderId, .state, .advance, .actions, .reset, .deliveries, .timelinePicture:
+            .appTransactionInfo, .lookUpOrderId, .state, .advance, .actions, .reset, .deliveries, .timelinePicture,
+            .health:
             throw .generalBadRequest
         }
     }

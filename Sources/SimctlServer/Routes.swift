@@ -9,7 +9,7 @@ enum Route: String, CaseIterable, Sendable {
     case massExtendRenewalDate, massExtendRenewalDateStatus, extendRenewalDate
     case sendConsumptionInformationV1, sendConsumptionInformation, appTransactionInfo, setAppAccountToken
     case finishTransaction, lookUpOrderId
-    case state, advance, actions, reset, deliveries, timelinePicture
+    case state, advance, actions, reset, deliveries, timelinePicture, health
 
     /// Method and path pattern; each `*` is one path segment (a `{transactionId}`, `{productId}`, ...). A path
     /// matching several patterns takes the first with its method (a literal segment is listed before a `*` there).
@@ -38,6 +38,7 @@ enum Route: String, CaseIterable, Sendable {
         case .reset: return ("POST", "/simctl/v1/reset")
         case .deliveries: return ("GET", "/simctl/v1/deliveries")
         case .timelinePicture: return ("GET", "/simctl/v1/timeline.svg")
+        case .health: return ("GET", "/simctl/v1/health")
         }
     }
 
@@ -162,6 +163,13 @@ extension SimulatorServer {
                     400, "unknown query parameter '\(Self.shownQuery(unknown.name))'; timeline.svg takes none")
             }
             return locked { timelinePicture(state) }
+        case .health:
+            // For container health checks and start-up waits: answered without the store's lock, so a long advance
+            // never makes a live server look dead.
+            if let unknown = request.query.first {
+                return .problem(400, "unknown query parameter '\(Self.shownQuery(unknown.name))'; health takes none")
+            }
+            return .json(200, .object(["status": .string("ok")]))
         }
     }
 
@@ -204,7 +212,7 @@ extension SimulatorServer {
             return api.lookUpOrderId(id)
         case .notificationHistory, .requestTestNotification, .massExtendRenewalDate, .extendRenewalDate,
             .sendConsumptionInformationV1, .sendConsumptionInformation, .setAppAccountToken, .finishTransaction,
-            .state, .advance, .actions, .reset, .deliveries, .timelinePicture:
+            .state, .advance, .actions, .reset, .deliveries, .timelinePicture, .health:
             throw .generalBadRequest
         }
     }

@@ -22,9 +22,12 @@ enum SharedData {
         guard let candidate else {
             return "SIMCTL_SHARED_DIR is set but empty: no outside data, so the real .storekit files are not read"
         }
+        let why =
+            ProcessInfo.processInfo.environment["SIMCTL_SHARED_DIR"] == nil
+            ? "a clone without shared/ beside it" : "SIMCTL_SHARED_DIR names a folder without data/storekit"
         return Comment(
-            rawValue: "\(candidate.path) is not there (a clone without shared/ beside it): the real .storekit files "
-                + "are not read; set SIMCTL_SHARED_DIR to the folder that holds data/storekit")
+            rawValue: "\(candidate.path) is not there (\(why)): the real .storekit files are not read; set "
+                + "SIMCTL_SHARED_DIR to the folder that holds data/storekit")
     }
 
     struct Missing: Error, CustomStringConvertible {

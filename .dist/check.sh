@@ -9,10 +9,11 @@
 #      byte-identical to `run --format jsonl`;
 #   4. without /proc the binary says it cannot read its command line and exits 71 (not help and 0);
 #   5. without libcurl4 it fails as docs/install.md says (exit 127, "libcurl.so.4: cannot open shared object file").
-# image: the image of .dist/image.sh under podman (runc, host network, explicit ulimits: podman's defaults fail on
-#   this machine class): its default command serves (health and state answered from the host, the warning about the
-#   control API on standard error), `run` gives the same bytes, `check` finds a classic bug of the Python reference
-#   backend (Tests/Check/backend.py --bug fail-ends-access, on the host), and SIGTERM (podman stop) ends it with 0.
+# image: the image of .dist/image.sh under podman (runc, explicit ulimits: podman's defaults fail on this machine
+#   class): its default command serves on 8080, published on a host port (health and state answered from the host, the
+#   warning about the control API on standard error), and SIGTERM (podman stop) ends it with 0; `run` gives the same
+#   bytes; `check`, on the host's network, finds a classic bug of the Python reference backend on the host
+#   (Tests/Check/backend.py --bug fail-ends-access).
 set -euo pipefail
 archive="${1:?usage: check.sh ARCHIVE.tar.gz [rootfs|image|all]}"
 what="${2:-all}"
@@ -136,11 +137,12 @@ check_image() {
   local started=$SECONDS
   local image
   image="$(bash "$dist/image.sh" "$archive" "$work")"
-  local options=(--runtime runc --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --network host)
+  local limits=(--runtime runc --ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
+  local options=("${limits[@]}" --network host)
   local port
   port="$(free_port)"
-  # The default command: serve, on 0.0.0.0 inside; SIMCTL_PORT moves it off 8080 (host network).
-  container="$(podman run -d "${options[@]}" -e SIMCTL_PORT="$port" "$image")"
+  # The default command, as a user starts it: serve on 0.0.0.0:8080 inside, published on a port of the host.
+  container="$(podman run -d "${limits[@]}" -p "127.0.0.1:$port:8080" "$image")"
   local up=""
   for _ in $(seq 100); do
     up="$(curl -fsS "http://127.0.0.1:$port/simctl/v1/health" 2> /dev/null || true)"
@@ -150,7 +152,7 @@ check_image() {
   [ "$up" = '{"status":"ok"}' ] || { podman logs "$container" >&2; fail "image: serve did not answer on $port"; }
   curl -fsS "http://127.0.0.1:$port/simctl/v1/state" | python3 -c 'import json, sys; assert json.load(sys.stdin)["customers"]' \
     || fail "image: /simctl/v1/state"
-  podman logs "$container" 2>&1 | grep -q "warning: serving at http://0.0.0.0:$port, beyond loopback" \
+  podman logs "$container" 2>&1 | grep -q "warning: serving at http://0.0.0.0:8080, beyond loopback" \
     || { podman logs "$container" >&2; fail "image: no warning about the control API"; }
   podman stop -t 10 "$container" > /dev/null
   local code
@@ -158,7 +160,8 @@ check_image() {
   [ "$code" = 0 ] || fail "image: serve exited $code after SIGTERM"
   podman rm "$container" > /dev/null
   container=""
-  echo "image: the default command served on 0.0.0.0:$port, answered the host, warned, and exited 0 on SIGTERM"
+  echo "image: the default command served on 0.0.0.0:8080, published as 127.0.0.1:$port, answered the host, warned," \
+    "and exited 0 on SIGTERM"
 
   podman run --rm "${options[@]}" "$image" run /Scenarios/family-refund.yaml --format jsonl > "$work/image.jsonl"
   "$host_simctl" run Scenarios/family-refund.yaml --format jsonl > "$work/host.jsonl"

@@ -30,10 +30,23 @@ rmdir "$context/$name"
 ln "$rootfs" "$context/rootfs.tar" 2> /dev/null || cp "$rootfs" "$context/rootfs.tar"
 image="localhost/simctl-appstore:$version"
 started=$SECONDS
-buildah build --isolation chroot --layers=false -f "$dist/Containerfile" -t "$image" -t localhost/simctl-appstore:latest \
-  "$context" > "$out/image-build.log" 2>&1 || { tail -30 "$out/image-build.log" >&2; exit 1; }
-rm -f "$out/simctl-appstore-$version-image.tar"
-podman save --format docker-archive -o "$out/simctl-appstore-$version-image.tar" "$image" > /dev/null
-echo "image: $image built in $((SECONDS - started)) s; saved as $out/simctl-appstore-$version-image.tar" \
-  "($(du -h "$out/simctl-appstore-$version-image.tar" | cut -f1))" >&2
+# The archive's SHA-256 and the root filesystem's labels the image: an image already built from both is reused.
+sum="$(sha256sum "$archive" | cut -c1-64)"
+base="$(sha256sum "$rootfs" | cut -c1-64)"
+have="$(podman image inspect --format '{{index .Labels "simctl.archive-sha256"}} {{index .Labels "simctl.rootfs-sha256"}}' \
+  "$image" 2> /dev/null || true)"
+if [ "$have" = "$sum $base" ]; then
+  echo "image: $image is already built from this archive and root filesystem" >&2
+else
+  buildah build --isolation chroot --layers=false -f "$dist/Containerfile" --label "simctl.archive-sha256=$sum" \
+    --label "simctl.rootfs-sha256=$base" -t "$image" -t localhost/simctl-appstore:latest "$context" \
+    > "$out/image-build.log" 2>&1 || { tail -30 "$out/image-build.log" >&2; exit 1; }
+  echo "image: $image built in $((SECONDS - started)) s" >&2
+fi
+saved="$out/simctl-appstore-$version-image.tar"
+if [ ! -s "$saved" ] || [ "$have" != "$sum $base" ]; then
+  rm -f "$saved"
+  podman save --format docker-archive -o "$saved" "$image" > /dev/null
+fi
+echo "image: saved as $saved ($(du -h "$saved" | cut -f1))" >&2
 echo "$image"

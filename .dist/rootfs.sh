@@ -39,10 +39,20 @@ fi
 [ -n "$mirror" ] || { echo "rootfs: no Debian mirror found in the apt sources" >&2; exit 1; }
 work="$(mktemp -d "$cache/rootfs.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-echo "rootfs: debootstrap --variant=minbase $codename (with libcurl4, ca-certificates${extra:+,$extra}) into $work" >&2
+echo "rootfs: debootstrap --variant=minbase $codename (with libcurl4, ca-certificates${extra:+; then $extra}) into $work" >&2
 started=$SECONDS
-debootstrap --variant=minbase --include="libcurl4,ca-certificates${extra:+,$extra}" "$codename" "$work/root" "$mirror" \
-  > "$cache/debootstrap.log" 2>&1 || { tail -30 "$cache/debootstrap.log" >&2; exit 1; }
+log="$cache/debootstrap${extra:++${extra//,/+}}.log"
+debootstrap --variant=minbase --include=libcurl4,ca-certificates "$codename" "$work/root" "$mirror" > "$log" 2>&1 \
+  || { tail -30 "$log" >&2; exit 1; }
+if [ -n "$extra" ]; then
+  # With apt inside the new root, which resolves every dependency (debootstrap's --include does not always).
+  trap 'umount "$work/root/proc" 2> /dev/null; rm -rf "$work"' EXIT
+  mount -t proc proc "$work/root/proc"
+  { chroot "$work/root" apt-get update && DEBIAN_FRONTEND=noninteractive chroot "$work/root" apt-get install -y \
+    --no-install-recommends ${extra//,/ }; } >> "$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+  chroot "$work/root" apt-get clean >> "$log" 2>&1
+  umount "$work/root/proc"
+fi
 # Keep the image small: no package lists or caches; the tar has fixed owners and sorted names.
 rm -rf "$work/root/var/cache/apt/archives/"*.deb "$work/root/var/lib/apt/lists/"*
 tar --sort=name --numeric-owner -C "$work/root" -cf "$tar_file.part" .

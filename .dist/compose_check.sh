@@ -11,11 +11,14 @@ archive="${1:?usage: compose_check.sh ARCHIVE.tar.gz}"
 archive="$(cd "$(dirname "$archive")" && pwd)/$(basename "$archive")"
 dist="$(cd "$(dirname "$0")" && pwd)"
 cd "$dist/.."
-if ! command -v podman-compose > /dev/null; then
-  echo "compose: installing podman-compose" >&2
-  apt-get install -y --no-install-recommends podman-compose > /tmp/apt-compose.log 2>&1 \
+# podman-compose, and CNI's dnsname plugin so that services find each other by name (`backend`, `simctl`) on the
+# compose network, as under Docker.
+packages=(podman-compose golang-github-containernetworking-plugin-dnsname)
+if ! dpkg -s "${packages[@]}" > /dev/null 2>&1; then
+  echo "compose: installing ${packages[*]}" >&2
+  apt-get install -y --no-install-recommends "${packages[@]}" > /tmp/apt-compose.log 2>&1 \
     || { apt-get update > /tmp/apt-compose.log 2>&1 \
-      && apt-get install -y --no-install-recommends podman-compose >> /tmp/apt-compose.log 2>&1; } \
+      && apt-get install -y --no-install-recommends "${packages[@]}" >> /tmp/apt-compose.log 2>&1; } \
     || { cat /tmp/apt-compose.log >&2; exit 1; }
 fi
 work="$(mktemp -d)"
@@ -74,7 +77,7 @@ curl -fsS -X POST "http://127.0.0.1:$simctl_port/simctl/v1/advance" -d '{"by": "
   || fail "advance"
 curl -fsS "http://127.0.0.1:$simctl_port/simctl/v1/deliveries" > "$work/deliveries.json"
 curl -fsS "http://127.0.0.1:$backend_port/received" > "$work/received.json"
-python3 - "$work/deliveries.json" "$work/received.json" << 'PY'
+if ! python3 - "$work/deliveries.json" "$work/received.json" << 'PY'
 import json, sys
 deliveries = json.load(open(sys.argv[1]))
 received = json.load(open(sys.argv[2]))
@@ -87,4 +90,8 @@ if not received["verified"] or len(received["verified"]) != len(succeeded):
 kinds = sorted({(v["notificationType"], v["subtype"]) for v in received["verified"]}, key=str)
 print(f"compose: the backend verified all {len(succeeded)} notifications simctl delivered: {kinds}")
 PY
+then
+  (cd "$work" && podman-compose -p "$project" logs 2>&1 | tail -40) >&2
+  fail "the backend did not verify every notification delivered"
+fi
 echo "compose: docs/recipes.md's recipe ran under podman-compose in $((SECONDS - started)) s"

@@ -46,7 +46,7 @@ fi
 saved="$out/simctl-appstore-$version-image.tar"
 if [ ! -s "$saved" ] || [ "$have" != "$sum $base" ]; then
   rm -f "$saved"
-  podman save --format docker-archive -o "$saved" "$image" > /dev/null
+  podman save --quiet --format docker-archive -o "$saved" "$image" > /dev/null
 fi
 echo "image: saved as $saved ($(du -h "$saved" | cut -f1))" >&2
 echo "$image"

@@ -23,10 +23,13 @@ package struct RunOptions: Equatable, Sendable {
     package var force: Bool
     /// `--deliver URL` and its options (DeliveryOptions.swift).
     package var delivery: DeliveryOptions?
-    /// Replaces the scenario's `app.environment`.
-    package var environment: SimulatedEnvironment?
-    /// `--ca-seed` / `--signing-chain`.
+    /// `--environment`, `--ca-seed` / `--signing-chain` (SigningOptions.swift).
     package var signing: SigningOptions = .init()
+    /// Replaces the scenario's `app.environment` (``SigningOptions/environment``).
+    package var environment: SimulatedEnvironment? {
+        get { signing.environment }
+        set { signing.environment = newValue }
+    }
     /// `--jobs N`: parts simulated at once (``RunPlan/jobs``); nil: the machine's cores.
     package var jobs: Int?
     /// `--shard I/N`: write part I of N in the part format (``PartFile``) for `simctl merge`.
@@ -44,8 +47,8 @@ package struct RunOptions: Equatable, Sendable {
         self.seed = seed
         self.start = start
         self.force = force
-        self.environment = environment
         self.signing = signing
+        if let environment { self.signing.environment = environment }
     }
 }
 
@@ -61,10 +64,9 @@ package enum ArgumentParser {
     package static let commands = ["run", "merge", "validate", "catalog", "certs", "help"]
     static let runOptions =
         [
-            "--format", "--out", "--until", "--seed", "--start", "--force", "--environment", "--ca-seed",
-            "--signing-chain", "--jobs", "--shard",
+            "--format", "--out", "--until", "--seed", "--start", "--force", "--jobs", "--shard",
         ]
-        + DeliveryOptions.names
+        + SigningOptions.names + DeliveryOptions.names
     /// Options that take no value.
     static let runFlags = ["--force"]
 
@@ -116,7 +118,6 @@ package enum ArgumentParser {
         var start: String?
         var force = false
         var delivery = DeliveryOptions.Builder()
-        var environment: SimulatedEnvironment?
         var signing = SigningOptions()
         var jobs: Int?
         var shard: RunPart?
@@ -202,11 +203,8 @@ package enum ArgumentParser {
                 start = text
             case _ where DeliveryOptions.names.contains(name):
                 try delivery.set(name, text)
-            case "--environment":
-                try once(environment)
-                environment = try SigningOptions.environment(text, topic: "run")
-            case "--ca-seed", "--signing-chain":
-                try signing.set(name, text, topic: "run")
+            case _ where try signing.apply(name, text, topic: "run"):
+                break
             case "--jobs":
                 try once(jobs)
                 guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(text),
@@ -247,7 +245,7 @@ package enum ArgumentParser {
         }
         var options = RunOptions(
             file: file, format: format ?? .timeline, outDirectory: out, until: until, seed: seed, start: start,
-            force: force, environment: environment, signing: signing)
+            force: force, signing: signing)
         options.delivery = try delivery.build()
         options.jobs = jobs
         options.shard = shard

@@ -2,84 +2,6 @@ import Foundation
 import SimctlCrypto
 import SubscriptionSimulator
 
-/// How payloads are signed: `--ca-seed TEXT` (a generated chain) or `--signing-chain DIR` (the user's own);
-/// neither means the environment's default (``SimulatedEnvironment/defaultSigner``).
-package struct SigningOptions: Equatable, Sendable {
-    package var caSeed: String?
-    package var chainDirectory: String?
-
-    package init(caSeed: String? = nil, chainDirectory: String? = nil) {
-        self.caSeed = caSeed
-        self.chainDirectory = chainDirectory
-    }
-
-    /// The files `--signing-chain DIR` reads, as `simctl certs export` writes them.
-    package static let chainFiles = (
-        root: "root.pem", intermediate: "intermediate.pem", leaf: "leaf.pem", leafKey: "leaf-key.pem"
-    )
-
-    mutating func set(_ name: String, _ value: String, topic: String) throws(UsageError) {
-        if name == "--ca-seed" {
-            guard caSeed == nil else { throw UsageError(message: "option '--ca-seed' is given twice", topic: topic) }
-            guard !value.isEmpty else { throw UsageError(message: "option '--ca-seed' needs a text", topic: topic) }
-            caSeed = value
-        } else {
-            guard chainDirectory == nil else {
-                throw UsageError(message: "option '--signing-chain' is given twice", topic: topic)
-            }
-            guard !value.isEmpty else {
-                throw UsageError(message: "option '--signing-chain' needs a folder path", topic: topic)
-            }
-            chainDirectory = value
-        }
-        if caSeed != nil && chainDirectory != nil {
-            throw UsageError(
-                message:
-                    "'--ca-seed' and '--signing-chain' cannot be combined: a seed generates a chain, the folder brings one",
-                topic: topic)
-        }
-    }
-
-    static func environment(_ text: String, topic: String) throws(UsageError) -> SimulatedEnvironment {
-        guard let value = SimulatedEnvironment(rawValue: text) else {
-            let names = SimulatedEnvironment.allCases.map(\.rawValue)
-            throw UsageError(
-                message:
-                    "unknown environment '\(text)'; expected one of \(names.joined(separator: ", "))\(ArgumentParser.hint(text, names))",
-                topic: topic)
-        }
-        return value
-    }
-
-    /// The chain these options name (the default chain when neither is given).
-    func chain() -> Result<SigningChain, CommandOutput> {
-        if let caSeed { return .success(SigningChain.generate(caSeed: caSeed).chain) }
-        guard let directory = chainDirectory else { return .success(.default) }
-        let files = Self.chainFiles
-        var texts: [String] = []
-        for name in [files.root, files.intermediate, files.leaf, files.leafKey] {
-            let path = (directory as NSString).appendingPathComponent(name)
-            switch Simctl.read(path) {
-            case .failure(let output): return .failure(output)
-            case .success(let text): texts.append(text)
-            }
-        }
-        do throws(SigningChainError) {
-            return .success(
-                try SigningChain(rootPEM: texts[0], intermediatePEM: texts[1], leafPEM: texts[2], leafKeyPEM: texts[3]))
-        } catch {
-            return .failure(
-                CommandOutput(stdout: "", stderr: "\(directory): error: \(error)\n", exitCode: ExitCode.dataError))
-        }
-    }
-
-    /// The signer for a run: ES256 with the named chain when an option is given, else the environment's default.
-    func signer() -> Result<(any PayloadSigner)?, CommandOutput> {
-        guard caSeed != nil || chainDirectory != nil else { return .success(nil) }
-        return chain().map { ES256Signer(chain: $0) }
-    }
-}
-
 /// `simctl certs export DIR` and `simctl certs negative-fixtures FILE DIR`.
 package enum CertsInvocation: Equatable, Sendable {
     case export(directory: String, signing: SigningOptions)
@@ -95,44 +17,17 @@ package enum CertsInvocation: Equatable, Sendable {
             throw UsageError(
                 message: "unknown certs subcommand '\(sub)'\(ArgumentParser.hint(sub, subcommands))", topic: "certs")
         }
-        let allowed = sub == "export" ? ["--ca-seed", "--signing-chain"] : ["--ca-seed", "--environment"]
+        // The signing options are the same as every command's (SigningOptions); the rest are folders and files.
+        let (signing, rest) = try SigningOptions.consume(Array(arguments.dropFirst()), topic: "certs")
         var positional: [String] = []
-        var signing = SigningOptions()
-        var environment: SimulatedEnvironment?
-        var index = 1
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            guard argument.hasPrefix("--") else {
-                positional.append(argument)
-                continue
-            }
-            var name = argument
-            var value: String?
-            if let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                value = String(argument[argument.index(after: equals)...])
-            }
-            guard allowed.contains(name) else {
+        for argument in rest where argument != "--" {
+            if argument.hasPrefix("--") {
+                let name = String(argument.prefix { $0 != "=" })
                 throw UsageError(
-                    message: "'certs \(sub)' has no option '\(name)'\(ArgumentParser.hint(name, allowed))",
+                    message: "'certs \(sub)' has no option '\(name)'\(ArgumentParser.hint(name, SigningOptions.names))",
                     topic: "certs")
             }
-            if value == nil {
-                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
-                    throw UsageError(message: "option '\(name)' needs a value", topic: "certs")
-                }
-                value = arguments[index]
-                index += 1
-            }
-            if name == "--environment" {
-                guard environment == nil else {
-                    throw UsageError(message: "option '--environment' is given twice", topic: "certs")
-                }
-                environment = try SigningOptions.environment(value!, topic: "certs")
-            } else {
-                try signing.set(name, value!, topic: "certs")
-            }
+            positional.append(argument)
         }
         if sub == "export" {
             guard positional.count == 1 else {
@@ -146,8 +41,15 @@ package enum CertsInvocation: Equatable, Sendable {
                     "'certs negative-fixtures' takes a scenario file and a folder; found \(positional.count) arguments",
                 topic: "certs")
         }
+        if signing.chainDirectory != nil {
+            throw UsageError(
+                message: "option '--signing-chain' does not apply to 'certs negative-fixtures': the fixtures re-issue "
+                    + "certificates (wrong markers, an expired leaf) with the intermediate's and the root's keys, which "
+                    + "the folder does not hold; use --ca-seed TEXT",
+                topic: "certs")
+        }
         return .negativeFixtures(
-            file: positional[0], directory: positional[1], environment: environment, caSeed: signing.caSeed)
+            file: positional[0], directory: positional[1], environment: signing.environment, caSeed: signing.caSeed)
     }
 }
 

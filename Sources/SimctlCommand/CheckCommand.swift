@@ -36,6 +36,9 @@ package struct CheckCommandOptions: Equatable, Sendable {
     package var timeoutMilliseconds: Int64 = 5000
     package var chaos = CheckChaos.standard
     package var shrinks = true
+    /// `--environment`, `--ca-seed`, `--signing-chain` (SigningOptions.swift): how the notifications delivered, and the
+    /// `--port` server's signed answers, are signed.
+    package var signing = SigningOptions()
 
     package init() {}
 }
@@ -118,8 +121,9 @@ enum CheckCommand {
                                      [--deliver-connections N] [--chaos-duplicate P] [--chaos-fail-rate P]
                                      [--chaos-fail-first N] [--no-duplicates] [--no-retries] [--no-shrink]
                                      [--port P [--host ADDR] [--api-key-pem FILE] [--log FILE]]
+                                     \(SigningOptions.usage)
                simctl check --replay FILE --deliver URL --entitlements TEMPLATE [--epoch N] [--settle D]
-                                     [--port P ...]
+                                     [--port P ...] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR]
 
         Generates N lifecycles (cases) from SCENARIO's app, catalogue, customers and family (its timeline, if
         any, starts every case), delivers each case's notifications to URL with Apple's retries, duplicates and
@@ -161,6 +165,12 @@ enum CheckCommand {
           --chaos-fail-first N  most first attempts such a notification fails, 0 to 5 (default 2; 0: none)
           --no-duplicates, --no-retries   turn duplicates, failed first attempts off
           --no-shrink         report the first divergence as found, without shrinking it
+        \(SigningOptions.help)
+                              Without them, check signs as the scenario's app.environment says
+                              (LocalTesting when it says nothing: placeholder signatures, which a
+                              verifying backend refuses); a backend that verifies needs --environment
+                              Sandbox (or Production) and the root of 'simctl certs export' with the
+                              same options. They apply to --replay and to the --port server's answers.
 
         Progress goes to standard error when it is a terminal; the report to standard output.
 
@@ -201,6 +211,7 @@ enum CheckCommand {
         var values: [String: String] = [:]
         var delivery = DeliveryOptions.Builder()
         var seenFlags: Set<String> = []
+        var signing = SigningOptions()
         var file: String?
         var index = 0
         while index < arguments.count {
@@ -219,6 +230,14 @@ enum CheckCommand {
                 guard seenFlags.insert(argument).inserted else {
                     throw UsageError(message: "option '\(argument)' is given twice", topic: "check")
                 }
+                continue
+            }
+            if SigningOptions.names.contains(argument) {
+                guard index < arguments.count else {
+                    throw UsageError(message: "option '\(argument)' needs a value", topic: "check")
+                }
+                _ = try signing.apply(argument, arguments[index], topic: "check")
+                index += 1
                 continue
             }
             if let reason = notApplicable[argument] {
@@ -249,6 +268,7 @@ enum CheckCommand {
             index += 1
         }
         var options = CheckCommandOptions()
+        options.signing = signing
         if let replay = values["--replay"] {
             if let file {
                 throw UsageError(
@@ -383,9 +403,14 @@ enum CheckCommand {
                 exitCode: ExitCode.usage)
         }
         let scenario: Scenario
-        switch Simctl.decode(options.file) {
+        switch Simctl.decode(options.file, overrides: ScenarioOverrides(environment: options.signing.environment)) {
         case .failure(let output): return output
         case .success(let decoded): scenario = decoded
+        }
+        let signer: (any PayloadSigner)?
+        switch options.signing.signer() {
+        case .failure(let output): return output
+        case .success(let value): signer = value
         }
         var deliveryOptions = DeliveryOptions(url: options.deliver)
         deliveryOptions.timeoutMilliseconds = options.timeoutMilliseconds
@@ -406,11 +431,12 @@ enum CheckCommand {
             deliver: { request in transport.attempt([request])[0] },
             entitlement: { id in try query.ask(id) },
             settle: { if settle > 0 { Thread.sleep(forTimeInterval: Double(settle) / 1000) } })
+        backend.signer = signer
         backend.connections = transport.connections
         if transport.connections > 1 { backend.deliverBatch = { transport.attempt($0) } }
         var server: APIServer?
         if options.port != nil {
-            switch APIServer.start(scenario, options) {
+            switch APIServer.start(scenario, options, signer: signer) {
             case .failure(let output): return output
             case .success(let started):
                 server = started
@@ -434,7 +460,9 @@ enum CheckCommand {
         let http: HTTPServer
         let log: ServeLog?
 
-        static func start(_ scenario: Scenario, _ options: CheckCommandOptions) -> Result<APIServer, CommandOutput> {
+        static func start(_ scenario: Scenario, _ options: CheckCommandOptions, signer: (any PayloadSigner)?)
+            -> Result<APIServer, CommandOutput>
+        {
             var publicKey: P256.PublicKey?
             if let path = options.apiKeyPEM {
                 switch Simctl.read(path) {
@@ -458,7 +486,7 @@ enum CheckCommand {
             let log = opened
             let write: (@Sendable (String) -> Void)? = log.map { log in { @Sendable line in log.write(line) } }
             var configuration = ServerConfiguration(
-                scenario: scenario,
+                scenario: scenario, signer: signer,
                 token: BearerTokenPolicy(
                     bundleId: scenario.app.bundleId, publicKey: publicKey,
                     clock: { Int64(Date().timeIntervalSince1970) }), epoch: options.epoch ?? scenario.epoch)

@@ -34,7 +34,7 @@ package enum HelpText {
 
     package static let run = """
         USAGE: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N]
-                              [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR]
+                              [--start now|INSTANT] \(SigningOptions.usage)
                               [--deliver URL ...] [--jobs N] [--shard I/N]
 
         Runs the scenario FILE on the virtual clock and checks its expectations.
@@ -63,13 +63,7 @@ package enum HelpText {
                               down to the whole second) or an ISO 8601 UTC instant such as
                               2026-12-01T00:00:00Z. Offsets in the file count from it; absolute instants
                               in the file stay as written.
-          --environment NAME  use NAME instead of the scenario's app.environment: LocalTesting, Xcode,
-                              Sandbox or Production. Sandbox and Production payloads are signed with ES256
-                              by a certificate chain in Apple's shape (see docs/signing.md)
-          --ca-seed TEXT      sign with the chain generated from TEXT instead of the default seed
-                              (simctl-test-ca-1); payloads are then ES256-signed in every environment
-          --signing-chain DIR sign with your own chain: DIR holds root.pem, intermediate.pem, leaf.pem and
-                              leaf-key.pem (the layout 'simctl certs export' writes)
+        \(SigningOptions.help)
           --jobs N            simulate the customers in N parts on N threads at once (default: this
                               machine's cores); families stay together, and the output is merged into the
                               same bytes for every N; a long timeline is read on up to N threads. --jobs 1
@@ -124,22 +118,24 @@ package enum HelpText {
         """
 
     package static let certs = """
-        USAGE: simctl certs export DIR [--ca-seed TEXT | --signing-chain DIR]
+        USAGE: simctl certs export DIR \(SigningOptions.usage)
                simctl certs negative-fixtures FILE DIR [--environment Sandbox|Production] [--ca-seed TEXT]
 
         export              writes the chain Sandbox and Production payloads are signed with: root,
                             intermediate and leaf as .pem and .der, and the leaf's key as leaf-key.pem.
-                            Give root.der (or root.pem) to your verifier as its trusted root.
+                            Give root.der (or root.pem) to your verifier as its trusted root. It takes the
+                            signing options of run, serve and check, so one set of options names the
+                            chain everywhere (--environment does not change the chain).
         negative-fixtures   runs the scenario FILE and writes its first notification made to fail
                             verification in each way a verifier must catch (altered payload, another key,
                             wrong OIDs, expired leaf, untrusted root, one-certificate chain, wrong bundleId,
                             wrong environment), a valid control, root.der and manifest.json with the
-                            VerificationStatus Apple's SignedDataVerifier returns for each.
+                            VerificationStatus Apple's SignedDataVerifier returns for each. It takes
+                            --environment (the environment the fixtures claim) and --ca-seed, not
+                            --signing-chain (the fixtures need the chain's CA keys).
 
         OPTIONS:
-          --ca-seed TEXT        the chain generated from TEXT (default simctl-test-ca-1)
-          --signing-chain DIR   export your own chain (root.pem, intermediate.pem, leaf.pem, leaf-key.pem)
-          --environment NAME    the environment the fixtures claim, instead of the scenario's
+        \(SigningOptions.help)
 
         DIR must not exist yet; it is written atomically. The keys are test data: never trust this root
         outside tests.
@@ -172,7 +168,7 @@ package enum HelpText {
         case "catalog": return "usage: simctl catalog FILE"
         case "certs":
             return
-                "usage: simctl certs export DIR [--ca-seed TEXT | --signing-chain DIR] | simctl certs negative-fixtures FILE DIR [--environment NAME] [--ca-seed TEXT]"
+                "usage: simctl certs export DIR [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] | simctl certs negative-fixtures FILE DIR [--environment NAME] [--ca-seed TEXT]"
         default: return "usage: simctl <command> [options]   (commands: run, merge, validate, catalog, certs, help)"
         }
     }

@@ -12,8 +12,13 @@ package struct ServeOptions: Equatable, Sendable {
     package var port: UInt16 = 0
     package var seed: UInt64?
     package var start: String?
-    package var environment: SimulatedEnvironment?
+    /// `--environment`, `--ca-seed`, `--signing-chain` (SigningOptions.swift).
     package var signing = SigningOptions()
+    /// Replaces the scenario's `app.environment` (``SigningOptions/environment``).
+    package var environment: SimulatedEnvironment? {
+        get { signing.environment }
+        set { signing.environment = newValue }
+    }
     package var delivery: DeliveryOptions?
     /// `--api-key-pem FILE`: bearer tokens must be signed with this key (a public key, or the private key, PEM).
     package var apiKeyPEM: String?
@@ -29,13 +34,12 @@ package struct ServeOptions: Equatable, Sendable {
 enum ServeCommand {
     static let optionNames =
         [
-            "--host", "--port", "--seed", "--start", "--environment", "--ca-seed", "--signing-chain", "--api-key-pem",
-            "--log", "--epoch",
-        ] + DeliveryOptions.names.filter { $0 != "--delivery-log" }
+            "--host", "--port", "--seed", "--start", "--api-key-pem", "--log", "--epoch",
+        ] + SigningOptions.names + DeliveryOptions.names.filter { $0 != "--delivery-log" }
 
     static let help = """
         USAGE: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT]
-                                [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--api-key-pem FILE]
+                                \(SigningOptions.usage) [--api-key-pem FILE]
                                 [--log FILE] [--epoch N]
 
         Serves the scenario FILE's store over HTTP until SIGINT or SIGTERM (then exits 0): the App Store Server
@@ -54,10 +58,12 @@ enum ServeCommand {
                               retries on the virtual clock; Request a Test Notification sends there too
                               (see 'simctl help run' for --deliver-mode, --deliver-timeout,
                               --deliver-connections and the --chaos-* options)
-          --seed N, --start now|INSTANT, --environment NAME, --ca-seed TEXT, --signing-chain DIR
-                              as in 'simctl run'
+          --seed N, --start now|INSTANT   as in 'simctl run'
+        \(SigningOptions.help)
           --api-key-pem FILE  check each bearer token's ES256 signature against this key (a PEM public key,
                               or the .p8 private key); without it only the token's form and claims are checked
+                              (the token's rules, and the 401 naming the rule broken: docs/server.md,
+                              "Bearer tokens")
           --log FILE          write the log (every request and answer, every delivery attempt) to FILE
                               instead of standard error
           --epoch N           start at epoch N (0 to 4294967295; default: the file's epoch:, else 0): every
@@ -115,7 +121,8 @@ enum ServeCommand {
                 index += 1
             }
             let text = value!
-            if !DeliveryOptions.names.contains(name) && name != "--ca-seed" && name != "--signing-chain" {
+            if try options.signing.apply(name, text, topic: "serve") { continue }
+            if !DeliveryOptions.names.contains(name) {
                 guard seen.insert(name).inserted else {
                     throw UsageError(message: "option '\(name)' is given twice", topic: "serve")
                 }
@@ -145,8 +152,6 @@ enum ServeCommand {
                     throw UsageError(message: "option '--start' needs `now` or an ISO 8601 instant", topic: "serve")
                 }
                 options.start = text
-            case "--environment": options.environment = try SigningOptions.environment(text, topic: "serve")
-            case "--ca-seed", "--signing-chain": try options.signing.set(name, text, topic: "serve")
             case "--api-key-pem":
                 guard !text.isEmpty else {
                     throw UsageError(message: "option '--api-key-pem' needs a file", topic: "serve")

@@ -101,7 +101,9 @@ extension SimulatorServer {
     /// a remembered token is checked again only for its expiry.
     func tokenProblem(_ authorization: String?) -> String? {
         if let authorization, let exp = tokens.accepted(authorization) {
-            if let now = configuration.token.clock?(), exp <= now { return "the token has expired" }
+            if let now = configuration.token.clock?(), exp <= now {
+                return BearerTokenPolicy.expired(exp: exp, now: now)
+            }
             return nil
         }
         if let problem = configuration.token.problem(authorization: authorization) { return problem }

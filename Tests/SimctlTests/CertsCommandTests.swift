@@ -19,6 +19,10 @@ import Testing
             ["certs", "negative-fixtures", "a.yaml", "out", "--environment", "Sandbox"],
             .certs(.negativeFixtures(file: "a.yaml", directory: "out", environment: .sandbox, caSeed: nil))
         ),
+        (
+            ["certs", "export", "out", "--environment", "Sandbox", "--ca-seed", "team"],
+            .certs(.export(directory: "out", signing: .init(environment: .sandbox, caSeed: "team")))
+        ),
         (["certs", "--help"], .help(topic: "certs")),
         (
             ["run", "a.yaml", "--environment", "Production", "--ca-seed", "x"],
@@ -39,7 +43,15 @@ import Testing
         (["certs"], "needs a subcommand"),
         (["certs", "exprt", "out"], "did you mean 'export'"),
         (["certs", "export"], "takes one folder"),
-        (["certs", "export", "out", "--environment", "Sandbox"], "has no option '--environment'"),
+        (["certs", "export", "out", "--environment", "Sandbx"], "did you mean 'Sandbox'"),
+        (
+            ["certs", "export", "out", "--enviroment", "Sandbox"],
+            "has no option '--enviroment'; did you mean '--environment'"
+        ),
+        (
+            ["certs", "negative-fixtures", "a.yaml", "out", "--signing-chain", "d"],
+            "does not apply to 'certs negative-fixtures'"
+        ),
         (["certs", "negative-fixtures", "a.yaml"], "a scenario file and a folder"),
         (["run", "a.yaml", "--environment", "Sandbx"], "did you mean 'Sandbox'"),
         (["run", "a.yaml", "--ca-seed", "x", "--signing-chain", "d"], "cannot be combined"),

@@ -79,7 +79,7 @@ public struct BackendCheck {
         scenario = Counterexample.stating(scenario, truthOf: found)
         return Counterexample(
             caseNumber: caseNumber, original: divergence, divergence: found, scenario: scenario,
-            shrinkSteps: shrinker.steps, shrinkAttempts: shrinker.attempts)
+            shrinkSteps: shrinker.steps, shrinkAttempts: shrinker.attempts, signer: backend.signer)
     }
 }
 
@@ -156,6 +156,9 @@ public struct Counterexample: Sendable, CustomStringConvertible {
     /// Smaller scenarios kept, and candidates tried, while shrinking.
     public var shrinkSteps: Int
     public var shrinkAttempts: Int
+    /// Signs ``jsonl`` as the backend's deliveries were signed (``CheckedBackend/signer``); nil: the environment's
+    /// default.
+    public var signer: (any PayloadSigner)?
 
     /// `counterexample.yaml`: self-contained; `simctl run` runs it with exit 0 (its expectations state the store's
     /// truth), and its `delivery:` block carries the faults the divergence needs.
@@ -165,7 +168,7 @@ public struct Counterexample: Sendable, CustomStringConvertible {
     /// (`simctl run --format jsonl`).
     public var jsonl: String {
         guard let run = try? ScenarioRunner.run(scenario) else { return "" }
-        return DeliveryItem.items(of: run.store).map { $0.body + "\n" }.joined()
+        return DeliveryItem.items(of: run.store, signer: signer).map { $0.body + "\n" }.joined()
     }
 
     public var description: String {

@@ -109,7 +109,7 @@ public enum CaseRunner {
             result.outcome = .invalid("\(error)")
             return result
         }
-        let encoder = NotificationEncoder(app: scenario.app)
+        let encoder = NotificationEncoder(app: scenario.app, signer: backend.signer)
         var sent = 0
         /// Per notification UUID: the originalTransactionId it is about, when a backend is asked about it.
         var queried: [String: String] = [:]

@@ -128,6 +128,9 @@ public struct CheckedBackend {
     public var connections = 1
     /// Makes up to ``connections`` attempts at once (nil: ``deliver``, one at a time).
     public var deliverBatch: (([DeliveryRequest]) -> [DeliveryOutcome])?
+    /// Signs the notifications delivered to this backend (`simctl check --ca-seed` / `--signing-chain`); nil: the
+    /// case's environment's default (``SimulatedEnvironment/defaultSigner``), as `simctl run`.
+    public var signer: (any PayloadSigner)?
 
     public init(
         deliver: @escaping (DeliveryRequest) throws -> DeliveryOutcome,

@@ -1,0 +1,159 @@
+import Foundation
+import SimctlCrypto
+import SubscriptionSimulator
+
+/// How payloads are signed, the same for every command that emits or signs notifications (`run`, `serve`, `check`,
+/// `certs`; docs/signing.md, "The signing options"): `--environment NAME` (replaces the scenario's
+/// `app.environment`; the command line wins over the file), and the chain, `--ca-seed TEXT` (a generated one) or
+/// `--signing-chain DIR` (the user's own). No chain option means the environment's default
+/// (``SimulatedEnvironment/defaultSigner``). Parsed here and only here: a command's parser hands each option it
+/// meets to ``apply(_:_:topic:)``, or takes them all out first with ``consume(_:topic:)``.
+package struct SigningOptions: Equatable, Sendable {
+    /// `--environment NAME`: replaces the scenario's `app.environment`.
+    package var environment: SimulatedEnvironment?
+    /// `--ca-seed TEXT`.
+    package var caSeed: String?
+    /// `--signing-chain DIR`.
+    package var chainDirectory: String?
+
+    package init(environment: SimulatedEnvironment? = nil, caSeed: String? = nil, chainDirectory: String? = nil) {
+        self.environment = environment
+        self.caSeed = caSeed
+        self.chainDirectory = chainDirectory
+    }
+
+    /// The option names, each taking one value (`--name value` or `--name=value`).
+    package static let names = ["--environment", "--ca-seed", "--signing-chain"]
+
+    /// The usage fragment every command's usage line shows.
+    package static let usage = "[--environment NAME] [--ca-seed TEXT | --signing-chain DIR]"
+
+    /// The options' help, shared by every command's help text (indented as the OPTIONS lists are).
+    package static let help = """
+          --environment NAME  sign as NAME instead of the scenario's app.environment (the command line wins):
+                              LocalTesting, Xcode (placeholder signatures), Sandbox or Production (ES256)
+          --ca-seed TEXT      sign with the chain generated from TEXT instead of the default seed
+                              (simctl-test-ca-1); payloads are then ES256-signed in every environment
+          --signing-chain DIR sign with your own chain: DIR holds root.pem, intermediate.pem, leaf.pem and
+                              leaf-key.pem (the layout 'simctl certs export' writes)
+                              These three are the same on run, serve, check and certs: docs/signing.md,
+                              "The signing options"; give the same ones to 'simctl certs export DIR' for
+                              the root your verifier trusts
+        """
+
+    /// The files `--signing-chain DIR` reads, as `simctl certs export` writes them.
+    package static let chainFiles = (
+        root: "root.pem", intermediate: "intermediate.pem", leaf: "leaf.pem", leafKey: "leaf-key.pem"
+    )
+
+    /// Takes option `name` with `value` when it is a signing option and returns true; returns false (and changes
+    /// nothing) for any other name. Throws when the option is given twice, its value is unusable, or `--ca-seed`
+    /// meets `--signing-chain`; `topic` names the command whose usage follows the message.
+    package mutating func apply(_ name: String, _ value: String, topic: String) throws(UsageError) -> Bool {
+        switch name {
+        case "--environment":
+            guard environment == nil else {
+                throw UsageError(message: "option '--environment' is given twice", topic: topic)
+            }
+            environment = try Self.environment(value, topic: topic)
+        case "--ca-seed":
+            guard caSeed == nil else { throw UsageError(message: "option '--ca-seed' is given twice", topic: topic) }
+            guard !value.isEmpty else { throw UsageError(message: "option '--ca-seed' needs a text", topic: topic) }
+            caSeed = value
+        case "--signing-chain":
+            guard chainDirectory == nil else {
+                throw UsageError(message: "option '--signing-chain' is given twice", topic: topic)
+            }
+            guard !value.isEmpty else {
+                throw UsageError(message: "option '--signing-chain' needs a folder path", topic: topic)
+            }
+            chainDirectory = value
+        default:
+            return false
+        }
+        if caSeed != nil && chainDirectory != nil {
+            throw UsageError(
+                message:
+                    "'--ca-seed' and '--signing-chain' cannot be combined: a seed generates a chain, the folder brings one",
+                topic: topic)
+        }
+        return true
+    }
+
+    /// Takes every signing option out of `arguments` (`--name value` and `--name=value`, up to a `--` that ends the
+    /// options) and returns them with the arguments left, in their order, for the command's own parser.
+    package static func consume(_ arguments: [String], topic: String) throws(UsageError) -> (
+        signing: SigningOptions, rest: [String]
+    ) {
+        var signing = SigningOptions()
+        var rest: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" {
+                rest.append(contentsOf: arguments[(index - 1)...])
+                break
+            }
+            var name = argument
+            var value: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                value = String(argument[argument.index(after: equals)...])
+            }
+            guard names.contains(name) else {
+                rest.append(argument)
+                continue
+            }
+            if value == nil {
+                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                    throw UsageError(message: "option '\(name)' needs a value", topic: topic)
+                }
+                value = arguments[index]
+                index += 1
+            }
+            _ = try signing.apply(name, value!, topic: topic)
+        }
+        return (signing, rest)
+    }
+
+    static func environment(_ text: String, topic: String) throws(UsageError) -> SimulatedEnvironment {
+        guard let value = SimulatedEnvironment(rawValue: text) else {
+            let names = SimulatedEnvironment.allCases.map(\.rawValue)
+            throw UsageError(
+                message:
+                    "unknown environment '\(text)'; expected one of \(names.joined(separator: ", "))\(ArgumentParser.hint(text, names))",
+                topic: topic)
+        }
+        return value
+    }
+
+    /// The chain these options name (the default chain when neither is given).
+    func chain() -> Result<SigningChain, CommandOutput> {
+        if let caSeed { return .success(SigningChain.generate(caSeed: caSeed).chain) }
+        guard let directory = chainDirectory else { return .success(.default) }
+        let files = Self.chainFiles
+        var texts: [String] = []
+        for name in [files.root, files.intermediate, files.leaf, files.leafKey] {
+            let path = (directory as NSString).appendingPathComponent(name)
+            switch Simctl.read(path) {
+            case .failure(let output): return .failure(output)
+            case .success(let text): texts.append(text)
+            }
+        }
+        do throws(SigningChainError) {
+            return .success(
+                try SigningChain(rootPEM: texts[0], intermediatePEM: texts[1], leafPEM: texts[2], leafKeyPEM: texts[3]))
+        } catch {
+            return .failure(
+                CommandOutput(stdout: "", stderr: "\(directory): error: \(error)\n", exitCode: ExitCode.dataError))
+        }
+    }
+
+    /// The signer for a run: ES256 with the named chain when a chain option is given, else nil (the environment's
+    /// default: ES256 with the default chain in Sandbox and Production, the placeholder in LocalTesting and Xcode).
+    func signer() -> Result<(any PayloadSigner)?, CommandOutput> {
+        guard caSeed != nil || chainDirectory != nil else { return .success(nil) }
+        return chain().map { ES256Signer(chain: $0) }
+    }
+}

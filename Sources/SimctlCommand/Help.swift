@@ -5,8 +5,8 @@ package enum HelpText {
 
         USAGE: simctl <command> [options]
 
-        FIRST NOTIFICATION:   simctl trigger REFUND --deliver http://127.0.0.1:8080/asn
-        A WHOLE BACKEND:      simctl check SCENARIO --url URL (docs/check.md)
+        A FIRST NOTIFICATION: simctl trigger REFUND --deliver http://127.0.0.1:8080/asn   (docs/trigger.md)
+        A WHOLE BACKEND:      simctl check SCENARIO --deliver URL --entitlements TEMPLATE   (docs/check.md)
 
         COMMANDS:
           trigger KIND    Send or print one signed notification of a kind (REFUND, DID_FAIL_TO_RENEW/GRACE_PERIOD,

@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func theDocHasItsBlocks() {
-        #expect(Self.plainConsoleBlocks.count == 1 && Self.venvConsoleBlocks.count == 1)
+        #expect(Self.plainConsoleBlocks.count == 2 && Self.venvConsoleBlocks.count == 1)
         #expect(Self.blocks(Self.trigger, "shell").count == 2)
         let list = CheckDocsTests.steps(Self.consoleBlocks[Self.plainConsoleBlocks[0]]).first!
         #expect(list.command == "simctl trigger --list")

@@ -14,7 +14,7 @@ import Testing
 
     /// The payload of a jsonl line, decoded.
     static func payload(_ line: String) throws -> JSONValue {
-        let item = try DeliveryItem(replaying: line)
+        let item = try DeliveryItem(replaying: line.hasSuffix("\n") ? String(line.dropLast()) : line)
         return try JWS.decodePayload(item.signedPayload)
     }
 

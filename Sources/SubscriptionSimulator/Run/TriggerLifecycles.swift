@@ -437,6 +437,16 @@ public struct TriggerScenario: Sendable {
             }
             products[subject].id = id
         }
+        // The built-in catalogue is priced in USD: in a storefront of another currency each product costs the same
+        // figure in that currency [assumed], so `--storefront FRA` needs no catalogue of its own.
+        if isBuiltIn, let storefront = options.storefront,
+            let currency = Storefronts.currency(countryCode: storefront)
+        {
+            for index in products.indices
+            where products[index].currency != currency && products[index].prices[storefront] == nil {
+                products[index].prices[storefront] = products[index].price
+            }
+        }
         let product = products[subject]
         var used: [Product] = [product]
         let start = builtInBase.start

@@ -61,7 +61,9 @@ package struct UsageError: Error, Equatable, Sendable {
 /// A small, strict parser following swift-argument-parser's conventions: subcommands, `--option value` and
 /// `--option=value`, `--` to end options, `--help`/`-h` anywhere, and "did you mean" for near misses.
 package enum ArgumentParser {
-    package static let commands = ["run", "merge", "validate", "catalog", "certs", "help"]
+    package static let commands = [
+        "trigger", "replay", "run", "merge", "validate", "catalog", "certs", "serve", "check", "population", "help",
+    ]
     static let runOptions =
         [
             "--format", "--out", "--until", "--seed", "--start", "--force", "--jobs", "--shard",

@@ -24,33 +24,35 @@ package struct DeliveryOptions: Equatable, Sendable {
     /// The delivery options given so far, before `--deliver` is known to be there.
     struct Builder {
         var values: [String: String] = [:]
+        /// The command whose usage a mistake shows (`run`, `trigger`, `replay`).
+        var topic = "run"
 
         mutating func set(_ name: String, _ value: String) throws(UsageError) {
-            if values[name] != nil { throw UsageError(message: "option '\(name)' is given twice", topic: "run") }
+            if values[name] != nil { throw UsageError(message: "option '\(name)' is given twice", topic: topic) }
             values[name] = value
         }
 
         func build() throws(UsageError) -> DeliveryOptions? {
             guard let url = values["--deliver"] else {
                 if let other = values.keys.sorted().first {
-                    throw UsageError(message: "option '\(other)' needs '--deliver URL'", topic: "run")
+                    throw UsageError(message: "option '\(other)' needs '--deliver URL'", topic: topic)
                 }
                 return nil
             }
-            if let problem = DeliveryConnection.problem(url) { throw UsageError(message: problem, topic: "run") }
+            if let problem = DeliveryConnection.problem(url) { throw UsageError(message: problem, topic: topic) }
             var options = DeliveryOptions(url: url)
             if let text = values["--deliver-timeout"] {
                 guard let ms = Self.milliseconds(text, limit: 600_000), ms > 0 else {
                     throw UsageError(
                         message: "option '--deliver-timeout' needs a duration from 1ms to 10m such as 5s, 500ms or "
-                            + "2m, found '\(text)'", topic: "run")
+                            + "2m, found '\(text)'", topic: topic)
                 }
                 options.timeoutMilliseconds = ms
             }
             if let text = values["--deliver-mode"] {
                 guard let mode = DeliveryMode(rawValue: text) else {
                     throw UsageError(
-                        message: "option '--deliver-mode' is production or sandbox, found '\(text)'", topic: "run")
+                        message: "option '--deliver-mode' is production or sandbox, found '\(text)'", topic: topic)
                 }
                 options.mode = mode
             }
@@ -58,19 +60,19 @@ package struct DeliveryOptions: Equatable, Sendable {
                 guard let count = Int(text), (1...64).contains(count) else {
                     throw UsageError(
                         message: "option '--deliver-connections' needs a whole number from 1 to 64, found '\(text)'",
-                        topic: "run")
+                        topic: topic)
                 }
                 options.connections = count
             }
             options.logFile = values["--delivery-log"]
             if options.logFile?.isEmpty == true {
-                throw UsageError(message: "option '--delivery-log' needs a file path", topic: "run")
+                throw UsageError(message: "option '--delivery-log' needs a file path", topic: topic)
             }
             if let text = values["--chaos-duplicate"] {
-                options.chaos.duplicateRate = try Self.rate(text, "--chaos-duplicate")
+                options.chaos.duplicateRate = try Self.rate(text, "--chaos-duplicate", topic: topic)
             }
             if let text = values["--chaos-fail-rate"] {
-                options.chaos.failRate = try Self.rate(text, "--chaos-fail-rate")
+                options.chaos.failRate = try Self.rate(text, "--chaos-fail-rate", topic: topic)
             }
             if let text = values["--chaos-reorder-window"] {
                 guard let ms = Self.milliseconds(text, limit: DeliveryChaos.maximumReorderWindowMilliseconds) else {
@@ -78,7 +80,7 @@ package struct DeliveryOptions: Equatable, Sendable {
                         message:
                             "option '--chaos-reorder-window' needs a duration up to 365d such as 30m, 1h or 2d, "
                             + "found '\(text)'",
-                        topic: "run")
+                        topic: topic)
                 }
                 options.chaos.reorderWindowMilliseconds = ms
             }
@@ -86,7 +88,7 @@ package struct DeliveryOptions: Equatable, Sendable {
                 guard let count = Int(text), (0...5).contains(count) else {
                     throw UsageError(
                         message: "option '--chaos-fail-first' needs a whole number from 0 to 5 (a notification has at "
-                            + "most 6 attempts), found '\(text)'", topic: "run")
+                            + "most 6 attempts), found '\(text)'", topic: topic)
                 }
                 options.chaos.failFirstAttempts = count
             }
@@ -132,7 +134,8 @@ package struct DeliveryOptions: Equatable, Sendable {
           --deliver-connections N  attempts in flight at once, one connection each (default 1; above 1,
                               close attempts may arrive in any order among themselves)
           --delivery-log FILE one JSON line per attempt: notificationUUID, attempt, instant, at, httpStatus,
-                              sendAttemptResult, wallLatencyMs, recipient, notificationType, subtype, chaos
+                              sendAttemptResult, wallLatencyMs, recipient, notificationType, subtype, chaos,
+                              responseStart (the first 200 bytes of a refusing answer's body)
           --chaos-duplicate P send a share P (0-1) of notifications again 1 h after their delivery
           --chaos-reorder-window D  delay each notification's first attempt by a random time up to D,
                               keeping each recipient's own order
@@ -141,6 +144,13 @@ package struct DeliveryOptions: Equatable, Sendable {
         Chaos draws come from the seed: the same file, seed and options give the same deliveries.
         Exit code 2 when a notification is still undelivered after its last attempt.
         """
+
+    /// What the endpoint last answered for an undelivered notification: its HTTP status and the first 200 bytes of
+    /// the body (`  last answer: HTTP 400: {"error":"bad signature"}`); nothing when it never answered.
+    static func answerLine(_ record: NotificationDeliveryRecord) -> String {
+        guard let status = record.lastHTTPStatus else { return "" }
+        return "  last answer: HTTP \(status)" + (record.lastResponseStart.map { ": " + $0 } ?? " (empty body)") + "\n"
+    }
 
     /// The summary of a delivery, for standard error: how many notifications were delivered in how many attempts,
     /// and each undelivered one with its attempts.
@@ -156,6 +166,7 @@ package struct DeliveryOptions: Equatable, Sendable {
                 "undelivered: \(record.item.notificationUUID) \(record.item.notificationType) to "
                 + "\(record.item.recipient ?? "the app") after \(record.sendAttempts.count) attempts: "
                 + attempts.joined(separator: ", ") + "\n"
+            text += answerLine(record)
         }
         return text
     }

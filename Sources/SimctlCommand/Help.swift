@@ -5,7 +5,13 @@ package enum HelpText {
 
         USAGE: simctl <command> [options]
 
+        A FIRST NOTIFICATION: simctl trigger REFUND --deliver http://127.0.0.1:8080/asn   (docs/trigger.md)
+        A WHOLE BACKEND:      simctl check SCENARIO --deliver URL --entitlements TEMPLATE   (docs/check.md)
+
         COMMANDS:
+          trigger KIND    Send or print one signed notification of a kind (REFUND, DID_FAIL_TO_RENEW/GRACE_PERIOD,
+                          ...): the smallest lifecycle that ends in it, no file needed (docs/trigger.md)
+          replay SOURCE   POST a fixture folder (run --out) or a jsonl stream again, in its order
           run FILE        Run a scenario; print its timeline or notification stream
           merge PART...   Merge the parts of 'run --shard I/N' into the one-job output
           validate FILE   Check a scenario and run it without printing; report what run would refuse
@@ -24,6 +30,7 @@ package enum HelpText {
           0   success, and every expectation in the scenario holds
           1   an expectation failed (each failure is printed with what was expected and what happened)
           2   --deliver: a notification is undelivered after its last attempt
+          3   trigger --tamper --deliver: the endpoint accepted a notification that fails verification
           64  bad usage
           65  invalid scenario or .storekit file
           66  the input file cannot be read
@@ -80,6 +87,54 @@ package enum HelpText {
         Expectation failures go to standard error; the exit code is then 1.
         An action the rules refuse stops the run: the timeline up to it is printed (formats jsonl and decoded
         print nothing), the error goes to standard error as FILE:LINE:COLUMN: error: MESSAGE, exit code 65.
+        \(DeliveryOptions.help)
+        """
+
+    package static let trigger = """
+        USAGE: simctl trigger KIND [--deliver URL ...] [--all] [--format jsonl|decoded] [--tamper]
+                                   [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--bundle-id ID]
+                                   [--app-apple-id N] [--product ID] [--customer NAME] [--storefront CODE]
+                                   [--seed N] [--scenario FILE]
+               simctl trigger --list
+               simctl trigger KIND --print-scenario [options]
+
+        Runs the smallest lifecycle that ends in a notification of KIND (a notificationType with an optional
+        subtype: REFUND, DID_FAIL_TO_RENEW/GRACE_PERIOD, SUBSCRIBED/RESUBSCRIBE, ...; any case) on a built-in
+        app (com.example.app, appAppleId 1234567890, Sandbox) and catalogue, and prints that notification as
+        its line of 'simctl run --format jsonl', or POSTs it to URL as 'simctl run --deliver' does.
+
+        OPTIONS:
+          --list              every kind, with the lifecycle behind it
+          --print-scenario    print the lifecycle as a scenario file: 'simctl run' of it sends the same notification
+          --all               the whole lifecycle, not only its last notification
+          --format decoded    the decoded line (recipient, instant, payload with its nested JWS decoded)
+          --tamper            the notification with its payload changed after signing (the altered-payload
+                              fixture of 'simctl certs negative-fixtures'): a verifying endpoint must refuse it.
+                              With --deliver, exit code 0 when it was refused, 3 when it was accepted
+          --environment NAME  Sandbox (default: signed by the test chain of 'simctl certs export'), Production,
+                              LocalTesting or Xcode (unsigned placeholders)
+          --ca-seed TEXT, --signing-chain DIR   sign as 'simctl run' does (see 'simctl help run')
+          --bundle-id ID      the app's bundleId (default com.example.app)
+          --app-apple-id N    the app's appAppleId (default 1234567890; Sandbox payloads omit it)
+          --product ID        the product's id (default com.example.app.monthly; com.example.app.coins for
+                              ONE_TIME_CHARGE); with --scenario, the product of its catalogue to use
+          --customer NAME     the customer the notification is about (default alice)
+          --storefront CODE   the customer's storefront (ISO 3166-1 alpha-3, such as FRA)
+          --seed N            the seed of ids and UUIDs (default 0)
+          --scenario FILE     take the app and the catalogue from a scenario file
+        \(DeliveryOptions.help)
+        """
+
+    package static let replay = """
+        USAGE: simctl replay DIR|FILE.jsonl --deliver URL [--no-retries] [delivery options]
+
+        POSTs every notification of a fixture folder ('simctl run --out DIR': in manifest.json's order) or of a
+        jsonl stream ('simctl run --format jsonl': one body a line) to URL, byte for byte, in its order, with the
+        retries, log and chaos of 'simctl run --deliver'. Each notification's first attempt is at its signedDate
+        on the virtual clock (never before the one before it).
+
+        OPTIONS:
+          --no-retries        one attempt each (the same as --deliver-mode sandbox)
         \(DeliveryOptions.help)
         """
 
@@ -144,6 +199,8 @@ package enum HelpText {
     package static func text(for topic: String?) -> String {
         switch topic {
         case "run": return run
+        case "trigger": return trigger
+        case "replay": return replay
         case "merge": return merge
         case "validate": return validate
         case "catalog": return catalog
@@ -164,12 +221,18 @@ package enum HelpText {
                 "usage: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--api-key-pem FILE] [--log FILE]"
         case "check": return CheckCommand.usageLine
         case "merge": return "usage: simctl merge PART..."
+        case "trigger":
+            return
+                "usage: simctl trigger KIND [--deliver URL ...] [--all] [--format jsonl|decoded] [--tamper] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--bundle-id ID] [--app-apple-id N] [--product ID] [--customer NAME] [--storefront CODE] [--seed N] [--scenario FILE] | simctl trigger --list"
+        case "replay": return "usage: simctl replay DIR|FILE.jsonl --deliver URL [--no-retries] [delivery options]"
         case "validate": return "usage: simctl validate FILE"
         case "catalog": return "usage: simctl catalog FILE"
         case "certs":
             return
                 "usage: simctl certs export DIR [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] | simctl certs negative-fixtures FILE DIR [--environment NAME] [--ca-seed TEXT]"
-        default: return "usage: simctl <command> [options]   (commands: run, merge, validate, catalog, certs, help)"
+        default:
+            return
+                "usage: simctl <command> [options]   (commands: trigger, replay, run, merge, validate, catalog, certs, serve, check, population, help)"
         }
     }
 }

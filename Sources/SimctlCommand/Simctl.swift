@@ -52,6 +52,10 @@ package enum Simctl {
             return CheckCommand.main(Array(arguments.dropFirst()), progress: progress)
         }
         if arguments == ["help", "check"] { return CheckCommand.main(["--help"]) }
+        if arguments.first == "trigger" { return trigger(Array(arguments.dropFirst())) }
+        if arguments == ["help", "trigger"] { return trigger(["--help"]) }
+        if arguments.first == "replay" { return ReplayCommand.main(Array(arguments.dropFirst())) }
+        if arguments == ["help", "replay"] { return ReplayCommand.main(["--help"]) }
         if arguments.first == "merge" {
             return MergeCommand.main(
                 Array(arguments.dropFirst()), standardOutput: standardOutput,

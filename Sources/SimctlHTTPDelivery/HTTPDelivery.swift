@@ -54,9 +54,15 @@ public final class HTTPDelivery: DeliveryTransport, @unchecked Sendable {
         let elapsed = started.duration(to: clock.now).components
         let microseconds = elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
         var status: Int?
-        if case .success(let response) = result { status = response.status }
+        var start: String?
+        if case .success(let response) = result {
+            status = response.status
+            // What a refusing endpoint said (the start of its body), for the report and the log.
+            if !(200...206).contains(response.status) { start = DeliveryOutcome.responseStart(of: response.body) }
+        }
         return DeliveryOutcome(
-            sendAttemptResult: Self.outcome(result), httpStatus: status, wallLatencyMicroseconds: microseconds)
+            sendAttemptResult: Self.outcome(result), httpStatus: status, wallLatencyMicroseconds: microseconds,
+            responseStart: start)
     }
 
     /// Makes `requests` at once, request `i` on connection `i` (at most one per connection).

@@ -341,6 +341,7 @@ package final class SimulatorServer: @unchecked Sendable {
                 "deliver \(entry.notificationUUID) \(entry.notificationType)" + (entry.subtype.map { "/" + $0 } ?? "")
                     + " to \(entry.recipient ?? "the app") attempt \(entry.attempt) at \(entry.instant): "
                     + entry.sendAttemptResult.rawValue + (entry.httpStatus.map { " \($0)" } ?? "")
+                    + (entry.responseStart.map { ": " + $0 } ?? "")
                     + (entry.chaos == "duplicate" ? " (duplicate)" : ""))
         }
     }

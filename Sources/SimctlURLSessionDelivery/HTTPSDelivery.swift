@@ -172,7 +172,7 @@ package final class HTTPSDelivery: DeliveryTransport, @unchecked Sendable {
             return parts.seconds * 1_000_000 + parts.attoseconds / 1_000_000_000_000
         }
         let tasks = requests.enumerated().map { index, request in
-            session.dataTask(with: urlRequest(request)) { _, response, error in
+            session.dataTask(with: urlRequest(request)) { data, response, error in
                 let outcome: DeliveryOutcome
                 if let error {
                     let error = error as NSError
@@ -182,9 +182,13 @@ package final class HTTPSDelivery: DeliveryTransport, @unchecked Sendable {
                             description: error.localizedDescription),
                         wallLatencyMicroseconds: elapsed())
                 } else if let response = response as? HTTPURLResponse {
+                    let result = SendAttemptResult.forHTTPStatus(response.statusCode)
+                    // What a refusing endpoint said (the start of its body), for the report and the log.
                     outcome = DeliveryOutcome(
-                        sendAttemptResult: .forHTTPStatus(response.statusCode), httpStatus: response.statusCode,
-                        wallLatencyMicroseconds: elapsed())
+                        sendAttemptResult: result, httpStatus: response.statusCode,
+                        wallLatencyMicroseconds: elapsed(),
+                        responseStart: result == .success ? nil : data.flatMap { DeliveryOutcome.responseStart(of: $0) }
+                    )
                 } else {
                     outcome = DeliveryOutcome(sendAttemptResult: .invalidResponse, wallLatencyMicroseconds: elapsed())
                 }

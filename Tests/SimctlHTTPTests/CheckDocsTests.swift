@@ -129,7 +129,12 @@ import Testing
 
     /// Runs block `index` in a temporary folder; records an issue for every difference from the doc.
     static func run(block index: Int) throws {
-        let steps = Self.steps(blocks[index])
+        try run(steps: Self.steps(blocks[index]), label: "docs/check.md console block \(index + 1)")
+    }
+
+    /// Runs `steps` (a console block of any doc: docs/trigger.md's too) in a temporary folder; `label` names the
+    /// block in the issues recorded.
+    static func run(steps: [Step], label blockLabel: String) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("check-md-\(UUIDText.next())")
         let bin = folder.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
@@ -152,7 +157,7 @@ import Testing
         }
         var lastStatus: Int32 = 0
         for (number, step) in steps.enumerated() {
-            let label = "docs/check.md console block \(index + 1), '$ \(step.command)'"
+            let label = "\(blockLabel), '$ \(step.command)'"
             let shown = step.output.map { replacingPorts($0, ports) }
             if step.command == "echo $?" {
                 #expect(

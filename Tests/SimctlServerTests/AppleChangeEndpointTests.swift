@@ -210,6 +210,34 @@ import Testing
         #expect(shown.value(at: "1.version") == .integer(1))
     }
 
+    /// Issue 45: a refund request pending on a renewal is answered with the renewal's transactionId or with the
+    /// purchase's originalTransactionId (rule consumption-by-original-transaction-id); another transaction of the
+    /// purchase with nothing pending is still refused with the rule.
+    @Test func consumptionInformationTakesTheOriginalTransactionIdOfARenewal() throws {
+        let server = try server()
+        #expect(server.control("/simctl/v1/advance", #"{"by": "P1M"}"#).status == 200)
+        let original = subscriptionId(server, "alice")
+        let renewal = transactionId(server, "alice", familyProduct)
+        #expect(!original.isEmpty && renewal != original, "the subscription renewed")
+        let v2 = #"{"customerConsented": true, "sampleContentProvided": false, "deliveryStatus": "DELIVERED"}"#
+        let early = server.send("PUT", "/inApps/v2/transactions/consumption/\(original)", v2)
+        #expect(errorCode(early) == 4_000_000, "nothing pending yet: \(early.bodyText)")
+        #expect(
+            server.control(
+                "/simctl/v1/actions",
+                #"{"requestRefund": {"customer": "alice", "product": "\#(familyProduct)", "reason": "OTHER"}}"#
+            ).status == 200)
+        let byOriginal = server.send("PUT", "/inApps/v2/transactions/consumption/\(original)", v2)
+        #expect(byOriginal.status == 202, "\(byOriginal.bodyText)")
+        let v1 = #"{"customerConsented": true, "consumptionStatus": 1, "platform": 1, "deliveryStatus": 0}"#
+        #expect(server.send("PUT", "/inApps/v1/transactions/consumption/\(original)", v1).status == 202)
+        #expect(server.send("PUT", "/inApps/v2/transactions/consumption/\(renewal)", v2).status == 202)
+        let shown = try #require(transaction(server, "alice", familyProduct)?.value(at: "consumptionInformation"))
+        #expect(shown.arrayItems?.count == 3, "kept on the renewal, whose request it answers")
+        let member = transactionId(server, "bob", familyProduct)
+        #expect(errorCode(server.send("PUT", "/inApps/v2/transactions/consumption/\(member)", v2)) == 4_000_185)
+    }
+
     @Test func setAppAccountTokenAppearsOnTransactionsAndRenewalInfo() throws {
         let server = try server()
         let id = subscriptionId(server, "alice")

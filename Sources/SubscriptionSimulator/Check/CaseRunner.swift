@@ -92,6 +92,18 @@ public enum CaseRunner {
         }
     }
 
+    /// The status and body start of an attempt's answer, ` HTTP 400: ...`; empty without an answer.
+    static func answer(_ entry: DeliveryLogEntry) -> String {
+        guard let status = entry.httpStatus else { return "" }
+        return " HTTP \(status)" + (entry.responseStart.map { ": " + $0 } ?? "")
+    }
+
+    /// Added when no delivery of a case succeeded: the endpoint refuses everything, most often a verifier set up
+    /// for another environment, bundle id or root.
+    static let everyDeliveryRefused =
+        "; every delivery of this case was refused: check the endpoint's verifier (the root from 'simctl certs "
+        + "export', the scenario's environment, bundleId and appAppleId; docs/check.md)"
+
     /// Runs `scenario` (a case, or a counterexample) against `backend`, with the store's identities of `epoch`
     /// (rule ids-change-with-the-epoch); nil: the scenario's own (``Scenario/epoch``).
     public static func run(_ scenario: Scenario, against backend: CheckedBackend, epoch: UInt32? = nil) -> CaseResult {
@@ -135,6 +147,8 @@ public enum CaseRunner {
             }
         }
 
+        /// An attempt of this case succeeded (when none did, the report says every delivery was refused).
+        var anyDelivered = false
         func deliverDue(_ store: SimulatedStore) {
             if store.notifications.count > sent {
                 let new = store.notifications[sent...]
@@ -157,10 +171,12 @@ public enum CaseRunner {
                             finished = .cannotJudge(
                                 "notification \(entry.notificationType) \(entry.notificationUUID) to "
                                     + "\(entry.recipient ?? "the app") was not delivered after its last attempt "
-                                    + "(\(entry.sendAttemptResult.rawValue))")
+                                    + "(\(entry.sendAttemptResult.rawValue)\(Self.answer(entry)))"
+                                    + (anyDelivered ? "" : Self.everyDeliveryRefused))
                         }
                         return
                     }
+                    anyDelivered = true
                     changed = true
                     guard let id = queried[entry.notificationUUID] else { return }
                     if deliveredLog[id] == nil { deliveredOrder.append(id) }
@@ -247,9 +263,14 @@ public enum CaseRunner {
             delivery.pump(limit: backend.connections, attempt: attempt, recorded: { _ in })
             if let error = backendError { finished = .cannotJudge("the backend failed a delivery: \(error)") }
             if finished == nil, let undelivered = delivery.report.undelivered.first {
+                let answer =
+                    undelivered.lastHTTPStatus.map { status in
+                        " (HTTP \(status)" + (undelivered.lastResponseStart.map { ": " + $0 } ?? "") + ")"
+                    } ?? ""
                 finished = .cannotJudge(
                     "notification \(undelivered.item.notificationType) \(undelivered.item.notificationUUID) was not "
-                        + "delivered after its last attempt")
+                        + "delivered after its last attempt\(answer)"
+                        + (delivery.report.delivered.isEmpty ? Self.everyDeliveryRefused : ""))
             }
         }
         result.deliveries = deliveries

@@ -79,11 +79,35 @@ public struct DeliveryOutcome: Hashable, Sendable {
     /// Wall-clock time the attempt took, in microseconds, when the handler measured it (the HTTP handler does; the
     /// library never reads a clock).
     public var wallLatencyMicroseconds: Int64?
+    /// The start of the answer's body when the status is not a success (``responseStart(of:)``), for reports and
+    /// the delivery log: what a refusing endpoint said. nil for a success, no answer or an empty body.
+    public var responseStart: String?
 
-    public init(sendAttemptResult: SendAttemptResult, httpStatus: Int? = nil, wallLatencyMicroseconds: Int64? = nil) {
+    public init(
+        sendAttemptResult: SendAttemptResult, httpStatus: Int? = nil, wallLatencyMicroseconds: Int64? = nil,
+        responseStart: String? = nil
+    ) {
         self.sendAttemptResult = sendAttemptResult
         self.httpStatus = httpStatus
         self.wallLatencyMicroseconds = wallLatencyMicroseconds
+        self.responseStart = responseStart
+    }
+
+    /// How much of a refusing answer's body is kept: its first 200 bytes.
+    public static let responseStartLimit = 200
+
+    /// The first ``responseStartLimit`` bytes of `body` as text (bytes that are not UTF-8 replaced, a character cut
+    /// at the limit dropped), control characters escaped so that it stays on one line; nil for an empty body.
+    public static func responseStart(of body: some Collection<UInt8>) -> String? {
+        guard !body.isEmpty else { return nil }
+        var bytes = Array(body.prefix(responseStartLimit))
+        // A multi-byte character cut at the limit: drop its first bytes rather than show a replacement character.
+        if body.count > responseStartLimit {
+            var back = 0
+            while back < 3, back < bytes.count, bytes[bytes.count - 1 - back] & 0xC0 == 0x80 { back += 1 }
+            if back < bytes.count, bytes[bytes.count - 1 - back] & 0xC0 == 0xC0 { bytes.removeLast(back + 1) }
+        }
+        return SourceText.escapingControlCharacters(String(decoding: bytes, as: UTF8.self))
     }
 
     /// A complete answer with this HTTP status: `SUCCESS` for 200–206, otherwise `UNSUCCESSFUL_HTTP_RESPONSE_CODE`.
@@ -117,6 +141,8 @@ public struct DeliveryLogEntry: Hashable, Sendable {
     public var wallLatencyMicroseconds: Int64?
     /// `duplicate` or `failFirst` when chaos made this attempt; nil otherwise.
     public var chaos: String?
+    /// The start of a refusing answer's body (``DeliveryOutcome/responseStart``).
+    public var responseStart: String? = nil
 
     /// One JSON object (canonical: sorted keys): `notificationUUID`, `attempt`, `instant` (ms), `at` (ISO 8601),
     /// `httpStatus`, `sendAttemptResult`, `wallLatencyMs` (decimal milliseconds), `recipient`, `notificationType`,
@@ -134,6 +160,7 @@ public struct DeliveryLogEntry: Hashable, Sendable {
         o.set("sendAttemptResult", sendAttemptResult.rawValue)
         o.set("wallLatencyMs", wallLatencyMicroseconds.map { JSONValue.decimal(Self.milliseconds($0)) })
         o.set("chaos", chaos)
+        o.set("responseStart", responseStart)
         return o.value
     }
 
@@ -170,6 +197,10 @@ public struct NotificationDeliveryRecord: Hashable, Sendable {
     public var sendAttempts: [SendAttempt]
     /// True once an attempt succeeded.
     public var delivered: Bool
+    /// The HTTP status of the last attempt that had an answer, and the start of that answer's body
+    /// (``DeliveryOutcome/responseStart``): what the endpoint said when it refused.
+    public var lastHTTPStatus: Int? = nil
+    public var lastResponseStart: String? = nil
 }
 
 /// What a ``NotificationDelivery`` keeps of notifications whose delivery is over.
@@ -240,6 +271,9 @@ public struct NotificationDelivery: Sendable {
         var attempts: [SendAttempt] = []
         /// An attempt succeeded (a chaos duplicate is still to come).
         var delivered = false
+        /// The last answer's status and body start (``NotificationDeliveryRecord/lastHTTPStatus``).
+        var lastHTTPStatus: Int?
+        var lastResponseStart: String?
     }
 
     /// Every notification given so far (at creation and by ``append(_:)``), in the order given; empty with
@@ -407,6 +441,10 @@ public struct NotificationDelivery: Sendable {
         let item = entry.item
         let sendAttempt = SendAttempt(attemptDate: instant, sendAttemptResult: outcome.sendAttemptResult)
         entry.attempts.append(sendAttempt)
+        if outcome.httpStatus != nil {
+            entry.lastHTTPStatus = outcome.httpStatus
+            entry.lastResponseStart = outcome.responseStart
+        }
         if history == .everything { attempts[index].append(sendAttempt) }
         counts.attempts += 1
         log.append(
@@ -414,7 +452,8 @@ public struct NotificationDelivery: Sendable {
                 notificationUUID: item.notificationUUID, recipient: item.recipient,
                 notificationType: item.notificationType, subtype: item.subtype, attempt: attempt, instant: instant,
                 httpStatus: outcome.httpStatus, sendAttemptResult: outcome.sendAttemptResult,
-                wallLatencyMicroseconds: outcome.wallLatencyMicroseconds, chaos: chaos))
+                wallLatencyMicroseconds: outcome.wallLatencyMicroseconds, chaos: chaos,
+                responseStart: outcome.responseStart))
         finishedAt = max(finishedAt ?? instant, instant)
         // The delivery of this notification is over unless another attempt is scheduled below.
         if duplicate { return }
@@ -439,7 +478,12 @@ public struct NotificationDelivery: Sendable {
             var kept = entry.item
             kept.body = ""
             givenUp.append(
-                (index, NotificationDeliveryRecord(item: kept, sendAttempts: entry.attempts, delivered: false)))
+                (
+                    index,
+                    NotificationDeliveryRecord(
+                        item: kept, sendAttempts: entry.attempts, delivered: false,
+                        lastHTTPStatus: entry.lastHTTPStatus, lastResponseStart: entry.lastResponseStart)
+                ))
         }
     }
 
@@ -458,9 +502,17 @@ public struct NotificationDelivery: Sendable {
     /// Where every notification stands. With ``DeliveryHistory/inFlight`` nothing is kept of finished notifications
     /// (use ``summary``).
     public var report: DeliveryReport {
-        DeliveryReport(
+        // The last answer of each notification, from the log (kept whole with this history).
+        var answers: [String: (status: Int, start: String?)] = [:]
+        for entry in log where entry.chaos != "duplicate" {
+            if let status = entry.httpStatus { answers[entry.notificationUUID] = (status, entry.responseStart) }
+        }
+        return DeliveryReport(
             notifications: items.indices.map {
-                NotificationDeliveryRecord(item: items[$0], sendAttempts: attempts[$0], delivered: delivered[$0])
+                let answer = answers[items[$0].notificationUUID]
+                return NotificationDeliveryRecord(
+                    item: items[$0], sendAttempts: attempts[$0], delivered: delivered[$0],
+                    lastHTTPStatus: answer?.status, lastResponseStart: answer?.start)
             }, log: log, finishedAt: finishedAt)
     }
 

@@ -299,23 +299,30 @@ struct PlanSink: RunSink {
 /// Only what is in flight is kept (``DeliveryHistory/inFlight``); the log is written line by line.
 struct StreamedDelivery {
     let plan: DeliveryPlan
-    let encoder: NotificationEncoder
+    /// Encodes the run's notifications; nil when the items come encoded (``DeliveryPlan/deliver(_:seed:)``).
+    let encoder: NotificationEncoder?
     var delivery: NotificationDelivery
     /// The log could not be opened or written: nothing more is attempted.
     var failure: DeliveryLogError?
 
     /// Opens the log (a failure is kept for ``finish(passed:)``, and nothing is delivered).
     init(_ plan: DeliveryPlan, scenario: Scenario, signer: (any PayloadSigner)?) {
+        self.init(
+            plan, seed: scenario.seed, faults: scenario.deliveryFaults,
+            encoder: NotificationEncoder(app: scenario.app, signer: signer))
+    }
+
+    init(_ plan: DeliveryPlan, seed: UInt64, faults: [DeliveryFault], encoder: NotificationEncoder?) {
         precondition(plan.chaos.problem == nil, plan.chaos.problem ?? "")
         self.plan = plan
-        encoder = NotificationEncoder(app: scenario.app, signer: signer)
+        self.encoder = encoder
         // The clock starts at the earliest instant, so no notification's first attempt is moved (the store's
         // notifications are all at or after the scenario's start).
         delivery = NotificationDelivery(
             unchecked: Instant(millisecondsSince1970: 0), schedule: plan.mode.schedule, chaos: plan.chaos,
-            seed: scenario.seed, history: .inFlight)
+            seed: seed, history: .inFlight)
         // The scenario's `delivery:` block (``DeliveryFault``), on top of what chaos draws.
-        delivery.faults = scenario.deliveryFaults
+        delivery.faults = faults
         do throws(DeliveryLogError) { try plan.log?.open() } catch { failure = error }
     }
 
@@ -326,7 +333,9 @@ struct StreamedDelivery {
     /// with them the log's order, are the same as when the whole run is delivered after it).
     mutating func follow(_ notifications: ArraySlice<SentNotification>, settledBefore settled: Instant) {
         guard failure == nil else { return }
-        if !notifications.isEmpty { delivery.append(notifications.map { DeliveryItem($0, encoder: encoder) }) }
+        if !notifications.isEmpty, let encoder {
+            delivery.append(notifications.map { DeliveryItem($0, encoder: encoder) })
+        }
         let connections = plan.transport.connections
         let notAfter = settled.adding(milliseconds: connections > 1 ? -delivery.batchWindow : -1)
         guard let next = delivery.nextAttemptInstant, next <= notAfter else { return }
@@ -359,5 +368,16 @@ struct StreamedDelivery {
         if let failure { return .logFailed(failure) }
         if passed { return .delivered(delivery.summary) }
         return .cutShort(delivery.summary, pendingAttempts: delivery.pendingAttempts)
+    }
+}
+
+extension DeliveryPlan {
+    /// Delivers `items` (in their order; each first attempted at its `instant`, which must not decrease) through the
+    /// one pump, with the plan's retry schedule, chaos (drawn from `seed`) and log: what `simctl run --deliver`
+    /// does with a run's notifications, for notifications already encoded (`simctl trigger`, `simctl replay`).
+    public func deliver(_ items: [DeliveryItem], seed: UInt64) -> RunVerdict.Delivery {
+        var streamed = StreamedDelivery(self, seed: seed, faults: [], encoder: nil)
+        streamed.delivery.append(items)
+        return streamed.finish(passed: true)
     }
 }

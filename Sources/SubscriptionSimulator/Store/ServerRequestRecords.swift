@@ -46,7 +46,9 @@ public struct FinishedTransaction: Hashable, Sendable {
 /// Consumption information the developer sent for a transaction with a pending refund request: the endpoint's
 /// version (1: `ConsumptionRequestV1`, 2: `ConsumptionRequest`), when it arrived, and the request body as received.
 public struct ConsumptionInformation: Hashable, Sendable {
-    /// The transaction the information is about (the path's `{transactionId}`).
+    /// The transaction the information is about: the path's `{transactionId}`, or, when the path named the
+    /// purchase's `originalTransactionId`, the transaction whose refund request it answers (rule
+    /// consumption-by-original-transaction-id).
     public var transactionId: String
     /// 1: `PUT /inApps/v1/transactions/consumption/…`; 2: `PUT /inApps/v2/transactions/consumption/…`.
     public var version: Int

@@ -46,7 +46,8 @@ extension SimulatedStore {
     /// Every transaction finished, in order.
     public var finishedTransactions: [FinishedTransaction] { serverRequests.finished }
 
-    /// Send Consumption Information for one transaction (`transactionId` of one of the customer's own purchases):
+    /// Send Consumption Information for one transaction (`transactionId` of one of the customer's own purchases, or
+    /// its purchase's `originalTransactionId`: rule consumption-by-original-transaction-id):
     /// the rules of ``sendConsumptionInformation(_:of:transaction:customerConsented:refundPreference:)`` (a pending
     /// refund request with its `CONSUMPTION_REQUEST`, consent, 12 hours), then the body is kept as received,
     /// readable in ``consumptionInformation``.
@@ -54,8 +55,20 @@ extension SimulatedStore {
         transactionId: String, customerConsented: Bool, refundPreference: RefundPreference?,
         received: ConsumptionInformation
     ) throws(StoreError) {
-        guard let index = transactions.indices.first(where: { transactions[$0].transactionId == transactionId }) else {
+        guard var index = transactions.indices.first(where: { transactions[$0].transactionId == transactionId }) else {
             throw .refunds(.noConsumptionRequest(transactionId: transactionId))
+        }
+        // Rule consumption-by-original-transaction-id: Apple's Send Consumption Information V1 named its path
+        // parameter `originalTransactionId` ("You receive this identifier in the CONSUMPTION_REQUEST
+        // notification"), so the purchase's original id also reaches the request pending on one of its later
+        // transactions (a renewal); the latest such request is meant. For v2 [assumed] (Apple's page names
+        // `transactionId`; clients still send the original one).
+        if ledger.pendingRequest(for: index) == nil, transactions[index].originalTransactionId == transactionId,
+            let pending = transactions.indices.last(where: {
+                transactions[$0].originalTransactionId == transactionId && ledger.pendingRequest(for: $0) != nil
+            })
+        {
+            index = pending
         }
         let record = transactions[index]
         let all = purchasedTransactions(record.productId, of: record.customer)
@@ -65,7 +78,9 @@ extension SimulatedStore {
         try sendConsumptionInformation(
             record.productId, of: record.customer, transaction: position + 1, customerConsented: customerConsented,
             refundPreference: refundPreference)
-        serverRequests.consumptionInformation.append(received)
+        var kept = received
+        kept.transactionId = record.transactionId
+        serverRequests.consumptionInformation.append(kept)
     }
 
     /// Every consumption information the store accepted, in the order received.

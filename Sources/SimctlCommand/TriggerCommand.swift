@@ -1,0 +1,311 @@
+import Foundation
+import SubscriptionSimulator
+
+/// `simctl trigger KIND [--deliver URL] [options]`: one notification of a kind, from the smallest lifecycle that ends
+/// in it (``TriggerLifecycles``), printed as its `run --format jsonl` line or POSTed as `run --deliver` does.
+package struct TriggerOptionsLine: Equatable, Sendable {
+    package enum Mode: Equatable, Sendable {
+        case list
+        case printScenario
+        case emit
+    }
+
+    package var kind: String?
+    package var mode: Mode = .emit
+    package var all = false
+    package var tamper = false
+    package var format: OutputFormat = .jsonl
+    package var scenarioFile: String?
+    package var trigger = TriggerOptions()
+    /// `--environment`, `--ca-seed`, `--signing-chain`: the signing options every command that signs takes
+    /// (``SigningOptions``).
+    package var signing = SigningOptions()
+    package var delivery: DeliveryOptions?
+
+    static let valueOptions = [
+        "--format", "--environment", "--ca-seed", "--signing-chain", "--bundle-id", "--app-apple-id", "--product",
+        "--customer", "--storefront", "--seed", "--scenario",
+    ]
+    static let flags = ["--list", "--print-scenario", "--all", "--tamper"]
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> TriggerOptionsLine {
+        var options = TriggerOptionsLine()
+        var delivery = DeliveryOptions.Builder()
+        delivery.topic = "trigger"
+        var seen: Set<String> = []
+        let known = valueOptions + flags + DeliveryOptions.names
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("--") else {
+                guard options.kind == nil else {
+                    throw UsageError(
+                        message: "'trigger' takes one notification kind; found '\(options.kind!)' and '\(argument)'",
+                        topic: "trigger")
+                }
+                options.kind = argument
+                continue
+            }
+            var name = argument
+            var value: String?
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                value = String(argument[argument.index(after: equals)...])
+            }
+            guard known.contains(name) else {
+                throw UsageError(
+                    message: "unknown option '\(name)'\(ArgumentParser.hint(name, known))", topic: "trigger")
+            }
+            if flags.contains(name) {
+                if value != nil { throw UsageError(message: "option '\(name)' takes no value", topic: "trigger") }
+                guard seen.insert(name).inserted else {
+                    throw UsageError(message: "option '\(name)' is given twice", topic: "trigger")
+                }
+                switch name {
+                case "--list": options.mode = .list
+                case "--print-scenario": options.mode = .printScenario
+                case "--all": options.all = true
+                default: options.tamper = true
+                }
+                continue
+            }
+            if value == nil {
+                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                    throw UsageError(message: "option '\(name)' needs a value", topic: "trigger")
+                }
+                value = arguments[index]
+                index += 1
+            }
+            let text = value!
+            if DeliveryOptions.names.contains(name) {
+                try delivery.set(name, text)
+                continue
+            }
+            // The signing options, as every command that signs takes them (SigningOptions.swift).
+            if try options.signing.apply(name, text, topic: "trigger") {
+                options.trigger.environment = options.signing.environment ?? options.trigger.environment
+                continue
+            }
+            guard seen.insert(name).inserted else {
+                throw UsageError(message: "option '\(name)' is given twice", topic: "trigger")
+            }
+            switch name {
+            case "--format":
+                guard let format = OutputFormat(rawValue: text), format == .jsonl || format == .decoded else {
+                    throw UsageError(
+                        message: "option '--format' is jsonl or decoded, found '\(text)'"
+                            + ArgumentParser.hint(text, ["jsonl", "decoded"]), topic: "trigger")
+                }
+                options.format = format
+            case "--bundle-id":
+                guard !text.isEmpty else {
+                    throw UsageError(message: "option '--bundle-id' needs a bundle id", topic: "trigger")
+                }
+                options.trigger.bundleId = text
+            case "--app-apple-id":
+                guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let id = Int64(text), id > 0 else {
+                    throw UsageError(
+                        message: "option '--app-apple-id' needs a positive whole number, found '\(text)'",
+                        topic: "trigger")
+                }
+                options.trigger.appAppleId = id
+            case "--product":
+                guard !text.isEmpty else {
+                    throw UsageError(message: "option '--product' needs a product id", topic: "trigger")
+                }
+                options.trigger.product = text
+            case "--customer":
+                guard !text.isEmpty else {
+                    throw UsageError(message: "option '--customer' needs a name", topic: "trigger")
+                }
+                options.trigger.customer = text
+            case "--storefront":
+                options.trigger.storefront = text
+            case "--seed":
+                guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let seed = UInt64(text) else {
+                    throw UsageError(
+                        message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'",
+                        topic: "trigger")
+                }
+                options.trigger.seed = seed
+            default:
+                guard !text.isEmpty else {
+                    throw UsageError(message: "option '--scenario' needs a scenario file", topic: "trigger")
+                }
+                options.scenarioFile = text
+            }
+        }
+        options.delivery = try delivery.build()
+        if options.mode == .list {
+            if let kind = options.kind {
+                throw UsageError(message: "'--list' takes no notification kind; found '\(kind)'", topic: "trigger")
+            }
+            return options
+        }
+        guard options.kind != nil else {
+            throw UsageError(
+                message: "'trigger' needs a notification kind such as REFUND (simctl trigger --list shows every kind)",
+                topic: "trigger")
+        }
+        if options.mode == .printScenario, options.delivery != nil || options.all || options.tamper {
+            throw UsageError(
+                message: "'--print-scenario' prints the scenario only; drop '--deliver', '--all' and '--tamper'",
+                topic: "trigger")
+        }
+        if options.tamper {
+            if options.all {
+                throw UsageError(message: "'--tamper' sends one notification; drop '--all'", topic: "trigger")
+            }
+            if options.signing.chainDirectory != nil {
+                throw UsageError(
+                    message: "'--tamper' builds its fixtures from a generated chain: use '--ca-seed', not "
+                        + "'--signing-chain'", topic: "trigger")
+            }
+        }
+        if options.delivery != nil && options.format != .jsonl {
+            throw UsageError(message: "'--deliver' sends POST bodies; drop '--format'", topic: "trigger")
+        }
+        return options
+    }
+}
+
+extension Simctl {
+    /// `simctl trigger`.
+    static func trigger(_ arguments: [String]) -> CommandOutput {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            return CommandOutput(stdout: HelpText.text(for: "trigger") + "\n", stderr: "", exitCode: 0)
+        }
+        let options: TriggerOptionsLine
+        do throws(UsageError) { options = try TriggerOptionsLine.parse(arguments) } catch {
+            return usageFailure(error)
+        }
+        if options.mode == .list { return CommandOutput(stdout: triggerList(), stderr: "", exitCode: 0) }
+        let lifecycle: TriggerLifecycles.Lifecycle
+        do throws(TriggerError) { lifecycle = try TriggerLifecycles.lifecycle(named: options.kind!) } catch {
+            return usageFailure(UsageError(message: error.message, topic: "trigger"))
+        }
+        var base: Scenario?
+        if let file = options.scenarioFile {
+            switch decode(file) {
+            case .failure(let output): return output
+            case .success(let scenario): base = scenario
+            }
+        }
+        let made: TriggerScenario
+        do throws(TriggerError) {
+            made = try TriggerScenario.make(lifecycle, options: options.trigger, base: base)
+        } catch {
+            return CommandOutput(stdout: "", stderr: "error: \(error.message)\n", exitCode: ExitCode.dataError)
+        }
+        if options.mode == .printScenario { return CommandOutput(stdout: made.yaml, stderr: "", exitCode: 0) }
+        let signer: (any PayloadSigner)?
+        switch options.signing.signer() {
+        case .failure(let output): return output
+        case .success(let value): signer = value
+        }
+        let run: ScenarioRun
+        do throws(ScenarioError) { run = try ScenarioRunner.run(made.scenario) } catch {
+            return CommandOutput(stdout: "", stderr: "\(error)\n", exitCode: ExitCode.dataError)
+        }
+        let notifications = run.store.notifications
+        guard
+            let chosen = TriggerScenario.chosenIndex(lifecycle, in: notifications, customer: options.trigger.customer)
+        else {
+            return CommandOutput(
+                stdout: "", stderr: "error: the lifecycle sent no \(lifecycle.kind)\n", exitCode: ExitCode.dataError)
+        }
+        var items = DeliveryItem.items(of: run.store, signer: signer)
+        if options.tamper {
+            let app = run.scenario.app
+            guard app.environment == .sandbox || app.environment == .production else {
+                return CommandOutput(
+                    stdout: "",
+                    stderr:
+                        "error: '--tamper' needs environment Sandbox or Production (Apple's libraries verify no "
+                        + "signature in \(app.environment.rawValue))\n", exitCode: ExitCode.usage)
+            }
+            let fixtures = NegativeFixtures.make(
+                for: notifications[chosen], app: app, caSeed: options.signing.caSeed ?? SigningChain.defaultCASeed)
+            guard let altered = fixtures.first(where: { $0.name == "altered-payload" }) else {
+                preconditionFailure("NegativeFixtures makes altered-payload")
+            }
+            items = [
+                DeliveryItem(
+                    notificationUUID: items[chosen].notificationUUID, recipient: items[chosen].recipient,
+                    instant: items[chosen].instant, notificationType: items[chosen].notificationType,
+                    subtype: items[chosen].subtype, body: altered.postBody)
+            ]
+        } else if !options.all {
+            items = [items[chosen]]
+        }
+        guard let delivery = options.delivery else {
+            if options.format == .decoded {
+                let lines = RunOutput.decoded(run).split(separator: "\n", omittingEmptySubsequences: false)
+                let text = options.all ? RunOutput.decoded(run) : lines[chosen] + "\n"
+                return CommandOutput(stdout: String(text), stderr: "", exitCode: 0)
+            }
+            // The bodies are the lines of `run --format jsonl` (DeliveryItem.body).
+            return CommandOutput(stdout: items.map { $0.body + "\n" }.joined(), stderr: "", exitCode: 0)
+        }
+        var output = deliver(items, options: delivery, seed: run.scenario.seed, topic: "trigger")
+        if options.tamper && output.exitCode == ExitCode.success {
+            output.stderr +=
+                "warning: your endpoint accepted a notification whose payload was changed after signing "
+                + "(altered-payload, which Apple's SignedDataVerifier refuses with VERIFICATION_FAILURE): is "
+                + "your verifier on, with the environment \(run.scenario.app.environment.rawValue)?\n"
+            output.exitCode = ExitCode.tamperedAccepted
+        } else if options.tamper && output.exitCode == ExitCode.undelivered {
+            output.stderr += "the tampered notification was refused, as a verifying endpoint should\n"
+            output.exitCode = ExitCode.success
+        }
+        return output
+    }
+
+    /// `simctl trigger --list`: every kind with its lifecycle.
+    static func triggerList() -> String {
+        let width = TriggerLifecycles.kinds.map(\.count).max() ?? 0
+        return TriggerLifecycles.all.map {
+            $0.kind + String(repeating: " ", count: width - $0.kind.count + 2) + $0.summary + "\n"
+        }.joined()
+    }
+
+    /// A usage error's message, usage line and pointer to help (exit 64).
+    static func usageFailure(_ error: UsageError) -> CommandOutput {
+        let text =
+            "error: \(error.message)\n\(HelpText.usageLine(for: error.topic))\n"
+            + "see 'simctl help\(error.topic.map { " " + $0 } ?? "")'\n"
+        return CommandOutput(stdout: "", stderr: text, exitCode: ExitCode.usage)
+    }
+
+    /// Delivers encoded notifications as `run --deliver` does (the one pump, ``DeliveryPlan/deliver(_:seed:)``):
+    /// the summary on standard error, exit code 2 when one is still undelivered.
+    static func deliver(_ items: [DeliveryItem], options: DeliveryOptions, seed: UInt64, topic: String)
+        -> CommandOutput
+    {
+        let connection: DeliveryConnection
+        switch DeliveryConnection.open(options) {
+        case .failure(let error):
+            return usageFailure(UsageError(message: error.message, topic: topic))
+        case .success(let opened): connection = opened
+        }
+        defer { connection.close() }
+        let plan = DeliveryPlan(
+            transport: connection.transport, mode: options.mode, chaos: options.chaos,
+            log: options.logFile.map { FileDeliveryLog(path: $0) })
+        switch plan.deliver(items, seed: seed) {
+        case .logFailed(let error):
+            return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.cannotCreate)
+        case .delivered(let summary), .cutShort(let summary, _):
+            let text = DeliveryOptions.summary(
+                summary, destination: connection.transport.destination, mode: options.mode)
+            return CommandOutput(
+                stdout: "", stderr: text, exitCode: summary.allDelivered ? ExitCode.success : ExitCode.undelivered)
+        }
+    }
+}
+
+extension ExitCode {
+    /// `trigger --tamper --deliver`: the endpoint accepted a notification that fails verification.
+    package static let tamperedAccepted: Int32 = 3
+}

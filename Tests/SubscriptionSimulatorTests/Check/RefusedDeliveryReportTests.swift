@@ -1,0 +1,55 @@
+import Testing
+
+@testable import SubscriptionSimulator
+
+/// Issue 45: a backend that refuses deliveries is reported with the HTTP status and the start of its answer, and a
+/// case none of whose deliveries was accepted says so (most often a verifier set up for another environment).
+@Suite struct RefusedDeliveryReportTests {
+    static let scenario = """
+        name: one purchase
+        start: 2026-03-01T09:00:00Z
+        app: { bundleId: com.example.app }
+        products:
+          - { id: com.example.monthly, type: autoRenewable, group: pro, period: P1M, price: 4.99 }
+        timeline:
+          - at: 0
+            purchase: { customer: alice, product: com.example.monthly }
+          - at: 1d
+            cancel: { customer: alice, product: com.example.monthly }
+        until: 2d
+
+        """
+
+    func outcome(refusing: @escaping (DeliveryRequest) -> Bool) throws -> CaseOutcome {
+        let scenario = try ScenarioDecoder(file: "s.yaml").decode(Self.scenario)
+        let backend = CheckedBackend(
+            deliver: { request in
+                refusing(request)
+                    ? DeliveryOutcome(
+                        sendAttemptResult: .unsuccessfulHTTPResponseCode, httpStatus: 400,
+                        responseStart: DeliveryOutcome.responseStart(of: Array("bad signature\n".utf8)))
+                    : .status(200)
+            },
+            entitlement: { _ in BackendAnswer(active: true) })
+        return CaseRunner.run(scenario, against: backend).outcome
+    }
+
+    @Test func everyDeliveryRefusedIsSaidWithTheAnswer() throws {
+        guard case .cannotJudge(let message) = try outcome(refusing: { _ in true }) else {
+            Issue.record("a backend refusing everything cannot be judged")
+            return
+        }
+        #expect(message.contains("HTTP 400: bad signature\\n"), "\(message)")
+        #expect(message.contains("every delivery of this case was refused"))
+    }
+
+    @Test func oneRefusalAmongAcceptedOnesIsNotEveryDelivery() throws {
+        let outcome = try outcome(refusing: { $0.item.notificationType == "DID_CHANGE_RENEWAL_STATUS" })
+        guard case .cannotJudge(let message) = outcome else {
+            Issue.record("an undelivered notification cannot be judged: \(outcome)")
+            return
+        }
+        #expect(message.contains("HTTP 400: bad signature"), "\(message)")
+        #expect(!message.contains("every delivery"))
+    }
+}

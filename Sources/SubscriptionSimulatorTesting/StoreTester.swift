@@ -207,7 +207,7 @@ public final class StoreTester {
                 return nil
             }
             let passed = theirs.prefix { $0.offset < hit.offset }.map(\.element)
-            skippedNow += passed.map { ReceivedNotification.describe(store.notifications[$0]) }
+            noteSkipped(passed.map { ReceivedNotification.describe(store.notifications[$0]) })
             let done = Set(passed + [hit.element])
             pending.removeAll { done.contains($0) }
             found = hit.element
@@ -260,7 +260,7 @@ public final class StoreTester {
             return
         }
         let passed = theirs.filter { $0 < hit }
-        skippedNow += passed.map { pendingChanges[$0].change.description }
+        noteSkipped(passed.map { pendingChanges[$0].change.description })
         let done = Set(passed + [hit])
         pendingChanges = pendingChanges.indices.filter { !done.contains($0) }.map { pendingChanges[$0] }
     }
@@ -376,6 +376,12 @@ public final class StoreTester {
         seenChanges = changes.count
     }
 
+    /// Skipped by a non-exhaustive `receive` or `assertAccess`: in ``skipped`` now, noted at the next checkpoint.
+    private func noteSkipped(_ descriptions: [String]) {
+        skippedNow += descriptions
+        skipped += descriptions
+    }
+
     private func checkpoint(before what: String, at site: CallSite) {
         let notifications = pending.map { ReceivedNotification.describe(store.notifications[$0]) }
         let changes = notAsserted.map(\.description)
@@ -396,9 +402,9 @@ public final class StoreTester {
                         + changes.map { "  " + $0 }.joined(separator: "\n"), site)
             }
         case .off(let show):
+            skipped += notifications + changes
             let passed = skippedNow + notifications + changes
             skippedNow.removeAll()
-            skipped += passed
             if show && !passed.isEmpty {
                 reporter.note(
                     "\(passed.count) assertion\(passed.count == 1 ? " was" : "s were") skipped before \(what) "

@@ -30,9 +30,21 @@ public struct CallSite: Sendable {
 /// themselves inject ``collecting(into:)`` to read the failures instead.
 public struct FailureReporter: Sendable {
     public var report: @Sendable (_ message: String, _ site: CallSite) -> Void
+    /// What is worth seeing but is not a failure: the assertions a non-exhaustive ``StoreTester`` skipped.
+    public var note: @Sendable (_ message: String, _ site: CallSite) -> Void
 
-    public init(report: @escaping @Sendable (_ message: String, _ site: CallSite) -> Void) {
+    /// `note` defaults to printing to standard output.
+    public init(
+        report: @escaping @Sendable (_ message: String, _ site: CallSite) -> Void,
+        note: @escaping @Sendable (_ message: String, _ site: CallSite) -> Void = FailureReporter.printNote
+    ) {
         self.report = report
+        self.note = note
+    }
+
+    /// Prints `FILE:LINE: note: MESSAGE` to standard output.
+    @Sendable public static func printNote(_ message: String, _ site: CallSite) {
+        print("\(site.filePath):\(site.line): note: \(message)")
     }
 
     /// The frameworks a failure can be reported to.
@@ -56,8 +68,25 @@ public struct FailureReporter: Sendable {
         #endif
     }
 
-    /// Reports to ``currentFramework``.
-    public static let automatic = FailureReporter { message, site in
+    /// Reports to ``currentFramework``. Notes are known issues under Swift Testing (shown, not failing, as TCA's
+    /// `TestStore` shows skipped assertions) and printed otherwise.
+    public static let automatic = FailureReporter(report: reportToCurrentFramework, note: noteToCurrentFramework)
+
+    @Sendable static func noteToCurrentFramework(_ message: String, _ site: CallSite) {
+        #if canImport(Testing)
+            if currentFramework == .swiftTesting {
+                let location = Testing.SourceLocation(
+                    fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column)
+                withKnownIssue(Comment(rawValue: message), sourceLocation: location) {
+                    Issue.record(Comment(rawValue: message), sourceLocation: location)
+                }
+                return
+            }
+        #endif
+        printNote(message, site)
+    }
+
+    @Sendable static func reportToCurrentFramework(_ message: String, _ site: CallSite) {
         switch currentFramework {
         case .swiftTesting:
             #if canImport(Testing)
@@ -75,9 +104,12 @@ public struct FailureReporter: Sendable {
         }
     }
 
-    /// Appends every failure to `log` instead of failing the test.
+    /// Appends every failure to `log` (``FailureLog/messages``) and every note to ``FailureLog/notes`` instead of
+    /// failing the test.
     public static func collecting(into log: FailureLog) -> FailureReporter {
-        FailureReporter { message, site in log.append(message, at: site) }
+        FailureReporter(
+            report: { message, site in log.append(message, at: site) },
+            note: { message, _ in log.appendNote(message) })
     }
 }
 
@@ -87,6 +119,21 @@ public final class FailureLog: @unchecked Sendable {
     private var entries: [(message: String, site: CallSite)] = []
 
     public init() {}
+
+    private var noted: [String] = []
+
+    func appendNote(_ message: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        noted.append(message)
+    }
+
+    /// The notes (``FailureReporter/note``), in order: what a non-exhaustive tester skipped.
+    public var notes: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return noted
+    }
 
     func append(_ message: String, at site: CallSite) {
         lock.lock()

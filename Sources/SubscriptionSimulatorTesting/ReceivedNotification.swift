@@ -37,13 +37,48 @@ public struct ReceivedNotification: Hashable, Sendable, CustomStringConvertible 
         }
     }
 
-    /// `DID_FAIL_TO_RENEW / GRACE_PERIOD to bob at 2026-04-01T09:00:00Z (status 4)`.
+    /// `DID_FAIL_TO_RENEW / GRACE_PERIOD to bob for com.example.monthly at 2026-04-01T09:00:00Z (status 4)`.
     public var description: String { Self.describe(notification) }
 
     static func describe(_ n: SentNotification) -> String {
         let subtype = n.subtype.map { " / \($0.rawValue)" } ?? ""
+        let product = n.transaction.map { " for \($0.productId)" } ?? ""
         let status = n.status.map { " (status \($0.statusCode))" } ?? ""
-        return "\(n.type.rawValue)\(subtype) to \(n.recipient ?? "the app") at \(n.instant)\(status)"
+        return "\(n.type.rawValue)\(subtype) to \(n.recipient ?? "the app")\(product) at \(n.instant)\(status)"
+    }
+
+    // MARK: - In Apple's words, typed and not optional where Apple always sends the field
+
+    /// `notificationType`, typed (prints Apple's string, `DID_RENEW`).
+    public var type: NotificationType { notification.type }
+    /// `subtype`, typed; nil exactly when Apple sends none (`DID_RENEW` after a successful charge, `REFUND`, ...).
+    public var subtype: NotificationSubtype? { notification.subtype }
+    /// The customer the notification is about (the `customer` of a scenario's actions); empty for the two
+    /// notifications about the app, which name no customer (`TEST`, `RENEWAL_EXTENSION` / `SUMMARY`:
+    /// ``isAboutTheApp``).
+    public var recipient: String { notification.recipient ?? "" }
+    /// The transaction's `productId`; empty for the notifications about the app.
+    public var productId: String { notification.transaction?.productId ?? "" }
+    /// `data.status` as Apple's status enum (``SubscriptionPhase``: `.active` is 1, `.gracePeriod` 4, ...): present
+    /// for every notification about an auto-renewable subscription; nil for one-time products and the notifications
+    /// about the app, for which Apple sends no status (`statusCode` gives the wire code).
+    public var status: SubscriptionPhase? { notification.status }
+    /// `TEST` and `RENEWAL_EXTENSION` / `SUMMARY`: no customer, transaction or status.
+    public var isAboutTheApp: Bool { notification.isAboutTheApp }
+    /// The virtual instant it was sent (the payload's `signedDate`).
+    public var instant: Instant { notification.instant }
+}
+
+/// A scenario run's notifications, decoded and typed (``ReceivedNotification``).
+extension ScenarioRun {
+    /// Every notification the run sent, in order, with its POST body and decoded fields.
+    public var received: [ReceivedNotification] {
+        store.notifications.map { ReceivedNotification($0, app: store.app) }
+    }
+
+    /// The notifications sent to one customer, in order, with their POST bodies and decoded fields.
+    public func received(for customer: String) -> [ReceivedNotification] {
+        store.notifications(for: customer).map { ReceivedNotification($0, app: store.app) }
     }
 }
 

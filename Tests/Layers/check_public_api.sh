@@ -3,6 +3,8 @@
 # Tests/SubscriptionSimulatorTests/Docs/*Examples.swift between `docs:begin` and `docs:end`, which DocExamplesTests
 # checks) must type-check as a module OUTSIDE this package. Inside the package, tests see `package` declarations too, so `swift test` alone cannot tell
 # whether an example needs something that is not public.
+# Then docs/embedding.md is followed from outside the package: Tests/Layers/check_embedding_docs.sh builds a package of
+# its own from the page's files and runs its tests (several minutes: it builds the library again).
 # Usage: Tests/Layers/check_public_api.sh [BUILD_DIR]   (default .build/debug, after `swift build --build-tests`)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,3 +25,5 @@ for file in "${examples[@]}"; do
     -I "$resources/$platform" "${c_includes[@]}" "$file"
 done
 echo "public API: ${#examples[@]} files of docs examples type-check from outside the package"
+# docs/embedding.md's examples are a package of their own, built and run from outside this one (issue 51).
+bash Tests/Layers/check_embedding_docs.sh

@@ -86,3 +86,13 @@ public enum NotificationSubtype: String, Hashable, Sendable, CaseIterable {
     /// `UNREPORTED`
     case unreported = "UNREPORTED"
 }
+
+/// Prints Apple's wire string (`DID_RENEW`), in test output too (XCTest and Swift Testing print `description`).
+extension NotificationType: CustomStringConvertible {
+    public var description: String { rawValue }
+}
+
+/// Prints Apple's wire string (`GRACE_PERIOD`), in test output too.
+extension NotificationSubtype: CustomStringConvertible {
+    public var description: String { rawValue }
+}

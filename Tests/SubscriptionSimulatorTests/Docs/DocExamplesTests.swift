@@ -3,22 +3,42 @@ import Testing
 @testable import SubscriptionSimulator
 
 /// Every example in docs/ runs: YAML blocks are complete scenarios whose expectations must hold; Swift blocks must
-/// appear verbatim in EmbeddingExamples.swift, where they are compiled and run. (Shell commands are run against the
-/// built binary by SimctlTests/DocCommandsTests.)
+/// appear verbatim in a Docs/*Examples.swift file, where they are compiled and run, unless a `<!-- file: PATH -->`
+/// line names the file of a package outside this one that `Tests/Layers/check_embedding_docs.sh` builds and runs
+/// (every block of docs/embedding.md). (Shell commands are run against the built binary by
+/// SimctlTests/DocCommandsTests.)
 @Suite struct DocExamplesTests {
     static func blocks(_ language: String) -> [(file: String, index: Int, text: String)] {
+        blocksWithFiles(language).map { ($0.file, $0.index, $0.text) }
+    }
+
+    /// Each block with the `<!-- file: PATH -->` line above it, if any.
+    static func blocksWithFiles(_ language: String) -> [(file: String, index: Int, text: String, path: String?)] {
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: PackagePaths.docs.path)) ?? []).filter {
             $0.hasSuffix(".md")
         }.sorted()
-        var found: [(String, Int, String)] = []
+        var found: [(String, Int, String, String?)] = []
         for file in files {
             let text = (try? PackagePaths.read(PackagePaths.docs.appendingPathComponent(file))) ?? ""
             let parts = text.components(separatedBy: "```" + language + "\n")
             for (index, part) in parts.dropFirst().enumerated() {
-                found.append((file, index + 1, part.components(separatedBy: "```")[0]))
+                let before = parts[index].split(separator: "\n", omittingEmptySubsequences: false).dropLast().last ?? ""
+                let path =
+                    before.hasPrefix("<!-- file: ") && before.hasSuffix(" -->")
+                    ? String(before.dropFirst("<!-- file: ".count).dropLast(" -->".count)) : nil
+                found.append((file, index + 1, part.components(separatedBy: "```")[0], path))
             }
         }
         return found
+    }
+
+    /// docs/embedding.md is followed from outside the package: every Swift block is a file of that package.
+    @Test func everySwiftBlockOfTheEmbeddingGuideIsAFileOfTheOutsidePackage() {
+        let blocks = Self.blocksWithFiles("swift").filter { $0.file == "embedding.md" }
+        #expect(blocks.count >= 10)
+        #expect(blocks.filter { $0.path == nil }.map(\.index) == [])
+        #expect(blocks.first?.path == "Package.swift")
+        #expect(Set(blocks.compactMap(\.path)).count == blocks.count, "one block per file")
     }
 
     @Test func docsHaveExamples() {
@@ -34,10 +54,10 @@ import Testing
         #expect(run.failures.isEmpty, "\(run.failures.map(\.description))")
     }
 
-    @Test(arguments: blocks("swift").map { "\($0.file)#\($0.index)" })
+    @Test(arguments: blocksWithFiles("swift").filter { $0.path == nil }.map { "\($0.file)#\($0.index)" })
     func swiftExampleIsCompiledInTheTestSuite(id: String) throws {
         let block = Self.blocks("swift").first { "\($0.file)#\($0.index)" == id }!
-        // Every .swift file of this folder (EmbeddingExamples.swift, DeliveryExamples.swift, ...).
+        // Every .swift file of this folder (DeliveryExamples.swift, StreamingExamples.swift, ...).
         let folder = PackagePaths.root.appendingPathComponent("Tests/SubscriptionSimulatorTests/Docs")
         let source = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
             .sorted().map { try PackagePaths.read(folder.appendingPathComponent($0)) }.joined(separator: "\n")

@@ -21,16 +21,19 @@ import Testing
         #expect(
             log.messages == [
                 "1 notification was sent but not received before advancing the clock:\n"
-                    + "  SUBSCRIBED / INITIAL_BUY to alice at 2026-03-01T09:00:00Z (status 1)"
+                    + "  SUBSCRIBED / INITIAL_BUY to alice for com.example.monthly at 2026-03-01T09:00:00Z (status 1)",
+                "2 changes of access or status were not asserted before advancing the clock:\n"
+                    + "  alice's status for com.example.monthly became 1 (active), from none, at 2026-03-01T09:00:00Z\n"
+                    + "  alice gained access to com.example.monthly at 2026-03-01T09:00:00Z",
             ])
         tester.receive(.didRenew, to: "alice", at: F.at("2026-04-01T09:00:00Z"), status: .active)
         tester.finish()
-        #expect(log.messages.count == 1, "everything since the last check was received")
+        #expect(log.messages.count == 2, "everything since the last check was received")
     }
 
     @Test func aMissingAssertionFailsTheSwiftTestingTest() throws {
         try withKnownIssue {
-            let tester = StoreTester(F.store())
+            let tester = StoreTester(F.store(), coverage: .notifications)
             try tester.act { (store: inout SimulatedStore) throws(StoreError) in
                 try store.purchase(F.monthly.id, by: "alice")
             }
@@ -38,7 +41,8 @@ import Testing
         } matching: { issue in
             issue.comments.contains {
                 $0.rawValue.contains("1 notification was sent but not received before finish():")
-                    && $0.rawValue.contains("SUBSCRIBED / INITIAL_BUY to alice at 2026-03-01T09:00:00Z (status 1)")
+                    && $0.rawValue.contains(
+                        "SUBSCRIBED / INITIAL_BUY to alice for com.example.monthly at 2026-03-01T09:00:00Z (status 1)")
             }
         }
     }
@@ -63,11 +67,12 @@ import Testing
             try store.purchase(F.monthly.id, by: "bob")
             store.failBilling(for: "bob")
         }
-        tester.receive(.subscribed, .initialBuy, to: "bob")
+        tester.receive(.subscribed, .initialBuy, to: "bob", status: .active)
+        tester.assertAccess(.gained, to: F.monthly.id, for: "bob")
         let produced = try tester.advance(by: .months(1))
         #expect(
             produced.map(\.description) == [
-                "DID_FAIL_TO_RENEW / GRACE_PERIOD to bob at 2026-04-01T09:00:00Z (status 4)"
+                "DID_FAIL_TO_RENEW / GRACE_PERIOD to bob for com.example.monthly at 2026-04-01T09:00:00Z (status 4)"
             ])
         tester.receive(.didFailToRenew, .gracePeriod, to: "bob", status: .gracePeriod)
         tester.finish()
@@ -76,7 +81,7 @@ import Testing
 
     @Test func aWrongReceiveNamesWhatWasExpectedAndWhatCame() throws {
         let log = FailureLog()
-        let tester = StoreTester(F.store(), reporter: .collecting(into: log))
+        let tester = StoreTester(F.store(), coverage: .notifications, reporter: .collecting(into: log))
         try tester.act { (store: inout SimulatedStore) throws(StoreError) in
             try store.purchase(F.monthly.id, by: "bob")
             store.failBilling(for: "bob")
@@ -88,7 +93,7 @@ import Testing
         #expect(
             log.messages == [
                 "expected DID_FAIL_TO_RENEW to bob (status 3), but bob's next notification is "
-                    + "DID_FAIL_TO_RENEW / GRACE_PERIOD to bob at 2026-04-01T09:00:00Z (status 4)",
+                    + "DID_FAIL_TO_RENEW / GRACE_PERIOD to bob for com.example.monthly at 2026-04-01T09:00:00Z (status 4)",
                 "expected DID_RENEW to carol, but carol has no notification not yet received",
             ])
     }
@@ -109,7 +114,7 @@ import Testing
     }
 
     @Test func typedAccessDecodesThePostBodyAndItsSignedStrings() throws {
-        let tester = StoreTester(F.store(), reporter: .collecting(into: FailureLog()))
+        let tester = StoreTester(F.store(), coverage: .notifications, reporter: .collecting(into: FailureLog()))
         try tester.act { (store: inout SimulatedStore) throws(StoreError) in
             try store.purchase(F.monthly.id, by: "bob")
             store.failBilling(for: "bob")

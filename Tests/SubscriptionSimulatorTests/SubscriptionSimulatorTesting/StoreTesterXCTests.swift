@@ -32,7 +32,7 @@ final class StoreTesterXCTests: XCTestCase {
 
     func testAMissingAssertionFailsTheXCTestTest() throws {
         capturing = true
-        let tester = StoreTester(F.store())
+        let tester = StoreTester(F.store(), coverage: .notifications)
         try tester.act { (store: inout SimulatedStore) throws(StoreError) in
             try store.purchase(F.monthly.id, by: "alice")
         }
@@ -40,7 +40,8 @@ final class StoreTesterXCTests: XCTestCase {
         capturing = false
         XCTAssertEqual(captured.count, 1)
         XCTAssertTrue(
-            captured.first?.contains("SUBSCRIBED / INITIAL_BUY to alice at 2026-03-01T09:00:00Z (status 1)") == true,
+            captured.first?.contains(
+                "SUBSCRIBED / INITIAL_BUY to alice for com.example.monthly at 2026-03-01T09:00:00Z (status 1)") == true,
             "\(captured)")
     }
 
@@ -51,6 +52,7 @@ final class StoreTesterXCTests: XCTestCase {
             try store.purchase(F.monthly.id, by: "alice")
         }
         tester.receive(.subscribed, .initialBuy, to: "alice", status: .active)
+        tester.assertAccess(.gained, to: F.monthly.id, for: "alice")
         try tester.advance(by: .months(1))
         let renewal = tester.receive(.didRenew, to: "alice", status: .active)
         tester.finish()

@@ -73,6 +73,22 @@ struct WriteErrorTests {
         #expect(ended.stderr.contains("cannot write standard output: \(Self.full)"), "\(arguments)")
     }
 
+    /// docs/reliability.md's example, word for word: the command, its message and its exit code.
+    @Test func theDocumentedExampleIsWhatTheBinaryDoes() throws {
+        let text = try String(
+            contentsOf: SimctlProcess.packageRoot.appendingPathComponent("docs/reliability.md"), encoding: .utf8)
+        let block = try #require(
+            text.components(separatedBy: "```text\n").dropFirst().first { $0.hasPrefix("$ simctl run ") }?
+                .components(separatedBy: "```")[0])
+        let lines = block.split(separator: "\n").map(String.init)
+        try #require(lines.count == 3, "\(lines)")
+        let command = lines[0].dropFirst(2).replacingOccurrences(of: " > /dev/full; echo $?", with: "")
+        let words = command.split(separator: " ").map(String.init).dropFirst()
+        let ended = try Self.run(Array(words), stdout: "/dev/full")
+        #expect(ended.stderr == lines[1] + "\n")
+        #expect(String(ended.status) == lines[2])
+    }
+
     /// `--out DIR` with standard output failing: no folder, and no hidden staging folder left beside it.
     @Test func outWithAFailingStandardOutputLeavesNoFolder() throws {
         let parent = Self.temporaryPath("parent")

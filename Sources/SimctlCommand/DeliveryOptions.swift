@@ -152,14 +152,27 @@ package struct DeliveryOptions: Equatable, Sendable {
         return "  last answer: HTTP \(status)" + (record.lastResponseStart.map { ": " + $0 } ?? " (empty body)") + "\n"
     }
 
-    /// The summary of a delivery, for standard error: how many notifications were delivered in how many attempts,
-    /// and each undelivered one with its attempts.
-    static func summary(_ report: DeliverySummary, destination: String, mode: DeliveryMode) -> String {
+    /// How the notifications ended, for standard error on exit (`run --deliver`, `serve --deliver`): delivered,
+    /// failed after Apple's retries (out of attempts), still pending (a retry scheduled, or not made because the run
+    /// or the server stopped).
+    static func outcomeLine(_ report: DeliverySummary) -> String {
+        "notifications: \(report.delivered) delivered, \(report.failedAfterRetries) failed after Apple's retries, "
+            + "\(report.pending) still pending\n"
+    }
+
+    /// The first lines of ``summary(_:destination:mode:)``: the counts, without the undelivered notifications.
+    static func headline(_ report: DeliverySummary, destination: String, mode: DeliveryMode) -> String {
         var text =
             "delivery to \(destination) (\(mode.rawValue)): \(report.delivered) of \(report.notifications) "
             + "notifications delivered in \(report.attempts) attempts"
         if let end = report.finishedAt { text += ", last attempt at \(end)" }
-        text += "\n"
+        return text + "\n" + outcomeLine(report)
+    }
+
+    /// The summary of a delivery, for standard error: how many notifications were delivered in how many attempts,
+    /// and each undelivered one with its attempts.
+    static func summary(_ report: DeliverySummary, destination: String, mode: DeliveryMode) -> String {
+        var text = headline(report, destination: destination, mode: mode)
         for record in report.undelivered {
             let attempts = record.sendAttempts.map { "\($0.attemptDate) \($0.sendAttemptResult.rawValue)" }
             text +=
@@ -222,6 +235,14 @@ enum DeliveryConnection {
         }
     }
 
+    /// Cuts the attempts in flight short, from any thread; later ones fail at once (`serve` stopping).
+    func abort() {
+        switch self {
+        case .http(let http): http.abort()
+        case .https(let https): https.close()
+        }
+    }
+
     /// Closes the connections.
     func close() {
         switch self {
@@ -238,30 +259,41 @@ func openTruncating(_ path: String) -> Int32 {
     open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 }
 
-/// `--delivery-log FILE`: one JSON line per attempt, written as the delivery goes.
+/// `--delivery-log FILE`: one JSON line per attempt, written as the delivery goes. A log that cannot be opened is
+/// exit code 73 (``ExitCode/cannotCreate``); a line that cannot be written whole, 74 (``writeFailed``, the system's
+/// reason in the message).
 final class FileDeliveryLog: DeliveryLogWriter {
     let path: String
-    var handle: FileHandle?
+    var descriptor: Int32 = -1
+    /// A line could not be written (full disk, I/O error): the run ends with exit code 74.
+    private(set) var writeFailed = false
 
     init(path: String) { self.path = path }
 
     func open() throws(DeliveryLogError) {
         // Opened in place, never replaced (``openTruncating(_:)``).
-        let descriptor = openTruncating(path)
-        guard descriptor >= 0 else { throw DeliveryLogError(message: "cannot write the delivery log '\(path)'") }
-        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        descriptor = openTruncating(path)
+        guard descriptor >= 0 else {
+            throw DeliveryLogError(
+                message: "cannot write the delivery log '\(path)': \(String(cString: strerror(errno)))")
+        }
     }
 
     func write(_ entry: DeliveryLogEntry) throws(DeliveryLogError) {
-        do { try handle?.write(contentsOf: Data((CanonicalJSON.string(entry.json) + "\n").utf8)) } catch {
+        guard descriptor >= 0 else { return }
+        let line = Array((CanonicalJSON.string(entry.json) + "\n").utf8)
+        let code = line.withUnsafeBytes { OutputWrites.write($0, to: descriptor) }
+        if code != 0 {
+            writeFailed = true
             throw DeliveryLogError(
-                message: "cannot write the delivery log '\(path)': \(error.localizedDescription)")
+                message: "cannot write the delivery log '\(path)': \(String(cString: strerror(code))) (errno \(code))"
+                    + "; the log is incomplete and no attempt was made after this one")
         }
     }
 
     func close() {
-        try? handle?.close()
-        handle = nil
+        if descriptor >= 0 { _ = Foundation.close(descriptor) }
+        descriptor = -1
     }
 }
 

@@ -35,6 +35,8 @@ package enum HelpText {
           65  invalid scenario or .storekit file
           66  the input file cannot be read
           73  the --out folder or the --delivery-log file cannot be written
+          74  writing standard output or the delivery log failed (full disk, I/O error; a closed pipe
+              ends simctl quietly by SIGPIPE instead)
 
         See 'simctl help run' for the scenario run options, and docs/scenario-format.md for the file format.
         """

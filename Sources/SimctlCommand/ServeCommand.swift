@@ -288,7 +288,17 @@ enum ServeCommand {
             return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.unavailable)
         }
         http.start()
-        FileHandle.standardOutput.write(Data((http.url + "\n").utf8))
+        // A log that cannot be written stops the server (exit code 74, docs/reliability.md).
+        log.onFailure = { ShutdownSignals.trigger(SIGTERM) }
+        let urlLine = Array((http.url + "\n").utf8)
+        let urlWrite = urlLine.withUnsafeBytes { OutputWrites.write($0, to: STDOUT_FILENO) }
+        if urlWrite != 0 {
+            http.stop(graceSeconds: 0)
+            log.close()
+            return CommandOutput(
+                stdout: "", stderr: OutputWrites.message(destination: "standard output", code: urlWrite),
+                exitCode: ExitCode.ioError)
+        }
         if !ServeEnvironment.isLoopback(options.host) {
             FileHandle.standardError.write(Data(ServeEnvironment.exposureWarning(url: http.url).utf8))
         }
@@ -297,14 +307,35 @@ enum ServeCommand {
                 + "clock at \(scenario.start); "
                 + (transport.map { "delivering to \($0.destination)" }
                     ?? "no --deliver URL: notifications are kept, not sent"))
-        // Only now, with the URL printed and requests answered, are the notifications of the start delivered.
-        simulator.deliverStartUp()
+        // Only now, with the URL printed and requests answered, are the notifications of the start delivered, on a
+        // thread of their own, so that a signal is taken at once even while a slow webhook holds them up.
+        let startUp = DispatchSemaphore(value: 0)
+        Thread {
+            simulator.deliverStartUp()
+            startUp.signal()
+        }.start()
         let signal = ShutdownSignals.wait()
         log.write("\(signal == SIGINT ? "SIGINT" : "SIGTERM"): stopping")
+        // Within the bound whatever is in flight (docs/reliability.md, "Shutdown"): no attempt starts any more, the
+        // attempts in flight are cut short (logged as attempts that did not complete), the requests in flight get
+        // up to 5 s, then their connections are closed.
+        simulator.beginShutdown()
+        connection?.abort()
         http.stop(graceSeconds: 5)
+        _ = startUp.wait(timeout: .now() + .seconds(1))
+        // How the notifications ended (docs/reliability.md, "Counts on exit"), in the log and on standard error.
+        var summary = ""
+        if let transport, let delivery = simulator.deliverySummary {
+            summary = DeliveryOptions.headline(
+                delivery, destination: transport.destination, mode: options.delivery?.mode ?? .production)
+            for line in summary.split(separator: "\n") { log.write(String(line)) }
+        }
         log.write("stopped")
         log.close()
-        return CommandOutput(stdout: "", stderr: "", exitCode: ExitCode.success)
+        if let message = log.failureMessage {
+            return CommandOutput(stdout: "", stderr: summary + message, exitCode: ExitCode.ioError)
+        }
+        return CommandOutput(stdout: "", stderr: options.logFile == nil ? "" : summary, exitCode: ExitCode.success)
     }
 }
 
@@ -316,9 +347,16 @@ extension ExitCode {
 /// The readable log: one line per request and answer, per delivery attempt, per start and stop, each prefixed with
 /// the wall-clock time (log lines may carry wall time; answers never do).
 final class ServeLog: @unchecked Sendable {
-    let handle: FileHandle
+    let descriptor: Int32
     let owned: Bool
+    /// The log's name in messages.
+    let destination: String
     let lock = NSLock()
+    /// The errno of the first line that could not be written; the server then stops (``onFailure``) and `serve`
+    /// exits with code 74. Nothing more is written after it.
+    private(set) var failure: Int32 = 0
+    /// Called once, on the first failed write (`serve` stops the server).
+    var onFailure: @Sendable () -> Void = {}
     let formatter: ISO8601DateFormatter = {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -327,26 +365,41 @@ final class ServeLog: @unchecked Sendable {
 
     init(path: String?) throws {
         guard let path else {
-            handle = FileHandle.standardError
+            descriptor = STDERR_FILENO
             owned = false
+            destination = "the log (standard error)"
             return
         }
         // Opened in place, never replaced (``openTruncating(_:)``).
-        let descriptor = openTruncating(path)
+        descriptor = openTruncating(path)
         guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
-        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         owned = true
+        destination = "the log '\(path)'"
     }
 
     func write(_ line: String) {
         lock.lock()
+        guard failure == 0 else {
+            lock.unlock()
+            return
+        }
+        let bytes = Array((formatter.string(from: Date()) + " " + line + "\n").utf8)
+        let code = bytes.withUnsafeBytes { OutputWrites.write($0, to: descriptor) }
+        failure = code
+        lock.unlock()
+        if code != 0 { onFailure() }
+    }
+
+    /// The message for the failed write, when one failed.
+    var failureMessage: String? {
+        lock.lock()
         defer { lock.unlock() }
-        handle.write(Data((formatter.string(from: Date()) + " " + line + "\n").utf8))
+        return failure == 0 ? nil : OutputWrites.message(destination: destination, code: failure)
     }
 
     func close() {
         lock.lock()
         defer { lock.unlock() }
-        if owned { try? handle.close() }
+        if owned { _ = Foundation.close(descriptor) }
     }
 }

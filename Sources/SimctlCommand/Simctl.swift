@@ -171,12 +171,20 @@ package enum Simctl {
         plan.writeVector = standardOutputVector
         if let directory = options.outDirectory {
             do throws(FixtureWriter.WriteError) {
-                plan.fixtures = try FixtureWriter.Staging(directory: directory, replacingExisting: options.force)
+                let staging = try FixtureWriter.Staging(directory: directory, replacingExisting: options.force)
+                plan.fixtures = staging
+                // A failed write of standard output ends the process (OutputWrites): not before the staging folder
+                // is removed.
+                OutputWrites.onFailure { staging.abandon() }
             } catch {
                 return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.cannotCreate)
             }
         }
+        defer { OutputWrites.clearCleanup() }
         var connection: DeliveryConnection?
+        let deliveryLog = options.delivery?.logFile.map { FileDeliveryLog(path: $0) }
+        /// A delivery log that could not be opened is exit code 73; one that could not be written, 74.
+        var logFailure: Int32 { deliveryLog?.writeFailed == true ? ExitCode.ioError : ExitCode.cannotCreate }
         if let delivery = options.delivery {
             switch DeliveryConnection.open(delivery) {
             case .failure(let error):
@@ -185,7 +193,7 @@ package enum Simctl {
                 connection = opened
                 plan.delivery = DeliveryPlan(
                     transport: opened.transport, mode: delivery.mode, chaos: delivery.chaos,
-                    log: delivery.logFile.map { FileDeliveryLog(path: $0) })
+                    log: deliveryLog)
             }
         }
         defer { connection?.close() }
@@ -229,7 +237,7 @@ package enum Simctl {
         switch verdict.delivery {
         case nil: break
         case .logFailed(let error):
-            return CommandOutput(stdout: stdout, stderr: stderr + "error: \(error)\n", exitCode: ExitCode.cannotCreate)
+            return CommandOutput(stdout: stdout, stderr: stderr + "error: \(error)\n", exitCode: logFailure)
         case .delivered(let summary):
             stderr += deliverySummary(cutShortBecause: "")
             if !summary.allDelivered { exitCode = ExitCode.undelivered }

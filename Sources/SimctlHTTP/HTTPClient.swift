@@ -1,3 +1,13 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Where requests go: an `http://` URL taken apart. `https://` is refused: this client has no TLS (`simctl --deliver`
 /// sends `https://` through the toolchain's URLSession instead, in its own target).
 public struct HTTPEndpoint: Hashable, Sendable, CustomStringConvertible {
@@ -119,6 +129,9 @@ public enum HTTPClientError: Error, Hashable, Sendable, CustomStringConvertible 
     case invalidResponse(String)
     /// Reading failed with an error other than a close or reset.
     case receiveFailed(String)
+    /// ``HTTPClient/abort()`` cut the request short (or it was made after): the request may have been sent whole,
+    /// in part or not at all, and no answer was read.
+    case aborted
 
     public var description: String {
         switch self {
@@ -129,11 +142,13 @@ public enum HTTPClientError: Error, Hashable, Sendable, CustomStringConvertible 
         case .prematureClose: return "the connection closed in the middle of the answer"
         case .invalidResponse(let reason): return "invalid answer: \(reason)"
         case .receiveFailed(let reason): return "reading failed: \(reason)"
+        case .aborted: return "cut short: the client was stopped"
         }
     }
 }
 
-/// An HTTP/1.1 client over one keep-alive connection to one endpoint: reconnects when the server closed it, and
+/// An HTTP/1.1 client over one keep-alive connection to one endpoint: reconnects when the server closed it (seen
+/// before sending; a request is never sent twice), and
 /// gives each request one deadline covering connect, send and the whole answer. Not thread-safe: one caller at a
 /// time (use one client per concurrent connection).
 public final class HTTPClient {
@@ -160,8 +175,34 @@ public final class HTTPClient {
 
     /// Closes the kept-alive connection, if any.
     public func close() {
+        abortState.lock()
+        liveDescriptor = -1
+        abortState.unlock()
         socket?.close()
         socket = nil
+    }
+
+    /// Guards ``aborted`` and ``liveDescriptor``: the only state another thread touches (``abort()``).
+    let abortState = NSLock()
+    /// Set by ``abort()``: every request from then on fails at once.
+    var aborted = false
+    /// The descriptor of the connection in use, for ``abort()``; -1 when none.
+    var liveDescriptor: Int32 = -1
+
+    /// Cuts the request in flight short, from any thread, and makes every later request fail at once with
+    /// ``HTTPClientError/aborted``: shuts the connection down, which wakes the thread waiting on it (`simctl serve`
+    /// stopping within its bound while a webhook is slow; docs/reliability.md).
+    public func abort() {
+        abortState.lock()
+        defer { abortState.unlock() }
+        aborted = true
+        if liveDescriptor >= 0 { _ = shutdown(liveDescriptor, Int32(SHUT_RDWR)) }
+    }
+
+    var isAborted: Bool {
+        abortState.lock()
+        defer { abortState.unlock() }
+        return aborted
     }
 
     /// POSTs `body` and reads the whole answer.
@@ -180,21 +221,19 @@ public final class HTTPClient {
         return send(Array(head.utf8), method: "GET")
     }
 
+    /// Sends `request` once and reads its answer. A kept-alive connection the server has closed meanwhile (its close
+    /// already arrived) is replaced by a fresh one before anything is sent; once bytes are sent, a failure is that
+    /// request's answer, never a reason to send it again: a server that read the request and then dropped the
+    /// connection may have acted on it, and each attempt the caller makes must be one request on the wire (delivery
+    /// logs one attempt per call; docs/reliability.md).
     func send(_ request: [UInt8], method: String) -> Result<HTTPResponse, HTTPClientError> {
         let deadline = Deadline(millisecondsFromNow: timeoutMilliseconds)
-        // A kept-alive connection the server has meanwhile closed fails before any answer byte: try once more on a
-        // fresh connection (what browsers and HTTP libraries do).
-        let reused = socket != nil
-        let first = exchange(request, method: method, deadline: deadline)
-        if reused, case .failure(let error) = first, error == .noResponse || isSendFailure(error) {
-            return exchange(request, method: method, deadline: deadline)
-        }
-        return first
-    }
-
-    func isSendFailure(_ error: HTTPClientError) -> Bool {
-        if case .sendFailed = error { return true }
-        return false
+        if isAborted { return .failure(.aborted) }
+        if let socket, socket.isUnusable() { close() }
+        let result = exchange(request, method: method, deadline: deadline)
+        // A failure caused by abort() says so (the connection was shut down under the request).
+        if case .failure = result, isAborted { return .failure(.aborted) }
+        return result
     }
 
     func exchange(_ request: [UInt8], method: String, deadline: Deadline) -> Result<HTTPResponse, HTTPClientError> {
@@ -202,6 +241,14 @@ public final class HTTPClient {
             switch TCPSocket.connect(host: endpoint.host, port: endpoint.port, deadline: deadline) {
             case .success(let opened):
                 socket = opened
+                abortState.lock()
+                liveDescriptor = opened.descriptor
+                let cut = aborted
+                abortState.unlock()
+                if cut {
+                    close()
+                    return .failure(.aborted)
+                }
                 connectionsOpened += 1
             case .failure(.timedOut): return .failure(.timedOut)
             case .failure(.closed): return .failure(.connectFailed("the connection closed"))

@@ -24,10 +24,12 @@ public enum ReceiverReply: Hashable, Sendable {
 /// connection, keep-alive, and a handler deciding each reply. Not a production server.
 public final class LoopbackReceiver: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPMessage) -> ReceiverReply
+    /// A handler that is also told the request's number on its connection (1 for a connection's first request).
+    public typealias ConnectionHandler = @Sendable (HTTPMessage, _ onConnection: Int) -> ReceiverReply
 
     public let port: UInt16
     let listener: Int32
-    let handler: Handler
+    let handler: ConnectionHandler
     let limits: HTTPLimits
     let lock = NSLock()
     var stopped = false
@@ -36,8 +38,16 @@ public final class LoopbackReceiver: @unchecked Sendable {
     let finished = NSCondition()
 
     /// Starts listening on 127.0.0.1 (a free port unless `port` is given).
-    public init(port: UInt16 = 0, limits: HTTPLimits = HTTPLimits(), handler: @escaping Handler) throws {
-        self.handler = handler
+    public convenience init(port: UInt16 = 0, limits: HTTPLimits = HTTPLimits(), handler: @escaping Handler) throws {
+        try self.init(port: port, limits: limits, connectionHandler: { message, _ in handler(message) })
+    }
+
+    /// Starts listening like ``init(port:limits:handler:)``, with a handler that also gets each request's number on
+    /// its connection (a receiver that drops every second request of a kept-alive connection, say).
+    public init(port: UInt16 = 0, limits: HTTPLimits = HTTPLimits(), connectionHandler: @escaping ConnectionHandler)
+        throws
+    {
+        self.handler = connectionHandler
         self.limits = limits
         #if canImport(Darwin)
             let fd = socket(AF_INET, SOCK_STREAM, 0)
@@ -146,6 +156,7 @@ public final class LoopbackReceiver: @unchecked Sendable {
         }
         var parser = HTTPMessageParser(role: .request, limits: limits)
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var requests = 0
         while !isStopped {
             let message: HTTPMessage?
             do throws(HTTPParseError) { message = try parser.next() } catch {
@@ -164,7 +175,8 @@ public final class LoopbackReceiver: @unchecked Sendable {
                 }
                 continue
             }
-            switch handler(message) {
+            requests += 1
+            switch handler(message, requests) {
             case .close: return
             case .raw(let text):
                 _ = connection.send(Array(text.utf8), deadline: Deadline(millisecondsFromNow: 5000))

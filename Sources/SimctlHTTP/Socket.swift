@@ -104,6 +104,21 @@ final class TCPSocket {
         }
     }
 
+    /// Whether a kept-alive connection can no longer carry a request, seen without waiting and without sending: the
+    /// peer closed or reset it (a read would end or fail), or it holds bytes nobody asked for. The HTTP client opens
+    /// a fresh connection instead, before anything is sent (``HTTPClient``: no request is ever sent twice).
+    func isUnusable() -> Bool {
+        guard descriptor >= 0 else { return true }
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&entry, 1, 0)
+        if ready == 0 { return false }
+        if ready < 0 { return errno != EINTR }
+        var byte: UInt8 = 0
+        let peeked = recv(descriptor, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        if peeked < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return false }
+        return true
+    }
+
     /// Sends every byte before the deadline.
     func send(_ bytes: [UInt8], deadline: Deadline) -> Result<Void, Failure> {
         var offset = 0

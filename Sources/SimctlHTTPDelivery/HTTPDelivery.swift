@@ -30,10 +30,15 @@ public final class HTTPDelivery: DeliveryTransport, @unchecked Sendable {
     /// Closes the connections.
     public func close() { clients.forEach { $0.close() } }
 
+    /// Cuts the attempts in flight short, from any thread, and makes every later one fail at once (`OTHER`):
+    /// `simctl serve` stopping within its bound while a webhook is slow (docs/reliability.md, "Shutdown").
+    public func abort() { clients.forEach { $0.abort() } }
+
     /// The rule from a client's result to Apple's `sendAttemptResult`: a complete answer counts by its status
     /// (200–206 success, anything else `UNSUCCESSFUL_HTTP_RESPONSE_CODE`); no answer in time `TIMED_OUT`; a
     /// connection that cannot be made or fails while sending `SOCKET_ISSUE`; closed before any answer byte
-    /// `NO_RESPONSE`; closed mid-answer `PREMATURE_CLOSE`; a malformed or oversized answer `INVALID_RESPONSE`.
+    /// `NO_RESPONSE`; closed mid-answer `PREMATURE_CLOSE`; a malformed or oversized answer `INVALID_RESPONSE`; cut
+    /// short by ``abort()`` `OTHER`.
     /// Which failure Apple files under which value is not documented [assumed].
     public static func outcome(_ result: Result<HTTPResponse, HTTPClientError>) -> SendAttemptResult {
         switch result {
@@ -43,6 +48,9 @@ public final class HTTPDelivery: DeliveryTransport, @unchecked Sendable {
         case .failure(.noResponse): return .noResponse
         case .failure(.prematureClose): return .prematureClose
         case .failure(.invalidResponse): return .invalidResponse
+        // Cut short by ``abort()`` (`serve` stopping): the attempt did not complete [assumed: Apple has no value for
+        // an attempt its own sender abandoned; OTHER is its catch-all].
+        case .failure(.aborted): return .other
         }
     }
 

@@ -2,7 +2,8 @@ import SubscriptionSimulator
 
 /// The control API (docs/server-control.openapi.yaml): synchronous and deterministic, in the spirit of Stripe's test
 /// clocks. Every call returns when every store event due has run and every delivery attempt due has been made.
-/// A rejected request (400, 409) changes nothing.
+/// A rejected request (400, 409) changes nothing: an advance (also the one of an action's later `at`) is tried on a
+/// copy first, and only made when it reaches its target (docs/reliability.md, "Refused changes").
 extension SimulatorServer {
     /// `POST /simctl/v1/advance` with `{"by": "P1M"}` (the scenario time syntax: 90s, 30m, 1h, 16d, 2w, P1M,
     /// PT1H, ...) or `{"to": "2026-04-01T00:00:00Z"}`.
@@ -47,7 +48,23 @@ extension SimulatorServer {
                 return .problem(400, "`to` (\(target)) is before the store's clock (\(now)); the clock never goes back")
             }
             var summary = AdvanceSummary()
+            // Tried on a copy first: an advance that would stop (a timeline entry the rules refuse, a run limit such
+            // as 10,000 renewals of one subscription) is refused with nothing changed and nothing delivered.
+            switch trial(to: target) {
+            case .failure(let error):
+                return locked {
+                    var o = clockJSON(state)
+                    o["notificationsSent"] = .integer(0)
+                    o["deliveryAttempts"] = .integer(0)
+                    o["timelineEntriesApplied"] = .integer(0)
+                    o["error"] = .string(error.reason + Self.nothingChanged)
+                    return .json(409, .object(o))
+                }
+            case .success(let tried): adopt(tried, summary: &summary)
+            }
+            // The trial reached the target, so this does too (kept as a guard: the answer would then say so).
             let error = drive(to: target, summary: &summary)
+            if summary.cutShortAt != nil { return locked { stoppedAnswer(summary) } }
             return locked {
                 var o = clockJSON(state)
                 o["notificationsSent"] = .integer(Int64(summary.notificationsSent))
@@ -88,15 +105,19 @@ extension SimulatorServer {
             var summary = AdvanceSummary()
             if let problem = locked({ customerProblem(entry) }) { return problem }
             if entry.at > locked({ state.store.now }) {
-                // A later `at`: the clock advances first, exactly as `/advance` would (timeline entries and
-                // deliveries due on the way happen even if the action is then refused).
-                if let error = drive(to: entry.at, summary: &summary) {
+                // A later `at`: the clock advances first, exactly as `/advance` would, tried on a copy together with
+                // the action, so that an advance that would stop, or an action then refused, changes nothing.
+                switch trial(to: entry.at, then: entry) {
+                case .failure(let error):
                     return locked {
                         var o = clockJSON(state)
-                        o["error"] = .string(error)
+                        o["error"] = .string(error.reason + Self.nothingChanged)
                         return .json(409, .object(o))
                     }
+                case .success(let tried): adopt(tried, summary: &summary)
                 }
+                _ = drive(to: entry.at, summary: &summary)
+                if summary.cutShortAt != nil { return locked { stoppedAnswer(summary) } }
             }
             let performed: Result<Int, ServerResponse> = locked {
                 if let problem = customerProblem(entry) { return .failure(problem) }
@@ -133,6 +154,75 @@ extension SimulatorServer {
                 o["deliveryAttempts"] = .integer(Int64(summary.deliveryAttempts))
                 return .json(200, .object(o))
             }
+        }
+    }
+
+    /// Under the lock: the answer of a change the server's shutdown cut short (``beginShutdown()``): 503, the clock
+    /// it reached and what it did.
+    func stoppedAnswer(_ summary: AdvanceSummary) -> ServerResponse {
+        var o = clockJSON(state)
+        o["notificationsSent"] = .integer(Int64(summary.notificationsSent))
+        o["deliveryAttempts"] = .integer(Int64(summary.deliveryAttempts))
+        o["error"] = .string(
+            "the server is stopping: this change stopped at \(state.store.now); the delivery attempts still due were "
+                + "not made")
+        return .json(503, .object(o))
+    }
+
+    /// Said after the reason of a refused advance: the store is as it was.
+    static let nothingChanged =
+        "; nothing changed: the clock, the store, the notifications and the deliveries are as they were"
+
+    /// Why a ``trial(to:then:)`` stopped (the 409's reason).
+    struct TrialStop: Error {
+        var reason: String
+    }
+
+    /// A store and driver moved to a target on a copy (``trial(to:then:)``), before the action tried there.
+    struct Trial {
+        var store: SimulatedStore
+        var driver: TimelineDriver
+    }
+
+    /// Moves a copy of the store and its timeline to `target` and performs `entry` there, if given, on a second copy,
+    /// without the lock (only the one mutating request runs, and readers keep the state as it is) and without
+    /// delivering anything. Returns why it stops (a timeline entry the rules refuse, a run limit, the action refused),
+    /// or the copy moved to `target`. The store's rules do not depend on deliveries, so the same advance made again
+    /// with its deliveries reaches the target too.
+    func trial(to target: Instant, then entry: TimelineEntry? = nil) -> Result<Trial, TrialStop> {
+        var (store, driver) = locked { (state.store, state.driver) }
+        switch driver.advance(&store, to: target) {
+        case nil: break
+        case .refused(let error): return .failure(TrialStop(reason: error.description))
+        case .store(let error): return .failure(TrialStop(reason: "\(error)"))
+        }
+        if let entry {
+            if let customer = entry.action.customer, !store.customers.contains(customer),
+                store.customers.count >= RunLimits.standard.maximumCustomers
+            {
+                let limit = RunLimits.standard.maximumCustomers
+                return .failure(
+                    TrialStop(reason: "\(RunLimitExceeded.customers(limit: limit, found: store.customers.count + 1))"))
+            }
+            var acted = store
+            if let customer = entry.action.customer { acted.addCustomer(customer) }
+            do throws(StoreError) { try TimelineDriver.perform(entry.action, on: &acted) } catch {
+                return .failure(TrialStop(reason: TimelineDriver.refusal(of: entry, error, file: "request").message))
+            }
+        }
+        return .success(Trial(store: store, driver: driver))
+    }
+
+    /// Without a transport nothing is delivered on the way, so the copy a successful ``trial(to:then:)`` moved
+    /// becomes the store (its work is not done twice; ``drive(to:summary:)`` then only encodes what it sent); with
+    /// one, ``drive(to:summary:)`` makes the advance again with its deliveries, one instant at a time.
+    func adopt(_ trial: Trial, summary: inout AdvanceSummary) {
+        guard transport == nil else { return }
+        locked {
+            summary.timelineEntries += trial.driver.nextEntry - state.driver.nextEntry
+            state.store = trial.store
+            state.driver = trial.driver
+            changed()
         }
     }
 

@@ -144,11 +144,12 @@ extension SimulatorServer {
             .setAppAccountToken, .finishTransaction:
             return appleChange(route, id, request.body)
         case .state:
-            return locked {
-                switch Self.stateQuery(request.query, state) {
-                case .failure(let response): return response
-                case .success(let customer): return .json(200, stateJSON(state, customer: customer))
-                }
+            // The large answers are built from a snapshot taken under the lock (a copy that shares the store's
+            // storage), without holding it: other requests, readers and the one change alike, go on meanwhile.
+            let snapshot = locked { state }
+            switch Self.stateQuery(request.query, snapshot) {
+            case .failure(let response): return response
+            case .success(let customer): return .json(200, stateJSON(snapshot, customer: customer))
             }
         case .advance: return advance(request)
         case .actions: return perform(request)
@@ -158,13 +159,15 @@ extension SimulatorServer {
                 return .problem(
                     400, "unknown query parameter '\(Self.shownQuery(unknown.name))'; deliveries takes none")
             }
-            return locked { .json(200, deliveriesJSON(state)) }
+            let snapshot = locked { state }
+            return .json(200, deliveriesJSON(snapshot))
         case .timelinePicture:
             if let unknown = request.query.first {
                 return .problem(
                     400, "unknown query parameter '\(Self.shownQuery(unknown.name))'; timeline.svg takes none")
             }
-            return locked { timelinePicture(state) }
+            let snapshot = locked { state }
+            return timelinePicture(snapshot)
         case .health:
             // For container health checks and start-up waits: answered without the store's lock, so a long advance
             // never makes a live server look dead.

@@ -80,6 +80,9 @@ package final class SimulatorServer: @unchecked Sendable {
     var cache: [String: ServerResponse] = [:]
     /// The mutating request running now (its name, as the 409 reason shows it); nil when none is.
     var mutation: String?
+    /// Set by ``beginShutdown()``: no delivery attempt is started any more, and a change still running stops at the
+    /// instant it reached (its answer is 503).
+    var stopping = false
     let tokens = AcceptedTokens()
     /// Largest number of cached answers; the cache is emptied when it is full [assumed].
     static let cacheLimit = 20_000
@@ -141,6 +144,20 @@ package final class SimulatorServer: @unchecked Sendable {
         return summary.deliveryAttempts
     }
 
+    /// The server is stopping (SIGINT/SIGTERM): from now on no delivery attempt starts, and a change still running
+    /// stops where it is and answers 503; the caller cuts the attempts in flight short through its transport
+    /// (`HTTPDelivery.abort()`), and they are recorded as the attempts that did not complete. Idempotent.
+    package func beginShutdown() {
+        lock.lock()
+        stopping = true
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// The delivery's counts so far (delivered, failed after Apple's retries, still pending); nil without delivery.
+    /// `simctl serve` prints them when it stops.
+    package var deliverySummary: DeliverySummary? { locked { state.delivery?.summary } }
+
     /// Answers one request. Never throws, never traps on input: every request gets a status.
     package func handle(_ request: ServerRequest) -> ServerResponse {
         let response = route(request)
@@ -188,7 +205,11 @@ package final class SimulatorServer: @unchecked Sendable {
     ) -> ServerResponse {
         if let reason = configuration.readOnlyReason { return refused("\(name) refused: \(reason)") }
         lock.lock()
-        while mutation == Self.startUp { lock.wait() }
+        while mutation == Self.startUp && !stopping { lock.wait() }
+        if stopping {
+            lock.unlock()
+            return .problem(503, "\(name) refused: the server is stopping")
+        }
         if let running = mutation {
             lock.unlock()
             return refused(Self.busyReason(running: running, refused: name))
@@ -283,6 +304,10 @@ package final class SimulatorServer: @unchecked Sendable {
         while true {
             let requests: [DeliveryRequest] = locked {
                 while true {
+                    if stopping {
+                        summary.cutShortAt = state.store.now
+                        return []
+                    }
                     encodeNew(&state, summary: &summary)
                     let due = dueRequests(reported: &reported, summary: &summary)
                     if !due.isEmpty { return due }
@@ -305,7 +330,8 @@ package final class SimulatorServer: @unchecked Sendable {
             locked {
                 for (request, outcome) in zip(requests, outcomes) { state.delivery!.record(outcome, for: request) }
                 changed()
-                reportNewLines(from: &reported, summary: &summary)
+                // Attempts that ended because the server is stopping are logged as cut short.
+                reportNewLines(from: &reported, summary: &summary, cutShort: stopping)
             }
         }
     }
@@ -329,7 +355,7 @@ package final class SimulatorServer: @unchecked Sendable {
 
     /// Logs the delivery log's lines from `reported` on (each request made; chaos failures make none) and counts
     /// the requests.
-    func reportNewLines(from reported: inout Int, summary: inout AdvanceSummary) {
+    func reportNewLines(from reported: inout Int, summary: inout AdvanceSummary, cutShort: Bool = false) {
         guard let log = state.delivery?.log else { return }
         while reported < log.count {
             let entry = log[reported]
@@ -342,7 +368,8 @@ package final class SimulatorServer: @unchecked Sendable {
                     + " to \(entry.recipient ?? "the app") attempt \(entry.attempt) at \(entry.instant): "
                     + entry.sendAttemptResult.rawValue + (entry.httpStatus.map { " \($0)" } ?? "")
                     + (entry.responseStart.map { ": " + $0 } ?? "")
-                    + (entry.chaos == "duplicate" ? " (duplicate)" : ""))
+                    + (entry.chaos == "duplicate" ? " (duplicate)" : "")
+                    + (cutShort ? " (did not complete: cut short, the server is stopping)" : ""))
         }
     }
 }
@@ -351,6 +378,8 @@ struct AdvanceSummary {
     var notificationsSent = 0
     var deliveryAttempts = 0
     var timelineEntries = 0
+    /// The store's clock when the change stopped because the server is stopping (``SimulatorServer/beginShutdown()``).
+    var cutShortAt: Instant?
 }
 
 /// The scenario cannot be served (its family cannot be created, delivery options are wrong, ...).

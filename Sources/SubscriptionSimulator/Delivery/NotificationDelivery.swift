@@ -231,8 +231,15 @@ public struct DeliverySummary: Hashable, Sendable {
     /// have an empty body (the rest of the item is kept).
     public var undelivered: [NotificationDeliveryRecord]
 
+    /// Notifications not delivered whose delivery is not over: an attempt is still scheduled (a retry on Apple's
+    /// schedule) or was not made because the delivery was cut short.
+    public var pending = 0
+
     /// Every notification was delivered.
     public var allDelivered: Bool { delivered == notifications }
+
+    /// Notifications out of attempts: every attempt Apple's schedule allows failed (not delivered, not pending).
+    public var failedAfterRetries: Int { notifications - delivered - pending }
 }
 
 extension DeliveryReport {
@@ -518,14 +525,20 @@ public struct NotificationDelivery: Sendable {
 
     /// The counts so far, and each notification out of attempts without a delivery, in the order given.
     public var summary: DeliverySummary {
+        var summary: DeliverySummary
         switch history {
-        case .everything: return report.summary
+        case .everything: summary = report.summary
         case .inFlight:
-            return DeliverySummary(
+            summary = DeliverySummary(
                 notifications: counts.notifications, delivered: counts.delivered, attempts: counts.attempts,
                 finishedAt: finishedAt, undelivered: givenUp.sorted { $0.index < $1.index }.map(\.record))
         }
+        summary.pending = pendingNotifications
+        return summary
     }
+
+    /// Notifications not delivered yet whose delivery is not over (an attempt scheduled or in flight).
+    public var pendingNotifications: Int { pending.values.reduce(0) { $0 + ($1.delivered ? 0 : 1) } }
 
     /// With ``DeliveryHistory/inFlight``: the log lines not handed on yet are handed on; forgets them.
     mutating func forgetLog() {

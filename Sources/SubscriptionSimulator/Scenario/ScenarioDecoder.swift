@@ -125,7 +125,7 @@ public struct ScenarioDecoder: Sendable {
         // is most of the tree, and its decoded entries then take the place of its nodes instead of adding to them.
         var timelineItems = root.takeSequenceItems(forKey: "timeline")
         let top = try mapping(root, "the scenario", keys: Self.topKeys)
-        let name = try text(top.required("name"), "name")
+        let name = try text(top.required("name"), "name", bounded: false)
         let startNode = try top.required("start")
         guard let fileStart = CalendarDurationSyntax.parseInstant(try text(startNode, "start")) else {
             throw fail(
@@ -1108,7 +1108,9 @@ public struct ScenarioDecoder: Sendable {
                 let path = entry.key.scalarText ?? ""
                 if let problem = ExpectedFieldPaths.problem(with: path) { throw fail(entry.key, problem) }
                 fields.append(
-                    ExpectedField(path: path, expected: try text(entry.value, path), location: entry.value.location))
+                    ExpectedField(
+                        path: path, expected: try text(entry.value, path, bounded: false),
+                        location: entry.value.location))
             }
         }
         return ExpectedNotification(at: at, type: type, subtype: subtype, fields: fields, location: node.location)
@@ -1222,13 +1224,28 @@ public struct ScenarioDecoder: Sendable {
         Suggestions.closest(to: found, among: candidates).map { "; did you mean '\($0)'?" } ?? ""
     }
 
-    func text(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> String {
+    /// `bounded`: at most ``maximumTextBytes``; false only for the scenario's name and expected values, which the
+    /// file alone fixes (they never grow the store).
+    func text(_ node: YAMLNode, _ what: String, bounded: Bool = true) throws(ScenarioError) -> String {
         guard let text = node.scalarText else {
             throw fail(node, "expected a text value for `\(what)`, found \(node.kindDescription)")
         }
         if text.isEmpty { throw fail(node, "expected a value for `\(what)`, found nothing") }
+        let bytes = text.utf8.count
+        if bounded && bytes > Self.maximumTextBytes {
+            throw fail(
+                node,
+                "expected `\(what)` of at most \(Self.maximumTextBytes) bytes (UTF-8), found \(bytes) bytes "
+                    + "(rule text-length-limit)")
+        }
         return text
     }
+
+    /// The longest text value the decoder takes (customer names, product and offer ids, tokens, ...), in UTF-8 bytes
+    /// [assumed: Apple documents no limit for most of them; ids and names it issues are far shorter]. Every stored
+    /// string grows the store and every answer that shows it (`serve`'s state and picture), so each is bounded
+    /// (rule text-length-limit, docs/reliability.md).
+    public static let maximumTextBytes = 1024
 
     /// A whole number that fits in `Int` (a larger one is an error, never a crash when converted).
     func whole(_ node: YAMLNode, _ what: String) throws(ScenarioError) -> Int {

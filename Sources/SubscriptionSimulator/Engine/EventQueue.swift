@@ -7,17 +7,19 @@
     @usableFromInline package static func < (lhs: EventID, rhs: EventID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// An event taken from the queue.
-@usableFromInline package struct ScheduledEvent<Payload> {
-    @usableFromInline package let id: EventID
+/// An event taken from an event queue (``EventQueueing``): the id it was scheduled under in that queue's storage
+/// (``EventID`` for the binary heap, ``RadixEventID`` for the radix queue), its instant, priority and payload, and the
+/// group it was scheduled with (the binary heap's ``EventQueue/schedule(_:at:priority:group:)``; 0 on the radix
+/// queue, which has no groups).
+@usableFromInline package struct QueuedEvent<Payload, ID: Hashable & Sendable> {
+    @usableFromInline package let id: ID
     @usableFromInline package let instant: Instant
     @usableFromInline package let priority: Int
     @usableFromInline package let payload: Payload
-    /// The group it was scheduled with (``EventQueue/schedule(_:at:priority:group:)``).
     @usableFromInline package let group: UInt32
 
     @inlinable
-    package init(id: EventID, instant: Instant, priority: Int, payload: Payload, group: UInt32 = 0) {
+    package init(id: ID, instant: Instant, priority: Int, payload: Payload, group: UInt32 = 0) {
         self.id = id
         self.instant = instant
         self.priority = priority
@@ -26,8 +28,11 @@
     }
 }
 
-extension ScheduledEvent: Sendable where Payload: Sendable {}
-extension ScheduledEvent: Equatable where Payload: Equatable {}
+extension QueuedEvent: Sendable where Payload: Sendable {}
+extension QueuedEvent: Equatable where Payload: Equatable {}
+
+/// An event taken from the binary heap (``EventQueue``).
+@usableFromInline package typealias ScheduledEvent<Payload> = QueuedEvent<Payload, EventID>
 
 /// A binary min-heap of events ordered by (instant, priority, group, sequence): at one instant, lower priority first;
 /// within one priority, lower group first (a store's family ordinal: rule partition-order,
@@ -76,7 +81,7 @@ extension ScheduledEvent: Equatable where Payload: Equatable {}
     @inlinable package var count: Int { heap.pointee.nodeCount - heap.pointee.cancelledCount }
     @inlinable package var isEmpty: Bool { count == 0 }
     /// Nodes held, cancelled ones included (for tests of compaction).
-    var storedNodeCount: Int { heap.pointee.nodeCount }
+    var storedCount: Int { heap.pointee.nodeCount }
 
     @inlinable
     mutating func makeUnique() {

@@ -167,24 +167,8 @@ extension RadixEventQueue: @unchecked Sendable where Payload: Sendable {
     // own mutations need exclusive access to the queue.
 }
 
-/// An event taken from a ``RadixEventQueue``.
-@usableFromInline package struct RadixScheduledEvent<Payload> {
-    @usableFromInline package let id: RadixEventID
-    @usableFromInline package let instant: Instant
-    @usableFromInline package let priority: Int
-    @usableFromInline package let payload: Payload
-
-    @inlinable
-    package init(id: RadixEventID, instant: Instant, priority: Int, payload: Payload) {
-        self.id = id
-        self.instant = instant
-        self.priority = priority
-        self.payload = payload
-    }
-}
-
-extension RadixScheduledEvent: Sendable where Payload: Sendable {}
-extension RadixScheduledEvent: Equatable where Payload: Equatable {}
+/// An event taken from a ``RadixEventQueue`` (its `group` is always 0).
+@usableFromInline package typealias RadixScheduledEvent<Payload> = QueuedEvent<Payload, RadixEventID>
 
 /// One pending event: key, sequence number and payload, stored in place (no slot table to look up on a pop).
 @usableFromInline

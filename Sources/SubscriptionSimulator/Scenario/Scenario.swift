@@ -101,40 +101,8 @@ public enum ScenarioAction: Hashable, Sendable {
         product: String, days: Int, reason: ExtendReasonCode, requestIdentifier: String,
         storefrontCountryCodes: [String])
 
-    /// The action's key in scenario files.
-    public var name: String {
-        switch self {
-        case .purchase: return "purchase"
-        case .cancel: return "cancel"
-        case .resume: return "resume"
-        case .stopSharing: return "stopSharing"
-        case .startSharing: return "startSharing"
-        case .refund: return "refund"
-        case .failBilling: return "failBilling"
-        case .fixBilling: return "fixBilling"
-        case .joinFamily: return "joinFamily"
-        case .leaveFamily: return "leaveFamily"
-        case .restorePurchases: return "restorePurchases"
-        case .shareWithFamily: return "shareWithFamily"
-        case .makeFamilyShareable: return "makeFamilyShareable"
-        case .removeFromSale: return "removeFromSale"
-        case .restoreToSale: return "restoreToSale"
-        case .changePlan: return "changePlan"
-        case .redeemOffer: return "redeemOffer"
-        case .raisePrice, .schedulePriceIncrease, .raiseMonthlyPrice: return "raisePrice"
-        case .consentToPriceIncrease: return "consentToPriceIncrease"
-        case .extendRenewalDate: return "extendRenewalDate"
-        case .refundTransaction: return "refund"
-        case .requestRefund: return "requestRefund"
-        case .sendConsumptionInformation: return "sendConsumptionInformation"
-        case .decideRefund: return "decideRefund"
-        case .reverseRefund: return "reverseRefund"
-        case .openApp: return "openApp"
-        case .failRenewalExtension: return "failRenewalExtension"
-        case .requestTestNotification: return "requestTestNotification"
-        case .extendRenewalDatesForAllActiveSubscribers: return "extendRenewalDatesForAllActiveSubscribers"
-        }
-    }
+    /// The action's key in scenario files (``ScenarioActionSpec``).
+    public var name: String { spec.name }
 
     public var customer: String? {
         switch self {
@@ -159,15 +127,8 @@ public enum ScenarioAction: Hashable, Sendable {
         }
     }
 
-    /// Every action name, for "did you mean" suggestions and docs.
-    public static let names = [
-        "purchase", "cancel", "resume", "stopSharing", "startSharing", "refund", "failBilling", "fixBilling",
-        "joinFamily", "leaveFamily", "restorePurchases", "shareWithFamily", "makeFamilyShareable", "removeFromSale",
-        "restoreToSale", "changePlan",
-        "redeemOffer", "raisePrice", "consentToPriceIncrease",
-        "extendRenewalDate", "requestRefund", "sendConsumptionInformation", "decideRefund", "reverseRefund", "openApp",
-        "requestTestNotification", "extendRenewalDatesForAllActiveSubscribers", "failRenewalExtension",
-    ]
+    /// Every action name, for "did you mean" suggestions and docs (``ScenarioActionSpec/all``).
+    public static let names = ScenarioActionSpec.all.map(\.name)
 }
 
 /// A check on the run.

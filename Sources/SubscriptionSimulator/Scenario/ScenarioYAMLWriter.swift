@@ -150,89 +150,11 @@ public enum ScenarioYAMLWriter {
         return "{ \(members.joined(separator: ", ")) }"
     }
 
-    /// One timeline action as `name: { arguments }`.
+    /// One timeline action as `name: { arguments }` (``ScenarioActionSpec/write``).
     static func action(_ action: ScenarioAction) -> String {
-        func args(_ members: [String]) -> String { "\(action.name): { \(members.joined(separator: ", ")) }" }
-        func cp(_ customer: String, _ product: String) -> [String] {
-            ["customer: \(scalar(customer))", "product: \(scalar(product))"]
-        }
-        func transaction(_ position: Int?) -> [String] { position.map { ["transaction: \($0)"] } ?? [] }
-        func amount(_ amount: RefundAmount) -> [String] {
-            switch amount {
-            case .full: return []
-            case .prorated(let milliPercent): return ["percentage: \(milliPercent)"]
-            case .proratedByTimeRemaining: return ["prorated: true"]
-            }
-        }
-        switch action {
-        case .purchase(let customer, let product, let token, let plan):
-            return args(
-                cp(customer, product) + (token.map { ["appAccountToken: \(scalar($0))"] } ?? [])
-                    + (plan == .upfront ? [] : ["plan: \(plan.rawValue)"]))
-        case .cancel(let c, let p), .resume(let c, let p), .stopSharing(let c, let p), .startSharing(let c, let p),
-            .consentToPriceIncrease(let c, let p), .failRenewalExtension(let c, let p):
-            return args(cp(c, p))
-        case .changePlan(let c, let p, let plan):
-            return args(cp(c, p) + (plan.map { ["plan: \($0.rawValue)"] } ?? []))
-        case .refund(let c, let p, let reason):
-            return args(cp(c, p) + ["reason: \(reason)"])
-        case .failBilling(let c), .fixBilling(let c), .joinFamily(let c), .leaveFamily(let c),
-            .restorePurchases(let c), .openApp(let c):
-            return args(["customer: \(scalar(c))"])
-        case .shareWithFamily(let c, let enabled):
-            return args(["customer: \(scalar(c))", "enabled: \(enabled)"])
-        case .makeFamilyShareable(let p), .removeFromSale(let p), .restoreToSale(let p):
-            return args(["product: \(scalar(p))"])
-        case .redeemOffer(let c, let p, let offer):
-            return args(cp(c, p) + ["offer: \(scalar(offer))"])
-        case .raisePrice(let p, let price, let storefront, let consent):
-            return args(
-                ["product: \(scalar(p))", "price: \(price)"] + (storefront.map { ["storefront: \($0)"] } ?? [])
-                    + ["consentRequired: \(consent)"])
-        case .raiseMonthlyPrice(let p, let price, let storefront, let consent):
-            return args(
-                ["product: \(scalar(p))", "price: \(price)", "plan: monthly"]
-                    + (storefront.map { ["storefront: \($0)"] } ?? []) + ["consentRequired: \(consent)"])
-        case .schedulePriceIncrease(let p, let price, let storefront, let effective, let consent, let plan):
-            // The start date as an instant: it reads back the same whatever the entry's `at`.
-            return args(
-                ["product: \(scalar(p))", "price: \(price)"] + (plan == .monthly ? ["plan: monthly"] : [])
-                    + (storefront.map { ["storefront: \($0)"] } ?? [])
-                    + ["effective: \(effective)"] + (consent.map { ["consentRequired: \($0)"] } ?? []))
-        case .extendRenewalDate(let c, let p, let days, let reason, let request):
-            return args(
-                cp(c, p) + ["days: \(days)", "reason: \(reason.rawValue)"]
-                    + (request.map { ["requestIdentifier: \(scalar($0))"] } ?? []))
-        case .refundTransaction(let c, let p, let position, let refund, let reason):
-            // With neither `transaction` nor `percentage` this is `refund` of the current transaction, as the decoder
-            // reads it (it makes `refundTransaction` only with one of them).
-            return args(cp(c, p) + transaction(position) + amount(refund) + ["reason: \(reason)"])
-        case .requestRefund(let c, let p, let position, let reason):
-            return args(cp(c, p) + transaction(position) + ["reason: \(reason.rawValue)"])
-        case .sendConsumptionInformation(let c, let p, let position, let consented, let preference):
-            return args(
-                cp(c, p) + transaction(position) + ["customerConsented: \(consented)"]
-                    + (preference.map { ["refundPreference: \($0.rawValue)"] } ?? []))
-        case .decideRefund(let c, let p, let position, let decision, let reason):
-            switch decision {
-            case .grant(let refund):
-                return args(
-                    cp(c, p) + transaction(position) + ["decision: REFUND"] + amount(refund) + ["reason: \(reason)"])
-            case .decline:
-                return args(cp(c, p) + transaction(position) + ["decision: REFUND_DECLINED", "reason: \(reason)"])
-            }
-        case .reverseRefund(let c, let p, let position):
-            return args(cp(c, p) + transaction(position))
-        case .requestTestNotification:
-            return "requestTestNotification: {}"
-        case .extendRenewalDatesForAllActiveSubscribers(let p, let days, let reason, let request, let codes):
-            var members = [
-                "product: \(scalar(p))", "days: \(days)", "reason: \(reason.rawValue)",
-                "requestIdentifier: \(scalar(request))",
-            ]
-            if !codes.isEmpty { members.append("storefrontCountryCodes: [\(codes.joined(separator: ", "))]") }
-            return args(members)
-        }
+        let spec = action.spec
+        let members = spec.write(action)
+        return members.isEmpty ? "\(spec.name): {}" : "\(spec.name): { \(members.joined(separator: ", ")) }"
     }
 
     static func writeExpectation(_ expectation: Expectation, start: Instant, to out: inout Lines) {

@@ -18,11 +18,6 @@ import Testing
         )
     ]
 
-    @Test(arguments: cases.map(\.0))
-    func appNotificationCaseMatchesItsGoldens(name: String) throws {
-        let script = Self.cases.first { $0.0 == name }!.1
-        var store = makeFamilyStore()
-        try script(&store)
-        GoldenLifecycleTests.goldenCheck(name, store, folder: "AppNotifications")
-    }
+    @Test(arguments: cases.map { GoldenCase($0.0, folder: "AppNotifications", store: { makeFamilyStore() }, $0.1) })
+    func appNotificationCaseMatchesItsGoldens(golden: GoldenCase) throws { try golden.check() }
 }

@@ -130,27 +130,15 @@ import Testing
         ),
     ]
 
-    @Test(arguments: cases.map(\.0))
-    func familyCaseMatchesItsGoldens(name: String) throws {
-        let (_, withDeviceView, script) = Self.cases.first { $0.0 == name }!
-        var store = makeFamilyStore(grace: .sixteenDays)
-        try script(&store)
-        var extra: [(String, String)] = [
-            (
-                "entitlements.txt",
-                store.entitlementChanges.map {
-                    "\($0.instant) \($0.customer) [\($0.products.joined(separator: ", "))]\n"
-                }.joined()
-            )
-        ]
-        if withDeviceView {
-            let members = store.customers.filter { $0 != "alice" }
-            extra.append(
-                ("device.txt", (["alice"] + members).flatMap { store.deviceEvents(for: $0) }.map { "\($0)\n" }.joined())
-            )
-        }
-        GoldenLifecycleTests.goldenCheck(name, store, extra, folder: "Family")
+    /// The cases as golden cases: the device view (alice first) for those that ask for it.
+    static let goldenCases = cases.map { name, withDeviceView, script in
+        GoldenCase(
+            name, folder: "Family", extras: [.entitlements] + (withDeviceView ? [.deviceViewFirst("alice")] : []),
+            store: { makeFamilyStore(grace: .sixteenDays) }, script)
     }
+
+    @Test(arguments: goldenCases)
+    func familyCaseMatchesItsGoldens(golden: GoldenCase) throws { try golden.check() }
 
     @Test func memberNotificationsNeverShareIdsWithThePurchaser() throws {
         var store = makeFamilyStore()

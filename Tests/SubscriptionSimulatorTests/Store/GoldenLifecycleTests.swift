@@ -143,13 +143,11 @@ import Testing
         try s.advance(to: at("P4M"))
     }
 
-    @Test(arguments: lifecycles.map(\.0))
-    func lifecycleMatchesItsGoldenStream(name: String) throws {
-        let (_, grace, eligibility, script) = Self.lifecycles.first { $0.0 == name }!
-        var store = makeStore(grace: grace, eligibility: eligibility)
-        try script(&store)
-        Self.goldenCheck(name, store)
-    }
+    @Test(
+        arguments: lifecycles.map { name, grace, eligibility, script in
+            GoldenCase(name, folder: "Lifecycles", store: { makeStore(grace: grace, eligibility: eligibility) }, script)
+        })
+    func lifecycleMatchesItsGoldenStream(golden: GoldenCase) throws { try golden.check() }
 
     /// Get All Subscription Statuses and Get Transaction History at chosen instants of three lifecycles: after the
     /// cancel (active, auto-renew off), inside a 16-day grace period, and after a refund.

@@ -54,16 +54,11 @@ import Testing
         ),
     ]
 
-    @Test(arguments: cases.map(\.0))
-    func offerAndPriceCaseMatchesItsGoldens(name: String) throws {
-        let (_, script) = Self.cases.first { $0.0 == name }!
-        var store = try Self.familyOfferStore()
-        try script(&store)
-        let entitlements = store.entitlementChanges.map {
-            "\($0.instant) \($0.customer) [\($0.products.joined(separator: ", "))]\n"
-        }.joined()
-        let device = store.customers.flatMap { store.deviceEvents(for: $0) }.map { "\($0)\n" }.joined()
-        GoldenLifecycleTests.goldenCheck(
-            name, store, [("entitlements.txt", entitlements), ("device.txt", device)], folder: "Lifecycles")
-    }
+    @Test(
+        arguments: cases.map {
+            GoldenCase(
+                $0.0, folder: "Lifecycles", extras: [.entitlements, .deviceView],
+                store: { try OfferAndPriceGoldenTests.familyOfferStore() }, $0.1)
+        })
+    func offerAndPriceCaseMatchesItsGoldens(golden: GoldenCase) throws { try golden.check() }
 }

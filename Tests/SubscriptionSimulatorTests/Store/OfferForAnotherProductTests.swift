@@ -219,19 +219,22 @@ func makeOfferFamilyPlanStore() -> SimulatedStore {
         ),
     ]
 
-    @Test(arguments: cases.map(\.0))
-    func offerForAnotherProductMatchesItsGoldens(name: String) throws {
-        var store = makeOfferPlanStore()
-        try Self.cases.first { $0.0 == name }!.1(&store)
-        PlanChangeGoldenTests.check(name, store)
-    }
-
-    @Test func familyOfferUpgradeMatchesItsGoldens() throws {
-        var store = makeOfferFamilyPlanStore()
-        try store.purchase(familyBasicYearly.id, by: "alice")
-        try store.advance(to: at("10d"))
-        try store.redeemOffer("upgrade.halfoff", for: familyMonthly.id, by: "alice")
-        try store.advance(to: at("P3M"))
-        PlanChangeGoldenTests.check("offer-upgrade-family", store)
-    }
+    @Test(
+        arguments: cases.map {
+            GoldenCase(
+                $0.0, folder: "PlanChanges", extras: [.entitlements, .deviceView], store: { makeOfferPlanStore() }, $0.1
+            )
+        }
+            + [
+                GoldenCase(
+                    "offer-upgrade-family", folder: "PlanChanges", extras: [.entitlements, .deviceView],
+                    store: { makeOfferFamilyPlanStore() },
+                    { s in
+                        try s.purchase(familyBasicYearly.id, by: "alice")
+                        try s.advance(to: at("10d"))
+                        try s.redeemOffer("upgrade.halfoff", for: familyMonthly.id, by: "alice")
+                        try s.advance(to: at("P3M"))
+                    })
+            ])
+    func offerForAnotherProductMatchesItsGoldens(golden: GoldenCase) throws { try golden.check() }
 }

@@ -58,26 +58,15 @@ import Testing
         )
     ]
 
-    static func check(_ name: String, _ store: SimulatedStore) {
-        let entitlements = store.entitlementChanges.map {
-            "\($0.instant) \($0.customer) [\($0.products.joined(separator: ", "))]\n"
-        }.joined()
-        let device = store.customers.flatMap { store.deviceEvents(for: $0) }.map { "\($0)\n" }.joined()
-        GoldenLifecycleTests.goldenCheck(
-            name, store, [("entitlements.txt", entitlements), ("device.txt", device)], folder: "PlanChanges")
-    }
-
-    @Test(arguments: cases.map(\.0))
-    func planChangeMatchesItsGoldens(name: String) throws {
-        var store = makePlanStore()
-        try Self.cases.first { $0.0 == name }!.1(&store)
-        Self.check(name, store)
-    }
-
-    @Test(arguments: familyCases.map(\.0))
-    func familyPlanChangeMatchesItsGoldens(name: String) throws {
-        var store = makeFamilyPlanStore()
-        try Self.familyCases.first { $0.0 == name }!.1(&store)
-        Self.check(name, store)
-    }
+    @Test(
+        arguments: cases.map {
+            GoldenCase(
+                $0.0, folder: "PlanChanges", extras: [.entitlements, .deviceView], store: { makePlanStore() }, $0.1)
+        }
+            + familyCases.map {
+                GoldenCase(
+                    $0.0, folder: "PlanChanges", extras: [.entitlements, .deviceView],
+                    store: { makeFamilyPlanStore() }, $0.1)
+            })
+    func planChangeMatchesItsGoldens(golden: GoldenCase) throws { try golden.check() }
 }

@@ -60,15 +60,11 @@ import Testing
         ),
     ]
 
-    @Test(arguments: cases.map(\.0))
-    func renewalExtensionAndRefundCaseMatchesItsGoldens(name: String) throws {
-        let script = Self.cases.first { $0.0 == name }!.1
-        var store = makeFamilyStore()
-        try script(&store)
-        let entitlements = store.entitlementChanges.map {
-            "\($0.instant) \($0.customer) [\($0.products.joined(separator: ", "))]\n"
-        }.joined()
-        GoldenLifecycleTests.goldenCheck(
-            name, store, [("entitlements.txt", entitlements)], folder: "RenewalExtensionsAndRefunds")
-    }
+    @Test(
+        arguments: cases.map {
+            GoldenCase(
+                $0.0, folder: "RenewalExtensionsAndRefunds", extras: [.entitlements], store: { makeFamilyStore() }, $0.1
+            )
+        })
+    func renewalExtensionAndRefundCaseMatchesItsGoldens(golden: GoldenCase) throws { try golden.check() }
 }

@@ -49,8 +49,9 @@ cp Tests/Dist/verifying_backend.py "$work/backend/"
 buildah build --isolation chroot --layers=false -f Tests/Dist/backend.Containerfile -t localhost/simctl-compose-backend \
   "$work/backend" > "$work/backend-build.log" 2>&1 || { tail -20 "$work/backend-build.log" >&2; fail "backend image"; }
 
-# The recipe, from docs/recipes.md: the first yaml block after "## docker compose".
-awk '/^## docker compose/{on=1} on && /^```yaml$/{block=1; next} block && /^```$/{exit} block{print}' docs/recipes.md \
+# The recipe, from docs/recipes.md: the first yml block after "## docker compose" (yml, not yaml: docs' yaml blocks are
+# scenarios, which DocExamplesTests runs).
+awk '/^## docker compose/{on=1} on && /^```yml$/{block=1; next} block && /^```$/{exit} block{print}' docs/recipes.md \
   > "$work/recipe.yaml"
 grep -q "image: simctl-appstore:$version" "$work/recipe.yaml" || fail "the recipe does not name simctl-appstore:$version"
 port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

@@ -87,15 +87,7 @@ check_rootfs() {
   echo "rootfs: serve answered $url/simctl/v1/health and /simctl/v1/state, exit 0 on SIGTERM"
 
   # 3. HTTPS with a throwaway CA in the root filesystem's store.
-  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=simctl dist check CA $$" \
-    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
-    -keyout "$work/ca.key" -out "$work/ca.pem" 2> /dev/null
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$work/server.key" -out "$work/server.csr" \
-    2> /dev/null
-  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' \
-    > "$work/server.ext"
-  openssl x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -days 1 \
-    -extfile "$work/server.ext" -out "$work/server.pem" 2> /dev/null
+  bash Tests/Delivery/make_test_ca.sh "$work" "simctl dist check CA $$"
   cp "$work/ca.pem" "$root/usr/local/share/ca-certificates/simctl-dist-check.crt"
   chroot "$root" update-ca-certificates > /dev/null 2>&1 || fail "update-ca-certificates in the root filesystem"
   : > "$work/bodies"

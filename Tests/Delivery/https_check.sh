@@ -45,15 +45,7 @@ cleanup() {
 trap cleanup EXIT
 
 # 1. The CA and the server certificate.
-openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=simctl https check CA $$" \
-  -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
-  -keyout "$work/ca.key" -out "$work/ca.pem" 2> /dev/null
-openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$work/server.key" -out "$work/server.csr" \
-  2> /dev/null
-printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' \
-  > "$work/server.ext"
-openssl x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -days 1 \
-  -extfile "$work/server.ext" -out "$work/server.pem" 2> /dev/null
+bash Tests/Delivery/make_test_ca.sh "$work" "simctl https check CA $$"
 
 start_receiver() {
   : > "$work/bodies"

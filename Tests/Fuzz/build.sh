@@ -23,9 +23,11 @@ done
 
 # -O keeps the fuzzer fast; ASan and the libFuzzer coverage instrumentation apply to every file of every module.
 # Every module gets the package name (`simctl`) so that `package` declarations are visible across them, as in the
-# package build. (ld.gold's notes about ASan's local symbols are noise and filtered out.)
+# package build. SIMCTL_INTERNAL_CHECKS: the store asserts every part's invariants after each advance and each action
+# (`Store/SimulatedStore+InternalChecks.swift`), as a debug build does. (ld.gold's notes about ASan's local symbols are
+# noise and filtered out.)
 flags=(-sanitize=fuzzer,address -parse-as-library "${FUZZ_OPTIMIZATION:--O}" -g -swift-version 6 -package-name simctl
-  -enable-testing -I Sources/CSHA256/include -I Sources/CP256/include -I Sources/CBase64/include)
+  -D SIMCTL_INTERNAL_CHECKS -enable-testing -I Sources/CSHA256/include -I Sources/CP256/include -I Sources/CBase64/include)
 modules="$out/modules"
 rm -rf "$modules" "$out/src"
 mkdir -p "$modules"

@@ -25,7 +25,7 @@ extension ScenarioRunner {
         var (store, stop) = TimelineDriver.prepared(scenario, retention: kept, partition: partition, part: part)
         var handed = (notifications: 0, changes: 0)  // what the sink has (a store that keeps everything)
         // Pauses between two events once it holds this many, also within one instant (as a streamed run does).
-        if store.retention == .liveState { store.emissions.handOverAt = 512 }
+        if store.retention == .liveState { store.emissions.handOver(at: 512) }
         var notificationKeys: [RecordKey] = []
         var changeKeys: [RecordKey] = []
         var lastSegment = 0
@@ -46,9 +46,10 @@ extension ScenarioRunner {
             }
             let frontier = RecordKey(segment: segment, instant: store.now.millisecondsSince1970, family: 0)
             if store.retention == .liveState {
-                sink.receive(
-                    taking: &store.emissions.notifications, keys: notificationKeys,
-                    &store.emissions.entitlementChanges, keys: changeKeys, frontier: frontier)
+                store.emissions.handOn { notifications, changes in
+                    sink.receive(
+                        taking: &notifications, keys: notificationKeys, &changes, keys: changeKeys, frontier: frontier)
+                }
                 store.discardEmitted()
             } else {
                 var newNotifications = Array(store.emissions.notifications[handed.notifications...])

@@ -84,7 +84,7 @@ public struct TimelineDriver: Sendable {
             retention: retention)
         if retention == .liveState { store.limits = .streaming }
         // A part keys its records from the order the store notes as it emits them (`ScenarioRunner.streamPart`).
-        if part != nil { store.emissions.notesOrder = true }
+        if part != nil { store.emissions.noteOrder() }
         let partition = partition ?? ScenarioPartition(scenario)
         func holds(_ customer: String) -> Bool { part.map { partition.part($0, holds: customer) } ?? true }
         let purchases = scenario.timeline.reduce(0) { count, entry in
@@ -247,6 +247,12 @@ public struct TimelineDriver: Sendable {
     /// Performs one action of the scenario vocabulary on the store, now. Throws the rule that forbids it; the store
     /// checks its rules before it changes anything.
     public static func perform(_ action: ScenarioAction, on store: inout SimulatedStore) throws(StoreError) {
+        try performAction(action, on: &store)
+        store.checkParts()
+    }
+
+    /// ``perform(_:on:)`` before the store's internal checks.
+    private static func performAction(_ action: ScenarioAction, on store: inout SimulatedStore) throws(StoreError) {
         switch action {
         case .purchase(let customer, let product, let token, let plan):
             try store.purchase(product, by: customer, appAccountToken: token, plan: plan)

@@ -9,11 +9,11 @@
 /// notification and per change (a live-state store's sink may take the records before ``discard()`` empties both).
 struct EmissionLog: Hashable, Sendable {
     /// How much of what it emits the store keeps.
-    var retention = StoreRetention.everything
+    private(set) var retention = StoreRetention.everything
     /// Every notification, in the order sent.
-    var notifications: [SentNotification] = []
+    private(set) var notifications: [SentNotification] = []
     /// Every change of any customer's entitlements, in order.
-    var entitlementChanges: [EntitlementChange] = []
+    private(set) var entitlementChanges: [EntitlementChange] = []
     /// Where each notification and each change stands among a run's records (rule partition-order,
     /// `Run/ScenarioPartition.swift`), by index: its instant and the event group of its customer
     /// (``CustomerRecord/eventGroup``: the family ordinal in a scenario run; 0 for a notification about the app
@@ -21,21 +21,21 @@ struct EmissionLog: Hashable, Sendable {
     /// reading the records or looking names up.
     /// Noted only with `notesOrder` (a part's store, `Run/TimelineDriver.swift`): any other store would fill two more
     /// arrays that nothing reads (callgrind: about 2,800 instructions per lifecycle, most of them the arrays' growth).
-    var notificationOrder: [EmissionOrder] = []
-    var changeOrder: [EmissionOrder] = []
+    private(set) var notificationOrder: [EmissionOrder] = []
+    private(set) var changeOrder: [EmissionOrder] = []
     /// Whether ``notificationOrder`` and ``changeOrder`` are noted; set before the store emits anything.
-    var notesOrder = false
-    /// Restores of purchases on customers' devices, for the device view (`Store/SimulatedStore+DeviceView.swift`),
+    private(set) var notesOrder = false
+    /// Restores of purchases on customers' devices, for the device view (`Store/DeviceView.swift`),
     /// which is otherwise derived from the notifications when asked for.
-    var restores: [RestoreRecord] = []
+    private(set) var restores: [RestoreRecord] = []
     /// Notifications (by index) whose transaction reached the device through a restore.
-    var restoredNotifications: Set<Int> = []
+    private(set) var restoredNotifications: Set<Int> = []
     /// Every time a customer opened the app, for the device view's billing-issue messages.
-    var appOpens: [AppOpenRecord] = []
+    private(set) var appOpens: [AppOpenRecord] = []
 
     /// How many notifications and entitlement changes the log may hold before ``SimulatedStore/advance(to:)``
     /// pauses between two events to let them be handed on (a streamed run sets it; by default it never pauses).
-    var handOverAt = Int.max
+    private(set) var handOverAt = Int.max
 
     /// Notifications and entitlement changes held (not handed on yet, with ``StoreRetention/liveState``).
     var heldCount: Int { notifications.count + entitlementChanges.count }
@@ -53,6 +53,44 @@ struct EmissionLog: Hashable, Sendable {
     mutating func append(_ change: consuming EntitlementChange, group: UInt32) {
         if notesOrder { changeOrder.append(EmissionOrder(instant: change.instant.millisecondsSince1970, group: group)) }
         entitlementChanges.append(change)
+    }
+
+    /// Keeps `retention` of what is emitted from now on.
+    mutating func keep(_ retention: StoreRetention) { self.retention = retention }
+
+    /// Notes ``notificationOrder`` and ``changeOrder`` from now on (before anything is emitted).
+    mutating func noteOrder() { notesOrder = true }
+
+    /// Pauses ``SimulatedStore/advance(to:)`` once `count` records are held (``handOverAt``).
+    mutating func handOver(at count: Int) { handOverAt = count }
+
+    /// Hands the notifications and entitlement changes held to `receive`, which may take the arrays (the caller then
+    /// calls ``discard()``).
+    @inline(__always)
+    mutating func handOn(_ receive: (inout [SentNotification], inout [EntitlementChange]) -> Void) {
+        receive(&notifications, &entitlementChanges)
+    }
+
+    /// Room for `count` notifications.
+    mutating func reserveCapacity(_ count: Int) { notifications.reserveCapacity(count) }
+
+    /// The last notification appended is a `CONSUMPTION_REQUEST` for `reason`.
+    mutating func noteConsumptionRequestReason(_ reason: ConsumptionRequestReason?) {
+        notifications[notifications.count - 1].consumptionRequestReason = reason
+    }
+
+    /// A customer restored purchases on their device (placed after the notifications sent so far).
+    mutating func recordRestore(at instant: Instant, customer: String, transactions: [TransactionRecord]) {
+        restores.append(
+            RestoreRecord(
+                position: notifications.count, instant: instant, customer: customer, transactions: transactions))
+    }
+
+    /// A customer opened the app (placed after the notifications sent so far).
+    mutating func recordAppOpen(at instant: Instant, customer: String, billingIssues: [String]) {
+        appOpens.append(
+            AppOpenRecord(
+                position: notifications.count, instant: instant, customer: customer, billingIssues: billingIssues))
     }
 
     /// Whether the store keeps its history (``StoreRetention/everything``).

@@ -33,13 +33,13 @@ struct FamilyBook: Hashable, Sendable {
     /// Each family member's (and organizer's) place in `families`.
     private(set) var familyIndex: [String: Int] = [:]
     /// Every share of a purchase with one family member; the index is the share's id.
-    var shares: [Share] = []
+    private(set) var shares: [Share] = []
     /// Share ids by the purchase they share, in creation order.
     private(set) var shareIdsBySource: [Share.Source: [Int]] = [:]
     /// The "Share With Family" (Share New Subscriptions) main switch per customer; on when absent (reference §4.3).
-    var shareNewPurchases: [String: Bool] = [:]
+    private(set) var shareNewPurchases: [String: Bool] = [:]
     /// Non-consumable purchases (transaction index) whose purchaser switched sharing off.
-    var nonConsumableSharingOff: Set<Int> = []
+    private(set) var nonConsumableSharingOff: Set<Int> = []
 
     /// The place in `families` of the customer's family.
     func family(of customer: String) -> Int? { familyIndex[customer] }
@@ -90,6 +90,52 @@ struct FamilyBook: Hashable, Sendable {
         shares.append(Share(source: source, purchaser: purchaser, member: member, phase: .ended))
         shareIdsBySource[source, default: []].append(shares.count - 1)
         return shares.count - 1
+    }
+
+    // MARK: - Switches and shares
+
+    /// The customer's "Share With Family" main switch.
+    mutating func setSharesNewPurchases(_ on: Bool, for customer: String) { shareNewPurchases[customer] = on }
+
+    /// The purchaser switched sharing of the non-consumable purchase (transaction index) `index` off or back on.
+    mutating func setSharingOff(_ off: Bool, nonConsumable index: Int) {
+        if off { nonConsumableSharingOff.insert(index) } else { nonConsumableSharingOff.remove(index) }
+    }
+
+    /// Moves share `id` by ``ShareTransition`` with `input`: keeps the new phase and returns the effects the store
+    /// carries out (none when the transition ignores the input).
+    mutating func apply(_ input: ShareInput, toShare id: Int) -> [ShareEffect] {
+        switch ShareTransition.transition(shares[id].phase, input) {
+        case .ignored:
+            return []
+        case .changed(let phase, let effects):
+            shares[id].phase = phase
+            return effects
+        }
+    }
+
+    /// The family-delay grant event scheduled for share `id` (``ShareEffect/scheduleGrant(at:)``).
+    mutating func noteGrantEvent(_ event: EventID, of id: Int) { shares[id].grantEvent = event }
+
+    /// The member's own transaction of a shared non-consumable (share `id`), at `index` in the ledger.
+    mutating func noteMemberTransaction(_ index: Int, of id: Int) { shares[id].memberTransactionIndex = index }
+
+    /// Share `id` of a subscription is granted: the member holds `memberChain`.
+    mutating func grant(_ id: Int, memberChain: ChainID) {
+        shares[id].memberChain = memberChain
+        shares[id].phase = .granted
+    }
+
+    /// The fan-out targets of the purchaser's chain `key`: the member chains of its granted shares, members in
+    /// family order (renewals, recoveries and `isUpgraded` reach them with the purchaser, §4.4, §4.5).
+    func fanOutTargets(of key: ChainID) -> [ChainID] {
+        // Most stores share nothing: no hashing of the source then.
+        if shareIdsBySource.isEmpty { return [] }
+        var targets: [ChainID] = []
+        for id in sharesOf(.subscription(chain: key)) where shares[id].phase == .granted {
+            if let member = shares[id].memberChain { targets.append(member) }
+        }
+        return targets
     }
 
     /// The instant of a grant of `source` waiting for the family delay, if any (the first share's, in creation order).

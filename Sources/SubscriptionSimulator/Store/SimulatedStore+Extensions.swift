@@ -24,9 +24,7 @@ extension SimulatedStore {
             else { return nil }
             return chain.state.productId
         }
-        emissions.appOpens.append(
-            AppOpenRecord(
-                position: emissions.notifications.count, instant: now, customer: customer, billingIssues: issues))
+        emissions.recordAppOpen(at: now, customer: customer, billingIssues: issues)
     }
 }
 
@@ -90,7 +88,7 @@ extension SimulatedStore {
     /// One extension of a purchaser's chain through the table; records its instant when it succeeds.
     mutating func extend(_ key: ChainID, days: Int) throws(StoreError) {
         try apply(.renewalDateExtended(extensionRequest(key, days: days)), to: key)
-        subscriptionBook.extensionDates[key.index, default: []].append(now)
+        subscriptionBook.noteExtension(of: key, at: now)
     }
 
     /// The table's view of an extension of chain `key` by `days` now.
@@ -124,19 +122,11 @@ extension SimulatedStore {
     mutating func extendTransactions(
         of key: ChainID, current: Int, to expiresDate: Instant, commitmentExpiresDate: Instant? = nil
     ) {
-        func extend(_ index: Int) {
-            ledger.transactions[index].expiresDate = expiresDate
-            if let commitmentExpiresDate, ledger.transactions[index].commitment != nil {
-                ledger.transactions[index].commitment?.expiresDate = commitmentExpiresDate
-            }
-            markModified(index)
-        }
-        extend(current)
-        for id in familyBook.sharesOf(.subscription(chain: key)) where familyBook.shares[id].phase == .granted {
-            guard let memberKey = familyBook.shares[id].memberChain else { continue }
+        ledger.extend(current, to: expiresDate, commitmentExpiresDate: commitmentExpiresDate, at: now)
+        for memberKey in familyBook.fanOutTargets(of: key) {
             let index = subscriptionBook.chains[memberKey.index].currentTransactionIndex
             guard index >= 0 else { continue }
-            extend(index)
+            ledger.extend(index, to: expiresDate, commitmentExpiresDate: commitmentExpiresDate, at: now)
         }
     }
 }
@@ -200,7 +190,7 @@ extension SimulatedStore {
             else { continue }
             let key = ChainID(index: index)
             if extensionIneligible(key, days: days) { continue }  // rule mass-extension-extends-eligible-only
-            if subscriptionBook.failingExtensions.remove(key) != nil {
+            if subscriptionBook.takeFailingExtension(of: key) {
                 failed += 1
                 send(
                     .renewalExtension, .failure, to: chain.customer,
@@ -233,6 +223,6 @@ extension SimulatedStore {
     /// a scenario states the failure. The mark is used by one request and then cleared.
     public mutating func failNextRenewalExtension(_ productId: String, for customer: String) throws(StoreError) {
         let key = try requireChain(productId, customer)
-        subscriptionBook.failingExtensions.insert(key)
+        subscriptionBook.failNextExtension(of: key)
     }
 }

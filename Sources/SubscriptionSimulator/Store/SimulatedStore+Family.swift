@@ -67,7 +67,7 @@ extension SimulatedStore {
         }
         // After the rule: a refused switch does not name a new customer.
         addCustomer(customer)
-        familyBook.shareNewPurchases[customer] = enabled
+        familyBook.setSharesNewPurchases(enabled, for: customer)
     }
 
     /// The purchaser turns sharing off for one subscription or non-consumable: members lose it (REVOKE, reason 0).
@@ -80,7 +80,7 @@ extension SimulatedStore {
             guard subscriptionBook.chains[key.index].sharingOn else {
                 throw .family(.sharingAlreadyOff(customer: customer, productId: productId))
             }
-            subscriptionBook.chains[key.index].sharingOn = false
+            subscriptionBook.setSharing(false, of: key)
             for id in familyBook.orderedShares(where: { $0.source == .subscription(chain: key) }) {
                 try endShare(id, reason: 0)
             }
@@ -91,7 +91,7 @@ extension SimulatedStore {
             guard product.familyShareable, !familyBook.nonConsumableSharingOff.contains(index) else {
                 throw .family(.sharingAlreadyOff(customer: customer, productId: productId))
             }
-            familyBook.nonConsumableSharingOff.insert(index)
+            familyBook.setSharingOff(true, nonConsumable: index)
             for id in familyBook.orderedShares(where: { $0.source == .nonConsumable(transactionIndex: index) }) {
                 try endShare(id, reason: 0)
             }
@@ -116,7 +116,7 @@ extension SimulatedStore {
             guard !subscriptionBook.chains[key.index].sharingOn else {
                 throw .family(.sharingAlreadyOn(customer: customer, productId: productId))
             }
-            subscriptionBook.chains[key.index].sharingOn = true
+            subscriptionBook.setSharing(true, of: key)
             source = .subscription(chain: key)
         case .nonConsumable, .consumable, .nonRenewing:
             guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
@@ -125,7 +125,7 @@ extension SimulatedStore {
             guard familyBook.nonConsumableSharingOff.contains(index) else {
                 throw .family(.sharingAlreadyOn(customer: customer, productId: productId))
             }
-            familyBook.nonConsumableSharingOff.remove(index)
+            familyBook.setSharingOff(false, nonConsumable: index)
             source = .nonConsumable(transactionIndex: index)
         }
         if let family = familyBook.family(of: customer) {
@@ -170,9 +170,7 @@ extension SimulatedStore {
         let restored = ledger.transactions.filter {
             $0.customer == customer && $0.revocation == nil && $0.productType == .nonConsumable
         }
-        emissions.restores.append(
-            RestoreRecord(
-                position: emissions.notifications.count, instant: now, customer: customer, transactions: restored))
+        emissions.recordRestore(at: now, customer: customer, transactions: restored)
         refreshEntitlements()
     }
 
@@ -246,7 +244,7 @@ extension SimulatedStore {
     mutating func startSharingNewPurchase(chain key: ChainID, product: Product) throws(StoreError) {
         let purchaser = subscriptionBook.chains[key.index].customer
         let shared = product.familyShareable && familyBook.sharesNewPurchases(purchaser)
-        subscriptionBook.chains[key.index].sharingOn = shared
+        subscriptionBook.setSharing(shared, of: key)
         if shared { try scheduleShares(of: .subscription(chain: key), purchaser: purchaser) }
     }
 
@@ -313,34 +311,29 @@ extension SimulatedStore {
     /// Runs one transition of a share (``ShareTransition``) and carries out its effects. `purchaser`: the
     /// purchaser's subscription as a notification about it reports it, during its transition.
     mutating func transition(share id: Int, _ input: ShareInput, purchaser: PurchaserView? = nil) throws(StoreError) {
-        switch ShareTransition.transition(familyBook.shares[id].phase, input) {
-        case .ignored:
-            return
-        case .changed(let phase, let effects):
-            familyBook.shares[id].phase = phase
-            for effect in effects {
-                switch effect {
-                case .scheduleGrant(let at):
-                    do throws(SchedulingError) {
-                        familyBook.shares[id].grantEvent = try scheduler.schedule(
-                            .familyGrant(share: id), at: at, priority: StoreEventPriority.storeEvent,
-                            group: eventGroup(ofCustomerAt: directory.positions[familyBook.shares[id].purchaser]))
-                    } catch { throw .scheduling(error) }
-                case .cancelGrant:
-                    if let event = familyBook.shares[id].grantEvent { scheduler.cancel(event) }
-                case .grant(let restored):
-                    grant(share: id, restored: restored, purchaser: purchaser)
-                case .notifyMember(let type, let subtype):
-                    guard let memberKey = familyBook.shares[id].memberChain, let purchaser else { continue }
-                    subscriptionBook.chains[memberKey.index].state = purchaser.state
-                    let chain = subscriptionBook.chains[memberKey.index]
-                    send(
-                        type, subtype, to: chain.customer,
-                        transaction: ledger.transactions[chain.currentTransactionIndex],
-                        renewal: renewalSnapshot(of: chain, state: purchaser.state), status: purchaser.state.phase)
-                case .revokeMember(let reason):
-                    revokeMember(share: id, reason: reason)
-                }
+        for effect in familyBook.apply(input, toShare: id) {
+            switch effect {
+            case .scheduleGrant(let at):
+                do throws(SchedulingError) {
+                    let event = try scheduler.schedule(
+                        .familyGrant(share: id), at: at, priority: StoreEventPriority.storeEvent,
+                        group: eventGroup(ofCustomerAt: directory.positions[familyBook.shares[id].purchaser]))
+                    familyBook.noteGrantEvent(event, of: id)
+                } catch { throw .scheduling(error) }
+            case .cancelGrant:
+                if let event = familyBook.shares[id].grantEvent { scheduler.cancel(event) }
+            case .grant(let restored):
+                grant(share: id, restored: restored, purchaser: purchaser)
+            case .notifyMember(let type, let subtype):
+                guard let memberKey = familyBook.shares[id].memberChain, let purchaser else { continue }
+                subscriptionBook.mirror(purchaser.state, on: memberKey)
+                let chain = subscriptionBook.chains[memberKey.index]
+                send(
+                    type, subtype, to: chain.customer,
+                    transaction: ledger.transactions[chain.currentTransactionIndex],
+                    renewal: renewalSnapshot(of: chain, state: purchaser.state), status: purchaser.state.phase)
+            case .revokeMember(let reason):
+                revokeMember(share: id, reason: reason)
             }
         }
     }
@@ -362,7 +355,7 @@ extension SimulatedStore {
             record.purchaseDate = now
             record.originalPurchaseDate = now
             record.lastModified = now
-            familyBook.shares[id].memberTransactionIndex = ledger.nextIndex
+            familyBook.noteMemberTransaction(ledger.nextIndex, of: id)
             appendTransaction(record)
             // ONE_TIME_CHARGE: also sent when a customer receives a non-consumable through Family Sharing (§1.1, S-NT).
             send(
@@ -399,10 +392,9 @@ extension SimulatedStore {
             chain.purchaserPosition = directory.positions[purchaser.customer] ?? -1
             memberKey = insertChain(chain)
         }
-        familyBook.shares[id].memberChain = memberKey
-        subscriptionBook.chains[memberKey.index].state = state
+        subscriptionBook.mirror(state, on: memberKey)
         appendMemberTransaction(memberKey, like: purchaserRecord, purchaseDate: dates.purchaseDate, reason: .purchase)
-        familyBook.shares[id].phase = .granted
+        familyBook.grant(id, memberChain: memberKey)
         let chain = subscriptionBook.chains[memberKey.index]
         send(
             .subscribed, isFirst ? .initialBuy : .resubscribe, to: member,
@@ -435,8 +427,7 @@ extension SimulatedStore {
         record.revocation = nil
         record.lastModified = now
         if let currency { record.currency = currency }
-        if isFirst { subscriptionBook.chains[memberKey.index].firstTransactionIndex = ledger.transactions.endIndex }
-        subscriptionBook.chains[memberKey.index].currentTransactionIndex = ledger.transactions.endIndex
+        subscriptionBook.noteTransaction(at: ledger.nextIndex, of: memberKey)
         appendTransaction(record)
     }
 
@@ -444,8 +435,7 @@ extension SimulatedStore {
     /// transaction is made from the purchaser's record as built, before the purchaser's storefront price and account
     /// fields are set: the product's own price (or the offer's) in the product's `currency`.
     mutating func chargeMembers(sharing key: ChainID, like record: TransactionRecord, currency: String) {
-        for id in familyBook.sharesOf(.subscription(chain: key)) where familyBook.shares[id].phase == .granted {
-            guard let memberKey = familyBook.shares[id].memberChain else { continue }
+        for memberKey in familyBook.fanOutTargets(of: key) {
             appendMemberTransaction(
                 memberKey, like: record, purchaseDate: record.purchaseDate, reason: record.reason, currency: currency)
         }
@@ -480,13 +470,9 @@ extension SimulatedStore {
             case .expired, .revoked: return
             case .active, .gracePeriod, .billingRetry: break
             }
-            ledger.transactions[chain.currentTransactionIndex].revocation = revocation
-            markModified(chain.currentTransactionIndex)
+            ledger.revoke(chain.currentTransactionIndex, revocation, at: now)
             // Rule renewal-info-agrees-with-status: a REVOKE during grace or retry ends them for this member.
-            subscriptionBook.chains[memberKey.index].state = SubscriptionLifecycle.renewalInfoAtEnd(
-                of: chain.state, at: now)
-            subscriptionBook.chains[memberKey.index].state.phase = .revoked
-            subscriptionBook.chains[memberKey.index].state.autoRenew = false
+            subscriptionBook.revokeMember(memberKey, at: now)
             let revoked = subscriptionBook.chains[memberKey.index]
             send(
                 .revoke, nil, to: revoked.customer, transaction: ledger.transactions[revoked.currentTransactionIndex],
@@ -494,8 +480,7 @@ extension SimulatedStore {
         case .nonConsumable:
             guard let index = familyBook.shares[id].memberTransactionIndex, ledger.transactions[index].revocation == nil
             else { return }
-            ledger.transactions[index].revocation = revocation
-            markModified(index)
+            ledger.revoke(index, revocation, at: now)
             send(
                 .revoke, nil, to: ledger.transactions[index].customer, transaction: ledger.transactions[index],
                 renewal: nil,

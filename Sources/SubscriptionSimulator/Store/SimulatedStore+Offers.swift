@@ -96,7 +96,7 @@ extension SimulatedStore {
             }
             if startPlan == .monthly { try requireCommitmentPlan(of: product, for: customer) }
             try purchaseSubscription(product, by: customer, redeemed: offer, plan: startPlan)
-            if offer.type == .winBack { subscriptionBook.chains[key.index].lastWinBackRedemption = now }
+            if offer.type == .winBack { subscriptionBook.noteWinBackRedemption(of: key, at: now) }
         case .active, .gracePeriod, .billingRetry:
             guard state.productId == product.id else {
                 return try redeemOfferForAnotherProduct(offer, product, key: key)

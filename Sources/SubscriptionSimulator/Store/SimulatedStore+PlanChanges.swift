@@ -59,14 +59,10 @@ extension SimulatedStore {
     /// Marks the chain's current transaction, and each member's with the share, `isUpgraded` (reference §5.10,
     /// the transaction is re-signed, so it moves to the end of the history's modification order.
     mutating func markUpgraded(_ chain: SubscriptionChain, key: ChainID, membersToo: Bool) {
-        ledger.transactions[chain.currentTransactionIndex].isUpgraded = true
-        markModified(chain.currentTransactionIndex)
+        ledger.markUpgraded(chain.currentTransactionIndex, at: now)
         guard membersToo else { return }
-        for id in familyBook.sharesOf(.subscription(chain: key)) where familyBook.shares[id].phase == .granted {
-            guard let memberKey = familyBook.shares[id].memberChain else { continue }
-            let index = subscriptionBook.chains[memberKey.index].currentTransactionIndex
-            ledger.transactions[index].isUpgraded = true
-            markModified(index)
+        for memberKey in familyBook.fanOutTargets(of: key) {
+            ledger.markUpgraded(subscriptionBook.chains[memberKey.index].currentTransactionIndex, at: now)
         }
     }
 
@@ -88,7 +84,7 @@ extension SimulatedStore {
             for id in familyBook.sharesOf(.subscription(chain: key)) {
                 // The member's renewal info keeps the product they had, not the one they do not get [assumed].
                 if let member = familyBook.shares[id].memberChain {
-                    subscriptionBook.chains[member.index].state.pendingChange = nil
+                    subscriptionBook.dropPendingChange(of: member)
                 }
                 try endShare(id, reason: 0)
             }

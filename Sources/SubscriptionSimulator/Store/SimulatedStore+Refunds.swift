@@ -113,18 +113,18 @@ extension SimulatedStore {
             send(
                 .consumptionRequest, nil, to: customer, transaction: ledger.transactions[index],
                 renewal: renewalSnapshot(of: chain, state: chain.state), status: chain.state.phase)
-            emissions.notifications[emissions.notifications.count - 1].consumptionRequestReason = reason
+            emissions.noteConsumptionRequestReason(reason)
             consumptionRequested = true
         case .consumable:
             send(
                 .consumptionRequest, nil, to: customer, transaction: ledger.transactions[index], renewal: nil,
                 status: nil)
-            emissions.notifications[emissions.notifications.count - 1].consumptionRequestReason = reason
+            emissions.noteConsumptionRequestReason(reason)
             consumptionRequested = true
         case .nonConsumable, .nonRenewing:
             break  // no CONSUMPTION_REQUEST for these types (reference §1.2, §5.14)
         }
-        ledger.refundRequests.append(
+        ledger.recordRefundRequest(
             RefundRequestRecord(
                 transactionIndex: index, requestedAt: now, reason: reason, consumptionRequested: consumptionRequested))
         refreshEntitlements()
@@ -148,8 +148,7 @@ extension SimulatedStore {
         guard customerConsented else { throw .refunds(.customerDidNotConsent) }
         let deadline = record.requestedAt.adding(BillingRules.consumptionInformationDeadline)
         guard now <= deadline else { throw .refunds(.consumptionInformationLate(deadline: deadline)) }
-        ledger.refundRequests[request].consumptionInformationSent = true
-        ledger.refundRequests[request].refundPreference = refundPreference
+        ledger.noteConsumptionInformation(of: request, refundPreference: refundPreference)
     }
 
     /// Apple's decision on a pending refund request, at `now`: `REFUND` (as ``refund(_:of:transaction:amount:reason:)``)
@@ -173,7 +172,7 @@ extension SimulatedStore {
                 .refundDeclined, nil, to: customer, transaction: ledger.transactions[index], renewal: renewal,
                 status: status)
         }
-        ledger.refundRequests[request].decided = true
+        ledger.markDecided(request)
         refreshEntitlements()
     }
 
@@ -192,13 +191,12 @@ extension SimulatedStore {
         if let key = currentChain(of: index), subscriptionBook.chains[key.index].state.phase == .revoked {
             try apply(.refundReversed, to: key)
         } else {
-            ledger.transactions[index].revocation = nil
-            markModified(index)
+            ledger.restore(index, at: now)
             if ledger.transactions[index].productType == .nonRenewing,
                 let duration = catalog[ledger.transactions[index].productId]?.duration
             {
                 let end = ledger.transactions[index].purchaseDate.adding(duration)
-                if now < end { ledger.nonRenewingTerms[index] = end }
+                if now < end { ledger.startTerm(of: index, ending: end) }
             }
             let (renewal, status) = subscriptionView(of: index)
             send(
@@ -275,9 +273,8 @@ extension SimulatedStore {
             try apply(.refunded(amount: amount, reason: reason), to: key)
             return
         }
-        ledger.transactions[index].revocation = Revocation.refund(amount, at: now, reason: reason)
-        markModified(index)
-        ledger.nonRenewingTerms[index] = nil
+        ledger.revoke(index, Revocation.refund(amount, at: now, reason: reason), at: now)
+        ledger.endTerm(of: index)
         let (renewal, status) = subscriptionView(of: index)
         send(
             .refund, nil, to: record.customer, transaction: ledger.transactions[index], renewal: renewal, status: status

@@ -25,7 +25,7 @@ extension SimulatedStore {
         retention: StoreRetention
     ) {
         self.init(app: app, catalog: catalog, start: start, seed: seed, epoch: epoch)
-        emissions.retention = retention
+        emissions.keep(retention)
     }
 
     /// Stops with a clear message when `feature` needs history this store does not keep (``StoreRetention``).
@@ -55,7 +55,7 @@ extension SimulatedStore {
             live.append(subscriptionBook.chains[index].currentTransactionIndex)
         }
         for request in ledger.refundRequests { live.append(request.transactionIndex) }
-        ledger.transactions.keepOnly(live, orNotAutoRenewable: true)
+        ledger.keepOnly(live)
     }
 
     /// Room for `customers` customers and `subscriptions` subscriptions (``ScenarioRunner`` passes the scenario's

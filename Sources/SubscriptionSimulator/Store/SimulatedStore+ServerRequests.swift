@@ -15,12 +15,7 @@ extension SimulatedStore {
         serverRequests.appAccountTokens[id] = token
         for index in transactions.indices
         where transactions[index].originalTransactionId == id && transactions[index].ownership == .purchased {
-            var record = transactions[index]
-            record.setAccountFields(
-                storefront: record.storefront, appTransactionId: record.appTransactionId, appAccountToken: token,
-                currency: record.currency)
-            ledger.transactions[index] = record
-            markModified(index)
+            ledger.setAppAccountToken(token, of: index, at: now)
         }
     }
 

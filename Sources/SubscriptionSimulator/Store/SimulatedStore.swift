@@ -63,6 +63,10 @@ public struct SimulatedStore: Sendable {
     /// monthly price rose during it, by ``StorefrontPrice/key(_:_:)``, in the purchaser's storefront currency; dropped
     /// when the commitment renews into a new one. Empty unless a monthly price rose.
     var commitmentPriceLocks: [String: StorefrontPrice] = [:]
+    #if DEBUG || SIMCTL_INTERNAL_CHECKS
+        /// Steps (advances and actions) so far, for ``checkParts()``.
+        var internalCheckSteps = 0
+    #endif
 
     /// Customers in the order they were first named.
     public var customers: [String] { directory.names }
@@ -92,8 +96,8 @@ public struct SimulatedStore: Sendable {
         self.scheduler = EventScheduler(start: start)
         self.ids = IdentifierSource(seed: seed, epoch: epoch)
         // Records are large values; growing from empty re-copies them several times in a typical run.
-        emissions.notifications.reserveCapacity(32)
-        ledger.transactions.reserveCapacity(32)
+        emissions.reserveCapacity(32)
+        ledger.reserveCapacity(32)
     }
 
     /// The virtual instant: every store event at or before it has run.
@@ -193,9 +197,13 @@ public struct SimulatedStore: Sendable {
             while emissions.heldCount < pauseAt, let event = scheduler.nextDueEvent(notAfter: target) {
                 try run(event)
             }
-            if emissions.heldCount >= pauseAt, let next = scheduler.nextEventInstant(), next <= target { return }
+            if emissions.heldCount >= pauseAt, let next = scheduler.nextEventInstant(), next <= target {
+                checkParts()
+                return
+            }
         }
         do throws(SchedulingError) { try scheduler.moveClock(to: target) } catch { throw .scheduling(error) }
+        checkParts()
     }
 
     /// Admits and handles one store event (``advance(to:)``), noting it when it stops the run.
@@ -283,9 +291,8 @@ public struct SimulatedStore: Sendable {
             guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
                 throw .nothingToRefund(customer: customer, productId: productId)
             }
-            ledger.transactions[index].revocation = Revocation(date: now, reason: reason, kind: .refundFull)
-            markModified(index)
-            ledger.nonRenewingTerms[index] = nil
+            ledger.revoke(index, Revocation(date: now, reason: reason, kind: .refundFull), at: now)
+            ledger.endTerm(of: index)
             send(.refund, nil, to: customer, transaction: ledger.transactions[index], renewal: nil, status: nil)
             for share in familyBook.sharesOf(.nonConsumable(transactionIndex: index)) {
                 try endShare(share, reason: reason)
@@ -343,8 +350,8 @@ public struct SimulatedStore: Sendable {
     /// ``SubscriptionChain/placeholder`` meanwhile): a transition changes it many times, and what it reads of the
     /// purchaser's chain while fanning out to family members it is handed (``PurchaserView``).
     mutating func apply(_ input: LifecycleInput, to key: ChainID) throws(StoreError) {
-        var chain = takeChain(key)
-        defer { putBackChain(&chain, key) }
+        var chain = subscriptionBook.take(key)
+        defer { subscriptionBook.restore(&chain, key) }
         try transition(&chain, key: key, input)
     }
 
@@ -391,18 +398,8 @@ public struct SimulatedStore: Sendable {
         }
     }
 
-    /// Moves a chain out of `chains`, leaving ``SubscriptionChain/placeholder`` in its slot until
-    /// ``putBackChain(_:_:)`` (Engine's ``Swift/Array/takeElement(at:leaving:)``: one move, no copy).
-    mutating func takeChain(_ key: ChainID) -> SubscriptionChain {
-        subscriptionBook.chains.takeElement(at: key.index, leaving: .placeholder)
-    }
-
-    /// Moves a chain taken by ``takeChain(_:)`` back into its slot; `chain` holds the placeholder afterwards.
-    mutating func putBackChain(_ chain: inout SubscriptionChain, _ key: ChainID) {
-        subscriptionBook.chains.restoreElement(&chain, at: key.index)
-    }
-
-    /// Carries out a transition's effects on a chain the caller holds (it is not in the ``SubscriptionBook`` meanwhile).
+    /// Carries out a transition's effects on a chain the caller holds (it is not in the ``SubscriptionBook``
+    /// meanwhile): one line per effect, to the part or the composition that owns it.
     mutating func perform(_ effects: [LifecycleEffect], on chain: inout SubscriptionChain, key: ChainID)
         throws(StoreError)
     {
@@ -420,86 +417,18 @@ public struct SimulatedStore: Sendable {
         for effect in effects {
             switch effect {
             case .charge(let purchaseDate, let expiresDate, let offer, let reason):
-                // A first purchase's transactionId is its originalTransactionId (reference §2.5, S-TXID).
-                let isFirst = chain.currentTransactionIndex < 0
-                // Rule ids-per-customer: the chain's customer holds the transaction.
-                let owner = customerPosition ?? register(chain.customer)
-                let transactionId: StoreIdentifier =
-                    isFirst ? .text(chain.originalTransactionId) : nextTransactionIdentifier(forCustomerAt: owner)
-                let webOrderLineItem = nextWebOrderLineItemIdentifier(forCustomerAt: owner)
-                let price = offer?.price ?? catalog.products[productIndex].price
-                if isFirst { chain.firstTransactionIndex = ledger.transactions.endIndex }
-                chain.currentTransactionIndex = ledger.transactions.endIndex
-                // A renewal shares its previous transaction's fields when they still apply (same product; the
-                // account fields are checked when the record is appended).
-                let box: TransactionRecord.Box
-                if let previous = chain.transactionFields, previous.fields.productId == chain.state.productId {
-                    box = previous
-                } else {
-                    box = TransactionRecord.Box(
-                        TransactionRecord.Shared(
-                            originalTransactionId: chain.originalTransactionId, customer: chain.customer,
-                            productId: chain.state.productId, productType: .autoRenewable,
-                            subscriptionGroupIdentifier: chain.groupIdentifier,
-                            originalPurchaseDate: chain.originalPurchaseDate, ownership: .purchased,
-                            currency: catalog.products[productIndex].currency, appTransactionId: "",
-                            appAccountToken: nil, storefront: .unitedStates))
-                }
-                var record = TransactionRecord(
-                    box: box, transactionIdentifier: transactionId, webOrderLineItem: webOrderLineItem,
-                    purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer,
-                    price: price, revocation: nil, lastModified: now)
-                if let commitment = chain.state.commitment {
-                    // As built, in the product's currency: the monthly plan's price (an offer's in its period) and
-                    // the whole commitment, 12 x that price, which members' shares keep; the purchaser's are
-                    // then priced in their storefront (addAccountFields).
-                    var monthly = catalog.products[productIndex].monthlyCommitment?.monthlyPrice
-                    if !commitmentPriceLocks.isEmpty {
-                        let lockKey = StorefrontPrice.key(chain.customer, chain.groupIdentifier)
-                        if commitment.billingPeriodNumber == 1 {
-                            commitmentPriceLocks[lockKey] = nil
-                        } else if let locked = commitmentPriceLocks[lockKey],
-                            locked.currency == catalog.products[productIndex].currency
-                        {
-                            // The commitment's own price, as built (members keep it, A-15).
-                            monthly = locked.price
-                        }
-                    }
-                    if offer == nil, let monthly { record.price = monthly }
-                    record.commitment = TransactionCommitment(
-                        billingPeriodNumber: commitment.billingPeriodNumber,
-                        totalBillingPeriods: CommitmentPlan.totalBillingPeriods,
-                        expiresDate: commitment.expiresDate,
-                        price: monthly.map(CommitmentPlan.commitmentPrice(monthly:)) ?? .free)
-                }
-                if fansOut {
-                    chain.transactionFields = appendTransaction(
-                        record, customerAt: customerPosition, productAt: productIndex)
-                    // Then each member with the share, at the same instant (§4.4, §4.5), while the product is
-                    // shareable (rule plan-change-leaves-shareable-product).
-                    chargeMembers(sharing: key, like: record, currency: catalog.products[productIndex].currency)
-                } else {
-                    // Nothing reads the record afterwards: moved into the ledger, not copied (a copy retains its
-                    // box and identifiers, issue 27).
-                    chain.transactionFields = appendTransaction(
-                        consume record, customerAt: customerPosition, productAt: productIndex)
-                }
+                charge(
+                    &chain, key: key, purchaseDate: purchaseDate, expiresDate: expiresDate, offer: offer,
+                    reason: reason, customerAt: customerPosition, productAt: productIndex, toMembers: fansOut)
             case .revokeCurrentTransaction(let amount, let reason):
                 refundReason = reason
-                ledger.transactions[chain.currentTransactionIndex].revocation = Revocation.refund(
-                    amount, at: now, reason: reason)
-                markModified(chain.currentTransactionIndex)
+                ledger.revoke(chain.currentTransactionIndex, .refund(amount, at: now, reason: reason), at: now)
             case .schedule(let timer, let instant):
                 do throws(SchedulingError) {
-                    chain.timers[timer] = try scheduler.schedule(
-                        .lifecycle(chain: key, timer: timer), at: instant, priority: StoreEventPriority.storeEvent,
-                        group: group)
+                    try chain.timers.schedule(timer, of: key, at: instant, group: group, on: &scheduler)
                 } catch { throw .scheduling(error) }
             case .cancelAllTimers:
-                for timer in LifecycleTimer.allCases {
-                    if let id = chain.timers[timer] { scheduler.cancel(id) }
-                }
-                chain.timers = PendingTimers()
+                chain.timers.cancelAll(on: &scheduler)
             case .notify(let type, let subtype):
                 try notify(
                     type, subtype, reporting: nil, of: chain, key: key, customerAt: customerPosition,
@@ -515,9 +444,83 @@ public struct SimulatedStore: Sendable {
                     of: key, current: chain.currentTransactionIndex, to: expiresDate,
                     commitmentExpiresDate: chain.state.commitment?.expiresDate)
             case .restoreCurrentTransaction:
-                ledger.transactions[chain.currentTransactionIndex].revocation = nil
-                markModified(chain.currentTransactionIndex)
+                ledger.restore(chain.currentTransactionIndex, at: now)
             }
+        }
+    }
+
+    /// The charge effect (``LifecycleEffect/charge(purchaseDate:expiresDate:offer:reason:)``): the chain's next
+    /// transaction, recorded in the ``TransactionLedger``, then each family member's with the share (`toMembers`: the
+    /// product is shareable). Always inlined into ``perform(_:on:key:)``, as it was written there (issue 27).
+    @inline(__always)
+    private mutating func charge(
+        _ chain: inout SubscriptionChain, key: ChainID, purchaseDate: Instant, expiresDate: Instant,
+        offer: IntroductoryOffer?, reason: ChargeReason, customerAt customerPosition: Int?, productAt productIndex: Int,
+        toMembers fansOut: Bool
+    ) {
+        // A first purchase's transactionId is its originalTransactionId (reference §2.5, S-TXID).
+        let isFirst = chain.currentTransactionIndex < 0
+        // Rule ids-per-customer: the chain's customer holds the transaction.
+        let owner = customerPosition ?? register(chain.customer)
+        let transactionId: StoreIdentifier =
+            isFirst ? .text(chain.originalTransactionId) : nextTransactionIdentifier(forCustomerAt: owner)
+        let webOrderLineItem = nextWebOrderLineItemIdentifier(forCustomerAt: owner)
+        let price = offer?.price ?? catalog.products[productIndex].price
+        if isFirst { chain.firstTransactionIndex = ledger.transactions.endIndex }
+        chain.currentTransactionIndex = ledger.transactions.endIndex
+        // A renewal shares its previous transaction's fields when they still apply (same product; the
+        // account fields are checked when the record is appended).
+        let box: TransactionRecord.Box
+        if let previous = chain.transactionFields, previous.fields.productId == chain.state.productId {
+            box = previous
+        } else {
+            box = TransactionRecord.Box(
+                TransactionRecord.Shared(
+                    originalTransactionId: chain.originalTransactionId, customer: chain.customer,
+                    productId: chain.state.productId, productType: .autoRenewable,
+                    subscriptionGroupIdentifier: chain.groupIdentifier,
+                    originalPurchaseDate: chain.originalPurchaseDate, ownership: .purchased,
+                    currency: catalog.products[productIndex].currency, appTransactionId: "",
+                    appAccountToken: nil, storefront: .unitedStates))
+        }
+        var record = TransactionRecord(
+            box: box, transactionIdentifier: transactionId, webOrderLineItem: webOrderLineItem,
+            purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer,
+            price: price, revocation: nil, lastModified: now)
+        if let commitment = chain.state.commitment {
+            // As built, in the product's currency: the monthly plan's price (an offer's in its period) and
+            // the whole commitment, 12 x that price, which members' shares keep; the purchaser's are
+            // then priced in their storefront (addAccountFields).
+            var monthly = catalog.products[productIndex].monthlyCommitment?.monthlyPrice
+            if !commitmentPriceLocks.isEmpty {
+                let lockKey = StorefrontPrice.key(chain.customer, chain.groupIdentifier)
+                if commitment.billingPeriodNumber == 1 {
+                    commitmentPriceLocks[lockKey] = nil
+                } else if let locked = commitmentPriceLocks[lockKey],
+                    locked.currency == catalog.products[productIndex].currency
+                {
+                    // The commitment's own price, as built (members keep it, A-15).
+                    monthly = locked.price
+                }
+            }
+            if offer == nil, let monthly { record.price = monthly }
+            record.commitment = TransactionCommitment(
+                billingPeriodNumber: commitment.billingPeriodNumber,
+                totalBillingPeriods: CommitmentPlan.totalBillingPeriods,
+                expiresDate: commitment.expiresDate,
+                price: monthly.map(CommitmentPlan.commitmentPrice(monthly:)) ?? .free)
+        }
+        if fansOut {
+            chain.transactionFields = appendTransaction(
+                record, customerAt: customerPosition, productAt: productIndex)
+            // Then each member with the share, at the same instant (§4.4, §4.5), while the product is
+            // shareable (rule plan-change-leaves-shareable-product).
+            chargeMembers(sharing: key, like: record, currency: catalog.products[productIndex].currency)
+        } else {
+            // Nothing reads the record afterwards: moved into the ledger, not copied (a copy retains its
+            // box and identifiers, issue 27).
+            chain.transactionFields = appendTransaction(
+                consume record, customerAt: customerPosition, productAt: productIndex)
         }
     }
 
@@ -587,7 +590,7 @@ public struct SimulatedStore: Sendable {
                 : chain.state.expiresDate
             let instant = now
             if serviceEnded.adding(BillingRules.recentStartGapAllowance) < instant {
-                subscriptionBook.chains[key.index].recentSubscriptionStartDate = instant
+                subscriptionBook.restartRecentSubscription(of: key, at: instant)
             }
             // Members reach a resubscription only after the family delay, like any new purchase (§4.4, A-5).
             try suspendShares(of: key)
@@ -609,7 +612,7 @@ public struct SimulatedStore: Sendable {
             subscriptionBook.index(key, customer: customer, group: group)
             try startSharingNewPurchase(chain: key, product: product)
         }
-        if offer != nil && redeemed == nil { subscriptionBook.introOfferUsed.insert(groupKey) }
+        if offer != nil && redeemed == nil { subscriptionBook.markIntroOfferUsed(groupKey) }
     }
 
     mutating func purchaseOneTime(
@@ -634,7 +637,7 @@ public struct SimulatedStore: Sendable {
             originalPurchaseDate: now, expiresDate: nil, ownership: .purchased, reason: .purchase, offer: offer,
             price: offer?.price ?? product.price, currency: product.currency, revocation: nil, lastModified: now)
         if let term {
-            ledger.nonRenewingTerms[ledger.transactions.endIndex] = term
+            ledger.startTerm(of: ledger.nextIndex, ending: term)
             do throws(SchedulingError) {
                 try scheduler.schedule(
                     .nonRenewingTermEnds(customer: customer), at: term, priority: StoreEventPriority.storeEvent,

@@ -7,16 +7,16 @@
 /// customer's position (`customerPosition >= 0`); `extensionDates` names only chains in the book.
 struct SubscriptionBook: Hashable, Sendable {
     /// Every subscription chain, in creation order (which is also `originalTransactionId` order).
-    var chains: [SubscriptionChain] = []
+    private(set) var chains: [SubscriptionChain] = []
     /// The purchaser's chain in each group, by ``customerGroupKey(_:_:)``.
     private(set) var chainByCustomerGroup: [String: ChainID] = [:]
     /// The ``customerGroupKey(_:_:)`` of every (customer, group) whose introductory offer is used (once per group,
     /// reference §5.11).
-    var introOfferUsed: Set<String> = []
+    private(set) var introOfferUsed: Set<String> = []
     /// Instants of each chain's renewal-date extensions (by chain index), for rule two-extensions-per-365-days.
-    var extensionDates: [Int: [Instant]] = [:]
+    private(set) var extensionDates: [Int: [Instant]] = [:]
     /// Chains whose next mass extension fails (``SimulatedStore/failNextRenewalExtension(_:for:)``, [assumed]).
-    var failingExtensions: Set<ChainID> = []
+    private(set) var failingExtensions: Set<ChainID> = []
 
     /// The key of a (customer, group) pair in ``chainByCustomerGroup`` and ``introOfferUsed``.
     static func customerGroupKey(_ customer: String, _ group: String) -> String { customer + "\u{0}" + group }
@@ -44,6 +44,71 @@ struct SubscriptionBook: Hashable, Sendable {
 
     /// Room for `count` chains.
     mutating func reserveCapacity(_ count: Int) { chains.reserveCapacity(count) }
+
+    // MARK: - Taking and restoring chains
+
+    /// Moves a chain out of `chains` for a transition, leaving ``SubscriptionChain/placeholder`` in its slot until
+    /// ``restore(_:_:)`` (Engine's ``Swift/Array/takeElement(at:leaving:)``: one move, no copy).
+    @inline(__always)
+    mutating func take(_ key: ChainID) -> SubscriptionChain {
+        chains.takeElement(at: key.index, leaving: .placeholder)
+    }
+
+    /// Moves a chain taken by ``take(_:)`` back into its slot; `chain` holds the placeholder afterwards.
+    @inline(__always)
+    mutating func restore(_ chain: inout SubscriptionChain, _ key: ChainID) {
+        chains.restoreElement(&chain, at: key.index)
+    }
+
+    // MARK: - Changes to one chain
+
+    /// The purchaser's per-subscription "Share with Family" switch (reference §4.3).
+    mutating func setSharing(_ on: Bool, of key: ChainID) { chains[key.index].sharingOn = on }
+
+    /// A family member's chain takes the state its purchaser's notification reports (it mirrors the purchaser).
+    mutating func mirror(_ state: SubscriptionState, on key: ChainID) { chains[key.index].state = state }
+
+    /// A transaction appended at `index` in the ``TransactionLedger`` is the chain's current one (and its first, when
+    /// the chain had none).
+    mutating func noteTransaction(at index: Int, of key: ChainID) {
+        if chains[key.index].currentTransactionIndex < 0 { chains[key.index].firstTransactionIndex = index }
+        chains[key.index].currentTransactionIndex = index
+    }
+
+    /// A member's share is revoked at `now` (REVOKE, §4.6): rule renewal-info-agrees-with-status ends grace or retry
+    /// for the member, who stays revoked with auto-renew off.
+    mutating func revokeMember(_ key: ChainID, at now: Instant) {
+        chains[key.index].state = SubscriptionLifecycle.renewalInfoAtEnd(of: chains[key.index].state, at: now)
+        chains[key.index].state.phase = .revoked
+        chains[key.index].state.autoRenew = false
+    }
+
+    /// A member's renewal info forgets a pending plan change they do not get [assumed].
+    mutating func dropPendingChange(of key: ChainID) { chains[key.index].state.pendingChange = nil }
+
+    /// The purchaser redeemed a win-back offer at `now` (rule win-back-conditions).
+    mutating func noteWinBackRedemption(of key: ChainID, at now: Instant) {
+        chains[key.index].lastWinBackRedemption = now
+    }
+
+    /// The current run of purchases restarts at `instant` (reference §5.15).
+    mutating func restartRecentSubscription(of key: ChainID, at instant: Instant) {
+        chains[key.index].recentSubscriptionStartDate = instant
+    }
+
+    /// The (customer, group) pair `groupKey` (``customerGroupKey(_:_:)``) has used its introductory offer.
+    mutating func markIntroOfferUsed(_ groupKey: String) { introOfferUsed.insert(groupKey) }
+
+    /// The chain's renewal date was extended at `now` (rule two-extensions-per-365-days).
+    mutating func noteExtension(of key: ChainID, at now: Instant) {
+        extensionDates[key.index, default: []].append(now)
+    }
+
+    /// The chain's next mass extension fails ([assumed]).
+    mutating func failNextExtension(of key: ChainID) { failingExtensions.insert(key) }
+
+    /// Whether the chain's next mass extension was to fail; the mark is used up.
+    mutating func takeFailingExtension(of key: ChainID) -> Bool { failingExtensions.remove(key) != nil }
 
     /// Whether the invariants in the type's documentation hold.
     var isConsistent: Bool {
@@ -111,6 +176,26 @@ struct PendingTimers: Hashable, Sendable {
     var renewal: EventID?
     var gracePeriodEnd: EventID?
     var billingRetryEnd: EventID?
+
+    /// Schedules `timer` of chain `key` at `instant` on the store's clock, replacing the one noted
+    /// (``LifecycleEffect/schedule(_:at:)``); `group`: the chain's customer's event order group (rule partition-order).
+    @inline(__always)
+    mutating func schedule(
+        _ timer: LifecycleTimer, of key: ChainID, at instant: Instant, group: UInt32,
+        on scheduler: inout EventScheduler<StoreEvent>
+    ) throws(SchedulingError) {
+        self[timer] = try scheduler.schedule(
+            .lifecycle(chain: key, timer: timer), at: instant, priority: StoreEventPriority.storeEvent, group: group)
+    }
+
+    /// Cancels every timer (``LifecycleEffect/cancelAllTimers``).
+    @inline(__always)
+    mutating func cancelAll(on scheduler: inout EventScheduler<StoreEvent>) {
+        for timer in LifecycleTimer.allCases {
+            if let id = self[timer] { scheduler.cancel(id) }
+        }
+        self = PendingTimers()
+    }
 
     subscript(timer: LifecycleTimer) -> EventID? {
         get {

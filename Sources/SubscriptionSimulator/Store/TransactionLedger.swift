@@ -11,13 +11,13 @@
 /// `nonRenewingTerms` and `refundRequests` name transactions that exist.
 struct TransactionLedger: Sendable {
     /// Every transaction, in creation order.
-    var transactions = TransactionLog()
+    private(set) var transactions = TransactionLog()
     /// Transaction creations and changes so far.
     private(set) var modifications = 0
     /// Active terms of non-renewing subscriptions: transaction index → end of term.
-    var nonRenewingTerms: [Int: Instant] = [:]
+    private(set) var nonRenewingTerms: [Int: Instant] = [:]
     /// Every refund request, in the order made.
-    var refundRequests: [RefundRequestRecord] = []
+    private(set) var refundRequests: [RefundRequestRecord] = []
 
     /// The index the next transaction appended gets.
     var nextIndex: Int { transactions.endIndex }
@@ -39,6 +39,66 @@ struct TransactionLedger: Sendable {
         transactions[index].lastModified = now
         transactions[index].modificationSequence = modifications
     }
+
+    // MARK: - Charges, revocations and other changes (each one a modification, at `now`)
+
+    /// Revokes transaction `index` (a refund, a Family Sharing revocation).
+    mutating func revoke(_ index: Int, _ revocation: Revocation, at now: Instant) {
+        transactions[index].revocation = revocation
+        markModified(index, at: now)
+    }
+
+    /// Removes transaction `index`'s revocation (a refund reversed).
+    mutating func restore(_ index: Int, at now: Instant) {
+        transactions[index].revocation = nil
+        markModified(index, at: now)
+    }
+
+    /// Marks transaction `index` `isUpgraded` (reference §5.10, A-14).
+    mutating func markUpgraded(_ index: Int, at now: Instant) {
+        transactions[index].isUpgraded = true
+        markModified(index, at: now)
+    }
+
+    /// Moves transaction `index`'s `expiresDate`, and its commitment's end when it has one and `commitmentExpiresDate`
+    /// is given (rule commitment-extension-shift).
+    mutating func extend(_ index: Int, to expiresDate: Instant, commitmentExpiresDate: Instant?, at now: Instant) {
+        transactions[index].expiresDate = expiresDate
+        if let commitmentExpiresDate, transactions[index].commitment != nil {
+            transactions[index].commitment?.expiresDate = commitmentExpiresDate
+        }
+        markModified(index, at: now)
+    }
+
+    /// Sets the `appAccountToken` of transaction `index` (Set App Account Token), keeping its other account fields.
+    mutating func setAppAccountToken(_ token: String, of index: Int, at now: Instant) {
+        var record = transactions[index]
+        record.setAccountFields(
+            storefront: record.storefront, appTransactionId: record.appTransactionId, appAccountToken: token,
+            currency: record.currency)
+        transactions[index] = record
+        markModified(index, at: now)
+    }
+
+    /// The non-renewing transaction `index` gives access until `end`.
+    mutating func startTerm(of index: Int, ending end: Instant) { nonRenewingTerms[index] = end }
+
+    /// The non-renewing transaction `index` no longer gives access (refunded).
+    mutating func endTerm(of index: Int) { nonRenewingTerms[index] = nil }
+
+    // MARK: - Refund requests
+
+    /// Records a customer's refund request.
+    mutating func recordRefundRequest(_ request: RefundRequestRecord) { refundRequests.append(request) }
+
+    /// The developer sent consumption information for refund request `request`.
+    mutating func noteConsumptionInformation(of request: Int, refundPreference: RefundPreference?) {
+        refundRequests[request].consumptionInformationSent = true
+        refundRequests[request].refundPreference = refundPreference
+    }
+
+    /// Apple decided refund request `request`.
+    mutating func markDecided(_ request: Int) { refundRequests[request].decided = true }
 
     /// The refund request of transaction `index` waiting for Apple's decision, if any (its place in
     /// `refundRequests`).
@@ -79,6 +139,10 @@ struct TransactionLedger: Sendable {
         }
         return paid
     }
+
+    /// Keeps, of the transactions before the log's window, only `live` ones and those not auto-renewable
+    /// (``StoreRetention/liveState``, ``TransactionLog/keepOnly(_:orNotAutoRenewable:)``).
+    mutating func keepOnly(_ live: [Int]) { transactions.keepOnly(live, orNotAutoRenewable: true) }
 
     /// Room for `count` transactions.
     mutating func reserveCapacity(_ count: Int) { transactions.reserveCapacity(count) }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SubscriptionSimulator
@@ -74,9 +75,9 @@ func exercisedStore() throws -> SimulatedStore {
     @Test func aChainIsTakenOutAndPutBackWhole() throws {
         var store = try exercisedStore()
         let before = store.subscriptionBook.chains
-        var chain = store.takeChain(ChainID(index: 0))
+        var chain = store.subscriptionBook.take(ChainID(index: 0))
         #expect(store.subscriptionBook.chains[0] == .placeholder)
-        store.putBackChain(&chain, ChainID(index: 0))
+        store.subscriptionBook.restore(&chain, ChainID(index: 0))
         #expect(store.subscriptionBook.chains == before)
     }
 }
@@ -108,6 +109,28 @@ func exercisedStore() throws -> SimulatedStore {
     @Test func theInvariantsHoldAfterARun() throws {
         #expect(try exercisedStore().familyBook.isConsistent)
     }
+
+    @Test func aShareMovesByItsTransitionAndFansOutOnlyOnceGranted() {
+        var book = FamilyBook()
+        book.createFamily(organizer: "alice")
+        book.add("bob", toFamilyAt: 0)
+        book.add("carol", toFamilyAt: 0)
+        let purchaserChain = ChainID(index: 0)
+        let source = Share.Source.subscription(chain: purchaserChain)
+        let toBob = book.share(of: source, purchaser: "alice", with: "bob")
+        let toCarol = book.share(of: source, purchaser: "alice", with: "carol")
+        // The phase is the transition's: the part keeps it and hands the effects back.
+        let grantAt = at("1h")
+        #expect(book.apply(.delayStarted(at: grantAt), toShare: toBob) == [.scheduleGrant(at: grantAt)])
+        #expect(book.shares[toBob].phase == .pending(at: grantAt))
+        #expect(book.fanOutTargets(of: purchaserChain).isEmpty)  // pending: not a target yet
+        book.grant(toCarol, memberChain: ChainID(index: 2))
+        book.grant(toBob, memberChain: ChainID(index: 1))
+        // Members in family order (bob joined before carol), whatever the order of the grants.
+        #expect(book.fanOutTargets(of: purchaserChain) == [ChainID(index: 1), ChainID(index: 2)])
+        #expect(book.fanOutTargets(of: ChainID(index: 5)).isEmpty)
+        #expect(book.isConsistent)
+    }
 }
 
 /// ``TransactionLedger``: every creation and change takes the next place in the modification order.
@@ -121,6 +144,19 @@ func exercisedStore() throws -> SimulatedStore {
         #expect(ledger.transactions[0].modificationSequence == 3 && ledger.transactions[0].lastModified == at("2d"))
         #expect(ledger.transactions[1].modificationSequence == 2)
         #expect(ledger.isConsistent)
+    }
+
+    @Test func revokingAndRestoringAreChangesInTheModificationOrder() throws {
+        var ledger = TransactionLedger()
+        let record = try #require(makeStore().purchasing(monthly.id).transactions.first)
+        _ = ledger.append(record, at: at("0"))
+        ledger.revoke(0, Revocation(date: at("1d"), reason: 1, kind: .refundFull), at: at("1d"))
+        #expect(ledger.transactions[0].revocation?.reason == 1 && ledger.transactions[0].modificationSequence == 2)
+        ledger.restore(0, at: at("2d"))
+        #expect(ledger.transactions[0].revocation == nil && ledger.transactions[0].modificationSequence == 3)
+        ledger.markUpgraded(0, at: at("3d"))
+        #expect(ledger.transactions[0].isUpgraded && ledger.transactions[0].lastModified == at("3d"))
+        #expect(ledger.modifications == 4 && ledger.isConsistent)
     }
 
     @Test func theInvariantsHoldAfterARun() throws {
@@ -145,11 +181,23 @@ func exercisedStore() throws -> SimulatedStore {
         #expect(store.notifications.isEmpty && store.entitlementChanges.isEmpty && store.emissions.isConsistent)
     }
 
+    @Test func handingOnGivesTheRecordsAway() throws {
+        var store = try exercisedStore()
+        let sent = store.notifications.count
+        var taken = 0
+        store.emissions.handOn { notifications, changes in
+            taken = notifications.count
+            notifications = []
+            changes = []
+        }
+        #expect(taken == sent && sent > 0 && store.notifications.isEmpty && store.entitlementChanges.isEmpty)
+    }
+
     @Test func theOrderIsNotedOnlyForAPartsStore() throws {
         let plain = try exercisedStore()
         #expect(plain.emissions.notificationOrder.isEmpty && plain.emissions.changeOrder.isEmpty)
         var noting = makeFamilyStore()
-        noting.emissions.notesOrder = true
+        noting.emissions.noteOrder()
         try noting.purchase(familyMonthly.id, by: "alice")
         try noting.advance(to: at("P2M"))
         #expect(noting.emissions.isConsistent)
@@ -171,6 +219,35 @@ func exercisedStore() throws -> SimulatedStore {
             scenario, retention: .everything, partition: ScenarioPartition(scenario), part: RunPart(index: 0, count: 2))
         #expect(part.store.emissions.notesOrder)
         #expect(!TimelineDriver.prepared(scenario, retention: .everything).store.emissions.notesOrder)
+    }
+}
+
+/// The facade's read models and internal checks.
+@Suite struct StoreReadModelTests {
+    @Test func theDeviceViewIsAReadModelOfTheStore() throws {
+        let store = try exercisedStore()
+        for customer in store.customers {
+            #expect(DeviceView(store).events(for: customer) == store.deviceEvents(for: customer))
+        }
+        #expect(!DeviceView(store).events(for: "alice").isEmpty)
+    }
+
+    @Test func everyPartIsConsistentAfterEachStepOfEveryScenario() throws {
+        // A debug build also asserts this after every step (`checkParts()`); this reads it where a test can fail.
+        let folder = PackagePaths.scenarios
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") }
+        #expect(files.count > 10)
+        for file in files.sorted() {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let scenario = try ScenarioDecoder(file: "Scenarios/\(file)", baseDirectory: folder.path).decode(text)
+            var (store, stop) = TimelineDriver.prepared(scenario, retention: .everything)
+            guard stop == nil else { continue }
+            var driver = TimelineDriver(scenario)
+            _ = driver.run(&store, stepping: .instants) { store, _, _ in
+                #expect(store.partsAreConsistent, "\(file) at \(store.now)")
+            }
+            #expect(store.partsAreConsistent, "\(file)")
+        }
     }
 }
 

@@ -122,21 +122,32 @@ struct RestoreRecord: Hashable, Sendable {
     var transactions: [TransactionRecord]
 }
 
-extension SimulatedStore {
+/// The StoreKit device view of a store: a read model over what the store emitted (its ``EmissionLog``), beside the
+/// App Store Server API's (``ServerAPI``); it holds a copy of the store and changes nothing.
+public struct DeviceView: Sendable {
+    let store: SimulatedStore
+
+    public init(_ store: SimulatedStore) { self.store = store }
+
     /// The ordered stream a StoreKit app on `customer`'s device would observe, derived from what the store sent.
     ///
     /// `paymentQueue(_:didRevokeEntitlementsForProductIdentifiers:)` is called in a member's app on REVOKE, and in
     /// the purchaser's app when refunded for a non-consumable or an auto-renewable subscription, shared or not
     /// (reference §7.2, S-REVOKECB).
-    public func deviceEvents(for customer: String) -> [DeviceEvent] {
-        requireHistory("deviceEvents(for:)")
-        return emissions.deviceEvents(for: customer)
+    public func events(for customer: String) -> [DeviceEvent] {
+        store.requireHistory("deviceEvents(for:)")
+        return store.emissions.deviceEvents(for: customer)
     }
 }
 
+extension SimulatedStore {
+    /// ``DeviceView/events(for:)`` of this store (`DeviceView(store).events(for: customer)`).
+    public func deviceEvents(for customer: String) -> [DeviceEvent] { DeviceView(self).events(for: customer) }
+}
+
 extension EmissionLog {
-    /// ``SimulatedStore/deviceEvents(for:)``: derived from the notifications, restores and app openings.
-    func deviceEvents(for customer: String) -> [DeviceEvent] {
+    /// ``DeviceView/events(for:)``: derived from the notifications, restores and app openings.
+    fileprivate func deviceEvents(for customer: String) -> [DeviceEvent] {
         var events: [DeviceEvent] = []
         var lastState: [String: RenewalState] = [:]
         var pendingRestores = restores.filter { $0.customer == customer }[...]

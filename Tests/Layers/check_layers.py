@@ -12,6 +12,11 @@ X is declared only in higher folders, is a back edge too. Names after `.` (membe
 (argument labels) and lowercase names the file declares itself (locals and members that shadow a top-level name)
 are not references. Members that an extension in a higher folder adds to a lower type are not indexed.
 
+The order-key seam (issue 44). The parallel run lives in Run/Parts/ (SEAM_FOLDER). The store and the layers below
+it order what they emit by Engine's order key and know nothing of parts: no file of SEAM_UNAWARE folders may name
+anything Run/Parts declares, nor Run/Parts' files, not even in comments. Run/Parts reads the order through the order
+key only: it may not name the store's internals that carry it (SEAM_HIDDEN), as members neither.
+
 Targets. Every Swift file of Sources/<Target>/ may import only the project targets TARGETS allows it, and a toolchain
 module of RESTRICTED_MODULES only from the targets listed there.
 
@@ -46,6 +51,13 @@ FOLDERS = [
     "Check",
     "Population",
 ]
+
+# The order-key seam: the folder of the parallel run, the folders that must not know it, and the store's internals it
+# must not reach (it reads the records' order keys through `SimulatedStore`'s order-key accessors).
+SEAM_FOLDER = "Run/Parts"
+SEAM_UNAWARE = ["Engine", "Catalog", "Lifecycle", "Family", "Store"]
+SEAM_HIDDEN = ["emissions", "directory", "EmissionLog", "CustomerDirectory", "CustomerRecord", "eventGroup",
+               "notificationOrder", "changeOrder"]
 
 # The package's targets, lowest first, each with the project targets it may import (all listed before it).
 TARGETS = [
@@ -297,8 +309,38 @@ def check(root):
                 violations.append(f"{source.display}:{source.line(offset)}: {folder} references {name} declared in "
                                   f"{above}, which is above it (order: {ORDER_TEXT})")
 
+    violations.extend(check_seam(library, files))
     violations.extend(check_imports(root))
     return violations, len(paths), references
+
+
+def check_seam(library, files):
+    """A violation for each place the order-key seam is crossed (SEAM_FOLDER, SEAM_UNAWARE, SEAM_HIDDEN)."""
+    violations = []
+    seam = library / SEAM_FOLDER
+    inside = [source for _, source in files if seam in source.path.parents]
+    names = set()
+    for source in inside:
+        names.update(name for kind, name, _ in source.declarations() if kind != "extension")
+    stems = {source.path.stem for source in inside}
+    words = sorted(names | stems | {SEAM_FOLDER})
+    mention = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9_])") \
+        if inside else None
+    for folder, source in files:
+        if folder in SEAM_UNAWARE and mention:
+            text = source.path.read_text(encoding="utf-8")  # comments too: the store does not know about parts
+            found = mention.search(text)
+            if found:
+                line = text.count("\n", 0, found.start()) + 1
+                violations.append(f"{source.display}:{line}: {folder} names {found.group(1)} of {SEAM_FOLDER}; the "
+                                  f"store orders its records by Engine's order key and knows nothing of parts")
+        if source in inside:
+            hidden = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(SEAM_HIDDEN) + r")(?![A-Za-z0-9_])")
+            found = hidden.search(source.code)
+            if found:
+                violations.append(f"{source.display}:{source.line(found.start())}: {SEAM_FOLDER} reaches into the "
+                                  f"store ({found.group(1)}); it reads the order through Engine's order key only")
+    return violations
 
 
 def check_imports(root):

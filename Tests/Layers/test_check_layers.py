@@ -146,6 +146,33 @@ class CheckLayersTests(unittest.TestCase):
         self.assertEqual(status, 1, output)
         self.assertIn("folder Misc is not in the order", output)
 
+    def test_the_store_naming_the_parallel_run_crosses_the_seam(self):
+        files = dict(CLEAN)
+        files["Sources/SubscriptionSimulator/Run/Parts/PartFile.swift"] = "struct PartFile { var key: OrderKey? }\n"
+        files["Sources/SubscriptionSimulator/Engine/OrderKey.swift"] = "struct OrderKey {}\n"
+        files["Sources/SubscriptionSimulator/Store/Groups.swift"] = "/// Read by `PartFile` when it merges.\nstruct Groups {}\n"
+        status, output = check(files)
+        self.assertEqual(status, 1, output)
+        self.assertIn("Store/Groups.swift:1: Store names PartFile of Run/Parts", output)
+
+    def test_the_parallel_run_reaching_into_the_store_crosses_the_seam(self):
+        files = dict(CLEAN)
+        files["Sources/SubscriptionSimulator/Run/Parts/Keys.swift"] = """
+            struct Keys {
+                func keys(_ store: SimulatedStore) -> Int { store.emissions.count }
+            }
+            """
+        status, output = check(files)
+        self.assertEqual(status, 1, output)
+        self.assertIn("Run/Parts/Keys.swift:2: Run/Parts reaches into the store (emissions)", output)
+        files["Sources/SubscriptionSimulator/Run/Parts/Keys.swift"] = """
+            struct Keys {
+                func keys(_ store: SimulatedStore) -> Int { store.orderKeyCount }
+            }
+            """
+        status, output = check(files)
+        self.assertEqual(status, 0, output)
+
     def test_order_prints_the_folders_and_the_targets(self):
         result = subprocess.run([sys.executable, str(SCRIPT), "--order"], capture_output=True, text=True)
         self.assertEqual(result.returncode, 0)

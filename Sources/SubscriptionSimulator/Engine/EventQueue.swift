@@ -35,8 +35,8 @@ extension QueuedEvent: Equatable where Payload: Equatable {}
 @usableFromInline package typealias ScheduledEvent<Payload> = QueuedEvent<Payload, EventID>
 
 /// A binary min-heap of events ordered by (instant, priority, group, sequence): at one instant, lower priority first;
-/// within one priority, lower group first (a store's family ordinal: rule partition-order,
-/// `Run/ScenarioPartition.swift`; 0 unless given); within one group, the order they were scheduled in (so the order
+/// within one priority, lower group first (a store's customer's order group, ``OrderKey/group``; 0 unless given);
+/// within one group, the order they were scheduled in (so the order
 /// is total and runs are reproducible).
 ///
 /// A value type: a copy is independent (its storage is copied on the first change, like `Array`'s).

@@ -7,8 +7,8 @@
 /// A node is two words compared as one 128-bit key, and the payload's slot:
 /// - `key`: the instant times 256 plus the priority biased by 128, with the sign bit flipped, so that unsigned
 ///   order is (instant, priority) order;
-/// - `tag`: the event's group in the high 32 bits (``EventQueue/schedule(_:at:priority:group:)``; a store's family
-///   ordinal, rule partition-order in `Run/ScenarioPartition.swift`), the sequence number in the low 32;
+/// - `tag`: the event's group in the high 32 bits (``EventQueue/schedule(_:at:priority:group:)``; a store's
+///   customer's order group, ``OrderKey/group``), the sequence number in the low 32;
 /// - `slot`: where the payload is (24 bytes a node with its padding).
 /// `nodes[0]` is never used: the children of `i` are `2i` and `2i + 1`, side by side.
 ///

@@ -99,7 +99,7 @@ public struct RunPlan {
     }
 
     /// How many parts ``run(_:write:)`` runs `scenario` in (``jobs``, where the run and the scenario allow it).
-    public func partCount(for scenario: Scenario, partition: ScenarioPartition) -> Int {
+    package func partCount(for scenario: Scenario, partition: ScenarioPartition) -> Int {
         guard jobs > 1, delivery == nil, format != .svg, partition.isPartitioned else { return 1 }
         return min(jobs, partition.familyCount)
     }

@@ -59,10 +59,10 @@ public enum ScenarioRunner {
         // It pauses between two events once it holds that many, also within one instant (`EmissionLog.handOverAt`):
         // the driver steps again at the same instant, so no instant's output is ever held whole.
         let group = 512
-        if store.retention == .liveState { store.emissions.handOver(at: group) }
+        if store.retention == .liveState { store.handOver(at: group) }
         var followed = 0  // what `follow` has seen
         func handOver(_ store: inout SimulatedStore) {
-            store.emissions.handOn { notifications, changes in sink.receive(taking: &notifications, &changes) }
+            store.handOn { notifications, changes in sink.receive(taking: &notifications, &changes) }
             store.discardEmitted()
             judged = (0, 0)
             followed = 0

@@ -30,7 +30,7 @@ public struct TimelineDriver: Sendable {
     public private(set) var nextEntry = 0
     /// The part of the scenario this driver applies (rule partition-order, ``ScenarioPartition``): the entries of
     /// other parts' customers are passed over (the clock still moves to them). nil: every entry.
-    public let part: (RunPart, ScenarioPartition)?
+    package let part: (RunPart, ScenarioPartition)?
 
     public init(_ scenario: Scenario) {
         self.scenario = scenario
@@ -38,7 +38,7 @@ public struct TimelineDriver: Sendable {
     }
 
     /// A driver that applies only the entries of `part`'s customers (``ScenarioPartition/part(_:holds:)``).
-    public init(_ scenario: Scenario, part: RunPart, of partition: ScenarioPartition) {
+    package init(_ scenario: Scenario, part: RunPart, of partition: ScenarioPartition) {
         self.scenario = scenario
         self.part = (part, partition)
     }
@@ -84,7 +84,7 @@ public struct TimelineDriver: Sendable {
             retention: retention)
         if retention == .liveState { store.limits = .streaming }
         // A part keys its records from the order the store notes as it emits them (`ScenarioRunner.streamPart`).
-        if part != nil { store.emissions.noteOrder() }
+        if part != nil { store.stampOrderKeys() }
         let partition = partition ?? ScenarioPartition(scenario)
         func holds(_ customer: String) -> Bool { part.map { partition.part($0, holds: customer) } ?? true }
         let purchases = scenario.timeline.reduce(0) { count, entry in

@@ -17,8 +17,8 @@ struct CustomerRecord: Hashable, Sendable {
     var transactionIds: UInt32 = 0
     var webOrderLineItemIds: UInt32 = 0
     var notificationUUIDs: UInt32 = 0
-    /// The group that orders the customer's store events among others of one instant and priority: their family
-    /// ordinal in a scenario run (rule partition-order, `Run/ScenarioPartition.swift`), else 0.
+    /// The group that orders the customer's store events among others of one instant and priority, and that their
+    /// records' order keys carry (``OrderKey/group``): given by whoever made the store, else 0.
     var eventGroup: UInt32 = 0
     /// The position the customer's ids are made from (rule ids-per-customer): their place in the order the store
     /// first met them, or, in the store of one part of a partitioned run, their place in the scenario's customers

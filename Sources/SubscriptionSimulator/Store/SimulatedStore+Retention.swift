@@ -58,6 +58,34 @@ extension SimulatedStore {
         ledger.keepOnly(live)
     }
 
+    /// Pauses ``advance(to:)`` once `count` notifications and entitlement changes are held, for the caller to hand
+    /// them on (a streamed run's store; by default it never pauses).
+    package mutating func handOver(at count: Int) { emissions.handOver(at: count) }
+
+    /// Hands the notifications and entitlement changes held to `receive`, which may take the arrays (the caller then
+    /// calls ``discardEmitted()``).
+    @inline(__always)
+    package mutating func handOn(_ receive: (inout [SentNotification], inout [EntitlementChange]) -> Void) {
+        emissions.handOn(receive)
+    }
+
+    // MARK: - Order keys (rule order-key, `Engine/OrderKey.swift`)
+
+    /// Stamps an ``OrderKey`` on every notification and entitlement change from now on; called before the store emits
+    /// anything.
+    package mutating func stampOrderKeys() { emissions.noteOrder() }
+
+    /// Whether the store stamps order keys (``stampOrderKeys()``).
+    package var stampsOrderKeys: Bool { emissions.notesOrder }
+
+    /// The order keys of the notifications held, from the one at `start` on.
+    package func notificationOrderKeys(from start: Int) -> ArraySlice<OrderKey> {
+        emissions.notificationOrder[start...]
+    }
+
+    /// The order keys of the entitlement changes held, from the one at `start` on.
+    package func changeOrderKeys(from start: Int) -> ArraySlice<OrderKey> { emissions.changeOrder[start...] }
+
     /// Room for `customers` customers and `subscriptions` subscriptions (``ScenarioRunner`` passes the scenario's
     /// customers and purchases), so that in a large run the store's arrays are allocated once rather than grown by
     /// doubling, which leaves up to half of them unused. Only memory: more customers or subscriptions than reserved

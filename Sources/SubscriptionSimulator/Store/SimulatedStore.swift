@@ -52,7 +52,7 @@ public struct SimulatedStore: Sendable {
     /// The run limits and what has been counted against them.
     var runLimits = RunLimitMeter()
     /// The store event that stopped ``advance(to:)`` with an error (a run limit, a rule): its instant and event group.
-    /// A run in parts cuts the other parts' output there (rule partition-order, ``ScenarioRunner/streamPart(_:part:partition:into:)``).
+    /// A reader that orders several stores' records by ``OrderKey`` cuts the others' records there.
     package private(set) var stoppingEvent: (instant: Instant, group: UInt32)?
     /// What App Store Server API requests left: app account tokens set, finished transactions, consumption
     /// information, mass extensions (`Store/ServerRequestRecords.swift`).
@@ -133,9 +133,9 @@ public struct SimulatedStore: Sendable {
     }
 
     /// Gives each registered customer, by id position (``CustomerRecord/idPosition``: their place in the scenario's
-    /// customers), the group that orders their events among others of one instant and priority (rule
-    /// partition-order, `Run/ScenarioPartition.swift`: their family ordinal). Customers not given one have group 0,
-    /// so a store not made from a scenario runs such events in the order scheduled.
+    /// customers), the group that orders their events among others of one instant and priority and that their records'
+    /// order keys carry (``OrderKey/group``). Customers not given one have group 0, so a store not made from a
+    /// scenario runs such events in the order scheduled.
     mutating func setEventGroups(_ groups: [UInt32]) {
         for position in directory.records.indices {
             let idPosition = Int(directory.records[position].idPosition)
@@ -410,7 +410,7 @@ public struct SimulatedStore: Sendable {
         // product ends their shares instead (rule plan-change-leaves-shareable-product).
         let fansOut = catalog.products[productIndex].familyShareable
         let customerPosition = position(of: chain)
-        // Read once for the timers this transition schedules (rule partition-order).
+        // Read once for the timers this transition schedules (rule order-key).
         let group = eventGroup(ofCustomerAt: customerPosition)
         // `revocationReason` of a refund's revocation, for the members' REVOKE notifications that follow it.
         var refundReason: Int32 = 0

@@ -178,7 +178,7 @@ struct PendingTimers: Hashable, Sendable {
     var billingRetryEnd: EventID?
 
     /// Schedules `timer` of chain `key` at `instant` on the store's clock, replacing the one noted
-    /// (``LifecycleEffect/schedule(_:at:)``); `group`: the chain's customer's event order group (rule partition-order).
+    /// (``LifecycleEffect/schedule(_:at:)``); `group`: the chain's customer's order group (``OrderKey/group``).
     @inline(__always)
     mutating func schedule(
         _ timer: LifecycleTimer, of key: ChainID, at instant: Instant, group: UInt32,

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SubscriptionSimulator
 
-/// Rule partition-order (issue 27, "Every core, same bytes"; Run/ScenarioPartition.swift): a run's records merged
+/// Rule partition-order (issue 27, "Every core, same bytes"; Run/Parts/ScenarioPartition.swift): a run's records merged
 /// from its parts by key are the one-job run's records, and each part's records are exactly the one-job run's
 /// records of its families.
 @Suite struct PartitionOrderTests {

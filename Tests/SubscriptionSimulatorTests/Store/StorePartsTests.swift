@@ -200,7 +200,14 @@ func exercisedStore() throws -> SimulatedStore {
         noting.emissions.noteOrder()
         try noting.purchase(familyMonthly.id, by: "alice")
         try noting.advance(to: at("P2M"))
-        #expect(noting.emissions.isConsistent)
+        #expect(noting.emissions.isConsistent && noting.stampsOrderKeys)
+        // Rule order-key: unique keys, in the order emitted within each kind of record.
+        let notificationKeys = Array(noting.notificationOrderKeys(from: 0))
+        let changeKeys = Array(noting.changeOrderKeys(from: 0))
+        #expect(Set(notificationKeys + changeKeys).count == notificationKeys.count + changeKeys.count)
+        #expect(notificationKeys == notificationKeys.sorted() && changeKeys == changeKeys.sorted())
+        #expect(
+            notificationKeys.count == noting.notifications.count && changeKeys.count == noting.entitlementChanges.count)
         #expect(
             noting.emissions.notificationOrder.map(\.instant)
                 == noting.notifications.map(\.instant.millisecondsSince1970))
@@ -248,6 +255,21 @@ func exercisedStore() throws -> SimulatedStore {
             }
             #expect(store.partsAreConsistent, "\(file)")
         }
+    }
+}
+
+/// ``OrderKey``: (instant, group, sequence) order.
+@Suite struct OrderKeyTests {
+    @Test func keysOrderByInstantThenGroupThenSequence() {
+        let keys = [
+            OrderKey(instant: 2, group: 0, sequence: 0), OrderKey(instant: 1, group: 3, sequence: 1),
+            OrderKey(instant: 1, group: 1, sequence: 5), OrderKey(instant: 1, group: 1, sequence: 2),
+        ]
+        #expect(
+            keys.sorted() == [
+                OrderKey(instant: 1, group: 1, sequence: 2), OrderKey(instant: 1, group: 1, sequence: 5),
+                OrderKey(instant: 1, group: 3, sequence: 1), OrderKey(instant: 2, group: 0, sequence: 0),
+            ])
     }
 }
 

@@ -13,40 +13,40 @@ import Foundation
 /// - the trailer: `end RECORDS CUT STOPLENGTH` and a newline, then STOPLENGTH bytes: RECORDS is the number of records
 ///   (a truncated part is detected), CUT is `-` or the segment where the part's run stopped (an action the rules
 ///   refuse), STOPLENGTH the length of that stop's message (0 when it did not stop). Nothing follows.
-public enum PartFile {
+package enum PartFile {
     /// What starts every part (version 2 of the format: version 1's parts split the families round robin, version 2's
     /// in rotated blocks, rule partition-order; so that no simctl merges parts of the two kinds, the version changed).
-    public static let magic = "simctl-part 2 "
+    package static let magic = "simctl-part 2 "
     /// What started parts of the earlier versions (refused with a message of their own).
     static let earlierMagic = "simctl-part 1 "
 
     /// What a part was made from: the parts of one merge must agree on everything but ``shard``.
-    public struct Header: Codable, Equatable, Sendable {
+    package struct Header: Codable, Equatable, Sendable {
         /// SHA-256 of the scenario file's bytes, in lower-case hex.
-        public var scenarioDigest: String
+        package var scenarioDigest: String
         /// The run's seed, start, end and environment after the command line's overrides.
-        public var seed: String
-        public var start: String
-        public var until: String
-        public var environment: String
+        package var seed: String
+        package var start: String
+        package var until: String
+        package var environment: String
         /// How the payloads are signed: `default`, `ca-seed TEXT` or `signing-chain DIGEST` (SHA-256 of the SHA-256s of
         /// leaf.pem, intermediate.pem and root.pem).
-        public var signing: String
+        package var signing: String
         /// `jsonl`, `decoded` or `timeline`.
-        public var format: String
+        package var format: String
         /// The scenario's name and how many expectations it has (a merged timeline's title and last line show
         /// them; absent in parts written before they were added).
-        public var name: String?
-        public var expectations: Int?
+        package var name: String?
+        package var expectations: Int?
         /// The scenario file as the command line named it: a stop's message starts with it (a merged timeline's
         /// last line names the stop's `FILE:LINE:COLUMN`). Not compared: each machine may name the file its way.
-        public var file: String?
+        package var file: String?
         /// This part, from 1.
-        public var shard: Int
+        package var shard: Int
         /// How many parts there are.
-        public var shards: Int
+        package var shards: Int
 
-        public init(
+        package init(
             scenarioDigest: String, scenario: Scenario, signing: String, format: OutputFormat, part: RunPart
         ) {
             self.scenarioDigest = scenarioDigest
@@ -67,7 +67,7 @@ public enum PartFile {
 
         /// The header line's length, with its newline: at most ``Reader/longestHeader`` in a part (`simctl run
         /// --shard` refuses a longer one, which a long scenario name would make).
-        public var lineLength: Int { line.count }
+        package var lineLength: Int { line.count }
 
         /// The header line (with its newline).
         var line: [UInt8] {
@@ -78,7 +78,7 @@ public enum PartFile {
         }
 
         /// The fields on which the header differs from `other`, shard excepted (name, this value, the other's).
-        public func differences(from other: Header) -> [(field: String, value: String, other: String)] {
+        package func differences(from other: Header) -> [(field: String, value: String, other: String)] {
             var found: [(String, String, String)] = []
             func compare(_ name: String, _ a: String, _ b: String) { if a != b { found.append((name, a, b)) } }
             compare("scenarioDigest", scenarioDigest, other.scenarioDigest)
@@ -98,7 +98,7 @@ public enum PartFile {
     /// Runs part `part` of `scenario` (``ScenarioRunner/streamPart(_:part:partition:into:)``) and writes it in the
     /// part format to `write`, in bounded memory. `format`: jsonl, decoded or timeline. A scenario that runs as one
     /// job (``ScenarioPartition/oneJobReason``) has everything in part 1; its other parts hold no record.
-    public static func writePart(
+    package static func writePart(
         _ scenario: Scenario, part: RunPart, format: OutputFormat, signer: (any PayloadSigner)?, header: Header,
         write: @escaping ([UInt8]) -> Void
     ) -> ScenarioRun {
@@ -120,7 +120,7 @@ public enum PartFile {
     }
 
     /// The formats a part may hold.
-    public static let formats: Set<OutputFormat> = [.jsonl, .decoded, .timeline]
+    package static let formats: Set<OutputFormat> = [.jsonl, .decoded, .timeline]
 
     /// Writes the header, runs the part into `sink` and writes the trailer.
     static func writePart<Sink: PartRecordWriter>(
@@ -225,20 +225,20 @@ public enum PartFile {
     }
 
     /// A part file that cannot be merged: `message` names the file and says what was expected and what was found.
-    public struct Problem: Error, Sendable, CustomStringConvertible {
-        public var message: String
+    package struct Problem: Error, Sendable, CustomStringConvertible {
+        package var message: String
         /// The file cannot be read at all (rather than holding bad data).
-        public var unreadable = false
-        public var description: String { message }
+        package var unreadable = false
+        package var description: String { message }
     }
 
     /// What a part's trailer says.
-    public struct Trailer: Sendable {
-        public var records: Int
+    package struct Trailer: Sendable {
+        package var records: Int
         /// Where the part's run stopped (nil: it did not).
-        public var cut: RecordKey?
+        package var cut: RecordKey?
         /// The stop's message (empty when it did not stop).
-        public var stop: String
+        package var stop: String
 
         /// The trailer's CUT: `SEGMENT` for a cut at a segment's start (an action the rules refuse), else
         /// `SEGMENT,INSTANT,FAMILY` (a store event stopped the run: ``ScenarioRunner/cut(segment:stoppingEvent:)``).
@@ -261,25 +261,25 @@ public enum PartFile {
     }
 
     /// Reads a part file in chunks (memory bounded by the chunk and the longest record).
-    public final class Reader {
-        public let path: String
+    package final class Reader {
+        package let path: String
         let handle: FileHandle
         var buffer: [UInt8] = []
         var position = 0
         var offset = 0  // of buffer[0] in the file
         var atEnd = false
-        public private(set) var header: Header?
+        package private(set) var header: Header?
         /// The header's format (read with it).
-        public private(set) var format: OutputFormat?
+        package private(set) var format: OutputFormat?
         /// Whether the part holds timeline rows.
         var holdsRows: Bool { format == .timeline }
         /// Set by ``validate()``.
-        public private(set) var trailer: Trailer?
+        package private(set) var trailer: Trailer?
         /// The first problem met while merging (the file changed after ``validate()``).
-        public private(set) var problem: Problem?
+        package private(set) var problem: Problem?
         var remaining = 0
 
-        public init(path: String) throws(Problem) {
+        package init(path: String) throws(Problem) {
             self.path = path
             guard let handle = FileHandle(forReadingAtPath: path) else {
                 throw Problem(message: "\(path): error: cannot read the file", unreadable: true)
@@ -325,7 +325,7 @@ public enum PartFile {
         }
 
         /// The longest header line read, without its newline (the scenario's name is in it).
-        public static let longestHeader = 1 << 20
+        package static let longestHeader = 1 << 20
 
         /// The longest record or stop message a part may hold (a line is a few kilobytes): a larger length is bad
         /// data, not a reason to read that much.
@@ -356,7 +356,7 @@ public enum PartFile {
         func fail(_ what: String) -> Problem { Problem(message: "\(path): error: \(what)") }
 
         /// Reads the header line.
-        public func readHeader() throws(Problem) -> Header {
+        package func readHeader() throws(Problem) -> Header {
             let expected = "expected a part of 'simctl run --shard I/N' (first line 'simctl-part 2 {...}')"
             guard let line = line(limit: Self.longestHeader + 1) else {
                 throw fail("\(expected), found an empty file")
@@ -459,7 +459,7 @@ public enum PartFile {
 
         /// Reads the whole part once (after ``readHeader()``): every record, the trailer, the end of the file. A
         /// timeline part's records are read too: each must be one row's cells (``TimelineRows/isRow(_:)``).
-        public func validate() throws(Problem) -> Trailer {
+        package func validate() throws(Problem) -> Trailer {
             var count = 0
             var last = RecordKey(segment: .min, instant: .min, family: 0)
             let rows = holdsRows
@@ -504,7 +504,7 @@ public enum PartFile {
         }
 
         /// Goes back to the first record (for the merge, after ``validate()``).
-        public func rewind() throws(Problem) {
+        package func rewind() throws(Problem) {
             do { try handle.seek(toOffset: 0) } catch { throw fail("cannot read the file again") }
             buffer.removeAll(keepingCapacity: true)
             position = 0
@@ -571,7 +571,7 @@ public enum PartFile {
     /// `simctl run` in parts writes (``RunPlan/writeVector``). Each part's batch is read into again once the merge is
     /// done with it. Returns the part whose stop is the run's (nil: none stopped), or a problem when a file changed
     /// while it was read.
-    public static func merge(
+    package static func merge(
         _ readers: [Reader], write: @escaping ([UInt8]) -> Void, writeVector: VectorWrite? = nil
     ) throws(Problem) -> Reader? {
         for reader in readers { try reader.rewind() }
@@ -606,7 +606,7 @@ public enum PartFile {
     /// hands the rows in key order to the table (``TimelineSink/receiveRow(_:instant:access:)``), which groups them
     /// by instant and sizes the columns as the one-job run does; then the line below the table. Returns the part
     /// whose stop is the run's (nil: none stopped), or a problem when a file changed while it was read.
-    public static func mergeTimeline(_ readers: [Reader], write: @escaping ([UInt8]) -> Void) throws(Problem)
+    package static func mergeTimeline(_ readers: [Reader], write: @escaping ([UInt8]) -> Void) throws(Problem)
         -> Reader?
     {
         guard let header = readers.first?.header else { return nil }

@@ -6,7 +6,7 @@
 ///   customer is a family of their own. A family's **ordinal** is the smallest position (``Scenario/customers``
 ///   order, the order every run registers them in) among its customers.
 /// - **Order**: the store's events of one instant and priority run in (family ordinal, order scheduled) order
-///   (`CustomerRecord.eventGroup`), so every record a run emits (notification, entitlement change) has the key
+///   (the customers' order group, ``OrderKey``), so every record a run emits (notification, entitlement change) has the key
 ///   ``RecordKey`` (segment, instant, family ordinal), and a run emits its records in key order; records of one key
 ///   belong to one family, and keep the order that family's own run gives them.
 /// - **Parts** (rotated blocks, ``partIndex(ofPlace:count:)``): the families, in ordinal order (places 0, 1, 2,
@@ -22,22 +22,22 @@
 /// - **One job**: a scenario whose timeline has an action for no one customer (a change to a product or the
 ///   catalogue, a `TEST` notification, a mass renewal extension, whose `SUMMARY` counts every customer) is not
 ///   partitioned: ``oneJobReason`` says why, and its part 0 holds every family (the other parts are empty).
-public struct ScenarioPartition: Sendable {
+package struct ScenarioPartition: Sendable {
     /// Each customer's family ordinal, by position in ``Scenario/customers``.
-    public let familyOrdinals: [UInt32]
+    package let familyOrdinals: [UInt32]
     /// The place of each family ordinal in ordinal order, by position of the customer (what ``RunPart`` assigns).
     let familyPlaces: [Int]
     /// How many families there are.
-    public let familyCount: Int
+    package let familyCount: Int
     /// Positions by customer name.
     let positions: [String: Int]
     /// The family place (as in `familyPlaces`) of each timeline entry's customer, by the entry's position in
     /// ``Scenario/timeline``; -1 for an entry for no customer, or a name the scenario does not know (part 0 holds it).
     let entryPlaces: [Int32]
     /// Why the scenario runs as one job (nil: it is partitioned).
-    public let oneJobReason: String?
+    package let oneJobReason: String?
 
-    public init(_ scenario: Scenario) {
+    package init(_ scenario: Scenario) {
         // Built at its full size at once, one hash per name: grown by doubling, its rehashing alone took 5% of the
         // calling thread's time before the parts start (perf, 100,000 customers).
         let positions = [String: Int](
@@ -94,10 +94,10 @@ public struct ScenarioPartition: Sendable {
     }
 
     /// Whether the scenario is split into parts (``oneJobReason`` is nil).
-    public var isPartitioned: Bool { oneJobReason == nil }
+    package var isPartitioned: Bool { oneJobReason == nil }
 
     /// The family ordinal of a customer (0 for a name the scenario does not know, or no customer).
-    public func familyOrdinal(of customer: String?) -> UInt32 {
+    package func familyOrdinal(of customer: String?) -> UInt32 {
         guard let customer, let position = positions[customer] else { return 0 }
         return familyOrdinals[position]
     }
@@ -109,7 +109,7 @@ public struct ScenarioPartition: Sendable {
     }
 
     /// Whether `part` holds the customer (a name the scenario does not know, or no customer: part 0).
-    public func part(_ part: RunPart, holds customer: String?) -> Bool {
+    package func part(_ part: RunPart, holds customer: String?) -> Bool {
         self.part(part, holdsPlace: customer.flatMap { positions[$0] }.map { familyPlaces[$0] })
     }
 
@@ -139,58 +139,58 @@ public struct ScenarioPartition: Sendable {
 /// One part of a partitioned run (``ScenarioPartition``): `index` (from 0) of `count`. Each block of `count`
 /// families in family-ordinal order gives one family to each part, the block rotated by a pseudo-random amount
 /// (``ScenarioPartition/partIndex(ofPlace:count:)``).
-public struct RunPart: Hashable, Sendable, CustomStringConvertible {
-    public let index: Int
-    public let count: Int
+package struct RunPart: Hashable, Sendable, CustomStringConvertible {
+    package let index: Int
+    package let count: Int
 
-    public init(index: Int, count: Int) {
+    package init(index: Int, count: Int) {
         precondition(count >= 1 && index >= 0 && index < count, "part \(index) of \(count)")
         self.index = index
         self.count = count
     }
 
     /// The whole run.
-    public static let whole = RunPart(index: 0, count: 1)
+    package static let whole = RunPart(index: 0, count: 1)
 
-    public var description: String { "\(index + 1)/\(count)" }
+    package var description: String { "\(index + 1)/\(count)" }
 }
 
 /// Where a record stands in a run's output (rule partition-order, ``ScenarioPartition``): the driver's segment (2k
 /// for the store's events before timeline entry k, 2k + 1 for entry k itself, 2n for the events after the last of
 /// n entries), the instant, the family ordinal of its customer. A run emits its records in key order; records of
 /// one key are one family's, in their run's order.
-public struct RecordKey: Hashable, Sendable, Comparable {
-    public var segment: Int
-    public var instant: Int64
-    public var family: UInt32
+package struct RecordKey: Hashable, Sendable, Comparable {
+    package var segment: Int
+    package var instant: Int64
+    package var family: UInt32
 
-    public init(segment: Int, instant: Int64, family: UInt32) {
+    package init(segment: Int, instant: Int64, family: UInt32) {
         self.segment = segment
         self.instant = instant
         self.family = family
     }
 
-    public static func < (lhs: RecordKey, rhs: RecordKey) -> Bool {
+    package static func < (lhs: RecordKey, rhs: RecordKey) -> Bool {
         if lhs.segment != rhs.segment { return lhs.segment < rhs.segment }
         if lhs.instant != rhs.instant { return lhs.instant < rhs.instant }
         return lhs.family < rhs.family
     }
 
     /// After every key.
-    public static let end = RecordKey(segment: .max, instant: .max, family: .max)
+    package static let end = RecordKey(segment: .max, instant: .max, family: .max)
 }
 
 /// What one part of a run emitted, with each record's key (``ScenarioRunner/runPart(_:part:)``).
-public struct KeyedRecords: Sendable {
-    public var notifications: [SentNotification] = []
-    public var notificationKeys: [RecordKey] = []
-    public var changes: [EntitlementChange] = []
-    public var changeKeys: [RecordKey] = []
+package struct KeyedRecords: Sendable {
+    package var notifications: [SentNotification] = []
+    package var notificationKeys: [RecordKey] = []
+    package var changes: [EntitlementChange] = []
+    package var changeKeys: [RecordKey] = []
 
-    public init() {}
+    package init() {}
 
     /// The records of `parts` merged by key (ties keep part order, then each part's own order).
-    public static func merged(_ parts: [KeyedRecords]) -> (
+    package static func merged(_ parts: [KeyedRecords]) -> (
         notifications: [SentNotification], changes: [EntitlementChange]
     ) {
         func merge<T>(_ values: [[T]], _ keys: [[RecordKey]]) -> [T] {

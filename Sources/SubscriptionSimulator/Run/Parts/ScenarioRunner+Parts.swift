@@ -1,6 +1,6 @@
 /// Receives what one part of a partitioned run emits (``ScenarioRunner/streamPart(_:part:partition:into:)``), with
 /// each record's key (rule partition-order, ``ScenarioPartition``).
-public protocol KeyedRunSink {
+package protocol KeyedRunSink {
     /// The records emitted since the previous call, in order, with their keys (`notificationKeys[i]` is the key of
     /// `notifications[i]`); the sink may take the arrays' contents. `frontier`: every record the part emits from now
     /// on has a key at or after it.
@@ -18,14 +18,14 @@ extension ScenarioRunner {
     /// customers' entries, handing `sink` its records with their keys after every step of the driver. The store
     /// keeps only live state (unless the scenario needs its history, ``needsHistory(_:)``). Expectations are not
     /// judged here (a part sees only its own customers): the merged records are (``ExpectationTracker``).
-    public static func streamPart<Sink: KeyedRunSink>(
+    package static func streamPart<Sink: KeyedRunSink>(
         _ scenario: Scenario, part: RunPart, partition: ScenarioPartition, into sink: inout Sink
     ) -> ScenarioRun {
         let kept: StoreRetention = needsHistory(scenario) ? .everything : .liveState
         var (store, stop) = TimelineDriver.prepared(scenario, retention: kept, partition: partition, part: part)
         var handed = (notifications: 0, changes: 0)  // what the sink has (a store that keeps everything)
         // Pauses between two events once it holds this many, also within one instant (as a streamed run does).
-        if store.retention == .liveState { store.emissions.handOver(at: 512) }
+        if store.retention == .liveState { store.handOver(at: 512) }
         var notificationKeys: [RecordKey] = []
         var changeKeys: [RecordKey] = []
         var lastSegment = 0
@@ -35,29 +35,29 @@ extension ScenarioRunner {
         let keysFamilies = partition.isPartitioned
         func handOver(_ store: inout SimulatedStore, segment: Int) {
             lastSegment = segment
-            // The family ordinal is the record's event group, which the store noted as it emitted the record.
-            for order in store.emissions.notificationOrder[handed.notifications...] {
+            // The family ordinal is the record's order group, which the store stamped on it (``OrderKey``).
+            for order in store.notificationOrderKeys(from: handed.notifications) {
                 notificationKeys.append(
                     RecordKey(segment: segment, instant: order.instant, family: keysFamilies ? order.group : 0))
             }
-            for order in store.emissions.changeOrder[handed.changes...] {
+            for order in store.changeOrderKeys(from: handed.changes) {
                 changeKeys.append(
                     RecordKey(segment: segment, instant: order.instant, family: keysFamilies ? order.group : 0))
             }
             let frontier = RecordKey(segment: segment, instant: store.now.millisecondsSince1970, family: 0)
             if store.retention == .liveState {
-                store.emissions.handOn { notifications, changes in
+                store.handOn { notifications, changes in
                     sink.receive(
                         taking: &notifications, keys: notificationKeys, &changes, keys: changeKeys, frontier: frontier)
                 }
                 store.discardEmitted()
             } else {
-                var newNotifications = Array(store.emissions.notifications[handed.notifications...])
-                var newChanges = Array(store.emissions.entitlementChanges[handed.changes...])
+                var newNotifications = Array(store.notifications[handed.notifications...])
+                var newChanges = Array(store.entitlementChanges[handed.changes...])
                 sink.receive(
                     taking: &newNotifications, keys: notificationKeys, &newChanges, keys: changeKeys,
                     frontier: frontier)
-                handed = (store.emissions.notifications.count, store.emissions.entitlementChanges.count)
+                handed = (store.notifications.count, store.entitlementChanges.count)
             }
             notificationKeys.removeAll(keepingCapacity: true)
             changeKeys.removeAll(keepingCapacity: true)
@@ -90,7 +90,7 @@ extension ScenarioRunner {
     /// Runs part `part` of `scenario` and returns its records with their keys (for tests and small runs; a large
     /// run streams them, ``streamPart(_:part:partition:into:)``). Merging every part's records by key
     /// (``KeyedRecords/merged(_:)``) gives exactly the records of the one-job run.
-    public static func runPart(_ scenario: Scenario, part: RunPart) -> (records: KeyedRecords, run: ScenarioRun) {
+    package static func runPart(_ scenario: Scenario, part: RunPart) -> (records: KeyedRecords, run: ScenarioRun) {
         var collector = KeyedCollector()
         let run = streamPart(scenario, part: part, partition: ScenarioPartition(scenario), into: &collector)
         return (collector.records, run)

@@ -127,6 +127,20 @@ public enum CaseRunner {
         "; every delivery of this case was refused: check the endpoint's verifier (the root from 'simctl certs "
         + "export', the scenario's environment, bundleId and appAppleId; docs/check.md)"
 
+    /// Added when every delivery was refused and the notifications carry the placeholder signature (issue 47): a
+    /// verifier for Sandbox or Production refuses them, and Apple's libraries call it INVALID_CERTIFICATE, which
+    /// reads like a trust problem.
+    static func placeholderHint(_ app: AppConfiguration) -> String {
+        switch app.environment {
+        case .localTesting, .xcode:
+            return "; the notifications are signed for \(app.environment.rawValue), whose placeholder signatures a "
+                + "verifier for Sandbox or Production refuses (Apple's libraries say INVALID_CERTIFICATE: the cause "
+                + "is the environment, not trust): give --environment Sandbox"
+        case .sandbox, .production:
+            return ""
+        }
+    }
+
     /// Runs `scenario` (a case, or a counterexample) against `backend`, with the store's identities of `epoch`
     /// (rule ids-change-with-the-epoch); nil: the scenario's own (``Scenario/epoch``).
     public static func run(_ scenario: Scenario, against backend: CheckedBackend, epoch: UInt32? = nil) -> CaseResult {
@@ -198,7 +212,8 @@ public enum CaseRunner {
             in current: SimulatedStore, _ text: String
         ) -> CaseOutcome {
             guard let status, anyDelivered, let item = items[uuid] else {
-                return .cannotJudge(text + (anyDelivered ? "" : Self.everyDeliveryRefused))
+                return .cannotJudge(
+                    text + (anyDelivered ? "" : Self.everyDeliveryRefused + Self.placeholderHint(scenario.app)))
             }
             let id = queried[uuid]
             let truth =

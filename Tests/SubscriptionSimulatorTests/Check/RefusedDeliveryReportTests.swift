@@ -41,6 +41,8 @@ import Testing
         }
         #expect(message.contains("HTTP 400: bad signature\\n"), "\(message)")
         #expect(message.contains("every delivery of this case was refused"))
+        // Issue 47: LocalTesting's placeholder signatures are named as the likely cause.
+        #expect(message.contains("signed for LocalTesting") && message.contains("give --environment Sandbox"))
     }
 
     /// Issue 47: one refusal among accepted deliveries is a finding of its own (the backend refuses a valid

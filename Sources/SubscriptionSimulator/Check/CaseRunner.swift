@@ -316,7 +316,15 @@ public enum CaseRunner {
                         continue
                     }
                     let log = deliveredLog[id] ?? []
-                    let (notification, cause) = describe(log.last?.notificationUUID)
+                    // The class names the newest notification delivered (by the instant it was sent, its
+                    // signedDate; the last delivered among equals): a late retry or a duplicate arriving after it
+                    // does not change the class.
+                    var newest: (uuid: String, sent: Instant)?
+                    for entry in log {
+                        guard let sent = items[entry.notificationUUID]?.instant else { continue }
+                        if newest == nil || sent >= newest!.sent { newest = (entry.notificationUUID, sent) }
+                    }
+                    let (notification, cause) = describe(newest?.uuid)
                     finished = .diverges(
                         Divergence(
                             kind: kind, instant: store.now, customer: truth.customer, originalTransactionId: id,

@@ -34,6 +34,8 @@ package struct RunOptions: Equatable, Sendable {
     package var jobs: Int?
     /// `--shard I/N`: write part I of N in the part format (``PartFile``) for `simctl merge`.
     package var shard: RunPart?
+    /// Issue 47: `--bundle-id`, `--app-apple-id`, `--map-product` (IdentityOptions.swift).
+    package var identity = IdentityOptions()
 
     package init(
         file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil,
@@ -68,7 +70,7 @@ package enum ArgumentParser {
         [
             "--format", "--out", "--until", "--seed", "--start", "--force", "--jobs", "--shard",
         ]
-        + SigningOptions.names + DeliveryOptions.names
+        + SigningOptions.names + DeliveryOptions.names + IdentityOptions.names
     /// Options that take no value.
     static let runFlags = ["--force"]
 
@@ -121,6 +123,7 @@ package enum ArgumentParser {
         var force = false
         var delivery = DeliveryOptions.Builder()
         var signing = SigningOptions()
+        var identity = IdentityOptions()
         var jobs: Int?
         var shard: RunPart?
         var index = 0
@@ -207,6 +210,8 @@ package enum ArgumentParser {
                 try delivery.set(name, text)
             case _ where try signing.apply(name, text, topic: "run"):
                 break
+            case _ where try identity.apply(name, text, topic: "run"):
+                break
             case "--jobs":
                 try once(jobs)
                 guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(text),
@@ -251,6 +256,7 @@ package enum ArgumentParser {
         options.delivery = try delivery.build()
         options.jobs = jobs
         options.shard = shard
+        options.identity = identity
         if shard != nil {
             // A part holds output lines or timeline rows with their keys, written to standard output only.
             var conflict: String?

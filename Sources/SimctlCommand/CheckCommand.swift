@@ -40,6 +40,22 @@ package struct CheckCommandOptions: Equatable, Sendable {
     /// `--port` server's signed answers, are signed.
     package var signing = SigningOptions()
 
+    // MARK: Issue 47 (checking an existing backend): a block of its own, to port into the option tables.
+    /// `--keep-going`: run every case, one shrunk counterexample per class of divergence.
+    package var keepGoing = false
+    /// `--accept-status KIND[=CODE],...` (repeatable): refusals the backend makes on purpose.
+    package var acceptedRefusals: [String: Set<Int>] = [:]
+    /// `--actions LIST`, `--without LIST`, `--weights FILE` (read when the check starts).
+    package var onlyActions: Set<String>?
+    package var withoutActions: Set<String> = []
+    package var weightsFile: String?
+    /// `--tolerance D` in milliseconds of virtual time.
+    package var toleranceMilliseconds: Int64 = 0
+    /// `--epoch auto`: the next free epoch is kept in `--out` (`.simctl-epoch`).
+    package var autoEpoch = false
+    /// `--bundle-id`, `--app-apple-id`, `--map-product OLD=NEW` (IdentityOptions.swift).
+    package var identity = IdentityOptions()
+
     package init() {}
 }
 
@@ -73,7 +89,9 @@ struct EntitlementQuery {
         }
         let endpoint: HTTPEndpoint
         do throws(HTTPEndpointError) {
-            endpoint = try HTTPEndpoint(url: template.replacingOccurrences(of: Self.placeholder, with: "0"))
+            endpoint = try HTTPEndpoint(
+                url: template.replacingOccurrences(of: Self.placeholder, with: "0")
+                    .replacingOccurrences(of: "{nowISO}", with: "0").replacingOccurrences(of: "{now}", with: "0"))
         } catch {
             // The endpoint's own text speaks of delivery URLs; this is the entitlement query's.
             throw UsageError(
@@ -91,11 +109,18 @@ struct EntitlementQuery {
         target = rest
     }
 
-    /// Asks about `originalTransactionId`; nil: unknown (404).
-    func ask(_ originalTransactionId: String) throws(Failure) -> BackendAnswer? {
+    /// Asks about `originalTransactionId` at the virtual instant `now` (`{now}`, `{nowISO}`, the `X-Simctl-Now`
+    /// header); nil: unknown (404).
+    func ask(_ originalTransactionId: String, now: Instant? = nil) throws(Failure) -> BackendAnswer? {
         let url = "http://\(client.endpoint.hostHeader)"
-        let path = target.replacingOccurrences(of: Self.placeholder, with: originalTransactionId)
-        switch client.get(path) {
+        var path = target.replacingOccurrences(of: Self.placeholder, with: originalTransactionId)
+        var headers: [(String, String)] = []
+        if let now {
+            path = path.replacingOccurrences(of: "{nowISO}", with: "\(now)")
+                .replacingOccurrences(of: "{now}", with: "\(now.millisecondsSince1970)")
+            headers.append((HTTPDelivery.nowHeader, "\(now.millisecondsSince1970)"))
+        }
+        switch client.get(path, headers: headers) {
         case .failure(let error):
             throw Failure(description: "GET \(url)\(path): \(error)")
         case .success(let response):
@@ -121,6 +146,9 @@ enum CheckCommand {
                                      [--deliver-connections N] [--chaos-duplicate P] [--chaos-fail-rate P]
                                      [--chaos-fail-first N] [--no-duplicates] [--no-retries] [--no-shrink]
                                      [--port P [--host ADDR] [--api-key-pem FILE] [--log FILE]]
+                                     [--keep-going] [--accept-status KIND[=CODE],...] [--actions LIST]
+                                     [--without LIST] [--weights FILE] [--tolerance D] [--epoch auto]
+                                     \(IdentityOptions.usage)
                                      \(SigningOptions.usage)
                simctl check --replay FILE --deliver URL --entitlements TEMPLATE [--epoch N] [--settle D]
                                      [--port P ...] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR]
@@ -165,6 +193,25 @@ enum CheckCommand {
           --chaos-fail-first N  most first attempts such a notification fails, 0 to 5 (default 2; 0: none)
           --no-duplicates, --no-retries   turn duplicates, failed first attempts off
           --no-shrink         report the first divergence as found, without shrinking it
+
+        CHECKING AN EXISTING BACKEND (docs/check.md, "Checking an existing backend"):
+          --keep-going        run every case; group the divergences into classes (kind, the notification
+                              before it, the action that caused it), shrink one per class and write
+                              counterexample-N.yaml/.jsonl and summary.json to DIR (default: stop at the first)
+          --accept-status KIND[=CODE],...  refusals the backend makes on purpose (repeatable): a notification
+                              of type KIND (or TYPE/SUBTYPE) answered CODE (any non-2xx without =CODE) counts
+                              as delivered and is not judged; other refusals after Apple's retries are a class
+                              of their own, "refuses a valid notification"
+          --actions LIST      draw only these actions (comma-separated names of the scenario action table)
+          --without LIST      never draw these actions
+          --weights FILE      per-action weights: lines 'ACTION WEIGHT' (0 to 1000), '#' comments
+          --tolerance D       accept an answer that matches the truth of less than D ago (such as 1h),
+                              reported as tolerated
+          --epoch auto        take the next free epoch from DIR/.simctl-epoch (or from the wall clock) and
+                              store the next one after the run (with --replay too, given --out DIR)
+          TEMPLATE may hold {now} (the checkpoint's virtual instant, ms since 1970) and {nowISO}; every query
+          and delivery carries it in the header X-Simctl-Now
+        \(IdentityOptions.help)
         \(SigningOptions.help)
                               Without them, check signs as the scenario's app.environment says
                               (LocalTesting when it says nothing: placeholder signatures, which a
@@ -176,7 +223,7 @@ enum CheckCommand {
 
         EXIT CODES:
           0   every case agrees with the store (with --replay: the file agrees)
-          1   a divergence (with --replay: the file still diverges)
+          1   a divergence, or with --keep-going at least one class (with --replay: the file still diverges)
           2   the backend cannot be judged: unreachable, an entitlement answer that is not 200/404 with the
               contract's JSON, or a notification undelivered after its last attempt
           64  bad usage
@@ -205,10 +252,17 @@ enum CheckCommand {
         "--delivery-log": "the report lists the last notifications delivered for the divergent originalTransactionId",
     ]
     /// Options without a value.
-    static let flags: Set<String> = ["--no-duplicates", "--no-retries", "--no-shrink"]
+    static let flags: Set<String> = ["--no-duplicates", "--no-retries", "--no-shrink", "--keep-going"]
+
+    // MARK: Issue 47's options (to port into the option tables): --keep-going (a flag, above), --accept-status
+    // (repeatable), --actions, --without, --weights, --tolerance, --epoch auto, and the identity options.
+    static let issue47ValueOptions: Set<String> = ["--actions", "--without", "--weights", "--tolerance"]
+    static let repeatableOptions: Set<String> = ["--accept-status"]
 
     static func parse(_ arguments: [String]) throws(UsageError) -> CheckCommandOptions {
         var values: [String: String] = [:]
+        var repeated: [String: [String]] = [:]
+        var identity = IdentityOptions()
         var delivery = DeliveryOptions.Builder()
         var seenFlags: Set<String> = []
         var signing = SigningOptions()
@@ -240,6 +294,16 @@ enum CheckCommand {
                 index += 1
                 continue
             }
+            if IdentityOptions.names.contains(argument) || repeatableOptions.contains(argument) {
+                guard index < arguments.count else {
+                    throw UsageError(message: "option '\(argument)' needs a value", topic: "check")
+                }
+                if !(try identity.apply(argument, arguments[index], topic: "check")) {
+                    repeated[argument, default: []].append(arguments[index])
+                }
+                index += 1
+                continue
+            }
             if let reason = notApplicable[argument] {
                 throw UsageError(
                     message: "option '\(argument)' of 'simctl run' does not apply to 'check': \(reason)", topic: "check"
@@ -255,7 +319,7 @@ enum CheckCommand {
                 index += 1
                 continue
             }
-            guard valueOptions.contains(argument) else {
+            guard valueOptions.contains(argument) || issue47ValueOptions.contains(argument) else {
                 throw UsageError(message: "unknown option '\(argument)'", topic: "check")
             }
             guard index < arguments.count else {
@@ -269,13 +333,15 @@ enum CheckCommand {
         }
         var options = CheckCommandOptions()
         options.signing = signing
+        options.identity = identity
         if let replay = values["--replay"] {
             if let file {
                 throw UsageError(
                     message: "'--replay FILE' runs FILE in place of SCENARIO; found both '\(replay)' and '\(file)'",
                     topic: "check")
             }
-            let generation = ["--cases", "--seed", "--junit", "--max-time", "--out"].filter { values[$0] != nil }
+            let generation = ["--cases", "--seed", "--junit", "--max-time", "--actions", "--without", "--weights"]
+                .filter { values[$0] != nil }
             let chaos =
                 ["--chaos-duplicate", "--chaos-fail-rate", "--chaos-fail-first"].filter { delivery.values[$0] != nil }
                 + seenFlags.sorted()
@@ -348,10 +414,12 @@ enum CheckCommand {
             }
             options.seed = seed
         }
-        if let text = values["--epoch"] {
+        if let text = values["--epoch"], text == "auto" {
+            options.autoEpoch = true
+        } else if let text = values["--epoch"] {
             guard let epoch = UInt32(text) else {
                 throw UsageError(
-                    message: "option '--epoch' needs a whole number from 0 to 4294967295, found '\(text)'",
+                    message: "option '--epoch' needs a whole number from 0 to 4294967295 or 'auto', found '\(text)'",
                     topic: "check")
             }
             options.epoch = epoch
@@ -369,7 +437,74 @@ enum CheckCommand {
         if seenFlags.contains("--no-duplicates") { options.chaos = options.chaos.withoutDuplicates }
         if seenFlags.contains("--no-retries") { options.chaos = options.chaos.withoutFailures }
         options.shrinks = !seenFlags.contains("--no-shrink")
+        try parseIssue47(values, repeated, seenFlags, into: &options)
         return options
+    }
+
+    /// Issue 47's options (docs/check.md, "Checking an existing backend").
+    static func parseIssue47(
+        _ values: [String: String], _ repeated: [String: [String]], _ flags: Set<String>,
+        into options: inout CheckCommandOptions
+    ) throws(UsageError) {
+        options.keepGoing = flags.contains("--keep-going")
+        if options.keepGoing && options.replay {
+            throw UsageError(message: "option '--keep-going' does not apply to '--replay' (one case)", topic: "check")
+        }
+        for text in repeated["--accept-status", default: []] {
+            for item in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                let kind = parts[0]
+                let type = String(kind.split(separator: "/", maxSplits: 1).first ?? "")
+                guard !kind.isEmpty, NotificationType(rawValue: type) != nil else {
+                    let names = NotificationType.allCases.map(\.rawValue)
+                    let hint = Suggestions.closest(to: type, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+                    throw UsageError(
+                        message: "option '--accept-status' needs KIND or KIND=CODE with KIND a notificationType "
+                            + "(or TYPE/SUBTYPE) such as TEST=500, found '\(item)'\(hint)", topic: "check")
+                }
+                var codes = options.acceptedRefusals[kind] ?? []
+                if parts.count == 2 {
+                    guard let code = Int(parts[1]), (300...599).contains(code) else {
+                        throw UsageError(
+                            message: "option '--accept-status': '\(item)' needs a refusal status from 300 to 599 "
+                                + "after '=', found '\(parts[1])'", topic: "check")
+                    }
+                    codes.insert(code)
+                }
+                options.acceptedRefusals[kind] = parts.count == 2 && options.acceptedRefusals[kind] != [] ? codes : []
+            }
+        }
+        func names(_ option: String) throws(UsageError) -> Set<String>? {
+            guard let text = values[option] else { return nil }
+            let list = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !list.isEmpty, !list.contains("") else {
+                throw UsageError(
+                    message: "option '\(option)' needs a comma-separated list of actions, found '\(text)'",
+                    topic: "check")
+            }
+            if let problem = VocabularyChoice.unknown(list) {
+                throw UsageError(message: "option '\(option)': \(problem)", topic: "check")
+            }
+            return Set(list)
+        }
+        options.onlyActions = try names("--actions")
+        options.withoutActions = try names("--without") ?? []
+        if let text = values["--weights"] {
+            guard !text.isEmpty else { throw UsageError(message: "option '--weights' needs a file", topic: "check") }
+            options.weightsFile = text
+        }
+        options.toleranceMilliseconds =
+            try duration(values["--tolerance"], "--tolerance", minimum: 0, limit: 31 * 86_400_000) ?? 0
+        if options.replay && values["--out"] != nil && !options.autoEpoch {
+            throw UsageError(
+                message: "option '--out' applies to '--replay' only with '--epoch auto' (the folder that keeps the "
+                    + "next free epoch)", topic: "check")
+        }
+        if options.autoEpoch && options.replay && values["--out"] == nil {
+            throw UsageError(
+                message: "'--epoch auto' with '--replay' needs '--out DIR', the folder that keeps the next free epoch",
+                topic: "check")
+        }
     }
 
     /// A wall-clock duration option in milliseconds (nil when absent).
@@ -386,7 +521,7 @@ enum CheckCommand {
     /// Runs `simctl check` with `arguments` (after the word `check`). `progress` receives progress lines (the
     /// command line passes standard error when it is a terminal).
     static func main(_ arguments: [String], progress: ((String) -> Void)? = nil) -> CommandOutput {
-        let options: CheckCommandOptions
+        var options: CheckCommandOptions
         do throws(UsageError) { options = try parse(arguments) } catch {
             if error.topic == "help" { return CommandOutput(stdout: help + "\n", stderr: "", exitCode: 0) }
             return CommandOutput(
@@ -402,10 +537,14 @@ enum CheckCommand {
                 stdout: "", stderr: "error: \(error.message)\n\(usageLine)\nsee 'simctl help check'\n",
                 exitCode: ExitCode.usage)
         }
-        let scenario: Scenario
+        var scenario: Scenario
         switch Simctl.decode(options.file, overrides: ScenarioOverrides(environment: options.signing.environment)) {
         case .failure(let output): return output
         case .success(let decoded): scenario = decoded
+        }
+        switch options.identity.applied(to: scenario) {
+        case .failure(let output): return output
+        case .success(let mapped): scenario = mapped
         }
         let signer: (any PayloadSigner)?
         switch options.signing.signer() {
@@ -431,6 +570,10 @@ enum CheckCommand {
             deliver: { request in transport.attempt([request])[0] },
             entitlement: { id in try query.ask(id) },
             settle: { if settle > 0 { Thread.sleep(forTimeInterval: Double(settle) / 1000) } })
+        // The checkpoint's virtual instant goes with every query ({now}, {nowISO}, X-Simctl-Now).
+        backend.entitlementAt = { id, now in try query.ask(id, now: now) }
+        backend.acceptedRefusals = options.acceptedRefusals
+        backend.toleranceMilliseconds = options.toleranceMilliseconds
         backend.signer = signer
         backend.connections = transport.connections
         if transport.connections > 1 { backend.deliverBatch = { transport.attempt($0) } }
@@ -450,8 +593,73 @@ enum CheckCommand {
             }
         }
         defer { server?.stop() }
-        if options.replay { return replay(scenario, options, backend) }
-        return check(scenario, options, backend, progress: progress)
+        var epochFile: EpochFile?
+        if options.autoEpoch {
+            let file = EpochFile(directory: options.outDirectory)
+            switch file.next() {
+            case .failure(let output): return output
+            case .success(let epoch): options.epoch = epoch
+            }
+            epochFile = file
+        }
+        if options.replay {
+            let output = replay(scenario, options, backend)
+            if let epochFile, let epoch = options.epoch, let failure = epochFile.store(epoch &+ 1) { return failure }
+            return output
+        }
+        var output = check(scenario, options, backend, progress: progress)
+        if let epochFile, let next = output.nextEpoch {
+            if let failure = epochFile.store(next) {
+                output.output.stderr += failure.stderr
+                output.output.exitCode = failure.exitCode
+            } else {
+                output.output.stderr +=
+                    "check: --epoch auto: epochs \(options.epoch ?? 0) to \(next &- 1); the next free one is kept in "
+                    + "\(epochFile.path)\n"
+            }
+        }
+        return output.output
+    }
+
+    /// `--epoch auto` (docs/check.md, "Epochs for a persistent backend"): the next free epoch, kept in
+    /// `DIR/.simctl-epoch` (one decimal number and a newline); without that file, one derived from the wall clock
+    /// (minutes since 2026-01-01 times 1,000; the command line reads the clock only here), so that runs against a
+    /// database that outlives the folder do not meet old ids either.
+    struct EpochFile {
+        let directory: String
+        var path: String { URL(fileURLWithPath: directory).appendingPathComponent(".simctl-epoch").path }
+
+        func next() -> Result<UInt32, CommandOutput> {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                let minutes = (Int64(Date().timeIntervalSince1970) - 1_767_225_600) / 60
+                return .success(UInt32(clamping: max(1, minutes) * 1000 % 4_000_000_000))
+            }
+            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let epoch = UInt32(text) else {
+                return .failure(
+                    CommandOutput(
+                        stdout: "",
+                        stderr: "error: \(path):1:1: expected the next free epoch, a whole number from 0 to "
+                            + "4294967295, found '\(text.prefix(40))' (delete the file to start again from the clock)\n",
+                        exitCode: ExitCode.dataError))
+            }
+            return .success(epoch)
+        }
+
+        /// Writes `epoch` as the next free one; the failure's output, or nil.
+        func store(_ epoch: UInt32) -> CommandOutput? {
+            do {
+                try FileManager.default.createDirectory(
+                    at: URL(fileURLWithPath: directory), withIntermediateDirectories: true)
+                try Data("\(epoch)\n".utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                return nil
+            } catch {
+                return CommandOutput(
+                    stdout: "",
+                    stderr: "error: cannot write the next free epoch to '\(path)': \(error.localizedDescription)\n",
+                    exitCode: ExitCode.cannotCreate)
+            }
+        }
     }
 
     /// `--port`: the App Store Server API of the running case's store (docs/check.md, "The App Store Server API").
@@ -551,10 +759,15 @@ enum CheckCommand {
     static func check(
         _ scenario: Scenario, _ options: CheckCommandOptions, _ backend: CheckedBackend,
         progress: ((String) -> Void)?
-    ) -> CommandOutput {
-        let checkOptions = CheckOptions(
+    ) -> (output: CommandOutput, nextEpoch: UInt32?) {
+        var checkOptions = CheckOptions(
             cases: options.cases, seed: options.seed, chaos: options.chaos, shrinks: options.shrinks,
             epoch: options.epoch ?? 0)
+        checkOptions.keepGoing = options.keepGoing
+        switch vocabulary(options) {
+        case .failure(let output): return (output, nil)
+        case .success(let choice): checkOptions.vocabulary = choice
+        }
         var check = BackendCheck(scenario: scenario, options: checkOptions)
         let clock = ContinuousClock()
         let started = clock.now
@@ -568,46 +781,160 @@ enum CheckCommand {
                     progress("\rcase \(done)/\(total), \(notifications) notifications delivered")
                 case .shrinkStep(let steps):
                     progress("\rshrinking: \(steps) step\(steps == 1 ? "" : "s")          ")
+                case .classShrinking(let number, let total):
+                    progress("\nshrinking class \(number) of \(total)\n")
                 }
             }
         }
         let report: CheckReport
         do throws(CheckError) { report = try check.run(against: backend) } catch {
-            return CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.dataError)
+            return (CommandOutput(stdout: "", stderr: "error: \(error)\n", exitCode: ExitCode.dataError), nil)
         }
         progress?("\n")
         let elapsed = started.duration(to: clock.now).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         var stdout = report.description + "\n"
+        if !report.keepGoing {
+            if report.tolerated > 0 {
+                stdout += "tolerated: \(report.tolerated) answers matched the truth of less than the tolerance ago\n"
+            }
+            if report.acceptedRefusals > 0 {
+                stdout += "accepted refusals: \(report.acceptedRefusals) attempts (--accept-status)\n"
+            }
+        }
         var stderr = String(format: "check: %.1f s of wall clock\n", seconds)
         var exitCode = ExitCode.success
+        let directory = URL(fileURLWithPath: options.outDirectory)
         switch report.verdict {
         case .agrees: break
         case .cannotJudge: exitCode = ExitCode.cannotJudge
-        case .diverges(let counterexample):
-            exitCode = ExitCode.expectationFailed
-            let directory = URL(fileURLWithPath: options.outDirectory)
-            do {
+        case .diverges: exitCode = ExitCode.expectationFailed
+        }
+        do {
+            if report.keepGoing, !report.findings.isEmpty || exitCode == ExitCode.success {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                for finding in report.findings {
+                    let example = finding.counterexample
+                    try Data(example.yaml.utf8).write(
+                        to: directory.appendingPathComponent("counterexample-\(finding.number).yaml"))
+                    try Data(example.jsonl.utf8).write(
+                        to: directory.appendingPathComponent("counterexample-\(finding.number).jsonl"))
+                }
+                try summaryJSON(report, seconds: seconds).write(to: directory.appendingPathComponent("summary.json"))
+                stdout +=
+                    "\n"
+                    + (report.findings.isEmpty
+                        ? "" : "counterexample-1 to -\(report.findings.count) (.yaml, .jsonl) and ")
+                    + "summary.json written to \(directory.path)\n"
+            } else if case .diverges(let counterexample) = report.verdict {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 try Data(counterexample.yaml.utf8).write(to: directory.appendingPathComponent("counterexample.yaml"))
                 try Data(counterexample.jsonl.utf8).write(to: directory.appendingPathComponent("counterexample.jsonl"))
-            } catch {
-                return CommandOutput(
+                stdout +=
+                    "counterexample written to \(directory.appendingPathComponent("counterexample.yaml").path) and "
+                    + "counterexample.jsonl\n"
+            }
+        } catch {
+            return (
+                CommandOutput(
                     stdout: stdout,
                     stderr: stderr + "error: cannot write the counterexample to '\(options.outDirectory)': "
-                        + "\(error.localizedDescription)\n", exitCode: ExitCode.cannotCreate)
-            }
-            stdout +=
-                "counterexample written to \(directory.appendingPathComponent("counterexample.yaml").path) and "
-                + "counterexample.jsonl\n"
+                        + "\(error.localizedDescription)\n", exitCode: ExitCode.cannotCreate), report.nextEpoch
+            )
         }
         if let junit = options.junit {
-            do { try Data(junitXML(report, seconds: seconds).utf8).write(to: URL(fileURLWithPath: junit)) } catch {
+            let xml = report.keepGoing ? junitClassesXML(report, seconds: seconds) : junitXML(report, seconds: seconds)
+            do { try Data(xml.utf8).write(to: URL(fileURLWithPath: junit)) } catch {
                 stderr += "error: cannot write the JUnit file '\(junit)': \(error.localizedDescription)\n"
-                return CommandOutput(stdout: stdout, stderr: stderr, exitCode: ExitCode.cannotCreate)
+                return (
+                    CommandOutput(stdout: stdout, stderr: stderr, exitCode: ExitCode.cannotCreate), report.nextEpoch
+                )
             }
         }
-        return CommandOutput(stdout: stdout, stderr: stderr, exitCode: exitCode)
+        return (CommandOutput(stdout: stdout, stderr: stderr, exitCode: exitCode), report.nextEpoch)
+    }
+
+    /// `--actions`, `--without` and `--weights FILE` as the library's choice; nil when none is given (the cases
+    /// every seed always drew).
+    static func vocabulary(_ options: CheckCommandOptions) -> Result<VocabularyChoice?, CommandOutput> {
+        var choice = VocabularyChoice(only: options.onlyActions, without: options.withoutActions)
+        if let file = options.weightsFile {
+            switch Simctl.read(file) {
+            case .failure(let output): return .failure(output)
+            case .success(let text):
+                do throws(ScenarioError) { choice.weights = try VocabularyChoice.weights(from: text, file: file) } catch
+                {
+                    return .failure(CommandOutput(stdout: "", stderr: "\(error)\n", exitCode: ExitCode.dataError))
+                }
+            }
+        }
+        if choice == VocabularyChoice() { return .success(nil) }
+        return .success(choice)
+    }
+
+    /// `summary.json` of a `--keep-going` check: the counts, the vocabulary, the epochs and one entry per class.
+    static func summaryJSON(_ report: CheckReport, seconds: Double) throws -> Data {
+        let classes: [[String: Any]] = report.findings.map { finding in
+            let example = finding.counterexample
+            var entry: [String: Any] = [
+                "number": finding.number, "class": finding.findingClass.description,
+                "kind": finding.findingClass.kind.rawValue, "notification": finding.findingClass.notification,
+                "cause": finding.findingClass.cause, "cases": finding.cases.count,
+                "caseNumbers": finding.cases, "firstCase": finding.cases.first ?? 0,
+                "timelineEntries": example.scenario.timeline.count,
+                "deliveryFaults": example.scenario.deliveryFaults.count, "shrinkSteps": example.shrinkSteps,
+                "yaml": "counterexample-\(finding.number).yaml", "jsonl": "counterexample-\(finding.number).jsonl",
+                "divergence": example.divergence.description, "epoch": example.scenario.epoch,
+            ]
+            if let refusal = example.divergence.refusal {
+                entry["httpStatus"] = refusal.httpStatus
+                entry["responseStart"] = refusal.responseStart ?? ""
+            }
+            return entry
+        }
+        let summary: [String: Any] = [
+            "seed": report.seed, "cases": report.cases, "notifications": report.notifications,
+            "deliveries": report.deliveries, "checkpoints": report.checkpoints, "stoppedEarly": report.stoppedEarly,
+            "tolerated": report.tolerated, "acceptedRefusals": report.acceptedRefusals,
+            "firstEpoch": report.firstEpoch, "nextEpoch": report.nextEpoch,
+            "vocabulary": report.vocabulary.map { ["action": $0.name, "weight": $0.weight] as [String: Any] },
+            "classes": classes, "seconds": (seconds * 10).rounded() / 10,
+        ]
+        return try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
+            + Data("\n".utf8)
+    }
+
+    /// `--keep-going` as JUnit XML: one testcase per class (a failure with its shrunk divergence), or one passing
+    /// testcase when no class was found; a check that cannot judge the backend, one error.
+    static func junitClassesXML(_ report: CheckReport, seconds: Double) -> String {
+        var lines: [String] = []
+        var errors = 0
+        for finding in report.findings {
+            let text = "\(finding.findingClass) in \(finding.cases.count) cases\n\(finding.counterexample)"
+            lines.append(
+                "    <testcase classname=\"simctl.check\" name=\"class \(finding.number): "
+                    + "\(escape(finding.findingClass.description))\">\n      <failure message=\""
+                    + escape(finding.findingClass.description) + "\">" + escape(text) + "</failure>\n    </testcase>")
+        }
+        if case .cannotJudge(let number, let message) = report.verdict {
+            errors = 1
+            lines.append(
+                "    <testcase classname=\"simctl.check\" name=\"case \(number) (seed \(report.seed))\">\n"
+                    + "      <error message=\"cannot be judged\">\(escape(message))</error>\n    </testcase>")
+        } else if report.findings.isEmpty {
+            lines.append(
+                "    <testcase classname=\"simctl.check\" name=\"\(report.cases) cases (seed \(report.seed))\"/>")
+        }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites>
+              <testsuite name="simctl check" tests="\(lines.count)" failures="\(report.findings.count)" \
+            errors="\(errors)" time="\(String(format: "%.3f", seconds))">
+            \(lines.joined(separator: "\n"))
+              </testsuite>
+            </testsuites>
+
+            """
     }
 
     /// The report as JUnit XML: one testcase per case run; the diverging case a failure, a case that cannot be

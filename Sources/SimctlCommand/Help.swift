@@ -45,6 +45,7 @@ package enum HelpText {
         USAGE: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N]
                               [--start now|INSTANT] \(SigningOptions.usage)
                               [--deliver URL ...] [--jobs N] [--shard I/N]
+                              \(IdentityOptions.usage)
 
         Runs the scenario FILE on the virtual clock and checks its expectations.
 
@@ -73,6 +74,7 @@ package enum HelpText {
                               2026-12-01T00:00:00Z. Offsets in the file count from it; absolute instants
                               in the file stay as written.
         \(SigningOptions.help)
+        \(IdentityOptions.help)
           --jobs N            simulate the customers in N parts on N threads at once (default: this
                               machine's cores); families stay together, and the output is merged into the
                               same bytes for every N; a long timeline is read on up to N threads. --jobs 1
@@ -96,7 +98,7 @@ package enum HelpText {
         USAGE: simctl trigger KIND [--deliver URL ...] [--all] [--format jsonl|decoded] [--tamper]
                                    [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--bundle-id ID]
                                    [--app-apple-id N] [--product ID] [--customer NAME] [--storefront CODE]
-                                   [--seed N] [--scenario FILE]
+                                   [--seed N] [--scenario FILE [--map-product OLD=NEW ...]]
                simctl trigger --list
                simctl trigger KIND --print-scenario [options]
 
@@ -124,6 +126,8 @@ package enum HelpText {
           --storefront CODE   the customer's storefront (ISO 3166-1 alpha-3, such as FRA)
           --seed N            the seed of ids and UUIDs (default 0)
           --scenario FILE     take the app and the catalogue from a scenario file
+          --map-product OLD=NEW  with --scenario: rename its product OLD to NEW (repeatable, or a
+                              comma-separated list)
         \(DeliveryOptions.help)
         """
 

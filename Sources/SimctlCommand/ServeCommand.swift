@@ -27,6 +27,8 @@ package struct ServeOptions: Equatable, Sendable {
     /// `--epoch N`: the store's epoch at start (its identities; 0 gives the usual ids and UUIDs); nil: the file's
     /// `epoch:` (0 when it has none).
     package var epoch: UInt32?
+    /// Issue 47: `--bundle-id`, `--app-apple-id`, `--map-product` (IdentityOptions.swift).
+    package var identity = IdentityOptions()
 
     package init(file: String) { self.file = file }
 }
@@ -35,12 +37,12 @@ enum ServeCommand {
     static let optionNames =
         [
             "--host", "--port", "--seed", "--start", "--api-key-pem", "--log", "--epoch",
-        ] + SigningOptions.names + DeliveryOptions.names.filter { $0 != "--delivery-log" }
+        ] + SigningOptions.names + DeliveryOptions.names.filter { $0 != "--delivery-log" } + IdentityOptions.names
 
     static let help = """
         USAGE: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT]
                                 \(SigningOptions.usage) [--api-key-pem FILE]
-                                [--log FILE] [--epoch N]
+                                [--log FILE] [--epoch N] \(IdentityOptions.usage)
 
         Serves the scenario FILE's store over HTTP until SIGINT or SIGTERM (then exits 0): the App Store Server
         API on Apple's paths (/inApps/...), and a control API under /simctl/v1/ that advances the virtual clock,
@@ -60,6 +62,7 @@ enum ServeCommand {
                               --deliver-connections and the --chaos-* options)
           --seed N, --start now|INSTANT   as in 'simctl run'
         \(SigningOptions.help)
+        \(IdentityOptions.help)
           --api-key-pem FILE  check each bearer token's ES256 signature against this key (a PEM public key,
                               or the .p8 private key); without it only the token's form and claims are checked
                               (the token's rules, and the 401 naming the rule broken: docs/server.md,
@@ -122,6 +125,7 @@ enum ServeCommand {
             }
             let text = value!
             if try options.signing.apply(name, text, topic: "serve") { continue }
+            if try options.identity.apply(name, text, topic: "serve") { continue }
             if !DeliveryOptions.names.contains(name) {
                 guard seen.insert(name).inserted else {
                     throw UsageError(message: "option '\(name)' is given twice", topic: "serve")
@@ -225,13 +229,17 @@ enum ServeCommand {
             case .success(let instant): start = instant
             }
         }
-        let scenario: Scenario
+        var scenario: Scenario
         switch Simctl.decode(
             options.file,
             overrides: ScenarioOverrides(seed: options.seed, start: start, environment: options.environment))
         {
         case .failure(let output): return output
         case .success(let decoded): scenario = decoded
+        }
+        switch options.identity.applied(to: scenario, topic: "serve") {
+        case .failure(let output): return output
+        case .success(let mapped): scenario = mapped
         }
         let signer: (any PayloadSigner)?
         switch options.signing.signer() {

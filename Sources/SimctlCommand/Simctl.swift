@@ -141,7 +141,7 @@ package enum Simctl {
             case .success(let instant): start = instant
             }
         }
-        let scenario: Scenario
+        var scenario: Scenario
         let overrides = ScenarioOverrides(
             until: options.until, seed: options.seed, start: start, environment: options.environment)
         // `--jobs N`: parts at once (the machine's cores by default); 1 runs everything on the calling thread. A long
@@ -150,6 +150,10 @@ package enum Simctl {
         switch decode(options.file, overrides: overrides, threads: jobs) {
         case .failure(let output): return output
         case .success(let decoded): scenario = decoded
+        }
+        switch options.identity.applied(to: scenario, topic: "run") {
+        case .failure(let output): return output
+        case .success(let mapped): scenario = mapped
         }
         let signer: (any PayloadSigner)?
         switch options.signing.signer() {

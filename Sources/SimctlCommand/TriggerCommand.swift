@@ -21,10 +21,13 @@ package struct TriggerOptionsLine: Equatable, Sendable {
     /// (``SigningOptions``).
     package var signing = SigningOptions()
     package var delivery: DeliveryOptions?
+    /// Issue 47: `--map-product OLD=NEW` with `--scenario FILE` (IdentityOptions.swift; trigger's own `--bundle-id`,
+    /// `--app-apple-id` and `--product` give the built-in catalogue the backend's ids).
+    package var identity = IdentityOptions()
 
     static let valueOptions = [
         "--format", "--environment", "--ca-seed", "--signing-chain", "--bundle-id", "--app-apple-id", "--product",
-        "--customer", "--storefront", "--seed", "--scenario",
+        "--customer", "--storefront", "--seed", "--scenario", "--map-product",
     ]
     static let flags = ["--list", "--print-scenario", "--all", "--tamper"]
 
@@ -87,6 +90,10 @@ package struct TriggerOptionsLine: Equatable, Sendable {
                 options.trigger.environment = options.signing.environment ?? options.trigger.environment
                 continue
             }
+            if name == "--map-product" {
+                _ = try options.identity.apply(name, text, topic: "trigger")
+                continue
+            }
             guard seen.insert(name).inserted else {
                 throw UsageError(message: "option '\(name)' is given twice", topic: "trigger")
             }
@@ -137,6 +144,11 @@ package struct TriggerOptionsLine: Equatable, Sendable {
             }
         }
         options.delivery = try delivery.build()
+        if !options.identity.products.isEmpty && options.scenarioFile == nil {
+            throw UsageError(
+                message: "option '--map-product' maps a scenario's products: give '--scenario FILE' (the built-in "
+                    + "catalogue takes '--product ID')", topic: "trigger")
+        }
         if options.mode == .list {
             if let kind = options.kind {
                 throw UsageError(message: "'--list' takes no notification kind; found '\(kind)'", topic: "trigger")
@@ -189,7 +201,11 @@ extension Simctl {
         if let file = options.scenarioFile {
             switch decode(file) {
             case .failure(let output): return output
-            case .success(let scenario): base = scenario
+            case .success(let scenario):
+                switch options.identity.applied(to: scenario, topic: "trigger") {
+                case .failure(let output): return output
+                case .success(let mapped): base = mapped
+                }
             }
         }
         let made: TriggerScenario

@@ -205,19 +205,24 @@ public final class HTTPClient {
         return aborted
     }
 
-    /// POSTs `body` and reads the whole answer.
-    public func post(_ body: [UInt8], contentType: String = "application/json") -> Result<HTTPResponse, HTTPClientError>
-    {
+    /// POSTs `body` and reads the whole answer. `headers` (name, value) are sent after the standard ones.
+    public func post(
+        _ body: [UInt8], contentType: String = "application/json", headers: [(String, String)] = []
+    ) -> Result<HTTPResponse, HTTPClientError> {
         var head = "POST \(endpoint.target) HTTP/1.1\r\nHost: \(endpoint.hostHeader)\r\n"
         head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nUser-Agent: \(userAgent)\r\n"
-        head += "Accept: */*\r\n\r\n"
+        head += "Accept: */*\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
         return send(Array(head.utf8) + body, method: "POST")
     }
 
     /// GETs `target` (a path and query on this client's host, e.g. `/entitlements/42`) and reads the whole answer.
-    public func get(_ target: String) -> Result<HTTPResponse, HTTPClientError> {
+    public func get(_ target: String, headers: [(String, String)] = []) -> Result<HTTPResponse, HTTPClientError> {
         var head = "GET \(target) HTTP/1.1\r\nHost: \(endpoint.hostHeader)\r\nUser-Agent: \(userAgent)\r\n"
-        head += "Accept: application/json\r\n\r\n"
+        head += "Accept: application/json\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
         return send(Array(head.utf8), method: "GET")
     }
 

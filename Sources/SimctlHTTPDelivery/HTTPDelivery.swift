@@ -54,11 +54,18 @@ public final class HTTPDelivery: DeliveryTransport, @unchecked Sendable {
         }
     }
 
+    /// The header every delivery attempt carries: its virtual instant, in milliseconds since 1970 (simctl's clock,
+    /// not the wall clock).
+    public static let nowHeader = "X-Simctl-Now"
+
     /// Makes one attempt on client `connection`.
     public func attempt(_ request: DeliveryRequest, connection: Int = 0) -> DeliveryOutcome {
         let clock = ContinuousClock()
         let started = clock.now
-        let result = clients[connection].post(Array(request.body.utf8))
+        // The attempt's virtual instant (docs/delivery.md, "The X-Simctl-Now header"), for a backend that compares
+        // dates with its own clock.
+        let result = clients[connection].post(
+            Array(request.body.utf8), headers: [(Self.nowHeader, "\(request.instant.millisecondsSince1970)")])
         let elapsed = started.duration(to: clock.now).components
         let microseconds = elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
         var status: Int?

@@ -156,6 +156,8 @@ package final class HTTPSDelivery: DeliveryTransport, @unchecked Sendable {
         urlRequest.setValue("simctl", forHTTPHeaderField: "User-Agent")
         urlRequest.setValue("*/*", forHTTPHeaderField: "Accept")
         urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        // The attempt's virtual instant, as the http transport sends it (HTTPDelivery.nowHeader).
+        urlRequest.setValue("\(request.instant.millisecondsSince1970)", forHTTPHeaderField: "X-Simctl-Now")
         return urlRequest
     }
 

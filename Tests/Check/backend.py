@@ -16,6 +16,17 @@ for example with Apple's App Store Server Library).
   older-overwrites         applies a late, older notification over a newer one
   past-refund-ends-access  ends access on any REFUND, also the refund of a past renewal
   no-billing-recovery      ignores DID_RENEW / BILLING_RECOVERY, so access lost in billing retry never returns
+Several at once: --bug fail-ends-access,past-refund-ends-access (the two-bug backend of `check --keep-going`).
+
+More modes (issue 47, docs/check.md "Checking an existing backend"):
+  --refuse TYPE      answers 500 to every notification of notificationType TYPE (a kind it does not handle)
+  --clock            decides access the way many backends do: it stores the dates (the latest expiresDate seen,
+                     the grace period's end, revocation) and compares them with the time of the query, read from
+                     ?now=MS (the check's {now}) or else the X-Simctl-Now header; a subscription gives access while
+                     now < max(expiresDate, gracePeriodExpiresDate) and it is not revoked
+  --keep-access MS   with --clock: keeps access MS milliseconds past those dates (a deliberate tolerance)
+  --state FILE       persistent: loads its state from FILE at start and writes it back after each notification
+                     (a database that outlives the process, for `check --epoch auto`)
 
 Usage: backend.py [--port N] [--bug NAME] [--tls-cert FILE --tls-key FILE [--http-port N]]; prints
 "listening on PORT" once it accepts connections (port 0, the default, picks a free one).
@@ -29,12 +40,22 @@ queries: simctl's query client speaks http:// only. It then prints two lines, "l
 import argparse
 import base64
 import json
+import os
 import ssl
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs
 
 BUGS = ["fail-ends-access", "ignore-revoke", "older-overwrites", "past-refund-ends-access", "no-billing-recovery"]
+
+
+def bugs(text):
+    """--bug's value: names of BUGS separated by commas."""
+    for name in text.split(","):
+        if name not in BUGS:
+            raise argparse.ArgumentTypeError(f"unknown bug '{name}' (the bugs are {', '.join(BUGS)})")
+    return text
 
 
 def jws_payload(jws):
@@ -46,14 +67,39 @@ def jws_payload(jws):
 class Entitlements:
     """The backend's state: per originalTransactionId, the newest notification applied and the access it gives."""
 
-    def __init__(self, bug=None):
-        self.bug = bug
+    def __init__(self, bug=None, refuse=None, clock=False, keep_access=0, state_file=None):
+        self.bugs = set(bug.split(",")) if bug else set()
+        self.refuse = refuse
+        self.clock = clock
+        self.keep_access = keep_access
+        self.state_file = state_file
         self.lock = threading.Lock()
         self.seen = set()  # notificationUUIDs already handled
         self.records = {}  # originalTransactionId -> {"signedDate", "active", "productId"}
+        self.dates = {}  # --clock: originalTransactionId -> {"expires", "grace", "revoked", "subscription"}
+        if state_file and os.path.exists(state_file):
+            with open(state_file) as f:
+                saved = json.load(f)
+            self.seen = set(saved["seen"])
+            self.records = saved["records"]
+            self.dates = saved["dates"]
+
+    def save(self):
+        """--state: the whole state written atomically (called with the lock held)."""
+        if not self.state_file:
+            return
+        temporary = self.state_file + ".tmp"
+        with open(temporary, "w") as f:
+            json.dump({"seen": sorted(self.seen), "records": self.records, "dates": self.dates}, f)
+        os.replace(temporary, self.state_file)
+
+    def has(self, bug):
+        return bug in self.bugs
 
     def receive(self, body):
         notification = jws_payload(json.loads(body)["signedPayload"])
+        if self.refuse and notification["notificationType"] == self.refuse:
+            raise Refused(f"{self.refuse} is not handled")
         data = notification.get("data") or {}
         if "signedTransactionInfo" not in data:
             return  # a test notification, a summary: nothing to grant
@@ -66,13 +112,13 @@ class Entitlements:
             active = "revocationDate" not in transaction
         else:
             return  # consumables and non-renewing subscriptions grant nothing lasting here
-        if self.bug == "fail-ends-access" and kind == "DID_FAIL_TO_RENEW":
+        if self.has("fail-ends-access") and kind == "DID_FAIL_TO_RENEW":
             active = False
-        if self.bug == "ignore-revoke" and kind == "REVOKE":
+        if self.has("ignore-revoke") and kind == "REVOKE":
             return
-        if self.bug == "past-refund-ends-access" and kind == "REFUND":
+        if self.has("past-refund-ends-access") and kind == "REFUND":
             active = False
-        if self.bug == "no-billing-recovery" and kind == "DID_RENEW" and subtype == "BILLING_RECOVERY":
+        if self.has("no-billing-recovery") and kind == "DID_RENEW" and subtype == "BILLING_RECOVERY":
             return
         key = transaction["originalTransactionId"]
         with self.lock:
@@ -80,17 +126,50 @@ class Entitlements:
                 return  # a duplicate
             self.seen.add(notification["notificationUUID"])
             old = self.records.get(key)
-            if old is not None and notification["signedDate"] < old["signedDate"] and self.bug != "older-overwrites":
+            if old is not None and notification["signedDate"] < old["signedDate"] and not self.has("older-overwrites"):
+                self.save()
                 return  # older than what we know: a late retry
             product = renewal.get("productId") or transaction["productId"]
             self.records[key] = {"signedDate": notification["signedDate"], "active": active, "productId": product}
+            if self.clock:
+                self.note_dates(key, data, transaction, renewal)
+            self.save()
 
-    def answer(self, original_transaction_id):
+    def note_dates(self, key, data, transaction, renewal):
+        """--clock: the dates the answer is computed from (called with the lock held, for the newest notification):
+        the latest expiresDate of any transaction seen (a refund of a past one does not shorten it), the grace
+        period's end from the renewal info, and whether the status says revoked (5) or expired (2) for good."""
+        old = self.dates.get(key, {})
+        subscription = transaction.get("type") == "Auto-Renewable Subscription"
+        expires = max(transaction.get("expiresDate") or 0, old.get("expires") or 0)
+        status = data.get("status")
+        self.dates[key] = {
+            "expires": expires,
+            "grace": renewal.get("gracePeriodExpiresDate") if status == 4 else None,
+            "revoked": status == 5 if subscription else "revocationDate" in transaction,
+            "subscription": subscription,
+        }
+
+    def answer(self, original_transaction_id, now=None):
         with self.lock:
             record = self.records.get(original_transaction_id)
+            dates = self.dates.get(original_transaction_id)
         if record is None:
             return None
+        if self.clock:
+            if now is None:
+                raise ValueError("--clock needs the time of the query: ?now=MS or the X-Simctl-Now header")
+            if dates["subscription"]:
+                until = max(dates["expires"], dates["grace"] or 0) + self.keep_access
+                active = not dates["revoked"] and now < until
+            else:
+                active = not dates["revoked"]
+            return {"active": active, "productId": record["productId"]}
         return {"active": record["active"], "productId": record["productId"]}
+
+
+class Refused(Exception):
+    """--refuse: a notification kind this backend answers with 500."""
 
 
 def handler(state, on_notification=None):
@@ -117,6 +196,9 @@ def handler(state, on_notification=None):
                 if on_notification:
                     on_notification(body)
                 state.receive(body)
+            except Refused as error:
+                self.send(500, {"error": str(error)})
+                return
             except Exception as error:  # a body we cannot read: the App Store retries on 5xx
                 self.send(500, {"error": str(error)})
                 return
@@ -127,7 +209,13 @@ def handler(state, on_notification=None):
             if not self.path.startswith(prefix):
                 self.send(404, {"error": "not found"})
                 return
-            answer = state.answer(self.path[len(prefix):])
+            path, _, query = self.path.partition("?")
+            now = parse_qs(query).get("now", [self.headers.get("X-Simctl-Now")])[0]
+            try:
+                answer = state.answer(path[len(prefix):], int(now) if now is not None else None)
+            except ValueError as error:
+                self.send(400, {"error": str(error)})
+                return
             self.send(404 if answer is None else 200, answer if answer is not None else {"error": "unknown"})
 
     return Handler
@@ -179,7 +267,11 @@ def serve(state, port, on_notification=None, tls=None, http_port=0):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--bug", choices=BUGS)
+    parser.add_argument("--bug", type=bugs, help="one bug, or several separated by commas")
+    parser.add_argument("--refuse", metavar="TYPE", help="answer 500 to notifications of this notificationType")
+    parser.add_argument("--clock", action="store_true", help="decide access from stored dates and the query's now")
+    parser.add_argument("--keep-access", type=int, default=0, metavar="MS", help="with --clock: a tolerance")
+    parser.add_argument("--state", metavar="FILE", help="keep the state in FILE (persistent)")
     parser.add_argument("--tls-cert", help="PEM certificate (chain): serve HTTPS on --port")
     parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
     parser.add_argument("--http-port", type=int, default=0, help="with --tls-cert: the plain HTTP port as well")
@@ -187,7 +279,10 @@ def main():
     if (arguments.tls_cert is None) != (arguments.tls_key is None):
         parser.error("--tls-cert and --tls-key go together")
     tls = (arguments.tls_cert, arguments.tls_key) if arguments.tls_cert else None
-    serve(Entitlements(arguments.bug), arguments.port, tls=tls, http_port=arguments.http_port)
+    if arguments.keep_access and not arguments.clock:
+        parser.error("--keep-access goes with --clock")
+    state = Entitlements(arguments.bug, arguments.refuse, arguments.clock, arguments.keep_access, arguments.state)
+    serve(state, arguments.port, tls=tls, http_port=arguments.http_port)
 
 
 if __name__ == "__main__":

@@ -110,6 +110,29 @@ import Testing
             ], "option '--settle' needs a duration"
         ),
         (["x.yaml", "--frobnicate"], "unknown option '--frobnicate'"),
+        // Issue 47's options.
+        (
+            ["x.yaml", "--actions", "purchase,refnd"] + Self.urls,
+            "option '--actions': unknown action 'refnd' (did you mean 'refund'?)"
+        ),
+        (["x.yaml", "--without", ""] + Self.urls, "option '--without' needs a comma-separated list of actions"),
+        (
+            ["x.yaml", "--accept-status", "TEST=200"] + Self.urls,
+            "option '--accept-status': 'TEST=200' needs a refusal status from 300 to 599"
+        ),
+        (["x.yaml", "--accept-status", "TESTT=500"] + Self.urls, "(did you mean 'TEST'?)"),
+        (["x.yaml", "--tolerance", "soon"] + Self.urls, "option '--tolerance' needs a duration"),
+        (["x.yaml", "--epoch", "later"] + Self.urls, "a whole number from 0 to 4294967295 or 'auto'"),
+        (["x.yaml", "--map-product", "a"] + Self.urls, "option '--map-product' needs OLD=NEW"),
+        (["x.yaml", "--app-apple-id", "0"] + Self.urls, "option '--app-apple-id' needs a whole number from 1"),
+        (
+            ["--replay", "c.yaml", "--keep-going"] + Self.urls,
+            "option '--keep-going' does not apply to '--replay'"
+        ),
+        (
+            ["--replay", "c.yaml", "--epoch", "auto"] + Self.urls,
+            "'--epoch auto' with '--replay' needs '--out DIR'"
+        ),
     ]
 
     /// --max-time values that are not a duration from 1 ms to 7 days.
@@ -182,6 +205,61 @@ import Testing
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(xml.contains("<testsuite name=\"simctl check\" tests=\"1\" failures=\"1\" errors=\"0\""))
         #expect(xml.contains("<failure message=\"diverges: deniesAccess\">"))
+    }
+
+    /// Issue 47: `--keep-going --epoch auto` against the forgetful backend: one class, its files and summary.json,
+    /// one JUnit testcase per class, the next free epoch kept; `{now}` and `X-Simctl-Now` carry the virtual instant.
+    @Test func keepGoingWritesEveryClassAndKeepsTheEpoch() throws {
+        let seen = SeenRequests()
+        let receiver = try LoopbackReceiver { message in
+            let now = message.headers.values("X-Simctl-Now").first ?? "-"
+            if case .request(let method, let target, _) = message.startLine, method == "GET" {
+                seen.append("GET \(target) \(now)")
+                return .respond(status: 404, body: "")
+            }
+            seen.append("POST \(now)")
+            return .respond(status: 200, body: "")
+        }
+        defer { receiver.stop() }
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let junit = directory.appendingPathComponent("check.xml").path
+        let arguments = [
+            "check", Self.header, "--cases", "3", "--keep-going", "--epoch", "auto", "--out", directory.path,
+            "--junit", junit, "--deliver", receiver.url(), "--entitlements",
+            receiver.url(path: "/entitlements/{originalTransactionId}?now={now}&iso={nowISO}"),
+        ]
+        try Data("500\n".utf8).write(to: directory.appendingPathComponent(".simctl-epoch"))
+        let output = Simctl.main(arguments)
+        #expect(output.exitCode == 1, "\(output.stderr)")
+        // The forgetful backend denies every purchase: each case's first one is the only class (the prefix's purchase
+        // shares its instant with other actions, which do not send SUBSCRIBED to its customer).
+        #expect(output.stdout.hasPrefix("check: 1 class of divergence: 3 cases, "), "\(output.stdout)")
+        #expect(output.stdout.contains("      1  deniesAccess: after SUBSCRIBED/INITIAL_BUY (caused by purchase)\n"))
+        #expect(output.stdout.contains("vocabulary: purchase 8, "))
+        #expect(output.stdout.contains("epochs: 500 to "))
+        for name in ["counterexample-1.yaml", "counterexample-1.jsonl", "summary.json"] {
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path), "\(name)")
+        }
+        #expect(Simctl.main(["run", directory.appendingPathComponent("counterexample-1.yaml").path]).exitCode == 0)
+        let summary = try String(contentsOf: directory.appendingPathComponent("summary.json"), encoding: .utf8)
+        #expect(summary.contains("\"firstEpoch\" : 500"), "\(summary)")
+        let next = try String(contentsOf: directory.appendingPathComponent(".simctl-epoch"), encoding: .utf8)
+        #expect(summary.contains("\"nextEpoch\" : \(next.dropLast())"), "\(next)")
+        #expect(UInt32(next.dropLast()).map { $0 > 503 } == true)
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("tests=\"1\" failures=\"1\""), "\(xml)")
+        let requests = seen.all
+        #expect(requests.contains { $0.hasPrefix("POST 17") }, "every delivery carries X-Simctl-Now")
+        let query = requests.first { $0.hasPrefix("GET ") } ?? ""
+        // The query's {now}, {nowISO} and header: the same virtual instant (the case starts 2026-03-01T09:00:00Z).
+        #expect(query.contains("?now=1772355600000&iso=2026-03-01T09:00:00Z 1772355600000"), "\(query)")
+        // A second run starts where the first stopped.
+        let again = Simctl.main(arguments)
+        #expect(again.stdout.contains("epochs: \(next.dropLast()) to "), "\(again.stdout)")
+        try Data("x\n".utf8).write(to: directory.appendingPathComponent(".simctl-epoch"))
+        let broken = Simctl.main(arguments)
+        #expect(broken.exitCode == 65 && broken.stderr.contains(".simctl-epoch:1:1: expected the next free epoch"))
     }
 
     /// An entitlement answer that is not the contract's JSON, and an unreachable backend: exit 2.
@@ -297,4 +375,12 @@ import Testing
     @Test func escapesJUnitText() {
         #expect(CheckCommand.escape("a<b & \"c\"\u{1}") == "a&lt;b &amp; &quot;c&quot;")
     }
+}
+
+/// Requests a test's receiver saw, from its threads.
+final class SeenRequests: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
 }

@@ -21,10 +21,27 @@ public struct BackendCheck {
         if let problem = options.problem { throw CheckError(message: problem) }
         let generator = CaseGenerator(scenario: scenario, options: options)
         var report = CheckReport(seed: options.seed, verdict: .agrees)
+        report.keepGoing = options.keepGoing
+        report.firstEpoch = options.epoch
+        report.nextEpoch = options.epoch(ofCase: options.cases)
+        let people = scenario.customers.isEmpty ? ["alice", "bob", "carol"] : scenario.customers
+        let vocabulary = ActionVocabulary(
+            catalog: scenario.catalog, people: people, family: scenario.family, choice: options.vocabulary)
+        report.vocabulary = vocabulary.used
+        if options.vocabulary != nil && vocabulary.kinds.isEmpty {
+            throw CheckError(
+                message: "no action left to draw: none of the chosen actions applies to this scenario's catalogue "
+                    + "and people")
+        }
+        /// Per class (keep-going), in the order first seen: the first case, its scenario and divergence, and how
+        /// many cases showed it.
+        var classes: [FindingClass] = []
+        var firstSeen: [FindingClass: (caseNumber: Int, scenario: Scenario, divergence: Divergence)] = [:]
+        var occurrences: [FindingClass: [Int]] = [:]
         for index in 0..<options.cases {
             guard shouldContinue() else {
                 report.stoppedEarly = true
-                return report
+                break
             }
             let generated: Scenario
             do throws(ScenarioError) { generated = try generator.generate(index) } catch {
@@ -35,6 +52,8 @@ public struct BackendCheck {
             report.deliveries += result.deliveries
             report.notifications += result.notifications
             report.checkpoints += result.checkpoints
+            report.tolerated += result.tolerated
+            report.acceptedRefusals += result.acceptedRefusals
             progress(.caseDone(index + 1, of: options.cases, notifications: report.notifications))
             switch result.outcome {
             case .agrees:
@@ -45,33 +64,58 @@ public struct BackendCheck {
             case .cannotJudge(let message):
                 report.verdict = .cannotJudge(caseNumber: index + 1, message: message)
                 return report
+            case .diverges(let divergence) where options.keepGoing:
+                let found = divergence.findingClass
+                if firstSeen[found] == nil {
+                    classes.append(found)
+                    firstSeen[found] = (index + 1, generated, divergence)
+                }
+                occurrences[found, default: []].append(index + 1)
             case .diverges(let divergence):
-                report.verdict = .diverges(counterexample(index + 1, generated, divergence, backend))
+                var epoch = report.nextEpoch
+                report.verdict = .diverges(counterexample(index + 1, generated, divergence, backend, epoch: &epoch))
+                report.nextEpoch = epoch
                 return report
             }
         }
+        guard options.keepGoing else { return report }
+        var epoch = report.nextEpoch
+        for (number, found) in classes.enumerated() {
+            guard let first = firstSeen[found] else { continue }
+            progress(.classShrinking(number + 1, of: classes.count))
+            let shrunk = counterexample(
+                first.caseNumber, first.scenario, first.divergence, backend, epoch: &epoch, keeping: found)
+            report.findings.append(
+                Finding(
+                    number: number + 1, findingClass: found, cases: occurrences[found] ?? [], counterexample: shrunk))
+        }
+        report.nextEpoch = epoch
+        if let first = report.findings.first { report.verdict = .diverges(first.counterexample) }
         return report
     }
 
     /// Shrinks (when ``CheckOptions/shrinks``) and writes down the counterexample.
     func counterexample(
-        _ caseNumber: Int, _ generated: Scenario, _ divergence: Divergence, _ backend: CheckedBackend
+        _ caseNumber: Int, _ generated: Scenario, _ divergence: Divergence, _ backend: CheckedBackend,
+        epoch: inout UInt32, keeping findingClass: FindingClass? = nil
     ) -> Counterexample {
-        // Every candidate runs with identities of its own (the epochs after the last case's), so the backend, which
-        // keeps what earlier runs delivered, sees each as new.
-        var epoch = options.epoch(ofCase: options.cases)
+        // Every candidate runs with identities of its own (the epochs after the last case's, and after the candidates
+        // of the classes shrunk before), so the backend, which keeps what earlier runs delivered, sees each as new.
         // Each divergence seen, with the epoch it was seen at (its ids and UUIDs are that epoch's).
         var diverged: [(epoch: UInt32, divergence: Divergence)] = [(options.epoch(ofCase: caseNumber - 1), divergence)]
+        var next = epoch
         var shrinker = Shrinker(kind: divergence.kind) { candidate in
-            defer { epoch &+= 1 }
-            let result = CaseRunner.run(candidate, against: backend, epoch: epoch)
-            if case .diverges(let found) = result.outcome { diverged.append((epoch, found)) }
+            defer { next &+= 1 }
+            let result = CaseRunner.run(candidate, against: backend, epoch: next)
+            if case .diverges(let found) = result.outcome { diverged.append((next, found)) }
             return result
         }
+        shrinker.findingClass = findingClass
         shrinker.progress = { [progress] steps in progress(.shrinkStep(steps)) }
         var scenario = generated
         var found = divergence
         if options.shrinks { (scenario, found) = shrinker.shrink(generated, divergence: divergence) }
+        epoch = next
         scenario.name = "Counterexample: \(found.kind.rawValue) (check case \(caseNumber), seed \(options.seed))"
         // The file runs at the epoch its divergence was found at, so its stream (`counterexample.jsonl`, `simctl run`,
         // `check --replay`) has the ids and UUIDs the report names.
@@ -89,6 +133,19 @@ public enum CheckProgress: Hashable, Sendable {
     case caseDone(Int, of: Int, notifications: Int)
     /// Shrinking kept its n-th smaller scenario.
     case shrinkStep(Int)
+    /// `--keep-going`: shrinking the representative of class n of `total`.
+    case classShrinking(Int, of: Int)
+}
+
+/// One class of divergence a `--keep-going` check found, with its shrunk representative.
+public struct Finding: Sendable {
+    /// From 1, in the order the classes were first seen (`counterexample-N.yaml`).
+    public var number: Int
+    public var findingClass: FindingClass
+    /// The cases (from 1) that diverged in this class.
+    public var cases: [Int]
+    /// The first such case, shrunk within the class.
+    public var counterexample: Counterexample
 }
 
 /// A check that cannot run: unusable options, or a scenario whose own timeline is refused.
@@ -119,6 +176,20 @@ public struct CheckReport: Sendable, CustomStringConvertible {
     public var checkpoints = 0
     /// Whether ``BackendCheck/shouldContinue`` stopped the check before its last case.
     public var stoppedEarly = false
+    /// Whether every case ran (``CheckOptions/keepGoing``); ``findings`` then holds every class.
+    public var keepGoing = false
+    /// `--keep-going`: every class of divergence, each with its shrunk representative, in the order first seen.
+    public var findings: [Finding] = []
+    /// The actions the cases were drawn from, with their weights.
+    public var vocabulary: [VocabularyEntry] = []
+    /// Answers tolerated (``CheckedBackend/toleranceMilliseconds``) and refusals accepted
+    /// (``CheckedBackend/acceptedRefusals``), over every case run.
+    public var tolerated = 0
+    public var acceptedRefusals = 0
+    /// The first identity epoch used, and the first one no case or shrinking candidate used (`--epoch auto` starts
+    /// the next run there).
+    public var firstEpoch: UInt32 = 0
+    public var nextEpoch: UInt32 = 0
 
     public var passed: Bool {
         if case .agrees = verdict { return true }
@@ -130,6 +201,10 @@ public struct CheckReport: Sendable, CustomStringConvertible {
         let counts =
             "\(cases) case\(cases == 1 ? "" : "s"), \(notifications) notifications, \(deliveries) deliveries, "
             + "\(checkpoints) checkpoints (seed \(seed))"
+        if keepGoing, case .cannotJudge = verdict {
+        } else if keepGoing {
+            return keepGoingSummary(counts)
+        }
         switch verdict {
         case .agrees:
             let early = stoppedEarly ? " (stopped early: time limit)" : ""
@@ -139,6 +214,51 @@ public struct CheckReport: Sendable, CustomStringConvertible {
         case .diverges(let counterexample):
             return "check: case \(counterexample.caseNumber) diverges: \(counts)\n\(counterexample)"
         }
+    }
+
+    /// `--keep-going`: the counts, the vocabulary, what was tolerated or accepted, a table of the classes and each
+    /// class's shrunk divergence.
+    func keepGoingSummary(_ counts: String) -> String {
+        let early = stoppedEarly ? " (stopped early: time limit)" : ""
+        var lines: [String] = []
+        if findings.isEmpty {
+            lines.append("check: every case agrees with the store\(early): \(counts)")
+        } else {
+            let classes = "\(findings.count) class\(findings.count == 1 ? "" : "es") of divergence"
+            lines.append("check: \(classes)\(early): \(counts)")
+        }
+        lines.append("vocabulary: " + vocabulary.map(\.description).joined(separator: ", "))
+        lines.append("epochs: \(firstEpoch) to \(nextEpoch &- 1) (the next free one: \(nextEpoch))")
+        if tolerated > 0 {
+            lines.append("tolerated: \(tolerated) answers matched the truth of less than the tolerance ago")
+        }
+        if acceptedRefusals > 0 { lines.append("accepted refusals: \(acceptedRefusals) attempts (--accept-status)") }
+        guard !findings.isEmpty else { return lines.joined(separator: "\n") }
+        lines.append("")
+        lines.append("  N  cases  first  shrunk  class")
+        for finding in findings {
+            let example = finding.counterexample
+            lines.append(
+                Self.padded("\(finding.number)", 3) + Self.padded("\(finding.cases.count)", 7)
+                    + Self.padded("\(finding.cases.first ?? 0)", 7)
+                    + Self.padded("\(example.scenario.timeline.count)", 8) + "  \(finding.findingClass)")
+        }
+        for finding in findings {
+            let example = finding.counterexample
+            lines.append("")
+            lines.append(
+                "class \(finding.number): \(finding.findingClass), in \(finding.cases.count) case"
+                    + "\(finding.cases.count == 1 ? "" : "s") (first: case \(finding.cases.first ?? 0)); shrunk in "
+                    + "\(example.shrinkSteps) steps (\(example.shrinkAttempts) candidates tried) to "
+                    + "\(example.scenario.timeline.count) timeline entries and \(example.scenario.deliveryFaults.count) "
+                    + "delivery faults:")
+            lines.append(example.divergence.description)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func padded(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
     }
 }
 
@@ -186,6 +306,8 @@ public struct Counterexample: Sendable, CustomStringConvertible {
         guard let run = try? ScenarioRunner.run(result) else { return result }
         let location = SourceLocation(line: 0, column: 0)
         let customer = divergence.customer
+        // A refused notification to the app (a test notification, a summary) states nothing about a customer.
+        guard !customer.isEmpty else { return result }
         result.expectations.append(
             .entitled(
                 at: divergence.instant, products: [customer: run.store.entitlements(for: customer)], location: location

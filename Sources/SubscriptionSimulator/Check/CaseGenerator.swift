@@ -37,7 +37,8 @@ public struct CaseGenerator: Sendable {
         case .store(let error):
             throw ScenarioError(file: header.file, location: header.endLocation, message: "\(error)")
         }
-        var vocabulary = ActionVocabulary(catalog: header.catalog, people: header.customers, family: header.family)
+        var vocabulary = ActionVocabulary(
+            catalog: header.catalog, people: header.customers, family: header.family, choice: options.vocabulary)
         var timeline = header.timeline
         let count = random.nextInt(in: options.actions)
         var previous = timeline.last?.action.customer

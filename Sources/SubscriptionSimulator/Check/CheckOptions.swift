@@ -65,6 +65,12 @@ public struct CheckOptions: Hashable, Sendable {
     /// runs at epoch `epoch + i` and shrinking candidates at the epochs after the last case's, so no two runs share an
     /// `originalTransactionId`, a `transactionId`, an `appTransactionId` or a `notificationUUID`.
     public var epoch: UInt32
+    /// `simctl check --keep-going`: run every case, group the divergences into classes (``FindingClass``) and shrink
+    /// one per class; false stops at the first divergence.
+    public var keepGoing = false
+    /// The actions generation may draw (`--actions`, `--without`, `--weights`); nil: the whole vocabulary with the
+    /// action table's weights (the cases every seed always drew).
+    public var vocabulary: VocabularyChoice?
 
     public init(
         cases: Int = 100, seed: UInt64 = 0, chaos: CheckChaos = .standard, actions: ClosedRange<Int> = 4...14,
@@ -131,6 +137,26 @@ public struct CheckedBackend {
     /// Signs the notifications delivered to this backend (`simctl check --ca-seed` / `--signing-chain`); nil: the
     /// case's environment's default (``SimulatedEnvironment/defaultSigner``), as `simctl run`.
     public var signer: (any PayloadSigner)?
+    /// Deliberate refusals (`simctl check --accept-status KIND=CODE`): per `notificationType` (or `TYPE/SUBTYPE`),
+    /// the statuses the backend may answer with; an empty set allows any non-2xx. Such an answer counts as delivered
+    /// and the refusal is not judged (``CaseResult/acceptedRefusals`` counts them).
+    public var acceptedRefusals: [String: Set<Int>] = [:]
+    /// Asks the entitlement query at a virtual instant (the checkpoint's, `{now}` of `simctl check --entitlements`);
+    /// when set, it is used in place of ``entitlement``.
+    public var entitlementAt: ((String, Instant) throws -> BackendAnswer?)?
+    /// `simctl check --tolerance D`: an answer that matches the truth that held until less than this many
+    /// milliseconds earlier is tolerated (counted in ``CaseResult/tolerated``), not a divergence. 0: exact.
+    public var toleranceMilliseconds: Int64 = 0
+
+    /// Whether an answer with `status` to `item` is a refusal ``acceptedRefusals`` allows.
+    func accepts(_ status: Int?, for item: DeliveryItem) -> Bool {
+        guard let status, !(200...299).contains(status) else { return false }
+        let keys = [item.notificationType + (item.subtype.map { "/" + $0 } ?? ""), item.notificationType]
+        for key in keys {
+            if let codes = acceptedRefusals[key], codes.isEmpty || codes.contains(status) { return true }
+        }
+        return false
+    }
 
     public init(
         deliver: @escaping (DeliveryRequest) throws -> DeliveryOutcome,

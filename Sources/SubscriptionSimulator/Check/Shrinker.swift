@@ -11,6 +11,9 @@ public struct Shrinker {
     /// Runs a candidate; the shrinker keeps it when this returns a divergence of the kind it keeps.
     let run: (Scenario) -> CaseResult
     let kind: Divergence.Kind
+    /// With `simctl check --keep-going`: a candidate must also diverge in this class (``FindingClass``), so that the
+    /// shrunk scenario still shows the class it stands for.
+    public var findingClass: FindingClass?
     /// Candidates tried so far.
     public private(set) var attempts = 0
     /// Candidates kept so far (each a smaller scenario).
@@ -31,7 +34,9 @@ public struct Shrinker {
         func attempt(_ candidate: Scenario) -> Bool {
             guard candidate != best else { return false }
             attempts += 1
-            guard case .diverges(let divergence) = run(candidate).outcome, divergence.kind == kind else { return false }
+            guard case .diverges(let divergence) = run(candidate).outcome, divergence.kind == kind,
+                findingClass == nil || divergence.findingClass == findingClass
+            else { return false }
             best = candidate
             found = divergence
             steps += 1

@@ -27,12 +27,14 @@ final class ReferenceBackend: @unchecked Sendable {
         var productId: String
     }
 
-    let bug: Bug
+    /// Its bugs (issue 47's two-bug backend has two at once).
+    let bugs: Set<Bug>
     private(set) var seen: Set<String> = []
     private(set) var records: [String: Record] = [:]
     private(set) var received = 0
 
-    init(_ bug: Bug = .none) { self.bug = bug }
+    init(_ bug: Bug = .none) { bugs = [bug] }
+    init(bugs: Set<Bug>) { self.bugs = bugs }
 
     /// The webhook: decodes the JWS (unverified: the test signer's output), updates the record, answers 200.
     func receive(_ request: DeliveryRequest) -> DeliveryOutcome {
@@ -53,11 +55,11 @@ final class ReferenceBackend: @unchecked Sendable {
         // transaction, whose product may be an earlier plan.
         let renewal = payload.value(at: "data.signedRenewalInfo")?.stringValue.flatMap { try? JWS.decodePayload($0) }
         let currentProduct = renewal?.value(at: "productId")?.stringValue ?? productId
-        if let existing = records[id], existing.signedDate > signedDate, bug != .appliesOlderNotifications {
+        if let existing = records[id], existing.signedDate > signedDate, !bugs.contains(.appliesOlderNotifications) {
             return .status(200)
         }
-        if bug == .ignoresRevoke && type == "REVOKE" { return .status(200) }
-        if bug == .ignoresBillingRecovery && type == "DID_RENEW" && subtype == "BILLING_RECOVERY" {
+        if bugs.contains(.ignoresRevoke) && type == "REVOKE" { return .status(200) }
+        if bugs.contains(.ignoresBillingRecovery) && type == "DID_RENEW" && subtype == "BILLING_RECOVERY" {
             return .status(200)
         }
         var active: Bool
@@ -68,8 +70,8 @@ final class ReferenceBackend: @unchecked Sendable {
         } else {
             active = records[id]?.active ?? false
         }
-        if bug == .endsAccessOnAnyFailToRenew && type == "DID_FAIL_TO_RENEW" { active = false }
-        if bug == .endsAccessOnAnyRefund && type == "REFUND" { active = false }
+        if bugs.contains(.endsAccessOnAnyFailToRenew) && type == "DID_FAIL_TO_RENEW" { active = false }
+        if bugs.contains(.endsAccessOnAnyRefund) && type == "REFUND" { active = false }
         records[id] = Record(signedDate: signedDate, active: active, productId: currentProduct)
         return .status(200)
     }

@@ -41,15 +41,24 @@ import Testing
         }
         #expect(message.contains("HTTP 400: bad signature\\n"), "\(message)")
         #expect(message.contains("every delivery of this case was refused"))
+        // Issue 47: LocalTesting's placeholder signatures are named as the likely cause.
+        #expect(message.contains("signed for LocalTesting") && message.contains("give --environment Sandbox"))
     }
 
-    @Test func oneRefusalAmongAcceptedOnesIsNotEveryDelivery() throws {
+    /// Issue 47: one refusal among accepted deliveries is a finding of its own (the backend refuses a valid
+    /// notification), not a case that cannot be judged.
+    @Test func oneRefusalAmongAcceptedOnesIsAFinding() throws {
         let outcome = try outcome(refusing: { $0.item.notificationType == "DID_CHANGE_RENEWAL_STATUS" })
-        guard case .cannotJudge(let message) = outcome else {
-            Issue.record("an undelivered notification cannot be judged: \(outcome)")
+        guard case .diverges(let divergence) = outcome, let refusal = divergence.refusal else {
+            Issue.record("a refusal after Apple's retries is a divergence: \(outcome)")
             return
         }
-        #expect(message.contains("HTTP 400: bad signature"), "\(message)")
-        #expect(!message.contains("every delivery"))
+        #expect(divergence.kind == .refusesNotification)
+        #expect(refusal.httpStatus == 400 && refusal.attempts == 6, "\(refusal)")
+        #expect(divergence.description.contains("HTTP 400: bad signature\\n"), "\(divergence)")
+        #expect(
+            divergence.findingClass.description
+                == "refusesNotification: refuses DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED HTTP 400 (caused by cancel)",
+            "\(divergence.findingClass)")
     }
 }

@@ -123,9 +123,16 @@ def rows(selector):
     return driver.find_elements(By.CSS_SELECTOR, selector)
 
 
+def texts(selector):
+    """The text of each element matching `selector`, read in one call (the page re-renders a table when the store
+    changes, so elements found earlier may be gone)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map((e) => e.innerText)", selector)
+
+
 def customer_row(customer):
-    found = rows(f'#customer-table tr[data-customer="{customer}"]')
-    return found[0].text if found else ""
+    found = texts(f'#customer-table tr[data-customer="{customer}"]')
+    return found[0] if found else ""
 
 
 def not_blank(png):
@@ -214,10 +221,10 @@ try:
     delivered = len(received)
     rows("#delivery-rows tr button.resend")[0].click()
     wait.until(lambda d: "Resent" in text("status"))
-    wait.until(lambda d: any("(resend)" in row.text for row in rows("#delivery-rows tr")))
+    wait.until(lambda d: any("(resend)" in row for row in texts("#delivery-rows tr")))
     if len(received) != delivered + 1:
         fail(f"the resend made {len(received) - delivered} requests")
-    if "SUCCESS" not in rows("#delivery-rows tr")[-1].text or "200" not in rows("#delivery-rows tr")[-1].text:
+    if "SUCCESS" not in texts("#delivery-rows tr")[-1] or "200" not in texts("#delivery-rows tr")[-1]:
         fail("a delivery row does not show its result and HTTP status")
     print("dashboard: deliveries show each attempt; a resend reached the webhook")
 

@@ -309,13 +309,21 @@ extension SimulatorServer {
         o["seed"] = .string(String(configuration.scenario.seed))
         o["epoch"] = .integer(Int64(state.epoch))
         let names = only.map { name in store.customers.contains(name) ? [name] : [] } ?? store.customers
+        // Each customer's family group, looked up once per answer rather than once per customer.
+        var families: [String: JSONValue] = [:]
+        for family in store.families {
+            let group = JSONValue.object([
+                "organizer": .string(family.organizer), "members": .array(family.members.map { .string($0) }),
+            ])
+            for customer in family.everyone { families[customer] = group }
+        }
         o["customers"] = .array(
             names.map { name in
                 .object([
                     "customer": .string(name),
                     "entitlements": .array(store.entitlements(for: name).map { .string($0) }),
                     "subscriptions": .array(store.subscriptions(for: name).map { Self.subscriptionJSON($0, store) }),
-                    "family": Self.familyJSON(of: name, store),
+                    "family": families[name] ?? .null,
                     "transactions": .array(
                         store.transactions(for: name).map { t in Self.transactionJSON(t, store) }),
                 ])
@@ -374,14 +382,6 @@ extension SimulatorServer {
         case .gracePeriod: return "gracePeriod"
         case .revoked: return "revoked"
         }
-    }
-
-    /// The customer's family group (`organizer`, `members` in join order), or null outside any.
-    static func familyJSON(of customer: String, _ store: SimulatedStore) -> JSONValue {
-        guard let family = store.families.first(where: { $0.contains(customer) }) else { return .null }
-        return .object([
-            "organizer": .string(family.organizer), "members": .array(family.members.map { .string($0) }),
-        ])
     }
 
     /// One transaction in the state: `transactionId`, `productId`, its `orderId` (a purchase's, rule

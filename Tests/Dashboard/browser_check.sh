@@ -16,9 +16,8 @@ screenshot="${2:-}"
 packages=(chromium chromium-driver)
 if ! dpkg -s "${packages[@]}" > /dev/null 2>&1; then
   echo "dashboard: installing ${packages[*]}" >&2
-  { apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${packages[@]}" > /tmp/apt-dashboard.log 2>&1; } \
-    || { apt-get -o DPkg::Lock::Timeout=600 update > /tmp/apt-dashboard.log 2>&1 \
-      && apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${packages[@]}" >> /tmp/apt-dashboard.log 2>&1; } \
+  { apt-get -o DPkg::Lock::Timeout=600 update > /tmp/apt-dashboard.log 2>&1 \
+    && apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${packages[@]}" >> /tmp/apt-dashboard.log 2>&1; } \
     || { cat /tmp/apt-dashboard.log >&2; exit 1; }
 fi
 venv="$here/.venv"

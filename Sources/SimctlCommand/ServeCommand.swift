@@ -29,6 +29,11 @@ package struct ServeOptions: Equatable, Sendable {
     package var epoch: UInt32?
     /// Issue 47: `--bundle-id`, `--app-apple-id`, `--map-product` (IdentityOptions.swift).
     package var identity = IdentityOptions()
+    // --- issue 48: the dashboard's browser safety ---
+    /// `--allow-host NAME[,NAME...]` (repeatable): more names `Host` may carry on the dashboard and `/simctl/`
+    /// (``ServeCommand/allowHost(_:)``).
+    package var allowHosts: [String] = []
+    // --- end issue 48 ---
 
     package init(file: String) { self.file = file }
 }
@@ -37,12 +42,13 @@ enum ServeCommand {
     static let optionNames =
         [
             "--host", "--port", "--seed", "--start", "--api-key-pem", "--log", "--epoch",
-        ] + SigningOptions.names + DeliveryOptions.names.filter { $0 != "--delivery-log" } + IdentityOptions.names
+        ] + allowHostNames + SigningOptions.names + DeliveryOptions.names.filter { $0 != "--delivery-log" }
+            + IdentityOptions.names
 
     static let help = """
         USAGE: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT]
                                 \(SigningOptions.usage) [--api-key-pem FILE]
-                                [--log FILE] [--epoch N] \(IdentityOptions.usage)
+                                [--log FILE] [--epoch N] \(IdentityOptions.usage) [--allow-host NAME ...]
 
         Serves the scenario FILE's store over HTTP until SIGINT or SIGTERM (then exits 0): the App Store Server
         API on Apple's paths (/inApps/...), and a control API under /simctl/v1/ that advances the virtual clock,
@@ -72,6 +78,10 @@ enum ServeCommand {
           --epoch N           start at epoch N (0 to 4294967295; default: the file's epoch:, else 0): every
                               id and UUID the store derives changes with the epoch; POST /simctl/v1/reset
                               moves to the next one
+          --allow-host NAME   a name (or several, comma-separated; repeatable) under which browsers may reach
+                              the dashboard and /simctl/ besides the listen address, loopback names and IP
+                              addresses (the Host check against DNS rebinding; docs/server.md, "Browser
+                              safety"); Apple's /inApps/ routes take any Host
 
         ENVIRONMENT (for containers; an option on the command line wins, an empty variable is unset):
           SIMCTL_SCENARIO     the scenario FILE          SIMCTL_DELIVER      --deliver URL
@@ -79,6 +89,10 @@ enum ServeCommand {
           SIMCTL_SEED         --seed                     SIMCTL_START        --start
           SIMCTL_ENVIRONMENT  --environment              SIMCTL_LOG          --log
           SIMCTL_API_KEY_PEM_FILE  --api-key-pem FILE    SIMCTL_API_KEY_PEM  the key's PEM text itself
+          SIMCTL_ALLOW_HOST   --allow-host (comma-separated names)
+
+        GET / (or /simctl/v1/ui) in a browser is the dashboard: the clock, customers, notifications,
+        deliveries and the picture, with forms for every action (docs/server.md, "The dashboard").
 
         GET /simctl/v1/health answers {"status":"ok"} once the server listens. Listening beyond loopback
         prints a warning: the control API has no authentication (docs/install.md).
@@ -126,6 +140,10 @@ enum ServeCommand {
             let text = value!
             if try options.signing.apply(name, text, topic: "serve") { continue }
             if try options.identity.apply(name, text, topic: "serve") { continue }
+            if name == "--allow-host" {
+                options.allowHosts += try allowHost(text)
+                continue
+            }
             if !DeliveryOptions.names.contains(name) {
                 guard seen.insert(name).inserted else {
                     throw UsageError(message: "option '\(name)' is given twice", topic: "serve")
@@ -190,6 +208,33 @@ enum ServeCommand {
         }
         return options
     }
+
+    // --- issue 48: --allow-host ---
+    /// `--allow-host`, repeatable (each occurrence adds its names).
+    static let allowHostNames = ["--allow-host"]
+
+    /// The names of one `--allow-host` value: comma-separated host names (letters, digits, `.`, `-`, `_`; at most 253
+    /// characters each) or IPv6 addresses in brackets.
+    static func allowHost(_ text: String) throws(UsageError) -> [String] {
+        var names: [String] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = part.trimmingCharacters(in: .whitespaces)
+            let valid =
+                !name.isEmpty && name.count <= 253
+                && (name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+                    || (name.hasPrefix("[") && name.hasSuffix("]")
+                        && name.dropFirst().dropLast().allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }))
+            guard valid else {
+                throw UsageError(
+                    message: "option '--allow-host' needs host names such as simctl or api.test.internal "
+                        + "(comma-separated; no scheme, port or path), found "
+                        + "'\(SourceText.escapingControlCharacters(String(part)))'", topic: "serve")
+            }
+            names.append(name)
+        }
+        return names
+    }
+    // --- end issue 48 ---
 
     /// The public key `--api-key-pem` names: a `PUBLIC KEY` PEM, or a private key PEM (App Store Connect's `.p8`).
     static func apiKey(_ text: String, file: String) -> Result<P256.PublicKey, CommandOutput> {
@@ -273,12 +318,14 @@ enum ServeCommand {
         let connection = options.delivery.flatMap { try? DeliveryConnection.open($0).get() }
         defer { connection?.close() }
         let transport = connection?.transport
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             scenario: scenario, signer: signer, deliveryMode: options.delivery?.mode ?? .production,
             chaos: options.delivery?.chaos ?? .none,
             token: BearerTokenPolicy(
                 bundleId: scenario.app.bundleId, publicKey: publicKey,
                 clock: { Int64(Date().timeIntervalSince1970) }), epoch: options.epoch ?? scenario.epoch)
+        configuration.listenHost = options.host
+        configuration.allowedHosts = options.allowHosts
         let simulator: SimulatorServer
         do throws(ServerSetupError) {
             simulator = try SimulatorServer(

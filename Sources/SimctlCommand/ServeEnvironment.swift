@@ -13,6 +13,8 @@ enum ServeEnvironment {
         ("SIMCTL_DELIVER", "--deliver"),
         ("SIMCTL_API_KEY_PEM_FILE", "--api-key-pem"),
         ("SIMCTL_LOG", "--log"),
+        // issue 48: names browsers may use for the dashboard and /simctl/ (comma-separated, as the option takes them).
+        ("SIMCTL_ALLOW_HOST", "--allow-host"),
     ]
     /// The scenario file, when the command line names none.
     static let scenario = "SIMCTL_SCENARIO"

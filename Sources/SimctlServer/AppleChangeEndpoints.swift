@@ -51,7 +51,8 @@ extension SimulatorServer {
         case .subscriptionStatuses, .transactionHistory, .transactionHistoryV1, .transactionInfo, .refundHistory,
             .notificationHistory, .requestTestNotification, .testNotificationStatus, .massExtendRenewalDateStatus,
             .appTransactionInfo, .lookUpOrderId, .state, .advance, .actions, .reset, .deliveries, .timelinePicture,
-            .health:
+            .health, .dashboardRoot, .dashboard, .dashboardScript, .dashboardStyle, .notifications, .actionsDescription,
+            .resend:
             throw .generalBadRequest
         }
     }

@@ -303,26 +303,27 @@ extension SimulatorServer {
         let store = state.store
         var o = clockJSON(state)
         o["start"] = .string(configuration.scenario.start.description)
+        o["scenario"] = .string(configuration.scenario.name)
         o["bundleId"] = .string(store.app.bundleId)
         o["environment"] = .string(store.app.environment.rawValue)
         o["seed"] = .string(String(configuration.scenario.seed))
         o["epoch"] = .integer(Int64(state.epoch))
         let names = only.map { name in store.customers.contains(name) ? [name] : [] } ?? store.customers
+        // Each customer's family group, looked up once per answer rather than once per customer.
+        var families: [String: JSONValue] = [:]
+        for family in store.families {
+            let group = JSONValue.object([
+                "organizer": .string(family.organizer), "members": .array(family.members.map { .string($0) }),
+            ])
+            for customer in family.everyone { families[customer] = group }
+        }
         o["customers"] = .array(
             names.map { name in
                 .object([
                     "customer": .string(name),
                     "entitlements": .array(store.entitlements(for: name).map { .string($0) }),
-                    "subscriptions": .array(
-                        store.subscriptions(for: name).map { s in
-                            .object([
-                                "originalTransactionId": .string(s.originalTransactionId),
-                                "subscriptionGroupIdentifier": .string(s.subscriptionGroupIdentifier),
-                                "productId": .string(s.latestTransaction.productId),
-                                "transactionId": .string(s.latestTransaction.transactionId),
-                                "status": .integer(Int64(s.state.phase.statusCode)),
-                            ])
-                        }),
+                    "subscriptions": .array(store.subscriptions(for: name).map { Self.subscriptionJSON($0, store) }),
+                    "family": families[name] ?? .null,
                     "transactions": .array(
                         store.transactions(for: name).map { t in Self.transactionJSON(t, store) }),
                 ])
@@ -332,6 +333,7 @@ extension SimulatorServer {
         o["transactionCount"] = .integer(Int64(store.transactions.count))
         o["deliveryAttempts"] = .integer(Int64(state.delivery?.log.count ?? 0))
         o["testNotifications"] = .integer(Int64(state.testTokens.count))
+        o["resends"] = .integer(Int64(state.resends.count))
         o["timelineEntriesLeft"] = .integer(Int64(state.driver.remainingEntries))
         if let entry = state.driver.next {
             o["nextTimelineEntry"] = .object([
@@ -346,6 +348,40 @@ extension SimulatorServer {
         }
         o["digest"] = .string(String(Self.fingerprint(digestInput), radix: 16))
         return .object(o)
+    }
+
+    /// One subscription in the state: its ids, product, `status` (Apple's code) and `statusName`, `expiresDate` (the
+    /// current transaction's, ISO 8601), `autoRenewStatus` (1 on, 0 off) and `autoRenewProductId` (the renewal
+    /// info's), `entitled` (the status gives access, rule of ``SubscriptionPhase/isEntitled``),
+    /// `inAppOwnershipType` and `purchaser` (the customer who paid: a family member's share names the purchaser).
+    static func subscriptionJSON(_ s: SubscriptionSummary, _ store: SimulatedStore) -> JSONValue {
+        let shared = s.latestTransaction.ownership == .familyShared
+        return .object([
+            "originalTransactionId": .string(s.originalTransactionId),
+            "subscriptionGroupIdentifier": .string(s.subscriptionGroupIdentifier),
+            "productId": .string(s.latestTransaction.productId),
+            "transactionId": .string(s.latestTransaction.transactionId),
+            "status": .integer(Int64(s.state.phase.statusCode)),
+            "statusName": .string(statusName(s.state.phase)),
+            "expiresDate": .string(s.state.expiresDate.description),
+            "autoRenewStatus": .integer(s.renewal.autoRenewOn ? 1 : 0),
+            "autoRenewProductId": .string(s.renewal.autoRenewProductId),
+            "entitled": .bool(s.state.isEntitled),
+            "inAppOwnershipType": .string(shared ? "FAMILY_SHARED" : "PURCHASED"),
+            "purchaser": .string(store.purchaser(of: s.originalTransactionId, for: s.customer) ?? s.customer),
+        ])
+    }
+
+    /// The name of a status code, as docs/server.md lists them: `active` (1), `expired` (2), `billingRetry` (3),
+    /// `gracePeriod` (4), `revoked` (5).
+    static func statusName(_ phase: SubscriptionPhase) -> String {
+        switch phase {
+        case .active: return "active"
+        case .expired: return "expired"
+        case .billingRetry: return "billingRetry"
+        case .gracePeriod: return "gracePeriod"
+        case .revoked: return "revoked"
+        }
     }
 
     /// One transaction in the state: `transactionId`, `productId`, its `orderId` (a purchase's, rule
@@ -379,6 +415,7 @@ extension SimulatorServer {
             state.records.indices.filter { !(state.delivery?.isDelivered(at: $0) ?? false) }.map {
                 .string(state.records[$0].item.notificationUUID)
             })
+        o["resends"] = .array(state.resends.map(\.json))
         return .object(o)
     }
 

@@ -10,6 +10,8 @@ enum Route: String, CaseIterable, Sendable {
     case sendConsumptionInformationV1, sendConsumptionInformation, appTransactionInfo, setAppAccountToken
     case finishTransaction, lookUpOrderId
     case state, advance, actions, reset, deliveries, timelinePicture, health
+    // The dashboard and the endpoints it uses (issue 48; `Dashboard.swift`, `DashboardEndpoints.swift`).
+    case dashboardRoot, dashboard, dashboardScript, dashboardStyle, notifications, actionsDescription, resend
 
     /// Method and path pattern; each `*` is one path segment (a `{transactionId}`, `{productId}`, ...). A path
     /// matching several patterns takes the first with its method (a literal segment is listed before a `*` there).
@@ -39,6 +41,13 @@ enum Route: String, CaseIterable, Sendable {
         case .deliveries: return ("GET", "/simctl/v1/deliveries")
         case .timelinePicture: return ("GET", "/simctl/v1/timeline.svg")
         case .health: return ("GET", "/simctl/v1/health")
+        case .dashboardRoot: return ("GET", "/")
+        case .dashboard: return ("GET", "/simctl/v1/ui")
+        case .dashboardScript: return ("GET", "/simctl/v1/ui/dashboard.js")
+        case .dashboardStyle: return ("GET", "/simctl/v1/ui/dashboard.css")
+        case .notifications: return ("GET", "/simctl/v1/notifications")
+        case .actionsDescription: return ("GET", "/simctl/v1/actions")
+        case .resend: return ("POST", "/simctl/v1/notifications/*/resend")
         }
     }
 
@@ -68,6 +77,7 @@ extension SimulatorServer {
     package static var servedPaths: [(method: String, path: String)] { Route.allCases.map(\.pattern) }
 
     func route(_ request: ServerRequest) -> ServerResponse {
+        if BrowserSafety.guards(request), let refusal = browserSafety.refusal(request) { return refusal }
         var allowed: [String] = []
         for route in Route.allCases {
             guard let captured = route.match(request.segments) else { continue }
@@ -175,6 +185,11 @@ extension SimulatorServer {
                 return .problem(400, "unknown query parameter '\(Self.shownQuery(unknown.name))'; health takes none")
             }
             return .json(200, .object(["status": .string("ok")]))
+        case .dashboardRoot, .dashboard, .dashboardScript, .dashboardStyle:
+            return Dashboard.page(route, request)
+        case .notifications: return notificationList(request)
+        case .actionsDescription: return actionsDescription(request)
+        case .resend: return resend(notificationUUID: id)
         }
     }
 
@@ -217,7 +232,8 @@ extension SimulatorServer {
             return api.lookUpOrderId(id)
         case .notificationHistory, .requestTestNotification, .massExtendRenewalDate, .extendRenewalDate,
             .sendConsumptionInformationV1, .sendConsumptionInformation, .setAppAccountToken, .finishTransaction,
-            .state, .advance, .actions, .reset, .deliveries, .timelinePicture, .health:
+            .state, .advance, .actions, .reset, .deliveries, .timelinePicture, .health, .dashboardRoot, .dashboard,
+            .dashboardScript, .dashboardStyle, .notifications, .actionsDescription, .resend:
             throw .generalBadRequest
         }
     }

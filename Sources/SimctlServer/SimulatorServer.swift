@@ -16,6 +16,10 @@ package struct ServerConfiguration: Sendable {
     /// Set by `simctl check --port`: every request that would change the store is refused with this reason (the
     /// store is the running case's, moved by the check alone; docs/check.md, "The App Store Server API").
     package var readOnlyReason: String?
+    /// Browser safety (`BrowserSafety.swift`; docs/server.md, "Browser safety"): the address the server listens on
+    /// (`--host`) and the names given with `--allow-host`, which `Host` may carry on the dashboard and `/simctl/`.
+    package var listenHost = "127.0.0.1"
+    package var allowedHosts: [String] = []
 
     package init(
         scenario: Scenario, signer: (any PayloadSigner)? = nil, deliveryMode: DeliveryMode = .production,
@@ -55,6 +59,8 @@ struct ServerState: Sendable {
     var records: [SentRecord] = []
     var testTokens: [String: Int] = [:]
     var delivery: NotificationDelivery?
+    /// Notifications sent again by hand (`POST /simctl/v1/notifications/{notificationUUID}/resend`), in order.
+    var resends: [ResendRecord] = []
     /// Bumped by every change; answers cached for one version only.
     var version = 0
 }
@@ -84,6 +90,8 @@ package final class SimulatorServer: @unchecked Sendable {
     /// instant it reached (its answer is 503).
     var stopping = false
     let tokens = AcceptedTokens()
+    /// The Host and Origin rules of the dashboard and `/simctl/` (``BrowserSafety``).
+    let browserSafety: BrowserSafety
     /// Largest number of cached answers; the cache is emptied when it is full [assumed].
     static let cacheLimit = 20_000
     /// The name of the start-up deliveries while they run: mutating requests wait for them instead of getting 409.
@@ -100,6 +108,7 @@ package final class SimulatorServer: @unchecked Sendable {
         self.configuration = configuration
         self.transport = transport
         self.logFunction = log
+        browserSafety = BrowserSafety(listenHost: configuration.listenHost, allowedHosts: configuration.allowedHosts)
         state = try Self.initialState(configuration, delivering: transport != nil, epoch: configuration.epoch)
         placeholder = state.store
         var summary = AdvanceSummary()

@@ -159,7 +159,11 @@ import Testing
                     continue
                 }
                 #expect(method.value.value(forKey: "responses") != nil, "\(name) \(path) has responses")
-                documented.insert(name.uppercased() + " " + path)
+                // A `{parameter}` segment is the routes' `*`.
+                let pattern = path.split(separator: "/", omittingEmptySubsequences: false).map {
+                    $0.hasPrefix("{") && $0.hasSuffix("}") ? "*" : String($0)
+                }.joined(separator: "/")
+                documented.insert(name.uppercased() + " " + pattern)
             }
         }
         let served = Set(

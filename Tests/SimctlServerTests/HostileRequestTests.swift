@@ -107,8 +107,8 @@ import Testing
             add("POST", "/simctl/v1/actions", token: nil, forbidden)
         }
         for (method, path) in [
-            ("GET", "/simctl/v1/actions"), ("PUT", "/simctl/v1/advance"), ("DELETE", "/simctl/v1/reset"),
-            ("POST", "/simctl/v1/state"), ("GET", "/simctl/v2/state"), ("GET", "/simctl"), ("GET", "/"),
+            ("PUT", "/simctl/v1/actions"), ("PUT", "/simctl/v1/advance"), ("DELETE", "/simctl/v1/reset"),
+            ("POST", "/simctl/v1/state"), ("GET", "/simctl/v2/state"), ("GET", "/simctl"), ("POST", "/"),
             ("GET", "/inApps/v1/subscriptions"), ("GET", "/\u{0}"), ("BREW", "/simctl/v1/state"),
             ("GET", "/" + String(repeating: "a/", count: 500)),
         ] {

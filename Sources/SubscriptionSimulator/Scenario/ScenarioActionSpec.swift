@@ -60,12 +60,28 @@ package struct ActionArgument: Sendable {
     package let required: Bool
     /// What the docs' action table says about it in parentheses, or empty.
     package let documentation: String
+    /// The values a `choice` argument takes, as the decoder reads them (empty for other kinds).
+    let choiceValues: [String]
 
-    init(_ name: String, _ kind: Kind, required: Bool = true, _ documentation: String = "") {
+    init(
+        _ name: String, _ kind: Kind, required: Bool = true, _ documentation: String = "", choices: [String] = []
+    ) {
         self.name = name
         self.kind = kind
         self.required = required
         self.documentation = documentation
+        self.choiceValues = choices
+    }
+
+    /// Every value the argument can take, when they are few: a `choice`'s values, a `plan`'s (``BillingPlan``), a
+    /// `bool`'s; empty otherwise. `simctl serve`'s `GET /simctl/v1/actions` lists them (the dashboard's forms).
+    package var choices: [String] {
+        switch kind {
+        case .choice: return choiceValues
+        case .plan: return BillingPlan.allCases.map(\.rawValue)
+        case .bool: return ["true", "false"]
+        default: return []
+        }
     }
 
     static let customer = ActionArgument("customer", .customer)

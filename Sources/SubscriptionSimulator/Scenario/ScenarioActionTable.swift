@@ -393,7 +393,8 @@ extension ScenarioActionSpec {
             ActionArgument(
                 "reason", .choice,
                 "`consumptionRequestReason`: "
-                    + ConsumptionRequestReason.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ")),
+                    + ConsumptionRequestReason.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", "),
+                choices: ConsumptionRequestReason.allCases.map(\.rawValue)),
         ],
         decode: { i throws(ScenarioError) in
             let reason = try i.decoder.choice(
@@ -422,7 +423,8 @@ extension ScenarioActionSpec {
             .customer, .product, .transaction, ActionArgument("customerConsented", .bool, "must be `true`"),
             ActionArgument(
                 "refundPreference", .choice, required: false,
-                RefundPreference.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ")),
+                RefundPreference.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", "),
+                choices: RefundPreference.allCases.map(\.rawValue)),
         ],
         decode: { i throws(ScenarioError) in
             var preference: RefundPreference?
@@ -455,7 +457,9 @@ extension ScenarioActionSpec {
     static let decideRefund = ScenarioActionSpec(
         "decideRefund",
         [
-            .customer, .product, .transaction, ActionArgument("decision", .choice, "`REFUND` or `REFUND_DECLINED`"),
+            .customer, .product, .transaction,
+            ActionArgument(
+                "decision", .choice, "`REFUND` or `REFUND_DECLINED`", choices: ["REFUND", "REFUND_DECLINED"]),
             ActionArgument("percentage", .wholeNumber, required: false, "with `REFUND`: as `refund`"),
             ActionArgument("prorated", .bool, required: false, "with `REFUND`: as `refund`"),
             ActionArgument("reason", .wholeNumber, required: false, "0 or 1, default 0"),

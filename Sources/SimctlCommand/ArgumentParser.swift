@@ -34,6 +34,8 @@ package struct RunOptions: Equatable, Sendable {
     package var jobs: Int?
     /// `--shard I/N`: write part I of N in the part format (``PartFile``) for `simctl merge`.
     package var shard: RunPart?
+    /// `--customers`, `--from`, `--to`, `--axis`: what the picture shows (PictureOptions.swift).
+    package var picture = PictureOptions()
 
     package init(
         file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil,
@@ -68,7 +70,7 @@ package enum ArgumentParser {
         [
             "--format", "--out", "--until", "--seed", "--start", "--force", "--jobs", "--shard",
         ]
-        + SigningOptions.names + DeliveryOptions.names
+        + SigningOptions.names + DeliveryOptions.names + PictureOptions.names
     /// Options that take no value.
     static let runFlags = ["--force"]
 
@@ -123,6 +125,7 @@ package enum ArgumentParser {
         var signing = SigningOptions()
         var jobs: Int?
         var shard: RunPart?
+        var picture = PictureOptions()
         var index = 0
         var optionsEnded = false
         func setFile(_ value: String) throws(UsageError) {
@@ -205,6 +208,9 @@ package enum ArgumentParser {
                 start = text
             case _ where DeliveryOptions.names.contains(name):
                 try delivery.set(name, text)
+            // The picture's options (PictureOptions.swift).
+            case _ where PictureOptions.names.contains(name):
+                try picture.set(name, text)
             case _ where try signing.apply(name, text, topic: "run"):
                 break
             case "--jobs":
@@ -251,6 +257,11 @@ package enum ArgumentParser {
         options.delivery = try delivery.build()
         options.jobs = jobs
         options.shard = shard
+        options.picture = picture
+        if let given = picture.firstGiven, options.format != .svg, out == nil {
+            throw UsageError(
+                message: "option '\(given)' applies to the picture: give '--format svg' or '--out DIR'", topic: "run")
+        }
         if shard != nil {
             // A part holds output lines or timeline rows with their keys, written to standard output only.
             var conflict: String?

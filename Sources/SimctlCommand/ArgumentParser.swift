@@ -36,6 +36,8 @@ package struct RunOptions: Equatable, Sendable {
     package var shard: RunPart?
     /// Issue 47: `--bundle-id`, `--app-apple-id`, `--map-product` (IdentityOptions.swift).
     package var identity = IdentityOptions()
+    /// `--customers`, `--from`, `--to`, `--axis`: what the picture shows (PictureOptions.swift).
+    package var picture = PictureOptions()
 
     package init(
         file: String, format: OutputFormat = .timeline, outDirectory: String? = nil, until: String? = nil,
@@ -70,7 +72,7 @@ package enum ArgumentParser {
         [
             "--format", "--out", "--until", "--seed", "--start", "--force", "--jobs", "--shard",
         ]
-        + SigningOptions.names + DeliveryOptions.names + IdentityOptions.names
+        + SigningOptions.names + DeliveryOptions.names + IdentityOptions.names + PictureOptions.names
     /// Options that take no value.
     static let runFlags = ["--force"]
 
@@ -126,6 +128,7 @@ package enum ArgumentParser {
         var identity = IdentityOptions()
         var jobs: Int?
         var shard: RunPart?
+        var picture = PictureOptions()
         var index = 0
         var optionsEnded = false
         func setFile(_ value: String) throws(UsageError) {
@@ -208,6 +211,9 @@ package enum ArgumentParser {
                 start = text
             case _ where DeliveryOptions.names.contains(name):
                 try delivery.set(name, text)
+            // The picture's options (PictureOptions.swift).
+            case _ where PictureOptions.names.contains(name):
+                try picture.set(name, text)
             case _ where try signing.apply(name, text, topic: "run"):
                 break
             case _ where try identity.apply(name, text, topic: "run"):
@@ -257,6 +263,11 @@ package enum ArgumentParser {
         options.jobs = jobs
         options.shard = shard
         options.identity = identity
+        options.picture = picture
+        if let given = picture.firstGiven, options.format != .svg, out == nil {
+            throw UsageError(
+                message: "option '\(given)' applies to the picture: give '--format svg' or '--out DIR'", topic: "run")
+        }
         if shard != nil {
             // A part holds output lines or timeline rows with their keys, written to standard output only.
             var conflict: String?

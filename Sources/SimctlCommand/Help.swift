@@ -86,6 +86,7 @@ package enum HelpText {
                               merge them into the same bytes as one run). A scenario that runs as one job has
                               everything in part 1; its other parts are empty. Expectations are not judged.
                               Not with svg, --out or --deliver. See 'simctl help merge' and docs/streaming.md
+        \(PictureOptions.help)
 
         The same file, seed and start always give byte-identical output.
         Expectation failures go to standard error; the exit code is then 1.

@@ -31,7 +31,8 @@ package enum PopulationCommand {
           --retention LIST      monthly retention rates (e.g. 0.85,0.90,0.95): the expected paying subscribers
                                 N x r^(m-1) beside a run with churn 1 - r and no billing failures
           --svg DIR             also write paying-by-month.svg and recoveries-by-day.svg into DIR (created if
-                                needed; files of those names are replaced)
+                                needed; files of those names are replaced); with --compare-grace also
+                                paying-difference-by-month.svg (each run minus the first)
           --jobs N              simulate the subscribers in N parts on N threads at once (default: this machine's
                                 cores; 1 runs on one thread); the outputs are the same for every N
 

@@ -155,6 +155,16 @@ package enum Simctl {
         case .failure(let output): return output
         case .success(let mapped): scenario = mapped
         }
+        // What the picture shows (`--customers`, `--from`, `--to`, `--axis`), checked against the scenario.
+        var pictureView = PictureView()
+        switch options.picture.resolve(scenario) {
+        case .failure(let error):
+            return CommandOutput(
+                stdout: "",
+                stderr: "error: \(error.message)\n\(HelpText.usageLine(for: "run"))\nsee 'simctl help run'\n",
+                exitCode: ExitCode.usage)
+        case .success(let view): pictureView = view
+        }
         let signer: (any PayloadSigner)?
         switch options.signing.signer() {
         case .failure(let output): return output
@@ -172,6 +182,7 @@ package enum Simctl {
         var plan = RunPlan(format: options.format, signer: signer, guardCommit: { body in Interrupts.deferred(body) })
         plan.jobs = jobs
         plan.threadLimit = plan.jobs
+        plan.pictureView = pictureView
         plan.writeVector = standardOutputVector
         if let directory = options.outDirectory {
             do throws(FixtureWriter.WriteError) {

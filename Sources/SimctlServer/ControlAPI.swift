@@ -421,16 +421,50 @@ extension SimulatorServer {
 
     /// `GET /simctl/v1/timeline.svg`: the picture of the store so far (``TimelinePicture``, the `svg` format of
     /// `simctl run`), drawn from the scenario's start to the clock.
-    func timelinePicture(_ state: ServerState) -> ServerResponse {
+    /// The query (``pictureQuery(_:_:start:)``) chooses customers, a window and the axis; the picture says "now" and
+    /// draws a line at the clock.
+    func timelinePicture(_ state: ServerState, view: PictureView = PictureView()) -> ServerResponse {
         let store = state.store
         let scenario = configuration.scenario
         var picture = TimelinePicture(
             name: scenario.name, start: scenario.start, seed: scenario.seed, customers: store.customers,
-            families: store.families.map { ($0.organizer, $0.members) })
+            families: store.families.map { ($0.organizer, $0.members) }, view: view,
+            familyDelay: scenario.app.familyDelay,
+            shareable: Set(scenario.catalog.products.filter(\.familyShareable).map(\.id)),
+            familyActions: scenario.timeline.map { ($0.at, $0.action) })
         picture.add(store.notifications[...], store.entitlementChanges[...])
         return ServerResponse(
             status: 200, headers: [ServerHeader(name: "Content-Type", value: "image/svg+xml; charset=utf-8")],
-            body: Array(picture.svg(until: store.now).utf8))
+            body: Array(picture.svg(until: store.now, now: store.now).utf8))
+    }
+
+    /// `timeline.svg`'s query: `customers=NAME,...` (names or patterns), `from=` and `to=` (offsets from the
+    /// scenario's start such as 10d or ISO instants), `axis=dates|offsets`; each at most once. Anything else, or a
+    /// value that is not one of these, is a 400 that says what was expected.
+    static func pictureQuery(_ query: [(name: String, value: String)], _ state: ServerState, start: Instant)
+        -> Result<PictureView, ServerResponse>
+    {
+        var values: [String: String] = [:]
+        for item in query {
+            guard ["customers", "from", "to", "axis"].contains(item.name) else {
+                return .failure(
+                    .problem(
+                        400,
+                        "unknown query parameter '\(shownQuery(item.name))'; timeline.svg takes customers=NAME,..., "
+                            + "from=, to= (an offset such as 10d or an ISO instant) and axis=dates|offsets"))
+            }
+            guard values.updateValue(item.value, forKey: item.name) == nil else {
+                return .failure(.problem(400, "query parameter '\(item.name)' is given twice"))
+            }
+        }
+        switch PictureView.parse(
+            customers: values["customers"], from: values["from"], to: values["to"], axis: values["axis"], start: start,
+            known: state.store.customers, optionPrefix: "")
+        {
+        case .success(let view): return .success(view)
+        case .failure(let error):
+            return .failure(.problem(400, "query parameter '\(error.option)' \(error.message)"))
+        }
     }
 
     // MARK: helpers

@@ -172,12 +172,11 @@ extension SimulatorServer {
             let snapshot = locked { state }
             return .json(200, deliveriesJSON(snapshot))
         case .timelinePicture:
-            if let unknown = request.query.first {
-                return .problem(
-                    400, "unknown query parameter '\(Self.shownQuery(unknown.name))'; timeline.svg takes none")
-            }
             let snapshot = locked { state }
-            return timelinePicture(snapshot)
+            switch Self.pictureQuery(request.query, snapshot, start: configuration.scenario.start) {
+            case .failure(let response): return response
+            case .success(let view): return timelinePicture(snapshot, view: view)
+            }
         case .health:
             // For container health checks and start-up waits: answered without the store's lock, so a long advance
             // never makes a live server look dead.

@@ -2,7 +2,9 @@
 
 check: for each picture, Chromium loads it (file://), `--dump-dom` must hold no parser error and every text the file
 draws (lane names, labels, marker and bar titles), and a screenshot must not be blank (PNG decoded here with zlib and
-struct: enough pixels that are not the white background, and several colours).
+struct: enough pixels that are not the white background, and several colours); and, laid out by Chromium with its
+own fonts, no two texts overlap and none leaves the canvas (each text's getBBox(), with a tolerance of
+LAYOUT_TOLERANCE px for font differences; the picture's writer lays them out with its own metrics, TextMetrics).
 png: renders one picture to a PNG at its own size (the PNG in docs/).
 Standard library only.
 """
@@ -17,6 +19,38 @@ import xml.etree.ElementTree as ET
 import zlib
 
 SVG = "{http://www.w3.org/2000/svg}"
+# How far two rendered text boxes may overlap (or one leave the canvas), in px: the writer measures with DejaVu Sans
+# advances rounded up; Chromium's boxes include the font's whole ascent and descent.
+LAYOUT_TOLERANCE = 2.5
+
+LAYOUT_SCRIPT = """
+<script>
+window.addEventListener('load', () => {
+  const svg = document.querySelector('svg');
+  const width = svg.width.baseVal.value, height = svg.height.baseVal.value, t = %TOL%;
+  const boxes = [];
+  for (const text of svg.querySelectorAll('text')) {
+    if (text.hasAttribute('transform')) continue;
+    const b = text.getBBox();
+    boxes.push({x0: b.x, y0: b.y, x1: b.x + b.width, y1: b.y + b.height, text: text.textContent});
+  }
+  const problems = [];
+  for (const b of boxes) {
+    if (b.x0 < -t || b.y0 < -t || b.x1 > width + t || b.y1 > height + t)
+      problems.push('leaves the canvas: ' + JSON.stringify(b));
+  }
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i], b = boxes[j];
+    if (a.x0 < b.x1 - t && b.x0 < a.x1 - t && a.y0 < b.y1 - t && b.y0 < a.y1 - t)
+      problems.push('overlap: ' + JSON.stringify(a) + ' and ' + JSON.stringify(b));
+  }
+  const out = document.createElement('pre');
+  out.id = 'layout';
+  out.textContent = JSON.stringify({texts: boxes.length, problems: problems});
+  document.body.appendChild(out);
+});
+</script>
+"""
 
 
 def chromium():
@@ -122,6 +156,27 @@ def texts(path):
     return found, lanes
 
 
+def layout(path, scratch):
+    """Chromium's boxes of the picture's texts: (number of texts, problems)."""
+    import json
+    import re
+    source = open(path, encoding="utf-8").read()
+    source = re.sub(r"^<\?xml[^>]*>", "", source)
+    page = os.path.join(scratch, "layout.html")
+    with open(page, "w", encoding="utf-8") as f:
+        f.write("<!DOCTYPE html><html><head><meta charset='utf-8'><style>body{margin:0}</style></head><body>")
+        f.write(source)
+        f.write(LAYOUT_SCRIPT.replace("%TOL%", str(LAYOUT_TOLERANCE)))
+        f.write("</body></html>")
+    dom = browser(["--virtual-time-budget=5000", "--dump-dom", "file://" + page])
+    found = re.search(r'<pre id="layout">(.*?)</pre>', dom.stdout, re.S)
+    if not found:
+        return 0, [f"no layout result from chromium (exit {dom.returncode}): {dom.stderr[-300:]}"]
+    result = json.loads(found.group(1).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
+                        .replace("&amp;", "&"))
+    return result["texts"], result["problems"]
+
+
 def check(paths):
     failures = 0
     with tempfile.TemporaryDirectory() as scratch:
@@ -150,8 +205,13 @@ def check(paths):
             share, colours = ink(png)
             if share < 0.03 or colours < 6:
                 problems.append(f"the rendered image looks blank: {share:.1%} non-white pixels, {colours} colours")
+            measured, overlaps = layout(path, scratch)
+            problems += overlaps[:10]
+            if len(overlaps) > 10:
+                problems.append(f"... {len(overlaps) - 10} more layout problems")
             status = "FAIL" if problems else "ok"
-            print(f"{status} {path}: {len(wanted)} texts in the DOM ({len(lanes)} lanes), "
+            print(f"{status} {path}: {len(wanted)} texts in the DOM ({len(lanes)} lanes), {measured} text boxes "
+                  f"measured (tolerance {LAYOUT_TOLERANCE} px), "
                   f"{share:.1%} of pixels drawn, {colours}{'+' if colours >= 1000 else ''} colours")
             for problem in problems:
                 print(f"  {problem}")

@@ -134,6 +134,7 @@ import Testing
         #expect(svg.hasPrefix("<?xml") && svg.hasSuffix("</svg>\n"))
         #expect(svg.contains("SUBSCRIBED INITIAL_BUY · ") && svg.contains("· bob · "))
         #expect(svg.contains("family delay 1h"))
+        #expect(svg.contains("now 2026-03-01T11:00:00Z") && svg.contains(">now</text>"), "the clock, said and drawn")
         #expect(server.get("/simctl/v1/timeline.svg", token: nil).bodyText == svg, "same store, same bytes")
         // The same picture as `simctl run --format svg` of the same story, once the clock is at the run's end.
         let text = familyServeScenario.replacingOccurrences(
@@ -141,9 +142,31 @@ import Testing
             with: "timeline:\n  - { at: 0, purchase: { customer: alice, product: \(familyProduct) } }\nuntil: P2M")
         let run = try ScenarioRunner.run(try decodeScenario(text))
         #expect(server.control("/simctl/v1/advance", #"{"to": "2026-05-01T09:00:00Z"}"#).status == 200)
-        #expect(server.get("/simctl/v1/timeline.svg", token: nil).bodyText == RunOutput.svg(run))
-        let query = server.get("/simctl/v1/timeline.svg", query: [("width", "2")], token: nil)
-        #expect(query.status == 400 && query.bodyText.contains("timeline.svg takes none"))
+        var drawn = TimelinePicture(scenario: run.scenario)
+        drawn.add(run.store.notifications[...], run.store.entitlementChanges[...])
+        #expect(
+            server.get("/simctl/v1/timeline.svg", token: nil).bodyText
+                == drawn.svg(until: run.scenario.until, now: run.scenario.until))
+        // The query chooses customers, a window and the axis; anything else is a 400 that says what it takes.
+        let chosen = server.get(
+            "/simctl/v1/timeline.svg",
+            query: [("customers", "bob"), ("from", "1h"), ("to", "P1M"), ("axis", "offsets")],
+            token: nil)
+        #expect(
+            chosen.status == 200 && chosen.bodyText.contains(">bob</text>")
+                && !chosen.bodyText.contains(">alice</text>"))
+        #expect(chosen.bodyText.contains("window 2026-03-01T10:00:00Z to 2026-04-01T09:00:00Z"))
+        for (query, message) in [
+            ([("width", "2")], "unknown query parameter 'width'; timeline.svg takes customers"),
+            ([("customers", "zed")], "query parameter 'customers' no customer 'zed'"),
+            ([("from", "soon")], "query parameter 'from' needs an offset"),
+            ([("from", "2d"), ("to", "1d")], "query parameter 'to' must be later"),
+            ([("axis", "x")], "query parameter 'axis' needs dates or offsets"),
+            ([("axis", "dates"), ("axis", "dates")], "query parameter 'axis' is given twice"),
+        ] {
+            let answer = server.get("/simctl/v1/timeline.svg", query: query, token: nil)
+            #expect(answer.status == 400 && answer.bodyText.contains(message), "\(query): \(answer.bodyText)")
+        }
     }
 
     @Test func everyPathInTheOpenAPIFileIsServedAndViceVersa() throws {

@@ -16,6 +16,13 @@ public struct PictureSink: RunSink {
         self.write = write
     }
 
+    /// The picture of the customers and window `view` chooses (`--customers`, `--from`, `--to`, `--axis`).
+    package init(scenario: Scenario, view: PictureView, write: @escaping ([UInt8]) -> Void) {
+        self.scenario = scenario
+        picture = TimelinePicture(scenario: scenario, view: view)
+        self.write = write
+    }
+
     public mutating func receive(
         _ notifications: ArraySlice<SentNotification>, _ changes: ArraySlice<EntitlementChange>
     ) {

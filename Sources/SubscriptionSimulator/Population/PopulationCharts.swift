@@ -4,6 +4,8 @@ package enum PopulationCharts {
     /// File names written by ``files(_:)``.
     package static let payingFile = "paying-by-month.svg"
     package static let recoveriesFile = "recoveries-by-day.svg"
+    /// With several runs (`--compare-grace`): each run's paying subscribers minus the first run's (the baseline).
+    package static let differenceFile = "paying-difference-by-month.svg"
 
     static func graceName(_ run: CohortOutputs) -> String {
         run.configuration.grace == 0 ? "grace off" : "grace \(run.configuration.grace) days"
@@ -18,7 +20,9 @@ package enum PopulationCharts {
         let pad = Swift.max(1, (most - least) * 0.05)
         let dashes: [String?] = [nil, "9 4", "3 3", "12 3 3 3", "6 2", "1 3"]
         var chart = LineChart(
-            title: "Paying subscribers at the end of each month",
+            title: runs.count > 1
+                ? "Paying subscribers at the end of each month, one line per run"
+                : "Paying subscribers at the end of each month (\(runs.first.map(graceName) ?? "no run"))",
             xLabel: "month", yLabel: "paying subscribers",
             series: runs.enumerated().map { offset, run in
                 LineChart.Series(
@@ -27,6 +31,36 @@ package enum PopulationCharts {
                     color: LineChart.colors[offset % LineChart.colors.count], dash: dashes[offset % dashes.count])
             },
             xRange: 1...Double(max(2, months)), yRange: Swift.max(0, least - pad)...(most + pad))
+        chart.xTicks = months <= 24 ? (1...max(2, months)).map(Double.init) : nil
+        return chart.svg()
+    }
+
+    /// Each run's paying subscribers at the end of each month minus the first run's (the baseline, drawn at zero):
+    /// the lines of ``payingByMonth(_:)`` lie within a few percent of each other, so the differences are drawn apart.
+    package static func payingDifferenceByMonth(_ runs: [CohortOutputs]) -> String {
+        guard let baseline = runs.first else { return "" }
+        let months = baseline.configuration.months
+        let dashes: [String?] = [nil, "9 4", "3 3", "12 3 3 3", "6 2", "1 3"]
+        let series = runs.enumerated().map { offset, run in
+            LineChart.Series(
+                name: offset == 0 ? "\(graceName(run)) (baseline)" : graceName(run),
+                points: run.payingMonthEnd.enumerated().map {
+                    (Double($0.offset + 1), Double($0.element - (baseline.payingMonthEnd[safe: $0.offset] ?? 0)))
+                },
+                color: LineChart.colors[offset % LineChart.colors.count], dash: dashes[offset % dashes.count])
+        }
+        let values = series.flatMap { $0.points.map(\.y) }
+        let most = values.max() ?? 1
+        let least = values.min() ?? 0
+        let pad = Swift.max(1, (most - least) * 0.08)
+        var chart = LineChart(
+            title: "Paying subscribers: difference from \(graceName(baseline))",
+            xLabel: "month", yLabel: "paying minus the baseline", series: series, xRange: 1...Double(max(2, months)),
+            yRange: (least - pad)...(most + pad))
+        chart.yTick = { value in
+            let n = Int(value.rounded())
+            return n > 0 ? "+" + DecimalText.grouped(n) : n < 0 ? "-" + DecimalText.grouped(-n) : "0"
+        }
         chart.xTicks = months <= 24 ? (1...max(2, months)).map(Double.init) : nil
         return chart.svg()
     }
@@ -43,7 +77,7 @@ package enum PopulationCharts {
         }
         let model = (0...60).map { (x: Double($0), y: CohortModel.recoveredFraction(within: Double($0))) }
         var chart = LineChart(
-            title: "Billing failures recovered, by days after the failure",
+            title: "Billing failures recovered, by days after the failure (\(graceName(run)))",
             xLabel:
                 "days after the billing failure (\(CohortReport.grouped(run.closedFailures.failures)) closed failures)",
             yLabel: "share of failures recovered",
@@ -62,10 +96,17 @@ package enum PopulationCharts {
         return chart.svg()
     }
 
-    /// Both pictures, by file name. The recovery curve is drawn from the first run (the delay does not depend on the
-    /// grace length: R5.1 draws it before grace is looked at).
+    /// The pictures, by file name: with several runs also the difference from the first. The recovery curve is
+    /// drawn from the first run, which its title names (the delay does not depend on the grace length: R5.1 draws
+    /// it before grace is looked at).
     package static func files(_ runs: [CohortOutputs]) -> [(name: String, contents: String)] {
         guard let first = runs.first else { return [] }
-        return [(payingFile, payingByMonth(runs)), (recoveriesFile, recoveriesByDay(first))]
+        var files = [(payingFile, payingByMonth(runs)), (recoveriesFile, recoveriesByDay(first))]
+        if runs.count > 1 { files.insert((differenceFile, payingDifferenceByMonth(runs)), at: 1) }
+        return files
     }
+}
+
+extension Array {
+    fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

@@ -2,7 +2,8 @@
 /// most two decimals so the output is the same on every platform. No dependency.
 package struct SVGWriter {
     package let width: Double
-    package let height: Double
+    /// The canvas' height; a picture whose height is known only once it is drawn sets it last.
+    package var height: Double
     var body: [String] = []
 
     package init(width: Double, height: Double) {
@@ -55,7 +56,7 @@ package struct SVGWriter {
         return text
     }
 
-    static func attributes(_ pairs: [(String, String)]) -> String {
+    package static func attributes(_ pairs: [(String, String)]) -> String {
         pairs.map { " \($0.0)=\"\(escape($0.1))\"" }.joined()
     }
 
@@ -113,8 +114,11 @@ package struct SVGWriter {
     package mutating func raw(_ text: String) { body.append(text) }
 
     /// A `<g>` with a `<title>` (a browser shows it on hover) around what `content` draws.
-    package mutating func group(title: String, _ content: (inout SVGWriter) -> Void) {
-        body.append("<g><title>\(Self.escape(title))</title>")
+    package mutating func group(
+        title: String, data: [(String, String)] = [], _ content: (inout SVGWriter) -> Void
+    ) {
+        body.append(
+            "<g\(Self.attributes(data.map { ("data-" + $0.0, $0.1) }))><title>\(Self.escape(title))</title>")
         content(&self)
         body.append("</g>")
     }
@@ -123,7 +127,8 @@ package struct SVGWriter {
 
     package mutating func text(
         _ content: String, x: Double, y: Double, size: Double = 12, anchor: Anchor = .start, bold: Bool = false,
-        rotate: Double? = nil, fill: String = "#222", halo: Bool = false, dataLabel: String? = nil
+        rotate: Double? = nil, fill: String = "#222", halo: Bool = false, dataLabel: String? = nil,
+        data: [(String, String)] = []
     ) {
         var pairs = [
             ("x", Self.number(x)), ("y", Self.number(y)), ("font-size", Self.number(size)),
@@ -137,6 +142,7 @@ package struct SVGWriter {
             pairs.append(("paint-order", "stroke"))
         }
         if let dataLabel { pairs.append(("data-lane", dataLabel)) }
+        for (name, value) in data { pairs.append(("data-" + name, value)) }
         if let rotate {
             pairs.append(("transform", "rotate(\(Self.number(rotate)) \(Self.number(x)) \(Self.number(y)))"))
         }
@@ -150,6 +156,114 @@ package struct SVGWriter {
             + "height=\"\(Self.number(height))\" viewBox=\"0 0 \(Self.number(width)) \(Self.number(height))\" "
             + "font-family=\"Helvetica, Arial, sans-serif\">\n"
             + "<title>\(Self.escape(title))</title>\n" + body.joined(separator: "\n") + "\n</svg>\n"
+    }
+}
+
+/// The font metrics every picture lays its text out with (and its tests measure with): advance widths of DejaVu
+/// Sans (the sans-serif a Debian Chromium draws "Helvetica, Arial, sans-serif" with; Helvetica and Arial are
+/// narrower, so text measured here never takes more room than measured), in ems, bold 10% wider [assumed: widths
+/// read from DejaVu Sans 2.37, rounded up]. A text's box runs from 0.8 em above its baseline to 0.22 em below.
+package enum TextMetrics {
+    static let narrow: Set<Character> = ["i", "j", "l", "I", "J", ".", ",", ":", ";", "'", "|", "!", " ", "·"]
+    static let semi: Set<Character> = ["f", "r", "t", "(", ")", "[", "]", "/", "-", "\"", "*"]
+    static let wide: Set<Character> = ["m", "w", "M", "W", "%", "@", "—"]
+
+    /// One character's advance in ems.
+    package static func advance(_ c: Character) -> Double {
+        if narrow.contains(c) { return 0.34 }
+        if semi.contains(c) { return 0.42 }
+        if wide.contains(c) { return 1.0 }
+        if c.isUppercase { return 0.79 }
+        if c.isASCII { return 0.64 }
+        // Arrows, symbols, other scripts.
+        return 0.84
+    }
+
+    /// The text's width in px at `size`.
+    package static func width(_ text: String, size: Double, bold: Bool = false) -> Double {
+        var ems = 0.0
+        for c in text { ems += advance(c) }
+        return ems * size * (bold ? 1.1 : 1)
+    }
+
+    /// The box a text drawn at (`x`, `y`: its baseline) with `anchor` takes.
+    package static func box(
+        _ text: String, x: Double, y: Double, size: Double, anchor: SVGWriter.Anchor = .start, bold: Bool = false
+    ) -> TextBox {
+        let w = width(text, size: size, bold: bold)
+        let left: Double
+        switch anchor {
+        case .start: left = x
+        case .middle: left = x - w / 2
+        case .end: left = x - w
+        }
+        return TextBox(x0: left, y0: y - 0.8 * size, x1: left + w, y1: y + 0.22 * size)
+    }
+}
+
+/// A text's box on the canvas.
+package struct TextBox: Equatable, Sendable {
+    package var x0: Double
+    package var y0: Double
+    package var x1: Double
+    package var y1: Double
+
+    package init(x0: Double, y0: Double, x1: Double, y1: Double) {
+        self.x0 = x0
+        self.y0 = y0
+        self.x1 = x1
+        self.y1 = y1
+    }
+
+    /// Whether the two boxes share more than a hair (0.01 px).
+    package func overlaps(_ other: TextBox) -> Bool {
+        x0 < other.x1 - 0.01 && other.x0 < x1 - 0.01 && y0 < other.y1 - 0.01 && other.y0 < y1 - 0.01
+    }
+
+    package func inside(width: Double, height: Double) -> Bool {
+        x0 >= -0.01 && y0 >= -0.01 && x1 <= width + 0.01 && y1 <= height + 0.01
+    }
+}
+
+/// Places text so that no two boxes overlap and none leaves the canvas: each text is tried at its candidate
+/// positions in order and drawn at the first free one, or left out (the caller counts it).
+package struct TextPlacer {
+    package let width: Double
+    /// Boxes by 20 px band of height, for quick look-ups.
+    var bands: [Int: [TextBox]] = [:]
+
+    package init(width: Double) { self.width = width }
+
+    func bandRange(_ box: TextBox) -> ClosedRange<Int> {
+        Int((box.y0 / 20).rounded(.down))...Int((box.y1 / 20).rounded(.down))
+    }
+
+    /// Whether `box` is on the canvas (its height is open: pictures grow downwards) and free.
+    package func fits(_ box: TextBox) -> Bool {
+        guard box.x0 >= 0, box.x1 <= width, box.y0 >= 0 else { return false }
+        for band in bandRange(box) {
+            for other in bands[band] ?? [] where other.overlaps(box) { return false }
+        }
+        return true
+    }
+
+    /// Marks `box` as taken (also a box that is not text: a legend swatch, a marker's shape).
+    package mutating func reserve(_ box: TextBox) {
+        for band in bandRange(box) { bands[band, default: []].append(box) }
+    }
+
+    /// The first of `candidates` (x, y, anchor) where the text fits; reserved. nil: none.
+    package mutating func place(
+        _ text: String, size: Double, bold: Bool = false, _ candidates: [(Double, Double, SVGWriter.Anchor)]
+    ) -> (x: Double, y: Double, anchor: SVGWriter.Anchor)? {
+        for (x, y, anchor) in candidates {
+            let box = TextMetrics.box(text, x: x, y: y, size: size, anchor: anchor, bold: bold)
+            if fits(box) {
+                reserve(box)
+                return (x, y, anchor)
+            }
+        }
+        return nil
     }
 }
 

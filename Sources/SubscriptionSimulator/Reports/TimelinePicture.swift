@@ -1,42 +1,52 @@
 /// The `svg` format: a run's timeline as a picture (docs/scenario-format.md, "The picture"). One lane per customer
-/// (a family's organizer first, its members under it), in each lane one bar per subscription or share (keyed by its
-/// original transaction) drawn over virtual time and split into phases as the notifications report them (active,
-/// free trial or offer, billing grace, billing retry, expired, revoked or refunded; each with its own colour, pattern
-/// and label), a marker per notification with a `<title>` (type, subtype, instant, status), the access each customer
-/// gained and lost (``EntitlementChange``), the family delay between a purchase and a member's share, a dated UTC axis
-/// and a legend.
+/// (a family's organizer first, its members under it, inside the family's group), in each lane one bar per
+/// subscription or share (keyed by its original transaction) drawn over virtual time, split into phases as the
+/// notifications report them (active, free trial or offer, owned, billing grace, billing retry, expired, revoked or
+/// refunded; each with its own colour, pattern and label) and into parts at each product, billing plan or price
+/// change (each part named); a marker per notification with a shape and a short printed label per kind (routine
+/// renewals as small ticks) and a `<title>` with its type, subtype, instant and status; "cancels on DATE" while
+/// auto-renew is off; the access each customer gained and lost (``EntitlementChange``); the family delay at the
+/// member's bar, from the event that started that share; joins and leaves; a dated (or offset) axis and a legend of
+/// everything drawn. A run with more customers than lanes gets a strip with the number of customers in each phase
+/// over time, the most eventful customers first and identical lanes collapsed into one with a count.
 ///
-/// It reads what the run sent and never changes a rule: a phase starts where a notification reports it (or where the
-/// grace period it reports ends) and lasts until the next one. It is fed in order like any sink (``add(_:_:)``) and
-/// keeps only what it draws: at most ``Caps`` lanes, markers and bar pieces, so the file stays bounded however long
-/// the run; what it leaves out is counted and said in a note at the bottom of the picture. Deterministic: the same
-/// notifications give the same bytes.
+/// It reads what the run sent (and the scenario's family actions, for joins, leaves and why a share was revoked) and
+/// never changes a rule: a phase starts where a notification reports it (or where the grace period it reports ends)
+/// and lasts until the next one. It is fed in order like any sink (``add(_:_:)``) and keeps only what it draws (at
+/// most ``Caps``), so the file stays bounded however large the run (under 1 MB: docs/scenario-format.md); what it
+/// leaves out is counted and said in a note at the bottom. Deterministic: the same notifications give the same bytes.
 package struct TimelinePicture {
-    /// How much is drawn at most [assumed: chosen so that the file stays at about 2 MB at most and a browser draws
-    /// it at once; the Tests/Scale scenario's picture is about 140 kB at any size, simbench `picture`].
+    /// How much is kept and drawn at most [assumed: chosen so that the file stays under 1 MB at any customer count
+    /// and a browser draws it at once; simbench `picture` measures it].
     package struct Caps: Sendable {
-        /// Customers drawn (lanes); the others are counted in the note.
+        /// Lanes drawn (a collapsed lane counts once).
         package var lanes = 40
+        /// Customers whose markers and access changes are kept (in the order they first appear); every customer
+        /// still counts in the phase strip and in the ranking by events.
+        package var detailedCustomers = 1_000
         /// Bars (subscriptions or shares) drawn in one lane.
         package var barsPerLane = 4
-        /// Notification markers drawn; later notifications still shape the bars.
-        package var markers = 2_000
-        /// Phase pieces drawn over all bars; later changes are left out (and counted).
-        package var pieces = 3_000
-        /// Access changes drawn.
-        package var accessChanges = 2_000
+        /// Notification markers kept per customer; later notifications still shape the bars.
+        package var markersPerLane = 60
+        /// Phase pieces kept per bar; later changes are left out (and counted).
+        package var piecesPerBar = 40
+        /// Access changes kept per customer.
+        package var accessPerLane = 40
+        /// App-level markers (notifications with no recipient).
+        package var appMarkers = 60
 
         package init() {}
     }
 
     /// A phase a bar is drawn in.
     package enum Phase: Int, CaseIterable, Sendable {
-        case active, offer, grace, retry, expired, revoked
+        case active, offer, owned, grace, retry, expired, revoked
 
         var name: String {
             switch self {
             case .active: return "active"
             case .offer: return "free trial / offer"
+            case .owned: return "owned (one-time purchase)"
             case .grace: return "billing grace"
             case .retry: return "billing retry"
             case .expired: return "expired"
@@ -49,6 +59,7 @@ package struct TimelinePicture {
             switch self {
             case .active: return "active"
             case .offer: return "offer"
+            case .owned: return "owned"
             case .grace: return "grace"
             case .retry: return "retry"
             case .expired: return "expired"
@@ -59,6 +70,18 @@ package struct TimelinePicture {
         /// The fill: a pattern (``TimelinePicture/patterns``) so that no phase is told by its colour alone.
         var fill: String { "url(#phase-\(label))" }
         var textColor: String { self == .expired || self == .offer || self == .grace ? "#111" : "#fff" }
+        /// Whether a customer in this phase has access (for the strip's order: access first).
+        var rank: Int {
+            switch self {
+            case .active: return 0
+            case .offer: return 1
+            case .owned: return 2
+            case .grace: return 3
+            case .retry: return 4
+            case .revoked: return 5
+            case .expired: return 6
+            }
+        }
     }
 
     struct Piece {
@@ -67,30 +90,52 @@ package struct TimelinePicture {
         var label: String
     }
 
+    /// A part of a bar on one product, billing plan and price.
+    struct Segment {
+        var start: Instant
+        var productId: String
+        var plan: BillingPlan
+        var price: Price?
+    }
+
     struct Bar {
         var key: String
-        var title: String
+        var productId: String
+        var shared: Bool
         var pieces: [Piece] = []
+        var segments: [Segment] = []
         /// The reported grace period's end: the bar turns to billing retry there unless a notification comes first.
         var graceEnds: Instant?
-        var productId: String
-        /// The shares' purchases, when they reached this member later (the family delay): purchase and arrival.
-        var delays: [(purchase: Instant, arrival: Instant)] = []
-        /// The last purchase (`SUBSCRIBED`, `ONE_TIME_CHARGE`) on this bar, for the family delay of the shares.
-        var lastPurchase: Instant?
+        /// The family delays drawn at this bar: the event that started the share and its arrival.
+        var delays: [(start: Instant, arrival: Instant)] = []
+        /// While auto-renew is off: from, to (nil while it lasts), and the date it ends on.
+        var autoRenewOff: [(from: Instant, to: Instant?, cancelsOn: Instant?)] = []
+        /// Whether this is a one-time purchase (consumable, non-consumable, non-renewing).
+        var oneTime: Bool
     }
 
     struct Marker {
         var instant: Instant
         var bar: Int
+        var kind: EventKind
+        /// The printed label (the kind's, or with the reason for a REVOKE).
+        var label: String
         var title: String
-        var isApp: Bool
     }
 
     struct Access {
         var instant: Instant
         var gained: [String]
         var lost: [String]
+    }
+
+    /// A family mark on a member's lane: joined, left, a share cancelled inside the delay.
+    struct FamilyMark {
+        var instant: Instant
+        var label: String
+        var title: String
+        /// A share cancelled inside the delay: its start (the mark spans start...instant).
+        var cancelledFrom: Instant?
     }
 
     struct Lane {
@@ -103,60 +148,120 @@ package struct TimelinePicture {
         var products: [String] = []
         /// Intervals with access: start and end (nil while it lasts).
         var accessSpans: [(start: Instant, end: Instant?)] = []
+        /// Intervals inside the family group (members): from, to (nil while it lasts).
+        var membership: [(from: Instant, to: Instant?)] = []
+        var familyMarks: [FamilyMark] = []
+        /// Notifications this customer received (all, also those not kept).
+        var events = 0
+        var omittedMarkers = 0
+    }
+
+    /// What every customer (also one without a kept lane) counts for the phase strip: the phase of each of their
+    /// subscriptions, and the phase that stands for the customer (the first by ``Phase/rank``).
+    struct Standing {
+        var bars: [(key: String, phase: Phase)] = []
+        var phase: Phase?
+        var events = 0
     }
 
     let name: String
     let start: Instant
     let seed: UInt64
     let caps: Caps
+    let view: PictureView
+    /// The app's family delay, in milliseconds (`app.familyDelay`).
+    let familyDelay: Int64
+    let familyDelayText: String
+    /// Products a family can share.
+    let shareable: Set<String>
     var lanes: [Lane] = []
     var laneIndex: [String: Int] = [:]
+    /// The customers shown (``PictureView/customers``), in the scenario's order.
+    let selected: [String]
     let customerCount: Int
+    var standings: [String: Standing] = [:]
+    /// Changes in the number of customers per phase, by 10-minute bucket from the start (index: phase).
+    var phaseDeltas: [Int64: [Int32]] = [:]
     var appMarkers: [Marker] = []
     var notificationCount = 0
-    var markerCount = 0
-    var pieceCount = 0
-    var accessCount = 0
-    // What was left out, for the note.
     var omittedNotifications = 0
-    var omittedMarkers = 0
     var omittedPieces = 0
     var omittedBars = 0
     var omittedAccess = 0
+    var omittedAppMarkers = 0
     var last: Instant
+    /// The scenario's family actions, in time order, applied as the run reaches them.
+    let familyActions: [(at: Instant, action: ScenarioAction)]
+    var nextAction = 0
+    /// When the share of each product was last started (a purchase, an upgrade, a recovery, sharing turned on).
+    var shareStarts: [String: Instant] = [:]
+    /// When each member last joined.
+    var joined: [String: Instant] = [:]
+
+    static let bucket: Int64 = 600_000
 
     /// `customers`: every customer, in the scenario's order; `families`: organizer and members. The lanes are the
-    /// families' (organizer, then members) followed by the other customers, the first ``Caps/lanes`` of them.
+    /// families' (organizer, then members) followed by the other customers; those `view` selects.
     package init(
         name: String, start: Instant, seed: UInt64, customers: [String], families: [(String, [String])],
-        caps: Caps = Caps()
+        caps: Caps = Caps(), view: PictureView = PictureView(), familyDelay: CalendarDuration = .hours(1),
+        shareable: Set<String> = [], familyActions: [(at: Instant, action: ScenarioAction)] = []
     ) {
         self.name = name
         self.start = start
         self.seed = seed
         self.caps = caps
+        self.view = view
+        self.shareable = shareable
+        self.familyDelay = start.milliseconds(to: CalendarMath.add(familyDelay, to: start))
+        familyDelayText = "+" + Self.duration(self.familyDelay)
         last = start
-        customerCount = customers.count
+        let chosen = customers.filter { view.selects($0) }
+        selected = chosen
+        customerCount = chosen.count
+        let chosenSet = Set(chosen)
+        var joiners: [String] = []
+        var actions: [(at: Instant, action: ScenarioAction)] = []
+        for entry in familyActions {
+            switch entry.action {
+            case .joinFamily(let c):
+                if !joiners.contains(c) { joiners.append(c) }
+                actions.append(entry)
+            case .leaveFamily, .stopSharing, .startSharing, .refund: actions.append(entry)
+            default: break
+            }
+        }
+        self.familyActions = actions.sorted { $0.at < $1.at }
         func addLane(_ customer: String, family: Int) {
-            guard lanes.count < caps.lanes, laneIndex[customer] == nil else { return }
+            guard lanes.count < caps.detailedCustomers, laneIndex[customer] == nil, chosenSet.contains(customer)
+            else { return }
             laneIndex[customer] = lanes.count
             lanes.append(Lane(customer: customer, family: family))
         }
         for (organizer, members) in families {
             addLane(organizer, family: 1)
-            for member in members { addLane(member, family: 2) }
+            for member in members {
+                addLane(member, family: 2)
+                if let l = laneIndex[member] { lanes[l].membership.append((start, nil)) }
+            }
+            for joiner in joiners where !members.contains(joiner) && joiner != organizer {
+                addLane(joiner, family: 2)
+            }
         }
-        for customer in customers {
-            if lanes.count >= caps.lanes { break }
+        for customer in chosen {
+            if lanes.count >= caps.detailedCustomers { break }
             addLane(customer, family: 0)
         }
     }
 
-    /// The picture of `scenario`'s run (its customers and family).
-    package init(scenario: Scenario, caps: Caps = Caps()) {
+    /// The picture of `scenario`'s run (its customers, family, family actions and shareable products).
+    package init(scenario: Scenario, caps: Caps = Caps(), view: PictureView = PictureView()) {
         self.init(
             name: scenario.name, start: scenario.start, seed: scenario.seed, customers: scenario.customers,
-            families: scenario.family.map { [($0.organizer, $0.members)] } ?? [], caps: caps)
+            families: scenario.family.map { [($0.organizer, $0.members)] } ?? [], caps: caps, view: view,
+            familyDelay: scenario.app.familyDelay,
+            shareable: Set(scenario.catalog.products.filter(\.familyShareable).map(\.id)),
+            familyActions: scenario.timeline.map { ($0.at, $0.action) })
     }
 
     /// Takes what the store sent next, in order (as a ``RunSink`` is given it).
@@ -165,22 +270,90 @@ package struct TimelinePicture {
         for c in changes { add(c) }
     }
 
+    // MARK: family actions
+
+    /// Applies the scenario's family actions up to `instant` (inclusive): joins and leaves on the members' lanes,
+    /// shares started by sharing turned on, shares cancelled inside the family delay.
+    mutating func applyActions(through instant: Instant) {
+        while nextAction < familyActions.count && familyActions[nextAction].at <= instant {
+            let (at, action) = familyActions[nextAction]
+            nextAction += 1
+            switch action {
+            case .joinFamily(let c):
+                joined[c] = at
+                if let l = laneIndex[c] {
+                    lanes[l].membership.append((at, nil))
+                    lanes[l].familyMarks.append(
+                        FamilyMark(
+                            instant: at, label: "JOINED", title: "\(c) joins the family · \(CalendarMath.iso8601(at))"))
+                }
+            case .leaveFamily(let c):
+                if let l = laneIndex[c] {
+                    if let open = lanes[l].membership.indices.last, lanes[l].membership[open].to == nil {
+                        lanes[l].membership[open].to = at
+                    }
+                    lanes[l].familyMarks.append(
+                        FamilyMark(
+                            instant: at, label: "LEFT", title: "\(c) leaves the family · \(CalendarMath.iso8601(at))"))
+                }
+                // A share still inside its delay for this member never arrives.
+                for product in shareStarts.keys.sorted() {
+                    guard let started = shareStarts[product], started.milliseconds(to: at) < familyDelay else {
+                        continue
+                    }
+                    cancelShare(member: c, product: product, from: started, at: at, why: "\(c) left the family")
+                }
+            case .stopSharing(let purchaser, let product):
+                if let started = shareStarts[product], started.milliseconds(to: at) < familyDelay {
+                    for lane in lanes where lane.family == 2 && lane.customer != purchaser && isMember(lane, at: at) {
+                        cancelShare(
+                            member: lane.customer, product: product, from: started, at: at, why: "sharing turned off")
+                    }
+                }
+                shareStarts[product] = nil
+            case .startSharing(_, let product):
+                shareStarts[product] = at
+            default: break
+            }
+        }
+    }
+
+    func isMember(_ lane: Lane, at instant: Instant) -> Bool {
+        lane.membership.contains { $0.from <= instant && ($0.to.map { instant < $0 } ?? true) }
+    }
+
+    mutating func cancelShare(member: String, product: String, from started: Instant, at: Instant, why: String) {
+        guard let l = laneIndex[member] else { return }
+        lanes[l].familyMarks.append(
+            FamilyMark(
+                instant: at, label: "SHARE CANCELLED",
+                title: "share of \(product) started \(CalendarMath.iso8601(started)) cancelled inside the family "
+                    + "delay (\(why)) · \(CalendarMath.iso8601(at))", cancelledFrom: started))
+    }
+
+    // MARK: notifications
+
     mutating func add(_ n: SentNotification) {
         notificationCount += 1
         if n.instant > last { last = n.instant }
+        if nextAction < familyActions.count { applyActions(through: n.instant) }
         guard let recipient = n.recipient else {
-            if markerCount < caps.markers {
-                markerCount += 1
-                appMarkers.append(Marker(instant: n.instant, bar: 0, title: Self.title(n), isApp: true))
+            if appMarkers.count < caps.appMarkers {
+                let kind = EventKind.of(n)
+                appMarkers.append(
+                    Marker(instant: n.instant, bar: 0, kind: kind, label: kind.label, title: Self.title(n)))
             } else {
-                omittedMarkers += 1
+                omittedAppMarkers += 1
             }
             return
         }
+        guard view.selects(recipient) else { return }
+        updateStanding(recipient, n)
         guard let l = laneIndex[recipient] else {
             omittedNotifications += 1
             return
         }
+        lanes[l].events += 1
         var barIndex = -1
         if let t = n.transaction {
             let key = t.originalTransactionId
@@ -189,44 +362,154 @@ package struct TimelinePicture {
             } else if lanes[l].bars.count < caps.barsPerLane {
                 lanes[l].bars.append(
                     Bar(
-                        key: key, title: t.productId + (t.ownership == .familyShared ? " (family shared)" : ""),
-                        productId: t.productId))
+                        key: key, productId: t.productId, shared: t.ownership == .familyShared,
+                        oneTime: t.productType != .autoRenewable))
                 barIndex = lanes[l].bars.count - 1
             } else {
                 omittedBars += 1
             }
-            if barIndex >= 0 && (n.type == .subscribed || n.type == .oneTimeCharge) {
-                if t.ownership == .familyShared {
-                    noteDelay(lane: l, bar: barIndex, productId: t.productId, arrival: n.instant)
-                } else {
-                    lanes[l].bars[barIndex].lastPurchase = n.instant
+            if barIndex >= 0 {
+                noteSegment(lane: l, bar: barIndex, n, t)
+                noteAutoRenew(lane: l, bar: barIndex, n)
+                noteShare(lane: l, bar: barIndex, n, t)
+                if let (phase, label) = Self.phase(of: n) {
+                    setPhase(lane: l, bar: barIndex, phase, at: n.instant, label: label)
+                    lanes[l].bars[barIndex].graceEnds = phase == .grace ? n.renewal?.gracePeriodExpiresDate : nil
                 }
             }
-            if barIndex >= 0, let (phase, label) = Self.phase(of: n) {
-                setPhase(lane: l, bar: barIndex, phase, at: n.instant, label: label)
-                lanes[l].bars[barIndex].graceEnds = phase == .grace ? n.renewal?.gracePeriodExpiresDate : nil
+        }
+        guard lanes[l].markers.count < caps.markersPerLane else {
+            lanes[l].omittedMarkers += 1
+            return
+        }
+        let kind = EventKind.of(n)
+        var label = kind.label
+        if n.type == .revoke, let reason = revokeReason(n, lane: l) { label += ": " + reason }
+        lanes[l].markers.append(
+            Marker(
+                instant: n.instant, bar: max(barIndex, 0), kind: kind, label: label,
+                title: Self.title(n)))
+    }
+
+    /// The customer's standing for the phase strip, and the 10-minute bucket's change in counts.
+    mutating func updateStanding(_ customer: String, _ n: SentNotification) {
+        var standing = standings[customer] ?? Standing()
+        standing.events += 1
+        if let t = n.transaction, let (phase, _) = Self.phase(of: n) {
+            let key = t.originalTransactionId
+            if let i = standing.bars.firstIndex(where: { $0.key == key }) {
+                standing.bars[i].phase = phase
+            } else if standing.bars.count < 8 {
+                standing.bars.append((key, phase))
+            }
+            let best = standing.bars.min { $0.phase.rank < $1.phase.rank }?.phase
+            if best != standing.phase {
+                let bucket = max(0, start.milliseconds(to: n.instant)) / Self.bucket
+                var deltas = phaseDeltas[bucket] ?? [Int32](repeating: 0, count: Phase.allCases.count)
+                if let old = standing.phase { deltas[old.rawValue] -= 1 }
+                if let best { deltas[best.rawValue] += 1 }
+                phaseDeltas[bucket] = deltas
+                standing.phase = best
             }
         }
-        if markerCount < caps.markers {
-            markerCount += 1
-            lanes[l].markers.append(
-                Marker(instant: n.instant, bar: max(barIndex, 0), title: Self.title(n), isApp: false))
-        } else {
-            omittedMarkers += 1
+        standings[customer] = standing
+    }
+
+    /// Splits the bar where its product, billing plan or price changes (a purchase, a renewal, an upgrade, a
+    /// redeemed offer: the notifications that report the transaction now in force).
+    mutating func noteSegment(lane l: Int, bar b: Int, _ n: SentNotification, _ t: TransactionRecord) {
+        let inForce: Bool
+        switch n.type {
+        case .subscribed, .didRenew, .offerRedeemed, .oneTimeCharge: inForce = true
+        case .didChangeRenewalPref: inForce = n.subtype == .upgrade || (n.subtype == nil && t.purchaseDate == n.instant)
+        default: inForce = false
+        }
+        let plan: BillingPlan = t.commitment == nil ? .upfront : .monthly
+        // An offer's price is the offer's; the part shows the regular price once it is paid.
+        let price: Price? = t.offer == nil ? t.price : nil
+        guard let current = lanes[l].bars[b].segments.last else {
+            lanes[l].bars[b].segments.append(
+                Segment(start: n.instant, productId: t.productId, plan: plan, price: price))
+            return
+        }
+        guard inForce, lanes[l].bars[b].segments.count < caps.piecesPerBar else { return }
+        if current.productId != t.productId || current.plan != plan
+            || (price != nil && current.price != nil && price != current.price)
+        {
+            lanes[l].bars[b].segments.append(
+                Segment(start: n.instant, productId: t.productId, plan: plan, price: price))
+        } else if current.price == nil, let price {
+            lanes[l].bars[b].segments[lanes[l].bars[b].segments.count - 1].price = price
         }
     }
 
-    /// A share that reached a member at `arrival`: the family delay since the organizer's (the purchaser's) last
-    /// purchase of the product, when there is one.
-    mutating func noteDelay(lane l: Int, bar b: Int, productId: String, arrival: Instant) {
-        guard lanes[l].family == 2, lanes[l].bars[b].delays.count < 4 else { return }
-        var organizer = l
-        while organizer > 0 && lanes[organizer].family == 2 { organizer -= 1 }
-        guard lanes[organizer].family == 1,
-            let purchase = lanes[organizer].bars.last(where: { $0.productId == productId })?.lastPurchase,
-            purchase < arrival
-        else { return }
-        lanes[l].bars[b].delays.append((purchase, arrival))
+    /// Auto-renew off: from `AUTO_RENEW_DISABLED` to `AUTO_RENEW_ENABLED` or the end of the subscription.
+    mutating func noteAutoRenew(lane l: Int, bar b: Int, _ n: SentNotification) {
+        let open = lanes[l].bars[b].autoRenewOff.last.map { $0.to == nil } ?? false
+        switch (n.type, n.subtype) {
+        case (.didChangeRenewalStatus, .autoRenewDisabled):
+            guard !open, lanes[l].bars[b].autoRenewOff.count < 8 else { return }
+            lanes[l].bars[b].autoRenewOff.append(
+                (n.instant, nil, n.renewal?.renewalDate ?? n.transaction?.expiresDate))
+        case (.didChangeRenewalStatus, .autoRenewEnabled), (.expired, _), (.revoke, _), (.refund, _),
+            (.didChangeRenewalPref, .upgrade), (.subscribed, _):
+            if open { lanes[l].bars[b].autoRenewOff[lanes[l].bars[b].autoRenewOff.count - 1].to = n.instant }
+        default: break
+        }
+    }
+
+    /// The family delay: a share's arrival on a member's bar, measured from the event that started that share (the
+    /// purchaser's purchase, upgrade or recovery of the product, sharing turned on, the member joining); and those
+    /// events, from the purchaser's lanes.
+    mutating func noteShare(lane l: Int, bar b: Int, _ n: SentNotification, _ t: TransactionRecord) {
+        if t.ownership == .familyShared {
+            guard n.type == .subscribed || n.type == .oneTimeCharge, lanes[l].bars[b].delays.count < 4 else { return }
+            var started = shareStarts[t.productId]
+            if let join = joined[lanes[l].customer], join <= n.instant, started.map({ $0 < join }) ?? true {
+                started = join
+            }
+            guard let started, started < n.instant else { return }
+            lanes[l].bars[b].delays.append((started, n.instant))
+            return
+        }
+        guard lanes[l].family != 0, shareable.isEmpty || shareable.contains(t.productId) else { return }
+        switch (n.type, n.subtype) {
+        case (.subscribed, _), (.oneTimeCharge, _), (.didChangeRenewalPref, .upgrade), (.didRenew, .billingRecovery):
+            shareStarts[t.productId] = n.instant
+        default: break
+        }
+    }
+
+    /// Why a share was revoked: the member left, sharing was turned off, a refund, a plan that is not shareable.
+    func revokeReason(_ n: SentNotification, lane l: Int) -> String? {
+        guard let t = n.transaction, let revocation = t.revocation else { return nil }
+        if revocation.isRefund { return "refund" }
+        let customer = lanes[l].customer
+        var sameInstant: [ScenarioAction] = []
+        var i = nextAction - 1
+        while i >= 0 && familyActions[i].at == n.instant {
+            sameInstant.append(familyActions[i].action)
+            i -= 1
+        }
+        for action in sameInstant {
+            if case .leaveFamily(let c) = action { return c == customer ? "left the family" : "\(c) left" }
+        }
+        for action in sameInstant {
+            if case .stopSharing = action { return "sharing off" }
+            if case .refund = action { return "refund" }
+        }
+        if revocation.reason != 0 { return "refund" }
+        if !shareable.isEmpty {
+            // The purchaser moved to a plan the family cannot share.
+            for lane in lanes where lane.family == 1 {
+                if let bar = lane.bars.first(where: { !$0.shared }), let product = bar.segments.last?.productId,
+                    !shareable.contains(product)
+                {
+                    return "plan not shareable"
+                }
+            }
+        }
+        return "share ended"
     }
 
     mutating func setPhase(lane l: Int, bar b: Int, _ phase: Phase, at instant: Instant, label: String) {
@@ -236,11 +519,10 @@ package struct TimelinePicture {
             setPhase(lane: l, bar: b, .retry, at: ends, label: Phase.retry.label)
         }
         if let current = lanes[l].bars[b].pieces.last, current.phase == phase { return }
-        guard pieceCount < caps.pieces else {
+        guard lanes[l].bars[b].pieces.count < caps.piecesPerBar else {
             omittedPieces += 1
             return
         }
-        pieceCount += 1
         if let current = lanes[l].bars[b].pieces.last, current.start == instant {
             lanes[l].bars[b].pieces[lanes[l].bars[b].pieces.count - 1] = Piece(
                 start: instant, phase: phase, label: label)
@@ -262,13 +544,14 @@ package struct TimelinePicture {
         let gained = change.products.filter { !before.contains($0) }
         let lost = before.filter { !change.products.contains($0) }
         if before.isEmpty && !change.products.isEmpty {
-            lanes[l].accessSpans.append((change.instant, nil))
-        } else if !before.isEmpty && change.products.isEmpty, let open = lanes[l].accessSpans.indices.last {
+            if lanes[l].accessSpans.count < caps.accessPerLane { lanes[l].accessSpans.append((change.instant, nil)) }
+        } else if !before.isEmpty && change.products.isEmpty, let open = lanes[l].accessSpans.indices.last,
+            lanes[l].accessSpans[open].end == nil
+        {
             lanes[l].accessSpans[open].end = change.instant
         }
         guard !gained.isEmpty || !lost.isEmpty else { return }
-        if accessCount < caps.accessChanges {
-            accessCount += 1
+        if lanes[l].access.count < caps.accessPerLane {
             lanes[l].access.append(Access(instant: change.instant, gained: gained, lost: lost))
         } else {
             omittedAccess += 1
@@ -296,7 +579,7 @@ package struct TimelinePicture {
             return (phase, phase.label)
         }
         switch t.productType {
-        case .nonConsumable: return (.active, "owned")
+        case .nonConsumable: return (.owned, Phase.owned.label)
         case .nonRenewing:
             if let expires = t.expiresDate, expires <= n.instant { return (.expired, Phase.expired.label) }
             return (.active, Phase.active.label)
@@ -317,335 +600,94 @@ package struct TimelinePicture {
         }
         return text
     }
+
+    /// `family.monthly`: a product id's last two dot-separated parts (the app's prefix left out).
+    static func shortName(_ productId: String) -> String {
+        let parts = productId.split(separator: ".")
+        guard parts.count > 2 else { return productId }
+        return parts.suffix(2).joined(separator: ".")
+    }
 }
 
-// MARK: drawing
-
-extension TimelinePicture {
-    static let width = 1000.0
-    static let plotLeft = 190.0
-    static let plotRight = 950.0
-    static let barHeight = 14.0
-    static let barStep = 26.0
-
-    /// The whole SVG document, the run drawn up to `until` (the run's end; the server's clock).
-    package func svg(until: Instant) -> String {
-        let end = max(until, last)
-        let span = max(Double(start.milliseconds(to: end)), 1)
-        func x(_ instant: Instant) -> Double {
-            Self.plotLeft + Double(start.milliseconds(to: instant)) / span * (Self.plotRight - Self.plotLeft)
-        }
-        let axisTop = 74.0
-        var y = axisTop + 34
-        // Lane geometry first: each lane's top and height.
-        var tops: [Double] = []
-        if !appMarkers.isEmpty { y += 30 }
-        for lane in lanes {
-            if lane.family == 1 { y += 18 }
-            tops.append(y)
-            y += Double(max(lane.bars.count, 1)) * Self.barStep + 14
-        }
-        let plotBottom = y
-        let legendTop = plotBottom + 22
-        let notes = omissionNotes()
-        let height = legendTop + 86 + Double(notes.count) * 16
-        var svg = SVGWriter(width: Self.width, height: height)
-        svg.raw(Self.patterns)
-        svg.rect(x: 0, y: 0, width: Self.width, height: height, fill: "white")
-        svg.text(name, x: 16, y: 26, size: 16, bold: true)
-        svg.text(
-            "start \(CalendarMath.iso8601(start)) · seed \(seed) · until \(CalendarMath.iso8601(end)) · "
-                + Self.count(notificationCount, "notification") + " · " + Self.count(customerCount, "customer")
-                + " · times in UTC",
-            x: 16, y: 46, size: 12, fill: "#444")
-        // The axis: dated ticks and light lines down the plot.
-        for tick in Self.ticks(from: start, to: end) {
-            let tx = x(tick.instant)
-            svg.line(x1: tx, y1: axisTop + 6, x2: tx, y2: plotBottom, stroke: "#e6e6e6")
-            svg.line(x1: tx, y1: axisTop, x2: tx, y2: axisTop + 6, stroke: "#444")
-            svg.text(tick.label, x: tx, y: axisTop - 6, size: 11, anchor: .middle, fill: "#333")
-        }
-        svg.line(x1: Self.plotLeft, y1: axisTop, x2: Self.plotRight, y2: axisTop, stroke: "#444")
-        if !appMarkers.isEmpty {
-            let my = axisTop + 34
-            svg.text("(app)", x: 16, y: my + 4, size: 12, fill: "#333")
-            for marker in appMarkers { drawMarker(marker, x: x(marker.instant), y: my, into: &svg) }
-        }
-        for (index, lane) in lanes.enumerated() {
-            let top = tops[index]
-            if lane.family == 1 {
-                svg.text("family of \(lane.customer)", x: 16, y: top - 6, size: 11, bold: true, fill: "#555")
-            }
-            let labelX = lane.family == 2 ? 34.0 : 16.0
-            svg.text(
-                lane.customer, x: labelX, y: top + 14, size: 13, bold: lane.family == 1,
-                dataLabel: lane.family == 1 ? "organizer" : lane.family == 2 ? "member" : "customer")
-            if lane.family != 0 {
-                svg.text(
-                    lane.family == 1 ? "organizer" : "member", x: labelX, y: top + 27, size: 10, fill: "#666")
-            }
-            if lane.family == 2 {
-                svg.line(x1: 24, y1: top, x2: 24, y2: top + 20, stroke: "#999")
-                svg.line(x1: 24, y1: top + 10, x2: 30, y2: top + 10, stroke: "#999")
-            }
-            svg.line(
-                x1: 12, y1: top + Double(max(lane.bars.count, 1)) * Self.barStep + 7, x2: Self.plotRight,
-                y2: top + Double(max(lane.bars.count, 1)) * Self.barStep + 7, stroke: "#ddd")
-            for (b, bar) in lane.bars.enumerated() {
-                let barY = top + 8 + Double(b) * Self.barStep
-                drawBar(bar, y: barY, end: end, x: x, into: &svg)
-                for delay in bar.delays {
-                    drawDelay(delay, lane: index, barY: barY, tops: tops, x: x, into: &svg)
-                }
-            }
-            // Access: a thin strip under the bars while the customer has any product, a triangle where it changes.
-            let accessY = top + Double(max(lane.bars.count, 1)) * Self.barStep
-            for span in lane.accessSpans {
-                let x1 = x(span.start)
-                let x2 = x(span.end ?? end)
-                svg.rect(x: x1, y: accessY, width: max(x2 - x1, 1), height: 3, fill: "#1565c0")
-            }
-            for change in lane.access {
-                let ax = x(change.instant)
-                let gained = !change.gained.isEmpty
-                let points =
-                    gained
-                    ? "\(SVGWriter.number(ax - 4)),\(SVGWriter.number(accessY + 7)) \(SVGWriter.number(ax + 4)),\(SVGWriter.number(accessY + 7)) \(SVGWriter.number(ax)),\(SVGWriter.number(accessY))"
-                    : "\(SVGWriter.number(ax - 4)),\(SVGWriter.number(accessY)) \(SVGWriter.number(ax + 4)),\(SVGWriter.number(accessY)) \(SVGWriter.number(ax)),\(SVGWriter.number(accessY + 7))"
-                let text =
-                    "access " + (change.gained.map { "+" + $0 } + change.lost.map { "-" + $0 }).joined(separator: " ")
-                    + " · " + CalendarMath.iso8601(change.instant) + " · " + lane.customer
-                svg.group(title: text) { svg in
-                    svg.element(
-                        "polygon",
-                        [("points", points), ("fill", gained ? "#1565c0" : "#fff"), ("stroke", "#1565c0")])
-                }
-            }
-            for marker in lane.markers {
-                drawMarker(
-                    marker, x: x(marker.instant), y: top + 8 + Double(marker.bar) * Self.barStep + Self.barHeight / 2,
-                    into: &svg)
-            }
-        }
-        drawLegend(top: legendTop, into: &svg)
-        for (i, note) in notes.enumerated() {
-            svg.text(note, x: 16, y: legendTop + 80 + Double(i) * 16, size: 12, fill: "#b71c1c")
-        }
-        return svg.document(title: "\(name): timeline")
+/// How a notification is drawn: a shape, a colour, a short printed label; routine renewals are ticks.
+struct EventKind: Equatable {
+    enum Shape: String {
+        case tick, up, down, cross, diamond, square, hollowSquare, arrow, star, hollowCircle, circle
     }
 
-    func drawBar(_ bar: Bar, y: Double, end: Instant, x: (Instant) -> Double, into svg: inout SVGWriter) {
-        for (p, piece) in bar.pieces.enumerated() {
-            let pieceEnd =
-                p + 1 < bar.pieces.count ? bar.pieces[p + 1].start : (bar.graceEnds.map { min($0, end) } ?? end)
-            let x1 = x(piece.start)
-            let width = max(x(pieceEnd) - x1, 1.5)
-            let title =
-                "\(piece.phase.name) · \(bar.title) · from \(CalendarMath.iso8601(piece.start)) to \(CalendarMath.iso8601(pieceEnd))"
-            svg.group(title: title) { svg in
-                svg.element(
-                    "rect",
-                    [
-                        ("x", SVGWriter.number(x1)), ("y", SVGWriter.number(y)), ("width", SVGWriter.number(width)),
-                        ("height", SVGWriter.number(Self.barHeight)), ("fill", piece.phase.fill), ("stroke", "#333"),
-                        ("stroke-width", "0.5"), ("data-phase", piece.phase.label),
-                    ])
-                if width >= Double(piece.label.count) * 6.2 + 12 {
-                    svg.text(
-                        piece.label, x: x1 + 7, y: y + 11, size: 10, fill: piece.phase.textColor, halo: true)
-                }
+    var label: String
+    var shape: Shape
+    var color: String
+    /// The legend's words for it.
+    var meaning: String
+
+    static func of(_ n: SentNotification) -> EventKind {
+        let shared = n.transaction?.ownership == .familyShared
+        switch n.type {
+        case .subscribed:
+            if shared { return EventKind(label: "SHARED", shape: .up, color: "#6a1b9a", meaning: "share arrives") }
+            return n.subtype == .resubscribe
+                ? EventKind(label: "RESUB", shape: .up, color: "#1b5e20", meaning: "resubscribed")
+                : EventKind(label: "BUY", shape: .up, color: "#1b5e20", meaning: "subscribed")
+        case .oneTimeCharge:
+            return EventKind(
+                label: shared ? "SHARED" : "PURCHASE", shape: .circle, color: shared ? "#6a1b9a" : "#00695c",
+                meaning: "one-time purchase")
+        case .didRenew:
+            if n.subtype == .billingRecovery {
+                return EventKind(label: "RECOVERED", shape: .up, color: "#2e7d32", meaning: "billing recovered")
             }
-            // A grace period that ran out with no notification after it: billing retry to the end.
-            if p + 1 == bar.pieces.count, piece.phase == .grace, let ends = bar.graceEnds, ends < end {
-                let rx = x(ends)
-                svg.group(title: "\(Phase.retry.name) · \(bar.title) · from \(CalendarMath.iso8601(ends))") { svg in
-                    svg.element(
-                        "rect",
-                        [
-                            ("x", SVGWriter.number(rx)), ("y", SVGWriter.number(y)),
-                            ("width", SVGWriter.number(max(x(end) - rx, 1.5))),
-                            ("height", SVGWriter.number(Self.barHeight)), ("fill", Phase.retry.fill),
-                            ("stroke", "#333"), ("stroke-width", "0.5"), ("data-phase", Phase.retry.label),
-                        ])
-                }
+            return EventKind(label: "", shape: .tick, color: "#111", meaning: "renewal (tick)")
+        case .didFailToRenew:
+            return EventKind(label: "FAIL", shape: .down, color: "#e65100", meaning: "renewal failed")
+        case .gracePeriodExpired:
+            return EventKind(label: "GRACE END", shape: .down, color: "#8d6e00", meaning: "grace period over")
+        case .expired:
+            return EventKind(label: "EXPIRED", shape: .hollowCircle, color: "#424242", meaning: "expired")
+        case .didChangeRenewalStatus:
+            return n.subtype == .autoRenewDisabled
+                ? EventKind(label: "AUTO-RENEW OFF", shape: .hollowSquare, color: "#0d47a1", meaning: "auto-renew off")
+                : EventKind(label: "AUTO-RENEW ON", shape: .square, color: "#0d47a1", meaning: "auto-renew on")
+        case .didChangeRenewalPref:
+            let label: String
+            switch n.subtype {
+            case .upgrade: label = "PLAN ↑"
+            case .downgrade: label = "PLAN ↓"
+            default: label = "PLAN →"
             }
-        }
-        if let first = bar.pieces.first {
-            // The product, left of the bar when there is room, else inside the axis' left margin.
-            let x1 = x(first.start)
-            svg.text(bar.title, x: x1, y: y - 3, size: 9, fill: "#555")
+            return EventKind(label: label, shape: .arrow, color: "#00695c", meaning: "plan change")
+        case .offerRedeemed:
+            return EventKind(label: "OFFER", shape: .star, color: "#6a1b9a", meaning: "offer redeemed")
+        case .priceIncrease:
+            return EventKind(
+                label: n.subtype == .accepted ? "PRICE ↑ OK" : "PRICE ↑", shape: .diamond, color: "#ad1457",
+                meaning: "price increase")
+        case .priceChange:
+            return EventKind(label: "PRICE", shape: .diamond, color: "#ad1457", meaning: "price change")
+        case .refund:
+            return EventKind(label: "REFUND", shape: .cross, color: "#b71c1c", meaning: "refund")
+        case .refundDeclined:
+            return EventKind(label: "REFUND NO", shape: .cross, color: "#757575", meaning: "refund declined")
+        case .refundReversed:
+            return EventKind(label: "REFUND UNDONE", shape: .cross, color: "#2e7d32", meaning: "refund reversed")
+        case .revoke:
+            return EventKind(label: "REVOKE", shape: .cross, color: "#880e4f", meaning: "revoked (reason printed)")
+        case .consumptionRequest:
+            return EventKind(
+                label: "CONSUMPTION?", shape: .hollowSquare, color: "#455a64", meaning: "consumption request")
+        case .renewalExtended:
+            return EventKind(label: "EXTENDED", shape: .star, color: "#2e7d32", meaning: "renewal date extended")
+        case .renewalExtension:
+            return EventKind(label: "EXTENSION", shape: .star, color: "#2e7d32", meaning: "mass extension")
+        case .test: return EventKind(label: "TEST", shape: .circle, color: "#6a1b9a", meaning: "test")
+        case .externalPurchaseToken:
+            return EventKind(label: "EXT TOKEN", shape: .circle, color: "#455a64", meaning: "external purchase token")
+        case .rescindConsent:
+            return EventKind(label: "CONSENT OFF", shape: .circle, color: "#455a64", meaning: "consent rescinded")
+        case .metadataUpdate:
+            return EventKind(label: "METADATA", shape: .circle, color: "#455a64", meaning: "metadata update")
+        case .migration:
+            return EventKind(label: "MIGRATION", shape: .circle, color: "#455a64", meaning: "migration")
         }
     }
-
-    func drawDelay(
-        _ delay: (purchase: Instant, arrival: Instant), lane: Int, barY: Double, tops: [Double],
-        x: (Instant) -> Double, into svg: inout SVGWriter
-    ) {
-        // From the organizer's lane (the family's first) down to this bar.
-        var organizer = lane
-        while organizer > 0 && lanes[organizer].family == 2 { organizer -= 1 }
-        let fromY = lanes[organizer].family == 1 ? tops[organizer] + 8 + Self.barHeight : barY
-        let x1 = x(delay.purchase)
-        let x2 = x(delay.arrival)
-        let text = "family delay \(Self.duration(delay.purchase.milliseconds(to: delay.arrival)))"
-        svg.group(
-            title: "\(text): purchased \(CalendarMath.iso8601(delay.purchase)), "
-                + "shared from \(CalendarMath.iso8601(delay.arrival))"
-        ) { svg in
-            svg.line(
-                x1: x1, y1: fromY, x2: x2, y2: barY + Self.barHeight / 2, stroke: "#6a1b9a", width: 1.5, dash: "3 2")
-            // After the bar's product label, above the bar.
-            let labelX = x2 + Double(lanes[lane].bars.first?.title.count ?? 0) * 4.6 + 12
-            svg.text(text, x: labelX, y: barY - 3, size: 9, bold: true, fill: "#6a1b9a")
-        }
-    }
-
-    func drawMarker(_ marker: Marker, x: Double, y: Double, into svg: inout SVGWriter) {
-        svg.group(title: marker.title) { svg in
-            svg.circle(cx: x, cy: y, r: 3.5, fill: marker.isApp ? "#6a1b9a" : "#111", stroke: "#fff")
-        }
-    }
-
-    func drawLegend(top: Double, into svg: inout SVGWriter) {
-        svg.text("Legend", x: 16, y: top + 12, size: 12, bold: true)
-        for (i, phase) in Phase.allCases.enumerated() {
-            let lx = 16.0 + Double(i % 3) * 200
-            let ly = top + 22 + Double(i / 3) * 22
-            svg.element(
-                "rect",
-                [
-                    ("x", SVGWriter.number(lx)), ("y", SVGWriter.number(ly)), ("width", "36"), ("height", "14"),
-                    ("fill", phase.fill), ("stroke", "#333"), ("stroke-width", "0.5"),
-                ])
-            svg.text(phase.name, x: lx + 44, y: ly + 11, size: 12)
-        }
-        let lx = 620.0
-        svg.circle(cx: lx + 6, cy: top + 29, r: 3.5, fill: "#111", stroke: "#fff")
-        svg.text("notification (hover: type, subtype, time, status)", x: lx + 16, y: top + 33, size: 11)
-        svg.rect(x: lx, y: top + 49, width: 12, height: 3, fill: "#1565c0")
-        svg.text("has access; ▲ gained, ▽ lost", x: lx + 16, y: top + 55, size: 11)
-        svg.line(x1: lx, y1: top + 66, x2: lx + 12, y2: top + 76, stroke: "#6a1b9a", width: 1.2, dash: "3 2")
-        svg.text("family delay: purchase to member's share", x: lx + 16, y: top + 77, size: 11)
-    }
-
-    /// What was left out, one sentence each.
-    func omissionNotes() -> [String] {
-        var notes: [String] = []
-        if customerCount > lanes.count {
-            notes.append(
-                "Not drawn: \(Self.count(customerCount - lanes.count, "more customer")) (the first \(caps.lanes) "
-                    + "have lanes) and their \(Self.count(omittedNotifications, "notification")).")
-        }
-        if omittedBars > 0 {
-            notes.append(
-                "Not drawn: subscriptions beyond \(caps.barsPerLane) per customer (\(omittedBars) notifications).")
-        }
-        if omittedMarkers > 0 {
-            notes.append(
-                "Not marked: \(DecimalText.grouped(omittedMarkers)) notifications after the first "
-                    + "\(DecimalText.grouped(caps.markers)).")
-        }
-        if omittedPieces > 0 {
-            notes.append(
-                "Not drawn: \(DecimalText.grouped(omittedPieces)) phase changes after the first "
-                    + "\(DecimalText.grouped(caps.pieces)).")
-        }
-        if omittedAccess > 0 {
-            notes.append(
-                "Not marked: \(DecimalText.grouped(omittedAccess)) access changes after the first "
-                    + "\(DecimalText.grouped(caps.accessChanges)).")
-        }
-        return notes
-    }
-
-    /// `1 customer`, `1,200 customers`.
-    static func count(_ n: Int, _ noun: String) -> String { "\(DecimalText.grouped(n)) \(noun)\(n == 1 ? "" : "s")" }
-
-    /// `1h`, `2d 3h`: a duration for labels.
-    static func duration(_ ms: Int64) -> String {
-        var rest = ms
-        var parts: [String] = []
-        for (size, unit) in [(Int64(86_400_000), "d"), (3_600_000, "h"), (60_000, "m"), (1000, "s")] where rest >= size
-        {
-            parts.append("\(rest / size)\(unit)")
-            rest %= size
-        }
-        return parts.isEmpty ? "\(ms)ms" : parts.prefix(2).joined(separator: " ")
-    }
-
-    /// Dated ticks for the axis, about 6 to 13 of them: whole months (1, 2, 3, 6, 12) or fixed steps from a minute
-    /// to two weeks, aligned to UTC.
-    static func ticks(from start: Instant, to end: Instant) -> [(instant: Instant, label: String)] {
-        let span = start.milliseconds(to: end)
-        let day: Int64 = 86_400_000
-        let c = CalendarMath.components(of: start)
-        var ticks: [(Instant, String)] = []
-        if span > 70 * day {
-            let months = [1, 2, 3, 6, 12, 24, 60, 120].first { Int64($0) * 30 * day * 12 >= span } ?? 240
-            var year = c.year
-            var month = c.month
-            // The first whole step at or after the start.
-            var index = (year * 12 + month - 1)
-            if c.day != 1 || c.hour != 0 || c.minute != 0 || c.second != 0 || c.millisecond != 0 { index += 1 }
-            index = (index + months - 1) / months * months
-            while true {
-                year = index / 12
-                month = index % 12 + 1
-                let instant = CalendarMath.instant(year: year, month: month, day: 1)
-                if instant > end || ticks.count > 40 { break }
-                ticks.append((instant, pad(year, 4) + "-" + pad(month, 2) + "-01"))
-                index += months
-            }
-            return ticks
-        }
-        let steps: [Int64] = [
-            60_000, 5 * 60_000, 15 * 60_000, 3_600_000, 3 * 3_600_000, 6 * 3_600_000, 12 * 3_600_000, day, 2 * day,
-            7 * day, 14 * day,
-        ]
-        let step = steps.first { $0 * 8 >= span } ?? 14 * day
-        let startMs = start.millisecondsSince1970
-        var t = (startMs + step - 1) / step * step
-        if startMs < 0 { t = startMs / step * step }
-        var previousDay: Int?
-        while t <= end.millisecondsSince1970 && ticks.count <= 40 {
-            let instant = Instant(millisecondsSince1970: t)
-            let k = CalendarMath.components(of: instant)
-            let date = pad(k.year, 4) + "-" + pad(k.month, 2) + "-" + pad(k.day, 2)
-            var label = date
-            if step < day {
-                // The time of day; the date too where the day changes (and on the first tick).
-                let time = pad(k.hour, 2) + ":" + pad(k.minute, 2)
-                label = previousDay == k.day ? time : date + " " + time
-            }
-            previousDay = k.day
-            ticks.append((instant, label))
-            t += step
-        }
-        return ticks
-    }
-
-    static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-
-    /// One pattern per phase: a colour and a texture, so the phases differ in grey and for colour-blind readers.
-    static let patterns = """
-        <defs>
-        <pattern id="phase-active" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" \
-        fill="#2e7d32"/></pattern>
-        <pattern id="phase-offer" width="8" height="8" patternUnits="userSpaceOnUse" \
-        patternTransform="rotate(45)"><rect width="8" height="8" fill="#a5d6a7"/><rect width="3" height="8" \
-        fill="#2e7d32"/></pattern>
-        <pattern id="phase-grace" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="6" height="6" \
-        fill="#ffd54f"/><circle cx="3" cy="3" r="1.2" fill="#8d6e00"/></pattern>
-        <pattern id="phase-retry" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="6" height="6" \
-        fill="#ef6c00"/><rect width="6" height="2" fill="#8a3d00"/></pattern>
-        <pattern id="phase-expired" width="8" height="8" patternUnits="userSpaceOnUse" \
-        patternTransform="rotate(-45)"><rect width="8" height="8" fill="#eeeeee"/><rect width="1.5" height="8" \
-        fill="#9e9e9e"/></pattern>
-        <pattern id="phase-revoked" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" \
-        fill="#c62828"/><path d="M0 0L8 8M8 0L0 8" stroke="#ffcdd2" stroke-width="1"/></pattern>
-        </defs>
-        """
 }

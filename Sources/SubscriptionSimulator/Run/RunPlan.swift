@@ -82,6 +82,9 @@ public struct RunPlan {
     /// (``JSONLEncoding``) and the thread that writes standard output (``BackgroundWriter``); 1: everything on the
     /// calling thread. nil (the default): all of them.
     public var threadLimit: Int? = nil
+    /// What the picture shows (`--customers`, `--from`, `--to`, `--axis`; the svg format and the picture beside the
+    /// fixture folder).
+    package var pictureView = PictureView()
 
     /// How many threads a run of one job may use beside its own (rule busy-threads-within-jobs): up to three, fewer
     /// when ``threadLimit`` says so.
@@ -131,12 +134,12 @@ public struct RunPlan {
                 sink.jsonl = JSONLSink(app: scenario.app, signer: signer, parallel: spare >= 2, write: queued)
             }
         case .decoded: if parts == 1 { sink.decoded = DecodedSink(app: scenario.app, write: queued) }
-        case .svg: sink.picture = PictureSink(scenario: scenario, write: queued)
+        case .svg: sink.picture = PictureSink(scenario: scenario, view: pictureView, write: queued)
         }
         if let fixtures {
             sink.fixtures = FixtureSink(scenario: scenario, app: scenario.app, signer: signer, staging: fixtures)
             // The picture beside the fixtures (`DIR/timeline.svg`).
-            sink.fixturePicture = PictureSink(scenario: scenario, write: { _ in })
+            sink.fixturePicture = PictureSink(scenario: scenario, view: pictureView, write: { _ in })
         }
         var meter = progress.map {
             RunProgressMeter(customers: scenario.customers.count, start: scenario.start, report: $0)

@@ -67,9 +67,30 @@ import Testing
             #expect(collector.texts.contains(name), "legend entry for \(name)")
         }
         #expect(collector.elements.filter { $0.name == "polyline" }.count == 4)
-        for label in ["Paying subscribers at the end of each month", "month", "paying subscribers"] {
+        for label in ["Paying subscribers at the end of each month, one line per run", "month", "paying subscribers"] {
             #expect(collector.texts.contains(label), "\(label)")
         }
+    }
+
+    /// With --compare-grace the differences are drawn apart: each run minus the first, the first at zero.
+    @Test func theDifferenceChartDrawsEachRunMinusTheBaseline() throws {
+        let collector = try Self.parse(PopulationCharts.payingDifferenceByMonth(Self.runs))
+        let baseline = try #require(Self.series(collector, "grace off (baseline)"))
+        #expect(baseline.allSatisfy { $0[1] == 0 })
+        for run in Self.runs.dropFirst() {
+            let values = try #require(Self.series(collector, "grace \(run.configuration.grace) days"))
+            #expect(
+                values.map { $0[1] } == zip(run.payingMonthEnd, Self.runs[0].payingMonthEnd).map { Double($0 - $1) })
+        }
+        #expect(collector.texts.contains("Paying subscribers: difference from grace off"))
+        #expect(
+            PopulationCharts.files(Self.runs).map(\.name) == [
+                PopulationCharts.payingFile, PopulationCharts.differenceFile, PopulationCharts.recoveriesFile,
+            ])
+        #expect(PopulationCharts.files([Self.runs[0]]).count == 2)
+        // The recovery chart says which run it shows.
+        let recoveries = try Self.parse(PopulationCharts.recoveriesByDay(Self.runs[2]))
+        #expect(recoveries.texts.contains("Billing failures recovered, by days after the failure (grace 16 days)"))
     }
 
     @Test func recoveriesByDayEndAtTheRecoveredShareWithApplesThreePoints() throws {

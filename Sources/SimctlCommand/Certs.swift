@@ -2,21 +2,24 @@ import Foundation
 import SimctlCrypto
 import SubscriptionSimulator
 
-/// `simctl certs export DIR` and `simctl certs negative-fixtures FILE DIR`.
+/// `simctl certs export DIR`, `simctl certs negative-fixtures FILE DIR` and `simctl certs tls DIR`.
 package enum CertsInvocation: Equatable, Sendable {
     case export(directory: String, signing: SigningOptions)
     case negativeFixtures(file: String, directory: String, environment: SimulatedEnvironment?, caSeed: String?)
+    /// `certs tls`: its own options (`Sources/SimctlCommand/CertsTLS.swift`), not the signing options.
+    case tls(TLSCertsOptions)
 
-    package static let subcommands = ["export", "negative-fixtures"]
+    package static let subcommands = ["export", "negative-fixtures", "tls"]
 
     static func parse(_ arguments: [String]) throws(UsageError) -> CertsInvocation {
         guard let sub = arguments.first else {
-            throw UsageError(message: "'certs' needs a subcommand: export or negative-fixtures", topic: "certs")
+            throw UsageError(message: "'certs' needs a subcommand: export, negative-fixtures or tls", topic: "certs")
         }
         guard subcommands.contains(sub) else {
             throw UsageError(
                 message: "unknown certs subcommand '\(sub)'\(ArgumentParser.hint(sub, subcommands))", topic: "certs")
         }
+        if sub == "tls" { return .tls(try TLSCertsOptions.parse(Array(arguments.dropFirst()))) }
         // The signing options are the same as every command's (SigningOptions); the rest are folders and files.
         let (signing, rest) = try SigningOptions.consume(Array(arguments.dropFirst()), topic: "certs")
         var positional: [String] = []
@@ -56,6 +59,7 @@ package enum CertsInvocation: Equatable, Sendable {
 extension Simctl {
     static func certs(_ invocation: CertsInvocation) -> CommandOutput {
         switch invocation {
+        case .tls(let options): return certsTLS(options)
         case .export(let directory, let signing):
             let chain: SigningChain
             switch signing.chain() {

@@ -19,7 +19,7 @@ package enum HelpText {
           population      Run the cohort model of a subscriber population (churn, billing failures, grace)
           serve FILE      Serve a scenario's store: a local App Store Server API and a control API
           check SCENARIO  Test a backend against the store with generated lifecycles (docs/check.md)
-          certs           Export the signing chain; write negative fixtures for verifiers
+          certs           Export the signing chain; write negative fixtures for verifiers; TLS test certificates
           help [COMMAND]  Show help for simctl or one command
 
         OPTIONS:
@@ -182,6 +182,7 @@ package enum HelpText {
     package static let certs = """
         USAGE: simctl certs export DIR \(SigningOptions.usage)
                simctl certs negative-fixtures FILE DIR [--environment Sandbox|Production] [--ca-seed TEXT]
+               simctl certs tls DIR [--name HOST]... [--seed TEXT] [--not-before INSTANT] [--days N]
 
         export              writes the chain Sandbox and Production payloads are signed with: root,
                             intermediate and leaf as .pem and .der, and the leaf's key as leaf-key.pem.
@@ -195,6 +196,7 @@ package enum HelpText {
                             VerificationStatus Apple's SignedDataVerifier returns for each. It takes
                             --environment (the environment the fixtures claim) and --ca-seed, not
                             --signing-chain (the fixtures need the chain's CA keys).
+        \(Simctl.certsTLSHelp)
 
         OPTIONS:
         \(SigningOptions.help)
@@ -236,7 +238,7 @@ package enum HelpText {
         case "catalog": return "usage: simctl catalog FILE"
         case "certs":
             return
-                "usage: simctl certs export DIR [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] | simctl certs negative-fixtures FILE DIR [--environment NAME] [--ca-seed TEXT]"
+                "usage: simctl certs export DIR [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] | simctl certs negative-fixtures FILE DIR [--environment NAME] [--ca-seed TEXT] | simctl certs tls DIR [--name HOST]... [--seed TEXT] [--not-before INSTANT] [--days N]"
         default:
             return
                 "usage: simctl <command> [options]   (commands: trigger, replay, run, merge, validate, catalog, certs, serve, check, population, help)"

@@ -13,7 +13,8 @@ None), and on breaches of the simulator's contract checked on the raw JSON: no n
 identifiers are decimal-digit strings, notificationUUID and appAccountToken are lowercase UUIDs, and the
 always-present fields (appTransactionId included); refund fields agree (revocationType with its
 revocationPercentage, consumptionRequestReason exactly in CONSUMPTION_REQUEST); a RENEWAL_EXTENSION / SUMMARY
-carries a complete `summary` and no `data`; TEST carries no signedTransactionInfo.
+carries a complete `summary` and no `data`; TEST carries no signedTransactionInfo; RESCIND_CONSENT carries `appData`
+(no `data`) whose signedAppTransactionInfo decodes as Apple's AppTransaction.
 Prints one line per failure and ends with "conformance: N passed, M failed".
 """
 import base64
@@ -120,6 +121,8 @@ def check_notification(body_text):
     data = raw.get("data") or {}
     if "summary" in raw:
         return raw, problems + check_summary(raw, body["signedPayload"])
+    if "appData" in raw or raw.get("notificationType") == "RESCIND_CONSENT":
+        return raw, problems + check_app_data(raw, body["signedPayload"])
     environment = ENVIRONMENTS.get(data.get("environment"))
     if environment is None:
         return raw, problems + [f"data.environment must be LocalTesting or Xcode, found {data.get('environment')!r}"]
@@ -219,6 +222,74 @@ def check_summary(raw, signed_payload):
     unknown_enums(notification, "payload", problems)
     unknown_enums(notification.summary, "payload.summary", problems)
     return problems
+
+
+APP_DATA_FIELDS = {"bundleId": str, "environment": str, "signedAppTransactionInfo": str}
+APP_TRANSACTION_FIELDS = {"receiptType": str, "bundleId": str, "applicationVersion": str,
+                          "originalApplicationVersion": str, "receiptCreationDate": int, "originalPurchaseDate": int,
+                          "appTransactionId": str, "originalPlatform": str}
+APP_TRANSACTION_OPTIONAL = {"appAppleId": int, "versionExternalIdentifier": int, "preorderDate": int,
+                            "deviceVerification": str, "deviceVerificationNonce": str}
+
+
+def check_app_data(raw, signed_payload):
+    """RESCIND_CONSENT: `appData` (Apple's AppData: appAppleId, bundleId, environment, signedAppTransactionInfo) and no
+    `data` or `summary`; no subtype; the AppTransaction decoded by Apple's library, every member read back with its
+    value and JSON type, no unknown enum value (receiptType, originalPlatform)."""
+    problems = []
+    app_data = raw.get("appData")
+    if raw.get("notificationType") != "RESCIND_CONSENT":
+        problems.append("appData belongs to RESCIND_CONSENT only")
+    if not isinstance(app_data, dict):
+        return problems + ["RESCIND_CONSENT must carry an appData object"]
+    for key in ["data", "summary", "subtype"]:
+        if key in raw:
+            problems.append(f"RESCIND_CONSENT carries appData, not {key}")
+    for key, kind in APP_DATA_FIELDS.items():
+        if not isinstance(app_data.get(key), kind):
+            problems.append(f"appData.{key} must be a {kind.__name__}, found {app_data.get(key)!r}")
+    unexpected = set(app_data) - set(APP_DATA_FIELDS) - {"appAppleId"}
+    if unexpected:
+        problems.append(f"appData has fields Apple's AppData lacks: {sorted(unexpected)}")
+    environment = ENVIRONMENTS.get(app_data.get("environment"))
+    if environment is None:
+        return problems + [f"appData.environment must be LocalTesting or Xcode, found {app_data.get('environment')!r}"]
+    verifier = SignedDataVerifier([], False, environment, app_data.get("bundleId"), app_data.get("appAppleId"))
+    notification = verifier.verify_and_decode_notification(signed_payload)
+    unknown_enums(notification, "payload", problems)
+    unknown_enums(notification.appData, "payload.appData", problems)
+    if notification.appData is None or notification.appData.signedAppTransactionInfo != app_data["signedAppTransactionInfo"]:
+        problems.append("Apple's library did not read appData.signedAppTransactionInfo")
+    transaction_raw = jws_payload(app_data["signedAppTransactionInfo"])
+    check_raw(transaction_raw, "appTransaction", problems)
+    decoded = verifier.verify_and_decode_app_transaction(app_data["signedAppTransactionInfo"])
+    unknown_enums(decoded, "appTransaction", problems)
+    check_app_transaction(transaction_raw, decoded, "appTransaction", problems)
+    if transaction_raw.get("bundleId") != app_data.get("bundleId"):
+        problems.append("appTransaction.bundleId differs from appData.bundleId")
+    if transaction_raw.get("receiptType") != app_data.get("environment"):
+        problems.append("appTransaction.receiptType differs from appData.environment")
+    return problems
+
+
+def check_app_transaction(raw, decoded, path, problems):
+    """An AppTransaction payload: the always-present members with their JSON types, the optional ones typed when
+    present, nothing Apple's model lacks, every member read back by Apple's library with its value."""
+    for key, kind in APP_TRANSACTION_FIELDS.items():
+        if not isinstance(raw.get(key), kind) or isinstance(raw.get(key), bool):
+            problems.append(f"{path}.{key} must be a {kind.__name__}, found {raw.get(key)!r}")
+    for key, kind in APP_TRANSACTION_OPTIONAL.items():
+        if key in raw and (not isinstance(raw[key], kind) or isinstance(raw[key], bool)):
+            problems.append(f"{path}.{key} must be a {kind.__name__}, found {raw[key]!r}")
+    unexpected = set(raw) - set(APP_TRANSACTION_FIELDS) - set(APP_TRANSACTION_OPTIONAL)
+    if unexpected:
+        problems.append(f"{path} has fields Apple's AppTransaction lacks: {sorted(unexpected)}")
+    for key, value in raw.items():
+        read = getattr(decoded, "raw" + key[0].upper() + key[1:], None)
+        if read is None:
+            read = getattr(decoded, key, None)
+        if read != value:
+            problems.append(f"{path}.{key}: {value!r} read back as {read!r}")
 
 
 def inputs(arguments):

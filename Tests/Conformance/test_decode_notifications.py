@@ -93,6 +93,23 @@ def test_notification(with_transaction):
     return json.dumps({"signedPayload": jws(payload)})
 
 
+APP_TRANSACTION = {
+    "receiptType": "LocalTesting", "appAppleId": 1234567890, "bundleId": "com.example", "applicationVersion": "1.0",
+    "originalApplicationVersion": "1.0", "receiptCreationDate": 2, "originalPurchaseDate": 1,
+    "appTransactionId": "7000000000000001", "originalPlatform": "iOS",
+}
+
+
+def rescind_consent(app_transaction=None, **extra):
+    """RESCIND_CONSENT: appData (Apple's AppData) with the customer's signed AppTransaction, no data."""
+    app_data = {"appAppleId": 1234567890, "bundleId": "com.example", "environment": "LocalTesting",
+                "signedAppTransactionInfo": jws(app_transaction or APP_TRANSACTION)}
+    payload = {"notificationType": "RESCIND_CONSENT", "notificationUUID": "00000000-0000-4000-8000-000000000004",
+               "version": "2.0", "signedDate": 2, "appData": app_data}
+    payload.update(extra)
+    return json.dumps({"signedPayload": jws(payload)})
+
+
 def problems(text):
     try:
         return conformance.check_notification(text)[1]
@@ -150,6 +167,17 @@ def main():
          summary({k: v for k, v in SUMMARY.items() if k != "storefrontCountryCodes"}), False),
         ("TEST without transaction passes", test_notification(False), False),
         ("TEST with a transaction is caught", test_notification(True), True),
+        # RESCIND_CONSENT (issue 50): appData and Apple's AppTransaction
+        ("RESCIND_CONSENT with appData passes", rescind_consent(), False),
+        ("RESCIND_CONSENT with data too is caught", rescind_consent(data={"bundleId": "com.example"}), True),
+        ("RESCIND_CONSENT with a subtype is caught", rescind_consent(subtype="SUMMARY"), True),
+        ("unknown originalPlatform is caught", rescind_consent(dict(APP_TRANSACTION, originalPlatform="webOS")), True),
+        ("AppTransaction without appTransactionId is caught",
+         rescind_consent({k: v for k, v in APP_TRANSACTION.items() if k != "appTransactionId"}), True),
+        ("AppTransaction with a string date is caught",
+         rescind_consent(dict(APP_TRANSACTION, originalPurchaseDate="1")), True),
+        ("AppTransaction with a field Apple lacks is caught", rescind_consent(dict(APP_TRANSACTION, platform="iOS")), True),
+        ("AppTransaction of another bundle is caught", rescind_consent(dict(APP_TRANSACTION, bundleId="com.other")), True),
     ]
     for name, text, should_fail in cases:
         found = problems(text)

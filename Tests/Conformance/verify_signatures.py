@@ -10,7 +10,8 @@ Two modes:
 
   verify_signatures.py notifications ROOT_DER ENVIRONMENT BUNDLE_ID APP_APPLE_ID|- FILE...
       Each FILE is a .jsonl of POST bodies ({"signedPayload": JWS}) or a fixture folder (NNNN.json files).
-      Every notification, and every nested JWS (signedTransactionInfo, signedRenewalInfo), is verified with
+      Every notification, and every nested JWS (signedTransactionInfo, signedRenewalInfo, and RESCIND_CONSENT's
+      appData.signedAppTransactionInfo), is verified with
       SignedDataVerifier([root], enable_online_checks=False, ENVIRONMENT, BUNDLE_ID, APP_APPLE_ID).
 
   verify_signatures.py fixtures DIR
@@ -55,6 +56,9 @@ def verify_notification(verifier, body_text):
         verifier.verify_and_decode_signed_transaction(data.signedTransactionInfo)
     if data is not None and data.signedRenewalInfo is not None:
         verifier.verify_and_decode_renewal_info(data.signedRenewalInfo)
+    app_data = notification.appData  # RESCIND_CONSENT: appData instead of data
+    if app_data is not None and app_data.signedAppTransactionInfo is not None:
+        verifier.verify_and_decode_app_transaction(app_data.signedAppTransactionInfo)
     return notification
 
 

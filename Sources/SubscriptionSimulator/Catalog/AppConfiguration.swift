@@ -51,6 +51,15 @@ public struct Storefront: Hashable, Sendable {
     public static let unitedStates = Storefront(countryCode: "USA", id: "143441")
 }
 
+/// `originalPlatform` of an `AppTransaction`: the platform on which the customer originally purchased the app
+/// (Apple's JWSAppTransactionDecodedPayload; the values of Apple's library enum `PurchasePlatform`).
+public enum PurchasePlatform: String, Hashable, Sendable, CaseIterable {
+    case iOS = "iOS"
+    case macOS = "macOS"
+    case tvOS = "tvOS"
+    case visionOS = "visionOS"
+}
+
 /// The app under test and the store settings that apply to it.
 public struct AppConfiguration: Hashable, Sendable {
     public var bundleId: String
@@ -64,6 +73,12 @@ public struct AppConfiguration: Hashable, Sendable {
     /// Delay before family members receive a new shared purchase (default one hour; see `Family/`).
     public var familyDelay: CalendarDuration
     public var storefront: Storefront
+    /// `originalPlatform` of every customer's `AppTransaction` unless the customer has their own (`customers:`);
+    /// default `iOS` [assumed: a default only; Apple sends the platform of the customer's first download].
+    public var originalPlatform: PurchasePlatform = .iOS
+    /// `versionExternalIdentifier` of the `AppTransaction` (Apple: "the version external identifier of the app",
+    /// StoreKit `appVersionID`); `nil` leaves it out.
+    public var versionExternalIdentifier: Int64? = nil
 
     public init(
         bundleId: String, bundleVersion: String = "1.0", appAppleId: Int64? = nil,

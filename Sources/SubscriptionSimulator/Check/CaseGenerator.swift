@@ -256,6 +256,7 @@ extension ScenarioAction {
         case .reverseRefund(let c, let p, let transaction):
             return .reverseRefund(customer: rename(c), product: p, transaction: transaction)
         case .openApp(let c): return .openApp(customer: rename(c))
+        case .rescindConsent(let c): return .rescindConsent(customer: rename(c))
         case .failRenewalExtension(let c, let p): return .failRenewalExtension(customer: rename(c), product: p)
         }
     }

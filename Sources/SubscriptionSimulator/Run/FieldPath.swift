@@ -1,11 +1,15 @@
 /// Paths into a decoded notification as scenario files write them: `data.X`, `transaction.X` (the decoded
-/// `signedTransactionInfo`), `renewal.X` (the decoded `signedRenewalInfo`), or a top-level field; how a scenario's
+/// `signedTransactionInfo`), `renewal.X` (the decoded `signedRenewalInfo`), `appTransaction.X` (the decoded
+/// `appData.signedAppTransactionInfo` of `RESCIND_CONSENT`), or a top-level field; how a scenario's
 /// `fields:` expectations are looked up and compared (``ExpectationChecker``, ``ExpectedFieldPaths``).
 public enum FieldPath {
     /// The value at `path` in a decoded notification (``NotificationEncoder/decodedView(of:app:)``), or nil.
     public static func lookup(_ path: String, in decoded: JSONValue) -> JSONValue? {
         if path.hasPrefix("transaction.") {
             return decoded.value(at: "data.signedTransactionInfo." + path.dropFirst("transaction.".count))
+        }
+        if path.hasPrefix("appTransaction.") {
+            return decoded.value(at: "appData.signedAppTransactionInfo." + path.dropFirst("appTransaction.".count))
         }
         if path.hasPrefix("renewal.") {
             return decoded.value(at: "data.signedRenewalInfo." + path.dropFirst("renewal.".count))

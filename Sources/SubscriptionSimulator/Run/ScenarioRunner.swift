@@ -119,6 +119,8 @@ public enum ScenarioRunner {
         case .refundTransaction, .requestRefund, .sendConsumptionInformation, .decideRefund, .reverseRefund,
             .restorePurchases:
             return true
+        case .rescindConsent:
+            return true  // the AppTransaction's originalPurchaseDate is the customer's first transaction's
         case .purchase, .cancel, .resume, .stopSharing, .startSharing, .refund, .failBilling, .fixBilling, .joinFamily,
             .leaveFamily, .shareWithFamily, .makeFamilyShareable, .removeFromSale, .restoreToSale, .changePlan,
             .redeemOffer, .raisePrice, .schedulePriceIncrease, .raiseMonthlyPrice, .consentToPriceIncrease,

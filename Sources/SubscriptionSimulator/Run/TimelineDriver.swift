@@ -298,6 +298,7 @@ public struct TimelineDriver: Sendable {
         case .reverseRefund(let customer, let product, let transaction):
             try store.reverseRefund(product, of: customer, transaction: transaction)
         case .openApp(let customer): store.openApp(for: customer)
+        case .rescindConsent(let customer): store.rescindConsent(for: customer)
         case .failRenewalExtension(let customer, let product):
             try store.failNextRenewalExtension(product, for: customer)
         case .requestTestNotification: store.requestTestNotification()

@@ -295,6 +295,15 @@ public enum TriggerLifecycles {
                 ]
             }),
         Lifecycle(
+            type: .rescindConsent, subtype: nil,
+            summary: "bought, the customer's parent or guardian withdraws consent on day 1 (appData, no data)",
+            source:
+                "docs/lifecycle.md Consent (rule rescind-consent); Apple: notificationType RESCIND_CONSENT, appData",
+            timeline: { c in
+                [c.at("0", "purchase: { \(c.cp) }"), c.at("1d", "rescindConsent: { customer: \(c.customer) }")]
+            }
+        ),
+        Lifecycle(
             type: .revoke, subtype: nil,
             summary: "the family organizer buys, the customer (a member) gets the share, the organizer is refunded",
             source: "docs/family-sharing.md (refund revokes the members' shares); Apple: notificationType REVOKE",

@@ -28,6 +28,14 @@ public enum ExpectedFieldPaths {
         "requestIdentifier", "environment", "appAppleId", "bundleId", "productId", "storefrontCountryCodes",
         "failedCount", "succeededCount",
     ]
+    /// `appData`, in `RESCIND_CONSENT` (library model `AppData`), and its decoded `signedAppTransactionInfo` (library
+    /// model `AppTransaction`), written `appTransaction.X`.
+    static let appData = ["appAppleId", "bundleId", "environment", "signedAppTransactionInfo"]
+    static let appTransaction = [
+        "receiptType", "appAppleId", "bundleId", "applicationVersion", "versionExternalIdentifier",
+        "receiptCreationDate", "originalPurchaseDate", "originalApplicationVersion", "deviceVerification",
+        "deviceVerificationNonce", "preorderDate", "appTransactionId", "originalPlatform",
+    ]
     static let renewal = [
         "originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "expirationIntent",
         "isInBillingRetryPeriod", "gracePeriodExpiresDate", "priceIncreaseStatus", "offerType", "offerIdentifier",
@@ -43,10 +51,12 @@ public enum ExpectedFieldPaths {
     /// (`data.signedTransactionInfo.X` and `data.signedRenewalInfo.X`, the long forms, are accepted too.)
     public static let all: [String] =
         topLevel + data.map { "data." + $0 } + transaction.map { "transaction." + $0 } + renewal.map { "renewal." + $0 }
-        + summary.map { "summary." + $0 }
+        + summary.map { "summary." + $0 } + ["appData"] + appData.map { "appData." + $0 }
+        + appTransaction.map { "appTransaction." + $0 }
 
     static let known: Set<String> = Set(
-        all + transaction.map { "data.signedTransactionInfo." + $0 } + renewal.map { "data.signedRenewalInfo." + $0 })
+        all + transaction.map { "data.signedTransactionInfo." + $0 } + renewal.map { "data.signedRenewalInfo." + $0 }
+            + appTransaction.map { "appData.signedAppTransactionInfo." + $0 })
 
     public static func isKnown(_ path: String) -> Bool { known.contains(path) }
 
@@ -59,6 +69,8 @@ public enum ExpectedFieldPaths {
             ("renewal.", "the decoded signedRenewalInfo (JWSRenewalInfoDecodedPayload)"),
             ("data.", "the notification's data"),
             ("summary.", "the notification's summary"),
+            ("appData.", "the notification's appData (RESCIND_CONSENT)"),
+            ("appTransaction.", "the decoded signedAppTransactionInfo (AppTransaction)"),
         ]
         if let (prefix, owner) = owners.first(where: { path.hasPrefix($0.0) }) {
             return "unknown field path '\(path)': \(owner) has no field '\(path.dropFirst(prefix.count))'\(hint)"

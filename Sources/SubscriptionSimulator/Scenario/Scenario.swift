@@ -89,6 +89,9 @@ public enum ScenarioAction: Hashable, Sendable {
     case decideRefund(customer: String, product: String, transaction: Int?, decision: RefundDecision, reason: Int32)
     case reverseRefund(customer: String, product: String, transaction: Int?)
     case openApp(customer: String)
+    /// A parent or guardian withdraws consent for the customer's account (Declared Age Range): `RESCIND_CONSENT`
+    /// with `appData` to that customer (rule rescind-consent, `Store/SimulatedStore+Consent.swift`).
+    case rescindConsent(customer: String)
     /// [assumed] The next mass extension fails for this customer's subscription (`RENEWAL_EXTENSION` / `FAILURE`)
     /// if it is eligible then: Apple documents the subtype, not a cause (rule mass-extension-extends-eligible-only).
     case failRenewalExtension(customer: String, product: String)
@@ -120,7 +123,8 @@ public enum ScenarioAction: Hashable, Sendable {
         case .extendRenewalDate(let c, _, _, _, _), .refundTransaction(let c, _, _, _, _),
             .requestRefund(let c, _, _, _),
             .sendConsumptionInformation(let c, _, _, _, _), .decideRefund(let c, _, _, _, _),
-            .reverseRefund(let c, _, _), .openApp(let c), .failRenewalExtension(let c, _):
+            .reverseRefund(let c, _, _), .openApp(let c), .failRenewalExtension(let c, _),
+            .rescindConsent(let c):
             return c
         case .requestTestNotification, .extendRenewalDatesForAllActiveSubscribers:
             return nil

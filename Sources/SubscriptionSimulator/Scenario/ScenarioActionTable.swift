@@ -8,7 +8,7 @@ extension ScenarioActionSpec {
         .leaveFamily, .restorePurchases, .shareWithFamily, .makeFamilyShareable, .removeFromSale, .restoreToSale,
         .changePlan, .redeemOffer, .raisePrice, .consentToPriceIncrease, .extendRenewalDate, .requestRefund,
         .sendConsumptionInformation, .decideRefund, .reverseRefund, .openApp, .requestTestNotification,
-        .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension,
+        .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension, .rescindConsent,
     ]
 }
 
@@ -41,6 +41,7 @@ extension ScenarioAction {
         case .decideRefund: return .decideRefund
         case .reverseRefund: return .reverseRefund
         case .openApp: return .openApp
+        case .rescindConsent: return .rescindConsent
         case .failRenewalExtension: return .failRenewalExtension
         case .requestTestNotification: return .requestTestNotification
         case .extendRenewalDatesForAllActiveSubscribers: return .extendRenewalDatesForAllActiveSubscribers
@@ -616,6 +617,20 @@ extension ScenarioActionSpec {
         "requestTestNotification", [], decode: { _ throws(ScenarioError) in .requestTestNotification },
         write: { _ in [] },
         draws: [CheckDraw(rank: 29, weight: 1, when: { _ in true }) { _ in .requestTestNotification }])
+}
+
+// MARK: - Consent (Declared Age Range)
+
+extension ScenarioActionSpec {
+    /// `rescindConsent: { customer }`: `RESCIND_CONSENT` to the customer (rule rescind-consent). `simctl check` does
+    /// not draw it: a new draw would change the cases of every seed.
+    static let rescindConsent = ScenarioActionSpec(
+        "rescindConsent", [.customer],
+        decode: { i throws(ScenarioError) in .rescindConsent(customer: try i.customer()) },
+        write: { action in
+            guard case .rescindConsent(let customer) = action else { return [] }
+            return ActionYAML.customer(customer)
+        })
 }
 
 // MARK: - The common shapes

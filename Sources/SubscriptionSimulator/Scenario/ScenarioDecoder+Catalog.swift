@@ -9,7 +9,7 @@ extension ScenarioDecoder {
     ]
     static let appKeys = [
         "bundleId", "bundleVersion", "appAppleId", "environment", "gracePeriod", "graceEligibility", "familyDelay",
-        "storefront",
+        "storefront", "originalPlatform", "versionExternalIdentifier",
     ]
     static let productKeys = [
         "id", "type", "referenceName", "group", "level", "period", "duration", "price", "currency", "prices",
@@ -57,6 +57,21 @@ extension ScenarioDecoder {
         }
         if let node = map.optional("familyDelay") { app.familyDelay = try duration(node, "familyDelay") }
         if let node = map.optional("storefront") { app.storefront = try storefront(node) }
+        // The AppTransaction's app fields (issue 50; docs/wire-format.md, "App transactions").
+        if let node = map.optional("originalPlatform") {
+            let value = try text(node, "originalPlatform")
+            guard let platform = PurchasePlatform(rawValue: value) else {
+                let names = PurchasePlatform.allCases.map(\.rawValue)
+                throw fail(
+                    node,
+                    "expected originalPlatform iOS, macOS, tvOS or visionOS (Apple's PurchasePlatform), found '\(value)'\(hint(value, names))"
+                )
+            }
+            app.originalPlatform = platform
+        }
+        if let node = map.optional("versionExternalIdentifier") {
+            app.versionExternalIdentifier = Int64(try whole(node, "versionExternalIdentifier"))
+        }
         return app
     }
 

@@ -76,6 +76,8 @@ public enum ScenarioYAMLWriter {
         }
         out.add("  familyDelay: \(app.familyDelay)")
         out.add("  storefront: \(app.storefront.countryCode)")
+        if app.originalPlatform != .iOS { out.add("  originalPlatform: \(app.originalPlatform.rawValue)") }
+        if let id = app.versionExternalIdentifier { out.add("  versionExternalIdentifier: \(id)") }
     }
 
     static func writeProduct(_ product: Product, start: Instant, to out: inout Lines) {

@@ -213,29 +213,16 @@ extension ServerAPI {
 
     /// Get App Transaction Info (`GET /inApps/v1/transactions/appTransactions/{transactionId}`),
     /// `AppTransactionInfoResponse`: `{"signedAppTransactionInfo": "<JWS>"}` for the customer any of whose ids is
-    /// given (``customer(forTransactionId:)``). The payload is Apple's `AppTransaction`: `receiptType` (the
-    /// environment), `appAppleId` (Production only: StoreKit's `appID` "is nil" in the sandbox), `bundleId`,
-    /// `applicationVersion` and `originalApplicationVersion` (the app's `bundleVersion`), `receiptCreationDate`
-    /// (now), `originalPurchaseDate` (the customer's first transaction's `purchaseDate`, else the store's start:
-    /// the app was downloaded by then [assumed]), `appTransactionId`, `originalPlatform` `iOS` [assumed]; no device
-    /// verification fields (they are per device).
+    /// given (``customer(forTransactionId:)``). The payload is the customer's `AppTransaction` (rule
+    /// app-transaction-of-a-customer, ``SimulatedStore/appTransaction(of:)``, written by ``Payloads/appTransaction(_:app:)``,
+    /// the same writer as `RESCIND_CONSENT`'s `appData`).
     public func appTransactionInfo(transactionId: String) throws(ServerAPIError) -> JSONValue {
         let customer = try customer(forTransactionId: transactionId)
-        guard let appTransactionId = store.appTransactionId(of: customer) else { throw .appTransactionDoesNotExist }
+        guard let record = store.appTransaction(of: customer) else { throw .appTransactionDoesNotExist }
         let app = store.app
-        let first = store.transactions.first { $0.customer == customer }
-        var o = JSONObjectBuilder()
-        o.set("receiptType", app.environment.rawValue)
-        o.set("appAppleId", app.environment == .production ? app.appAppleId : nil)
-        o.set("bundleId", app.bundleId)
-        o.set("applicationVersion", app.bundleVersion)
-        o.set("originalApplicationVersion", app.bundleVersion)
-        o.set("receiptCreationDate", store.now)
-        o.set("originalPurchaseDate", first?.purchaseDate ?? store.start)
-        o.set("appTransactionId", appTransactionId)
-        o.set("originalPlatform", "iOS")
         let signer = self.signer ?? app.environment.defaultSigner
-        return .object(["signedAppTransactionInfo": .string(JWS.compact(payload: o.value, signer: signer))])
+        let payload = Payloads.appTransaction(record, app: app)
+        return .object(["signedAppTransactionInfo": .string(JWS.compact(payload: payload, signer: signer))])
     }
 
     /// Get Status of Subscription Renewal Date Extensions (`GET

@@ -316,9 +316,10 @@ public struct RenewalSnapshot: Hashable, Sendable {
 /// A notification the store sent: whom it is about, when, and what it says.
 ///
 /// Most notifications are about one customer's purchase: they carry ``recipient`` and ``transaction`` (and, for
-/// auto-renewable subscriptions, ``renewal`` and ``status``) in `data`. Two are about the app itself and carry
-/// neither (reference §2.3-§2.4, rule ``isAboutTheApp``): `TEST` (`data` with only the app's fields) and
-/// `RENEWAL_EXTENSION` / `SUMMARY` (a `summary` object instead of `data`).
+/// auto-renewable subscriptions, ``renewal`` and ``status``) in `data`. `RESCIND_CONSENT` is about one customer's
+/// app download: ``recipient`` and ``appTransaction`` in `appData`, no transaction (rule rescind-consent). Two are
+/// about the app itself and carry neither (reference §2.3-§2.4, rule ``isAboutTheApp``): `TEST` (`data` with only
+/// the app's fields) and `RENEWAL_EXTENSION` / `SUMMARY` (a `summary` object instead of `data`).
 public struct SentNotification: Hashable, Sendable {
     /// The customer the notification is about; `nil` for a notification about the app (``isAboutTheApp``).
     public var recipient: String?
@@ -328,7 +329,8 @@ public struct SentNotification: Hashable, Sendable {
     public var subtype: NotificationSubtype?
     /// `notificationUUID`, as bits; ``notificationUUID`` is its text.
     public var uuid: NotificationUUID
-    /// `data.signedTransactionInfo`; present exactly when ``recipient`` is.
+    /// `data.signedTransactionInfo`; present exactly when ``recipient`` is, except in `RESCIND_CONSENT`
+    /// (``appTransaction``).
     public var transaction: TransactionRecord?
     /// Present for auto-renewable subscriptions.
     public var renewal: RenewalSnapshot?
@@ -338,14 +340,23 @@ public struct SentNotification: Hashable, Sendable {
     public var consumptionRequestReason: ConsumptionRequestReason? = nil
     /// The `summary` object, in `RENEWAL_EXTENSION` / `SUMMARY` only, which has no `data` (reference §2.4).
     public var summary: RenewalExtensionSummary? = nil
+    /// `appData.signedAppTransactionInfo`, in `RESCIND_CONSENT` only, which has `appData` instead of `data`
+    /// (Apple's `appData` page: "present in the payload when the notificationType is RESCIND_CONSENT").
+    public var appTransaction: AppTransactionRecord? {
+        get { appTransactionStorage?.fields }
+        set { appTransactionStorage = newValue.map { SharedFields($0) } }
+    }
+    /// ``appTransaction`` out of line: a pointer in every other notification.
+    var appTransactionStorage: SharedFields<AppTransactionRecord>? = nil
 
     /// The lowercase UUID text Apple sends as `notificationUUID`.
     public var notificationUUID: String { uuid.description }
 
     /// **notification-about-the-app**: `TEST` and `RENEWAL_EXTENSION` / `SUMMARY` concern the app, not a customer:
     /// no `signedTransactionInfo`, `signedRenewalInfo` or `status` (reference §2.3 table, §2.4, §6.3; S-DATA;
-    /// Apple's library test data `testNotification` and `signedSummaryNotification.json`).
-    public var isAboutTheApp: Bool { transaction == nil }
+    /// Apple's library test data `testNotification` and `signedSummaryNotification.json`): they have no
+    /// ``recipient``.
+    public var isAboutTheApp: Bool { recipient == nil }
 }
 
 /// A change in what one customer is entitled to.

@@ -744,12 +744,25 @@ public struct SimulatedStore: Sendable {
         {
             snapshot.renewalPrice = told
         }
-        if let commitment = state.commitment {
+        if let commitment = state.commitment, Self.isInCommitment(state) {
             addCommitment(commitment, of: chain, state: state, to: &snapshot)
         } else if let change = state.pendingChange, change.plan == .monthly {
             addPendingMonthlyPlan(change, of: chain, to: &snapshot)
         }
         return snapshot
+    }
+
+    /// **commitment-fields-only-in-a-commitment**: the renewal info's `commitmentInfo` and the commitment's
+    /// `renewalBillingPlanType` are "only present in the renewal info when the subscription is currently in a
+    /// commitment" (WWDC26 session 210, 7:45; reference Appendix E P10). An expired or revoked subscription is in none,
+    /// even when its state still remembers the commitment it ended in: the `EXPIRED` at a commitment's end (after a
+    /// price increase without consent) and a family member's `REVOKE` carry none, as the purchaser's `REFUND` does not
+    /// (rule commitment-current-refund-ends-it). Billing retry keeps the commitment (it resumes on recovery, E B3).
+    static func isInCommitment(_ state: SubscriptionState) -> Bool {
+        switch state.phase {
+        case .active, .gracePeriod, .billingRetry: return true
+        case .expired, .revoked: return false
+        }
     }
 
     // MARK: - Entitlements

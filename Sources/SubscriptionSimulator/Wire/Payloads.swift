@@ -145,14 +145,43 @@ extension Payloads {
     enum Nested {
         case transaction(TransactionRecord)
         case renewal(RenewalSnapshot)
+        /// `appData.signedAppTransactionInfo` of `RESCIND_CONSENT`.
+        case appTransaction(AppTransactionRecord)
 
         /// The decoded payload's members.
         func describe<S: JSONMemberSink>(app: AppConfiguration, signedDate: Instant, into o: inout S) {
             switch self {
             case .transaction(let t): Payloads.transaction(t, app: app, signedDate: signedDate, into: &o)
             case .renewal(let r): Payloads.renewalInfo(r, app: app, signedDate: signedDate, into: &o)
+            case .appTransaction(let a): Payloads.appTransaction(a, app: app, into: &o)
             }
         }
+    }
+
+    /// The `AppTransaction` payload (JWSAppTransactionDecodedPayload; Apple's library model `AppTransaction`), one
+    /// writer for Get App Transaction Info and `RESCIND_CONSENT`: `receiptType` (the environment), `appAppleId`
+    /// (Production only: StoreKit's `appID` "is nil" in the sandbox; the notification's `appData.appAppleId` follows
+    /// its own rule), `bundleId`, `applicationVersion` and `originalApplicationVersion` (the app's `bundleVersion`),
+    /// `versionExternalIdentifier` (when configured), `receiptCreationDate`, `originalPurchaseDate`,
+    /// `appTransactionId`, `originalPlatform`.
+    public static func appTransaction(_ a: AppTransactionRecord, app: AppConfiguration) -> JSONValue {
+        var o = JSONObjectBuilder()
+        appTransaction(a, app: app, into: &o)
+        return o.value
+    }
+
+    /// The `AppTransaction` members, in canonical (sorted) order.
+    static func appTransaction<S: JSONMemberSink>(_ a: AppTransactionRecord, app: AppConfiguration, into o: inout S) {
+        o.member("appAppleId", app.environment == .production ? app.appAppleId : nil)
+        o.member("appTransactionId", a.appTransactionId)
+        o.member("applicationVersion", app.bundleVersion)
+        o.member("bundleId", app.bundleId)
+        o.member("originalApplicationVersion", app.bundleVersion)
+        o.member("originalPlatform", a.originalPlatform.rawValue)
+        o.member("originalPurchaseDate", a.originalPurchaseDate)
+        o.member("receiptCreationDate", a.receiptCreationDate)
+        o.member("receiptType", app.environment.rawValue)
+        o.member("versionExternalIdentifier", app.versionExternalIdentifier)
     }
 
     /// `responseBodyV2DecodedPayload`'s members, in canonical (sorted) order (reference §2.3, §2.4). `nested`
@@ -162,7 +191,15 @@ extension Payloads {
         _ n: SentNotification, app: AppConfiguration, into o: inout S,
         nested: (inout S, StaticString, Nested) -> Void
     ) {
-        if n.summary == nil {
+        if let appTransaction = n.appTransaction {
+            // RESCIND_CONSENT: `appData` instead of `data` (rule rescind-consent; Apple's `appData` object).
+            o.member("appData") { appData in
+                appData.member("appAppleId", NotificationEncoder.dataAppAppleId(app))
+                appData.member("bundleId", app.bundleId)
+                appData.member("environment", app.environment.rawValue)
+                nested(&appData, "signedAppTransactionInfo", .appTransaction(appTransaction))
+            }
+        } else if n.summary == nil {
             o.member("data") { data in
                 data.member("appAppleId", NotificationEncoder.dataAppAppleId(app))
                 data.member("bundleId", app.bundleId)
@@ -233,9 +270,10 @@ public struct NotificationEncoder: Sendable {
             o.member(key, signed(object.value))
         }
         var decoded = builder.members
-        if case .object(var data) = decoded["data"], !nestedObjects.isEmpty {
+        let container = n.appTransaction == nil ? "data" : "appData"
+        if case .object(var data) = decoded[container], !nestedObjects.isEmpty {
             for nested in nestedObjects { data[nested.key] = nested.object }
-            decoded["data"] = .object(data)
+            decoded[container] = .object(data)
         }
         return EncodedNotification(
             notification: n, payload: builder.value, decodedPayload: .object(decoded),

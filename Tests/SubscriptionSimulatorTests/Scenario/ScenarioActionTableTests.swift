@@ -84,6 +84,7 @@ import Testing
                 customer: c, product: p, transaction: 1, decision: .grant(.prorated(milliPercent: 500)), reason: 1),
             .decideRefund(customer: c, product: p, transaction: nil, decision: .decline, reason: 0),
             .reverseRefund(customer: c, product: p, transaction: 3), .openApp(customer: c),
+            .rescindConsent(customer: c),
             .failRenewalExtension(customer: c, product: p), .requestTestNotification,
             .extendRenewalDatesForAllActiveSubscribers(
                 product: p, days: 30, reason: .serviceIssueOrOutage, requestIdentifier: "all-1",

@@ -44,6 +44,15 @@ import Testing
             members["data"] = .object(data)
             reference = .object(members)
         }
+        // RESCIND_CONSENT: appData's signedAppTransactionInfo (issue 50).
+        if case .object(var members) = decoded, case .object(var appData)? = members["appData"],
+            let a = n.appTransaction
+        {
+            appData["signedAppTransactionInfo"] = .string(
+                JWS.compact(payload: Payloads.appTransaction(a, app: app), signer: signer))
+            members["appData"] = .object(appData)
+            reference = .object(members)
+        }
         #expect(encoded.payload == reference, "payload of \(n.type.rawValue)")
         let body = CanonicalJSON.string(
             .object(["signedPayload": .string(JWS.compact(payload: reference, signer: signer))]))

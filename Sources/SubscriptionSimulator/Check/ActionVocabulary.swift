@@ -64,7 +64,7 @@ struct ActionVocabulary: Sendable {
             .extendRenewalDate,
             .refundTransaction,
             .sendConsumptionInformation, .decideRefund, .reverseRefund, .openApp, .requestTestNotification,
-            .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension:
+            .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension, .viewCancellation:
             return nil
         }
     }

@@ -256,6 +256,8 @@ extension ScenarioAction {
             return .reverseRefund(customer: rename(c), product: p, transaction: transaction)
         case .openApp(let c): return .openApp(customer: rename(c))
         case .failRenewalExtension(let c, let p): return .failRenewalExtension(customer: rename(c), product: p)
+        case .viewCancellation(let c, let p, let locale):
+            return .viewCancellation(customer: rename(c), product: p, locale: locale)
         }
     }
 }

@@ -124,7 +124,7 @@ public enum ScenarioRunner {
             .redeemOffer, .raisePrice, .schedulePriceIncrease, .raiseMonthlyPrice, .consentToPriceIncrease,
             .extendRenewalDate, .openApp,
             .requestTestNotification,
-            .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension:
+            .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension, .viewCancellation:
             return false
         }
     }

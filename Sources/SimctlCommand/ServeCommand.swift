@@ -27,6 +27,9 @@ package struct ServeOptions: Equatable, Sendable {
     /// `--epoch N`: the store's epoch at start (its identities; 0 gives the usual ids and UUIDs); nil: the file's
     /// `epoch:` (0 when it has none).
     package var epoch: UInt32?
+    /// `--realtime-url URL` (Retention Messaging): the Get Retention Message endpoint at start, as if configured with
+    /// Configure Realtime URL (no performance test needed).
+    package var realtimeURL: String?
 
     package init(file: String) { self.file = file }
 }
@@ -35,12 +38,12 @@ enum ServeCommand {
     static let optionNames =
         [
             "--host", "--port", "--seed", "--start", "--api-key-pem", "--log", "--epoch",
-        ] + SigningOptions.names + DeliveryOptions.names.filter { $0 != "--delivery-log" }
+        ] + retentionOptionNames + SigningOptions.names + DeliveryOptions.names.filter { $0 != "--delivery-log" }
 
     static let help = """
         USAGE: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT]
                                 \(SigningOptions.usage) [--api-key-pem FILE]
-                                [--log FILE] [--epoch N]
+                                [--log FILE] [--epoch N] [--realtime-url URL]
 
         Serves the scenario FILE's store over HTTP until SIGINT or SIGTERM (then exits 0): the App Store Server
         API on Apple's paths (/inApps/...), and a control API under /simctl/v1/ that advances the virtual clock,
@@ -69,6 +72,7 @@ enum ServeCommand {
           --epoch N           start at epoch N (0 to 4294967295; default: the file's epoch:, else 0): every
                               id and UUID the store derives changes with the epoch; POST /simctl/v1/reset
                               moves to the next one
+        \(retentionHelp)
 
         ENVIRONMENT (for containers; an option on the command line wins, an empty variable is unset):
           SIMCTL_SCENARIO     the scenario FILE          SIMCTL_DELIVER      --deliver URL
@@ -171,6 +175,7 @@ enum ServeCommand {
                     throw UsageError(message: "option '--log' needs a file path", topic: "serve")
                 }
                 options.logFile = text
+            case "--realtime-url": options.realtimeURL = try realtimeURL(text)
             default:
                 do throws(UsageError) { try delivery.set(name, text) } catch {
                     throw UsageError(message: error.message, topic: "serve")
@@ -185,6 +190,28 @@ enum ServeCommand {
             throw UsageError(message: error.message, topic: "serve")
         }
         return options
+    }
+
+    // MARK: Retention Messaging options (issue 50; kept apart for the option tables)
+
+    static let retentionOptionNames = ["--realtime-url"]
+
+    static let retentionHelp = """
+          --realtime-url URL  Retention Messaging: the Get Retention Message endpoint (http://, at most 256
+                              characters) at start, as if set with Configure Realtime URL; viewCancellation
+                              actions POST their signed realtime request there (docs/server.md,
+                              "Retention Messaging")
+        """
+
+    /// `--realtime-url URL`'s check (rule retention-realtime-url).
+    static func realtimeURL(_ text: String) throws(UsageError) -> String {
+        guard RetentionMessaging.isRealtimeURL(text) else {
+            throw UsageError(
+                message: "option '--realtime-url' needs an http:// or https:// URL of at most "
+                    + "\(RetentionMessaging.maximumRealtimeURL) characters, found "
+                    + "'\(SourceText.escapingControlCharacters(String(text.prefix(300))))'", topic: "serve")
+        }
+        return text
     }
 
     /// The public key `--api-key-pem` names: a `PUBLIC KEY` PEM, or a private key PEM (App Store Connect's `.p8`).
@@ -265,12 +292,14 @@ enum ServeCommand {
         let connection = options.delivery.flatMap { try? DeliveryConnection.open($0).get() }
         defer { connection?.close() }
         let transport = connection?.transport
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             scenario: scenario, signer: signer, deliveryMode: options.delivery?.mode ?? .production,
             chaos: options.delivery?.chaos ?? .none,
             token: BearerTokenPolicy(
                 bundleId: scenario.app.bundleId, publicKey: publicKey,
                 clock: { Int64(Date().timeIntervalSince1970) }), epoch: options.epoch ?? scenario.epoch)
+        configuration.realtime = HTTPRealtimeTransport()
+        configuration.realtimeURL = options.realtimeURL
         let simulator: SimulatorServer
         do throws(ServerSetupError) {
             simulator = try SimulatorServer(

@@ -51,7 +51,9 @@ extension SimulatorServer {
         case .subscriptionStatuses, .transactionHistory, .transactionHistoryV1, .transactionInfo, .refundHistory,
             .notificationHistory, .requestTestNotification, .testNotificationStatus, .massExtendRenewalDateStatus,
             .appTransactionInfo, .lookUpOrderId, .state, .advance, .actions, .reset, .deliveries, .timelinePicture,
-            .health:
+            .health, .uploadImage, .deleteImage, .imageList, .uploadMessage, .deleteMessage, .messageList,
+            .configureDefaultMessage, .getDefaultMessage, .deleteDefaultMessage, .configureRealtimeURL, .getRealtimeURL,
+            .deleteRealtimeURL, .initiatePerformanceTest, .performanceTestResults, .retentionState, .retentionReview:
             throw .generalBadRequest
         }
     }

@@ -183,8 +183,9 @@ import Testing
             #expect(CaseRunner.reorderProblem(run.store.notifications, generated.deliveryFaults) == nil)
             for entry in generated.timeline { names.insert(entry.action.name) }
         }
-        // Every action of the vocabulary that the header supports shows up in 200 cases.
-        for name in ScenarioAction.names {
+        // Every action of the vocabulary that the header supports shows up in 200 cases; `check` never draws an
+        // action without draws (viewCancellation: its outcome needs a realtime endpoint, which `check` has not).
+        for name in ScenarioActionSpec.all.filter({ !$0.draws.isEmpty }).map(\.name) {
             #expect(names.contains(name), "no \(name) in 200 cases")
         }
     }

@@ -34,6 +34,9 @@ package struct ServeOptions: Equatable, Sendable {
     /// (``ServeCommand/allowHost(_:)``).
     package var allowHosts: [String] = []
     // --- end issue 48 ---
+    /// `--realtime-url URL` (Retention Messaging): the Get Retention Message endpoint at start, as if configured with
+    /// Configure Realtime URL (no performance test needed).
+    package var realtimeURL: String?
 
     package init(file: String) { self.file = file }
 }
@@ -42,13 +45,14 @@ enum ServeCommand {
     static let optionNames =
         [
             "--host", "--port", "--seed", "--start", "--api-key-pem", "--log", "--epoch",
-        ] + allowHostNames + SigningOptions.names + DeliveryOptions.names.filter { $0 != "--delivery-log" }
-            + IdentityOptions.names
+        ] + allowHostNames + retentionOptionNames + SigningOptions.names
+            + DeliveryOptions.names.filter { $0 != "--delivery-log" } + IdentityOptions.names
 
     static let help = """
         USAGE: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT]
                                 \(SigningOptions.usage) [--api-key-pem FILE]
                                 [--log FILE] [--epoch N] \(IdentityOptions.usage) [--allow-host NAME ...]
+                                [--realtime-url URL]
 
         Serves the scenario FILE's store over HTTP until SIGINT or SIGTERM (then exits 0): the App Store Server
         API on Apple's paths (/inApps/...), and a control API under /simctl/v1/ that advances the virtual clock,
@@ -82,6 +86,7 @@ enum ServeCommand {
                               the dashboard and /simctl/ besides the listen address, loopback names and IP
                               addresses (the Host check against DNS rebinding; docs/server.md, "Browser
                               safety"); Apple's /inApps/ routes take any Host
+        \(retentionHelp)
 
         ENVIRONMENT (for containers; an option on the command line wins, an empty variable is unset):
           SIMCTL_SCENARIO     the scenario FILE          SIMCTL_DELIVER      --deliver URL
@@ -193,6 +198,7 @@ enum ServeCommand {
                     throw UsageError(message: "option '--log' needs a file path", topic: "serve")
                 }
                 options.logFile = text
+            case "--realtime-url": options.realtimeURL = try realtimeURL(text)
             default:
                 do throws(UsageError) { try delivery.set(name, text) } catch {
                     throw UsageError(message: error.message, topic: "serve")
@@ -235,6 +241,28 @@ enum ServeCommand {
         return names
     }
     // --- end issue 48 ---
+
+    // MARK: Retention Messaging options (issue 50; kept apart for the option tables)
+
+    static let retentionOptionNames = ["--realtime-url"]
+
+    static let retentionHelp = """
+          --realtime-url URL  Retention Messaging: the Get Retention Message endpoint (http://, at most 256
+                              characters) at start, as if set with Configure Realtime URL; viewCancellation
+                              actions POST their signed realtime request there (docs/server.md,
+                              "Retention Messaging")
+        """
+
+    /// `--realtime-url URL`'s check (rule retention-realtime-url).
+    static func realtimeURL(_ text: String) throws(UsageError) -> String {
+        guard RetentionMessaging.isRealtimeURL(text) else {
+            throw UsageError(
+                message: "option '--realtime-url' needs an http:// or https:// URL of at most "
+                    + "\(RetentionMessaging.maximumRealtimeURL) characters, found "
+                    + "'\(SourceText.escapingControlCharacters(String(text.prefix(300))))'", topic: "serve")
+        }
+        return text
+    }
 
     /// The public key `--api-key-pem` names: a `PUBLIC KEY` PEM, or a private key PEM (App Store Connect's `.p8`).
     static func apiKey(_ text: String, file: String) -> Result<P256.PublicKey, CommandOutput> {
@@ -326,6 +354,8 @@ enum ServeCommand {
                 clock: { Int64(Date().timeIntervalSince1970) }), epoch: options.epoch ?? scenario.epoch)
         configuration.listenHost = options.host
         configuration.allowedHosts = options.allowHosts
+        configuration.realtime = HTTPRealtimeTransport()
+        configuration.realtimeURL = options.realtimeURL
         let simulator: SimulatorServer
         do throws(ServerSetupError) {
             simulator = try SimulatorServer(

@@ -52,7 +52,9 @@ extension SimulatorServer {
             .notificationHistory, .requestTestNotification, .testNotificationStatus, .massExtendRenewalDateStatus,
             .appTransactionInfo, .lookUpOrderId, .state, .advance, .actions, .reset, .deliveries, .timelinePicture,
             .health, .dashboardRoot, .dashboard, .dashboardScript, .dashboardStyle, .notifications, .actionsDescription,
-            .resend:
+            .resend, .uploadImage, .deleteImage, .imageList, .uploadMessage, .deleteMessage, .messageList,
+            .configureDefaultMessage, .getDefaultMessage, .deleteDefaultMessage, .configureRealtimeURL, .getRealtimeURL,
+            .deleteRealtimeURL, .initiatePerformanceTest, .performanceTestResults, .retentionState, .retentionReview:
             throw .generalBadRequest
         }
     }

@@ -12,7 +12,10 @@ extension SimulatorServer {
     package func show(_ store: SimulatedStore, epoch: UInt32, newCase: Bool) {
         locked {
             if newCase || epoch != state.epoch || store.notifications.count < state.encoded {
-                state = ServerState(store: store, driver: TimelineDriver(configuration.scenario), epoch: epoch)
+                state = ServerState(
+                    store: store, driver: TimelineDriver(configuration.scenario), epoch: epoch,
+                    retention: RetentionMessaging(
+                        environment: configuration.scenario.app.environment, realtimeURL: configuration.realtimeURL))
             } else {
                 state.store = store
             }

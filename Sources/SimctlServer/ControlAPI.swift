@@ -65,8 +65,10 @@ extension SimulatorServer {
             // The trial reached the target, so this does too (kept as a guard: the answer would then say so).
             let error = drive(to: target, summary: &summary)
             if summary.cutShortAt != nil { return locked { stoppedAnswer(summary) } }
+            let views = answerCancellationViews()
             return locked {
                 var o = clockJSON(state)
+                if !views.isEmpty { o["cancellationViews"] = .array(views) }
                 o["notificationsSent"] = .integer(Int64(summary.notificationsSent))
                 o["deliveryAttempts"] = .integer(Int64(summary.deliveryAttempts))
                 o["timelineEntriesApplied"] = .integer(Int64(summary.timelineEntries))
@@ -138,9 +140,11 @@ extension SimulatorServer {
             case .success(let value): before = value
             }
             _ = drive(to: nil, summary: &summary)
+            let views = answerCancellationViews()
             return locked {
                 var o = clockJSON(state)
                 o["action"] = .string(entry.action.name)
+                if !views.isEmpty { o["cancellationViews"] = .array(views) }
                 o["notifications"] = .array(
                     state.store.notifications[before...].map { n in
                         var item: [String: JSONValue] = [

@@ -1,14 +1,19 @@
 import SubscriptionSimulator
 
-/// The routes: the App Store Server API on Apple's paths (the production and sandbox hosts map to the same server;
-/// Apple's Retention Messaging and Advanced Commerce APIs are not served) and the control API under `/simctl/v1/`, a
-/// prefix Apple's API never uses. Paths are Apple's library's (`api_client.py`).
+/// The routes: the App Store Server API and the Retention Messaging API on Apple's paths (the production and sandbox
+/// hosts map to the same server; Apple's Advanced Commerce API is not served) and the control API under
+/// `/simctl/v1/`, a prefix Apple's API never uses. Paths are Apple's library's (`api_client.py`).
 enum Route: String, CaseIterable, Sendable {
     case subscriptionStatuses, transactionHistory, transactionHistoryV1, transactionInfo, refundHistory
     case notificationHistory, requestTestNotification, testNotificationStatus
     case massExtendRenewalDate, massExtendRenewalDateStatus, extendRenewalDate
     case sendConsumptionInformationV1, sendConsumptionInformation, appTransactionInfo, setAppAccountToken
     case finishTransaction, lookUpOrderId
+    // Retention Messaging API (`RetentionEndpoints.swift`).
+    case uploadImage, deleteImage, imageList, uploadMessage, deleteMessage, messageList
+    case configureDefaultMessage, getDefaultMessage, deleteDefaultMessage
+    case configureRealtimeURL, getRealtimeURL, deleteRealtimeURL, initiatePerformanceTest, performanceTestResults
+    case retentionState, retentionReview
     case state, advance, actions, reset, deliveries, timelinePicture, health
     // The dashboard and the endpoints it uses (issue 48; `Dashboard.swift`, `DashboardEndpoints.swift`).
     case dashboardRoot, dashboard, dashboardScript, dashboardStyle, notifications, actionsDescription, resend
@@ -34,6 +39,22 @@ enum Route: String, CaseIterable, Sendable {
         case .setAppAccountToken: return ("PUT", "/inApps/v1/transactions/*/appAccountToken")
         case .finishTransaction: return ("POST", "/inApps/v1/transactions/*/finish")
         case .lookUpOrderId: return ("GET", "/inApps/v1/lookup/*")
+        case .imageList: return ("GET", "/inApps/v1/messaging/image/list")
+        case .uploadImage: return ("PUT", "/inApps/v1/messaging/image/*")
+        case .deleteImage: return ("DELETE", "/inApps/v1/messaging/image/*")
+        case .messageList: return ("GET", "/inApps/v1/messaging/message/list")
+        case .uploadMessage: return ("PUT", "/inApps/v1/messaging/message/*")
+        case .deleteMessage: return ("DELETE", "/inApps/v1/messaging/message/*")
+        case .configureDefaultMessage: return ("PUT", "/inApps/v1/messaging/default/*/*")
+        case .getDefaultMessage: return ("GET", "/inApps/v1/messaging/default/*/*")
+        case .deleteDefaultMessage: return ("DELETE", "/inApps/v1/messaging/default/*/*")
+        case .configureRealtimeURL: return ("PUT", "/inApps/v1/messaging/realtime/url")
+        case .getRealtimeURL: return ("GET", "/inApps/v1/messaging/realtime/url")
+        case .deleteRealtimeURL: return ("DELETE", "/inApps/v1/messaging/realtime/url")
+        case .initiatePerformanceTest: return ("POST", "/inApps/v1/messaging/performanceTest")
+        case .performanceTestResults: return ("GET", "/inApps/v1/messaging/performanceTest/result/*")
+        case .retentionState: return ("GET", "/simctl/v1/retention")
+        case .retentionReview: return ("POST", "/simctl/v1/retention/review")
         case .state: return ("GET", "/simctl/v1/state")
         case .advance: return ("POST", "/simctl/v1/advance")
         case .actions: return ("POST", "/simctl/v1/actions")
@@ -161,6 +182,18 @@ extension SimulatorServer {
             case .failure(let response): return response
             case .success(let customer): return .json(200, stateJSON(snapshot, customer: customer))
             }
+        case .uploadImage, .deleteImage, .imageList, .uploadMessage, .deleteMessage, .messageList,
+            .configureDefaultMessage, .getDefaultMessage, .deleteDefaultMessage, .configureRealtimeURL, .getRealtimeURL,
+            .deleteRealtimeURL, .initiatePerformanceTest, .performanceTestResults:
+            return retention(route, captured, request)
+        case .retentionState:
+            if let unknown = request.query.first {
+                return .problem(
+                    400, "unknown query parameter '\(Self.shownQuery(unknown.name))'; retention takes none")
+            }
+            let snapshot = locked { state }
+            return .json(200, retentionJSON(snapshot))
+        case .retentionReview: return reviewRetention(request)
         case .advance: return advance(request)
         case .actions: return perform(request)
         case .reset: return reset(request)
@@ -232,7 +265,10 @@ extension SimulatorServer {
         case .notificationHistory, .requestTestNotification, .massExtendRenewalDate, .extendRenewalDate,
             .sendConsumptionInformationV1, .sendConsumptionInformation, .setAppAccountToken, .finishTransaction,
             .state, .advance, .actions, .reset, .deliveries, .timelinePicture, .health, .dashboardRoot, .dashboard,
-            .dashboardScript, .dashboardStyle, .notifications, .actionsDescription, .resend:
+            .dashboardScript, .dashboardStyle, .notifications, .actionsDescription, .resend, .uploadImage, .deleteImage,
+            .imageList, .uploadMessage, .deleteMessage, .messageList, .configureDefaultMessage, .getDefaultMessage,
+            .deleteDefaultMessage, .configureRealtimeURL, .getRealtimeURL, .deleteRealtimeURL, .initiatePerformanceTest,
+            .performanceTestResults, .retentionState, .retentionReview:
             throw .generalBadRequest
         }
     }

@@ -20,6 +20,13 @@ package struct ServerConfiguration: Sendable {
     /// (`--host`) and the names given with `--allow-host`, which `Host` may carry on the dashboard and `/simctl/`.
     package var listenHost = "127.0.0.1"
     package var allowedHosts: [String] = []
+    /// Makes Retention Messaging's realtime and performance-test requests (`simctl serve`: HTTP); nil: none are made
+    /// (every view gets the default message).
+    package var realtime: (any RealtimeTransport)?
+    /// The realtime URL at start (`--realtime-url`), as if configured with Configure Realtime URL.
+    package var realtimeURL: String?
+    /// The performance test's parameters (`PerformanceTestConfig`).
+    package var performanceTest = PerformanceTestConfig()
 
     package init(
         scenario: Scenario, signer: (any PayloadSigner)? = nil, deliveryMode: DeliveryMode = .production,
@@ -63,6 +70,10 @@ struct ServerState: Sendable {
     var resends: [ResendRecord] = []
     /// Bumped by every change; answers cached for one version only.
     var version = 0
+    /// The Retention Messaging API's configuration (images, messages, defaults, realtime URL, performance tests).
+    var retention: RetentionMessaging
+    /// The performance test being run, if any.
+    var runningPerformanceTest: RunningPerformanceTest?
 }
 
 /// One simulated store behind the App Store Server API and the control API. Thread-safe: `handle` may be called
@@ -127,7 +138,10 @@ package final class SimulatorServer: @unchecked Sendable {
         do throws(ScenarioError) { store = try TimelineDriver.prepare(configuration.scenario, epoch: epoch) } catch {
             throw ServerSetupError(message: error.description)
         }
-        var state = ServerState(store: store, driver: TimelineDriver(configuration.scenario), epoch: epoch)
+        var state = ServerState(
+            store: store, driver: TimelineDriver(configuration.scenario), epoch: epoch,
+            retention: RetentionMessaging(
+                environment: configuration.scenario.app.environment, realtimeURL: configuration.realtimeURL))
         if delivering {
             do throws(DeliveryConfigurationError) {
                 state.delivery = try NotificationDelivery(

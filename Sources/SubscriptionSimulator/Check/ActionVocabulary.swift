@@ -77,7 +77,7 @@ struct ActionVocabulary: Sendable {
             .extendRenewalDate,
             .refundTransaction,
             .sendConsumptionInformation, .decideRefund, .reverseRefund, .openApp, .requestTestNotification,
-            .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension, .rescindConsent:
+            .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension, .rescindConsent, .viewCancellation:
             return nil
         }
     }

@@ -258,6 +258,8 @@ extension ScenarioAction {
         case .openApp(let c): return .openApp(customer: rename(c))
         case .rescindConsent(let c): return .rescindConsent(customer: rename(c))
         case .failRenewalExtension(let c, let p): return .failRenewalExtension(customer: rename(c), product: p)
+        case .viewCancellation(let c, let p, let locale):
+            return .viewCancellation(customer: rename(c), product: p, locale: locale)
         }
     }
 }

@@ -126,7 +126,7 @@ public enum ScenarioRunner {
             .redeemOffer, .raisePrice, .schedulePriceIncrease, .raiseMonthlyPrice, .consentToPriceIncrease,
             .extendRenewalDate, .openApp,
             .requestTestNotification,
-            .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension:
+            .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension, .viewCancellation:
             return false
         }
     }

@@ -302,6 +302,8 @@ public struct TimelineDriver: Sendable {
         case .failRenewalExtension(let customer, let product):
             try store.failNextRenewalExtension(product, for: customer)
         case .requestTestNotification: store.requestTestNotification()
+        case .viewCancellation(let customer, let product, let locale):
+            try store.viewCancellation(product, by: customer, locale: locale)
         case .extendRenewalDatesForAllActiveSubscribers(let product, let days, let reason, let request, let codes):
             _ = try store.extendRenewalDatesForAllActiveSubscribers(
                 product, days: days, reason: reason, requestIdentifier: request, storefrontCountryCodes: codes)

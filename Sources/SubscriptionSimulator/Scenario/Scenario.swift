@@ -95,6 +95,9 @@ public enum ScenarioAction: Hashable, Sendable {
     /// [assumed] The next mass extension fails for this customer's subscription (`RENEWAL_EXTENSION` / `FAILURE`)
     /// if it is eligible then: Apple documents the subtype, not a cause (rule mass-extension-extends-eligible-only).
     case failRenewalExtension(customer: String, product: String)
+    /// The customer opens a subscription's cancellation page: Apple's realtime Retention Messaging request
+    /// (`Store/SimulatedStore+CancellationViews.swift`); `product` nil: the customer's first renewing subscription.
+    case viewCancellation(customer: String, product: String?, locale: String)
     // Actions about the app, not one customer (rule notification-about-the-app).
     /// Request a Test Notification: a `TEST` notification about the app (reference §6.3).
     case requestTestNotification
@@ -124,7 +127,7 @@ public enum ScenarioAction: Hashable, Sendable {
             .requestRefund(let c, _, _, _),
             .sendConsumptionInformation(let c, _, _, _, _), .decideRefund(let c, _, _, _, _),
             .reverseRefund(let c, _, _), .openApp(let c), .failRenewalExtension(let c, _),
-            .rescindConsent(let c):
+            .rescindConsent(let c), .viewCancellation(let c, _, _):
             return c
         case .requestTestNotification, .extendRenewalDatesForAllActiveSubscribers:
             return nil

@@ -8,7 +8,7 @@ extension ScenarioActionSpec {
         .leaveFamily, .restorePurchases, .shareWithFamily, .makeFamilyShareable, .removeFromSale, .restoreToSale,
         .changePlan, .redeemOffer, .raisePrice, .consentToPriceIncrease, .extendRenewalDate, .requestRefund,
         .sendConsumptionInformation, .decideRefund, .reverseRefund, .openApp, .requestTestNotification,
-        .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension, .rescindConsent,
+        .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension, .rescindConsent, .viewCancellation,
     ]
 }
 
@@ -45,6 +45,7 @@ extension ScenarioAction {
         case .failRenewalExtension: return .failRenewalExtension
         case .requestTestNotification: return .requestTestNotification
         case .extendRenewalDatesForAllActiveSubscribers: return .extendRenewalDatesForAllActiveSubscribers
+        case .viewCancellation: return .viewCancellation
         }
     }
 }
@@ -612,6 +613,32 @@ extension ScenarioActionSpec {
                     storefrontCountryCodes: [])
             }
         ])
+
+    /// Rule retention-view-needs-renewing-subscription (`Store/SimulatedStore+CancellationViews.swift`); not drawn
+    /// by `check` (its outcome needs a realtime endpoint).
+    static let viewCancellation = ScenarioActionSpec(
+        "viewCancellation",
+        [
+            .customer,
+            ActionArgument("product", .product, required: false, "default: the customer's first renewing subscription"),
+            ActionArgument("locale", .text, required: false, "the device's `userLocale`, default `en-US`"),
+        ],
+        decode: { i throws(ScenarioError) in
+            let product: String? = i.optional("product") == nil ? nil : try i.product()
+            var locale = "en-US"
+            if let node = i.optional("locale") {
+                locale = try i.decoder.text(node, "locale")
+                guard RetentionMessaging.isLocale(locale) else {
+                    throw i.fail(node, "locale '\(locale)': expected a locale such as en-US, en_US or fr")
+                }
+            }
+            return .viewCancellation(customer: try i.customer(), product: product, locale: locale)
+        },
+        write: { action in
+            guard case .viewCancellation(let c, let p, let locale) = action else { return [] }
+            return (p.map { ActionYAML.customerProduct(c, $0) } ?? ActionYAML.customer(c))
+                + (locale == "en-US" ? [] : ["locale: \(ActionYAML.scalar(locale))"])
+        })
 
     static let requestTestNotification = ScenarioActionSpec(
         "requestTestNotification", [], decode: { _ throws(ScenarioError) in .requestTestNotification },

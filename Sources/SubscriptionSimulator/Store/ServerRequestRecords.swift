@@ -18,6 +18,8 @@ struct ServerRequestRecords: Hashable, Sendable {
     /// Every single renewal-date extension made with a `requestIdentifier`, in the order made (rule
     /// extension-request-identifier-once).
     var renewalExtensions: [RenewalExtensionRecord] = []
+    /// Every cancellation-page view (`viewCancellation`), in the order made (`SimulatedStore+CancellationViews.swift`).
+    var cancellationViews: [CancellationView] = []
 }
 
 /// One subscription's renewal-date extension (Extend a Subscription Renewal Date): the values Apple's

@@ -34,11 +34,14 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case commitmentUnavailable(productId: String, String)
     /// An offer configured for one billing plan used on the other (rule offer-for-its-plan, ``OfferRules``).
     case offerForAnotherPlan(productId: String, offerId: String, offerPlan: BillingPlan, plan: BillingPlan)
+    /// A `viewCancellation` the retention rules refuse (`Store/SimulatedStore+CancellationViews.swift`).
+    case retention(String)
 
     public var description: String {
         switch self {
         case .unknownProduct(let id): return "no product '\(id)' in the catalogue"
         case .unknownCustomer(let name): return "no customer named '\(name)'"
+        case .retention(let reason): return reason
         case .lifecycle(let violation, let customer, let productId):
             return "\(customer), \(productId): \(violation)"
         case .nothingToRefund(let customer, let productId):

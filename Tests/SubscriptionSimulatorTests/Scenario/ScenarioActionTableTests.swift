@@ -89,6 +89,8 @@ import Testing
             .extendRenewalDatesForAllActiveSubscribers(
                 product: p, days: 30, reason: .serviceIssueOrOutage, requestIdentifier: "all-1",
                 storefrontCountryCodes: ["FRA", "DEU"]),
+            .viewCancellation(customer: c, product: p, locale: "fr_FR"),
+            .viewCancellation(customer: c, product: nil, locale: "en-US"),
         ]
     }()
 

@@ -449,9 +449,16 @@ enum CheckCommand {
                 }
             }
         }
-        defer { server?.stop() }
-        if options.replay { return replay(scenario, options, backend) }
-        return check(scenario, options, backend, progress: progress)
+        var output =
+            options.replay ? replay(scenario, options, backend) : check(scenario, options, backend, progress: progress)
+        server?.stop()
+        // A line of `--log` that could not be written: the log is incomplete, which the check's answer must say
+        // (docs/reliability.md, "Write errors"); the check itself ran to its end.
+        if let message = server?.log?.failureMessage {
+            output.stderr += message
+            output.exitCode = ExitCode.ioError
+        }
+        return output
     }
 
     /// `--port`: the App Store Server API of the running case's store (docs/check.md, "The App Store Server API").

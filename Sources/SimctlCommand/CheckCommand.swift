@@ -592,33 +592,44 @@ enum CheckCommand {
                 }
             }
         }
-        defer { server?.stop() }
-        var epochFile: EpochFile?
-        if options.autoEpoch {
-            let file = EpochFile(directory: options.outDirectory)
-            switch file.next() {
-            case .failure(let output): return output
-            case .success(let epoch): options.epoch = epoch
+        /// The check (or replay) and its epoch bookkeeping; the server is stopped after it.
+        func checked() -> CommandOutput {
+            var epochFile: EpochFile?
+            if options.autoEpoch {
+                let file = EpochFile(directory: options.outDirectory)
+                switch file.next() {
+                case .failure(let output): return output
+                case .success(let epoch): options.epoch = epoch
+                }
+                epochFile = file
             }
-            epochFile = file
-        }
-        if options.replay {
-            let output = replay(scenario, options, backend)
-            if let epochFile, let epoch = options.epoch, let failure = epochFile.store(epoch &+ 1) { return failure }
-            return output
-        }
-        var output = check(scenario, options, backend, progress: progress)
-        if let epochFile, let next = output.nextEpoch {
-            if let failure = epochFile.store(next) {
-                output.output.stderr += failure.stderr
-                output.output.exitCode = failure.exitCode
-            } else {
-                output.output.stderr +=
-                    "check: --epoch auto: epochs \(options.epoch ?? 0) to \(next &- 1); the next free one is kept in "
-                    + "\(epochFile.path)\n"
+            if options.replay {
+                let output = replay(scenario, options, backend)
+                if let epochFile, let epoch = options.epoch, let failure = epochFile.store(epoch &+ 1) { return failure }
+                return output
             }
+            var output = check(scenario, options, backend, progress: progress)
+            if let epochFile, let next = output.nextEpoch {
+                if let failure = epochFile.store(next) {
+                    output.output.stderr += failure.stderr
+                    output.output.exitCode = failure.exitCode
+                } else {
+                    output.output.stderr +=
+                        "check: --epoch auto: epochs \(options.epoch ?? 0) to \(next &- 1); the next free one is kept in "
+                        + "\(epochFile.path)\n"
+                }
+            }
+            return output.output
         }
-        return output.output
+        var output = checked()
+        server?.stop()
+        // A line of `--log` that could not be written: the log is incomplete, which the check's answer must say
+        // (docs/reliability.md, "Write errors"); the check itself ran to its end.
+        if let message = server?.log?.failureMessage {
+            output.stderr += message
+            output.exitCode = ExitCode.ioError
+        }
+        return output
     }
 
     /// `--epoch auto` (docs/check.md, "Epochs for a persistent backend"): the next free epoch, kept in

@@ -187,7 +187,7 @@ package struct DeliveryOptions: Equatable, Sendable {
 
 /// The transport `--deliver URL` opens: `http://` through simctl's own HTTP client (`HTTPDelivery`), `https://`
 /// through URLSession with the system's trust store (`HTTPSDelivery`).
-enum DeliveryConnection {
+enum DeliveryConnection: Sendable {
     case http(HTTPDelivery)
     case https(HTTPSDelivery)
 

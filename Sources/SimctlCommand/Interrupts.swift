@@ -1,3 +1,6 @@
+import Dispatch
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -23,5 +26,41 @@ enum Interrupts {
             if heldSignal != 0 { raise(heldSignal) }
         }
         return try body()
+    }
+}
+
+/// The signal that told `run --deliver` to stop (``Interrupts/stoppingDelivery(abort:_:)``); 0 while none did.
+nonisolated(unsafe) private var deliveryStopSignal: Int32 = 0
+
+extension Interrupts {
+    /// SIGINT and SIGTERM while `run --deliver` delivers (docs/reliability.md, "Shutdown"): the signal is noted by a
+    /// handler (so the process does not die with attempts unrecorded), and a watcher thread calls `abort` at once,
+    /// which cuts the attempts in flight short (each recorded as an attempt that did not complete). `body` gets the
+    /// question "which signal arrived?" (0: none), which the delivery asks before each attempt
+    /// (``DeliveryPlan/stopping``). The previous handlers are back when `body` returns.
+    static func stoppingDelivery<T>(
+        abort: @escaping @Sendable () -> Void, _ body: (@escaping @Sendable () -> Int32) -> T
+    )
+        -> T
+    {
+        deliveryStopSignal = 0
+        let signals = [SIGINT, SIGTERM]
+        let previous = signals.map { signal($0) { deliveryStopSignal = $0 } }
+        let finished = DispatchSemaphore(value: 0)
+        // A handler may only note the signal; cutting connections short is done here, within 20 ms of it.
+        Thread {
+            while finished.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+                if deliveryStopSignal != 0 {
+                    abort()
+                    finished.wait()
+                    return
+                }
+            }
+        }.start()
+        defer {
+            finished.signal()
+            for (number, handler) in zip(signals, previous) { signal(number, handler) }
+        }
+        return body { deliveryStopSignal }
     }
 }

@@ -214,7 +214,32 @@ package enum Simctl {
         defer { connection?.close() }
         if let progress { plan.progress = { progress.followRun($0) } }
         var collected: [UInt8] = []
-        let verdict = plan.run(scenario, write: standardOutput ?? { collected += $0 })
+        let write = standardOutput ?? { collected += $0 }
+        let verdict: RunVerdict
+        // SIGINT or SIGTERM while delivering (docs/reliability.md, "Shutdown"): the attempts in flight are cut short
+        // and logged, none starts any more, no fixture folder is committed after it, and the command says how the
+        // notifications ended and exits 128 + the signal's number.
+        var stopSignal: Int32 = 0
+        var abandonedByStop = false
+        if let opened = connection {
+            verdict = Interrupts.stoppingDelivery(abort: { opened.abort() }) { signalled in
+                plan.delivery?.stopping = { signalled() != 0 }
+                let staging = plan.fixtures
+                plan.guardCommit = { body in
+                    if signalled() != 0 {
+                        staging?.abandon()
+                        abandonedByStop = true
+                    } else {
+                        Interrupts.deferred(body)
+                    }
+                }
+                let verdict = plan.run(scenario, write: write)
+                stopSignal = signalled()
+                return verdict
+            }
+        } else {
+            verdict = plan.run(scenario, write: write)
+        }
         let stdout = standardOutput == nil ? String(decoding: collected, as: UTF8.self) : ""
         let result = verdict.run
         let transport = connection?.transport
@@ -230,6 +255,15 @@ package enum Simctl {
                 return DeliveryOptions.summary(summary, destination: transport.destination, mode: options.mode)
                     + "delivery cut short: \(why); \(pending) attempts still scheduled were not made\n"
             }
+        }
+        if stopSignal != 0 {
+            let name = stopSignal == SIGINT ? "SIGINT" : "SIGTERM"
+            var stderr = "\(name): stopped delivering\n"
+            if abandonedByStop, let directory = options.outDirectory {
+                stderr += "no fixture folder written to '\(directory)': simctl was stopped (\(name))\n"
+            }
+            stderr += deliverySummary(cutShortBecause: "simctl was stopped (\(name))")
+            return CommandOutput(stdout: stdout, stderr: stderr, exitCode: 128 + stopSignal)
         }
         if let stop = result.stoppedBy {
             var stderr = "\(stop)\n"

@@ -70,6 +70,10 @@ public final class HTTPDelivery: DeliveryTransport, @unchecked Sendable {
         let microseconds = elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
         var status: Int?
         var start: String?
+        if case .failure(.aborted) = result {
+            return DeliveryOutcome(
+                sendAttemptResult: Self.outcome(result), wallLatencyMicroseconds: microseconds, cutShort: true)
+        }
         if case .success(let response) = result {
             status = response.status
             // What a refusing endpoint said (the start of its body), for the report and the log.

@@ -27,6 +27,9 @@ package final class HTTPSDelivery: DeliveryTransport, @unchecked Sendable {
     let session: URLSession
     /// The session's delegate: refuses redirects, and says when the session has let go of its tasks.
     let delegate = SessionDelegate()
+    /// ``close()`` was called: an attempt that then ends in an error was cut short (`OTHER`, ``DeliveryOutcome/cutShort``).
+    private var isClosing = false
+    private let closingLock = NSLock()
 
     /// `url` is usually an `https://` URL from ``endpoint(_:)``; an `http://` URL works too (tests use one to watch
     /// the bytes on the wire), though `simctl` sends `http://` through its own client.
@@ -53,6 +56,7 @@ package final class HTTPSDelivery: DeliveryTransport, @unchecked Sendable {
     /// of its tasks, so nothing of this transport's work is still starting when the caller goes on (the process may
     /// be about to end).
     package func close() {
+        closingLock.withLock { isClosing = true }
         session.invalidateAndCancel()
         _ = delegate.invalidated.wait(timeout: .now() + .seconds(2))
     }
@@ -176,7 +180,13 @@ package final class HTTPSDelivery: DeliveryTransport, @unchecked Sendable {
         let tasks = requests.enumerated().map { index, request in
             session.dataTask(with: urlRequest(request)) { data, response, error in
                 let outcome: DeliveryOutcome
-                if let error {
+                if let error, self.closingLock.withLock({ self.isClosing }) {
+                    // Cancelled by ``close()`` (simctl stopping): the attempt did not complete [assumed: Apple has no
+                    // value for an attempt its own sender abandoned; OTHER is its catch-all].
+                    _ = error
+                    outcome = DeliveryOutcome(
+                        sendAttemptResult: .other, wallLatencyMicroseconds: elapsed(), cutShort: true)
+                } else if let error {
                     let error = error as NSError
                     outcome = DeliveryOutcome(
                         sendAttemptResult: Self.sendAttemptResult(

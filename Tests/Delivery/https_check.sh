@@ -13,6 +13,9 @@
 #    only, which `--entitlements https://...` shows with exit 64): the correct backend agrees over CHECK_CASES cases
 #    (default 20, exit 0), the fail-ends-access one diverges (exit 1). Before the CA is trusted, the same check
 #    cannot judge the backend (exit 2).
+# 6. With the CA trusted, SIGTERM while a slow webhook (HOLD_SECONDS=20) holds an attempt of `simctl run --deliver
+#    https://...`: the URLSession transport cuts it short at once, the delivery log records it (`"cutShort":true`,
+#    OTHER), and the run exits 143 within 6 s (docs/reliability.md, "Shutdown").
 # Changes the system store, so it needs root (CI and the development machine run as root) and a Debian-style
 # update-ca-certificates; the CA is removed again on every exit path.
 set -euo pipefail
@@ -165,3 +168,31 @@ if [ "$status" != 1 ] || [ ! -s "$work/check-bug/counterexample.yaml" ]; then
   exit 1
 fi
 echo "trusted CA: simctl check over https, --bug fail-ends-access: $(head -1 "$work/check-bug.txt"), exit 1"
+
+# 6. SIGTERM during a held HTTPS attempt: cut short, logged, exit 143 within the bound.
+kill "$receiver" 2> /dev/null || true
+wait "$receiver" 2> /dev/null || true
+: > "$work/bodies"
+HOLD_SECONDS=20 python3 Tests/Delivery/https_receiver.py "$work/server.pem" "$work/server.key" "$work/bodies" \
+  > "$work/port" &
+receiver=$!
+for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+port="$(head -1 "$work/port")"
+"$simctl" run Scenarios/family-stop-sharing.yaml --deliver "https://127.0.0.1:$port/asn" --deliver-timeout 30s \
+  --delivery-log "$work/cut.jsonl" > /dev/null 2> "$work/cut.err" &
+run=$!
+for _ in $(seq 300); do [ -s "$work/bodies" ] && break; sleep 0.1; done
+[ -s "$work/bodies" ] || { echo "https_check: the slow receiver got nothing" >&2; kill "$run"; exit 1; }
+started=$(date +%s%N)
+kill -TERM "$run"
+status=0
+wait "$run" || status=$?
+took_ms=$(( ($(date +%s%N) - started) / 1000000 ))
+if [ "$status" != 143 ] || [ "$took_ms" -ge 6000 ] || ! grep -q '"cutShort":true' "$work/cut.jsonl" \
+  || ! grep -q "delivery cut short: simctl was stopped (SIGTERM)" "$work/cut.err"; then
+  echo "https_check: SIGTERM during an https delivery: exit $status after $took_ms ms" >&2
+  cat "$work/cut.err" "$work/cut.jsonl" >&2
+  exit 1
+fi
+echo "SIGTERM during a held https attempt: exit 143 after $took_ms ms, the attempt logged as cut short:" \
+  "$(grep -c . "$work/cut.jsonl") line(s) in the delivery log"

@@ -6,17 +6,21 @@
 Binds 127.0.0.1 on a free port, prints the port on the first line of standard output, and answers every POST with
 200 after appending its body, as received, and a newline to BODIES (so BODIES equals `simctl run --format jsonl`'s
 output when every notification is delivered once, in order). Python 3 standard library only; SIGTERM ends it.
+With HOLD_SECONDS=N in the environment, each POST is answered only after N seconds (a slow webhook).
 """
 
 import http.server
+import os
 import ssl
 import sys
 import threading
+import time
 
 
 def main(cert, key, bodies_path):
     lock = threading.Lock()
     bodies = open(bodies_path, "ab")
+    hold = float(os.environ.get("HOLD_SECONDS", "0"))
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -30,6 +34,8 @@ def main(cert, key, bodies_path):
             with lock:
                 bodies.write(body + b"\n")
                 bodies.flush()
+            if hold:
+                time.sleep(hold)
             self.send_response(200)
             self.send_header("Content-Length", "0")
             self.end_headers()

@@ -210,6 +210,33 @@ import Testing
         #expect(shown.value(at: "1.version") == .integer(1))
     }
 
+    /// Issue 46: a consumption information cannot grow the store: members outside Apple's request type are not kept
+    /// (rule consumption-information-kept-fields), and only the latest 16 of a transaction are (rule
+    /// consumption-information-kept-latest).
+    @Test func consumptionInformationKeptIsBounded() throws {
+        let server = try server()
+        let coins = transactionId(server, "alice", Self.coins)
+        #expect(
+            server.control(
+                "/simctl/v1/actions",
+                #"{"requestRefund": {"customer": "alice", "product": "\#(Self.coins)", "reason": "OTHER"}}"#
+            ).status == 200)
+        let padding = String(repeating: "x", count: 200_000)
+        for percentage in 0..<20 {
+            let body =
+                #"{"customerConsented": true, "sampleContentProvided": false, "deliveryStatus": "DELIVERED", "#
+                + #""consumptionPercentage": \#(percentage), "extra": "\#(padding)"}"#
+            #expect(server.send("PUT", "/inApps/v2/transactions/consumption/\(coins)", body).status == 202)
+        }
+        let shown = try #require(transaction(server, "alice", Self.coins)?.value(at: "consumptionInformation"))
+        let kept = SimulatedStore.consumptionInformationKeptPerTransaction
+        #expect(shown.arrayItems?.count == kept)
+        #expect(shown.value(at: "0.body.consumptionPercentage") == .integer(Int64(20 - kept)), "the oldest went")
+        #expect(shown.value(at: "\(kept - 1).body.consumptionPercentage") == .integer(19))
+        #expect(shown.value(at: "0.body.extra") == nil, "an unknown member is not kept")
+        #expect(shown.value(at: "0.body.deliveryStatus") == .string("DELIVERED"))
+    }
+
     /// Issue 45: a refund request pending on a renewal is answered with the renewal's transactionId or with the
     /// purchase's originalTransactionId (rule consumption-by-original-transaction-id); another transaction of the
     /// purchase with nothing pending is still refused with the rule.

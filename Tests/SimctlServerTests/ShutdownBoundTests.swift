@@ -17,6 +17,12 @@ import Testing
             condition.broadcast()
             condition.unlock()
         }
+        /// How many times it was raised.
+        var raised: Int {
+            condition.lock()
+            defer { condition.unlock() }
+            return count
+        }
         /// Waits until raised (at most `seconds`, only so that a broken server cannot hang the suite).
         func wait(seconds: Double) -> Bool {
             condition.lock()
@@ -74,5 +80,52 @@ import Testing
         #expect(text.contains("notifications: 0 delivered, 0 failed after Apple's retries, 1 still pending"), "\(text)")
         let stderr = String(decoding: serve.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(stderr.contains("still pending"), "\(stderr)")
+    }
+
+    /// `run --deliver` told to stop while a webhook holds an attempt (`--deliver-timeout 20s`): the attempt is cut
+    /// short at once and logged as one that did not complete (`"cutShort": true`), no later attempt is made, no
+    /// fixture folder is written, and the command says how the notifications ended and exits 143 (128 + SIGTERM).
+    @Test func sigtermDuringARunDeliveryCutsTheAttemptAndLogsIt() throws {
+        let arrived = Flag()
+        let receiver = try LoopbackReceiver { _ in
+            arrived.raise()
+            return .hold
+        }
+        defer { receiver.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "simctl-run-shutdown-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("delivery.jsonl").path
+        let out = folder.appendingPathComponent("fixtures").path
+        let process = Process()
+        process.executableURL = ServeProcess.binary
+        process.arguments = [
+            "run", repositoryRoot + "/Scenarios/family-stop-sharing.yaml", "--deliver", receiver.url(path: "/asn"),
+            "--deliver-timeout", "20s", "--delivery-log", log, "--out", out,
+        ]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        #expect(arrived.wait(seconds: 30), "the webhook got the first attempt")
+        let clock = ContinuousClock()
+        let started = clock.now
+        process.terminate()  // SIGTERM
+        process.waitUntilExit()
+        let took = started.duration(to: clock.now)
+        #expect(took < .seconds(6), "run took \(took) to stop")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 143)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(stderr.contains("SIGTERM: stopped delivering"), "\(stderr)")
+        #expect(stderr.contains("delivery cut short: simctl was stopped (SIGTERM)"), "\(stderr)")
+        #expect(stderr.contains("notifications: 0 delivered, 0 failed after Apple's retries, "), "\(stderr)")
+        #expect(stderr.contains("no fixture folder written to '\(out)'"), "\(stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1, "one attempt, cut short: \(lines)")
+        #expect(lines.first?.contains(#""cutShort":true"#) == true, "\(lines)")
+        #expect(lines.first?.contains(#""sendAttemptResult":"OTHER""#) == true, "\(lines)")
+        #expect(arrived.raised == 1, "no attempt after the signal")
     }
 }

@@ -97,4 +97,19 @@ import Testing
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(xml.contains("tests=\"\(cases)\" failures=\"0\" errors=\"0\""), "\(xml)")
     }
+    /// Issue 46: `--log` on a full device: the check runs to its end, then says the log is incomplete (naming it
+    /// and the system's reason) and exits 74 (docs/reliability.md, "Write errors").
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs /dev/full (Linux)"))
+    func aLogThatCannotBeWrittenExits74() throws {
+        let backend = try PythonBackend()
+        defer { backend.stop() }
+        let result = try SimctlProcess.run(
+            ["check", Self.header, "--cases", "2", "--seed", "1", "--port", "0", "--log", "/dev/full"]
+                + backend.arguments)
+        #expect(result.status == 74, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasPrefix("check: every case agrees with the store: 2 cases, "), "\(result.stdout)")
+        #expect(
+            result.stderr.contains("error: cannot write the log '/dev/full': No space left on device (errno 28)"),
+            "\(result.stderr)")
+    }
 }

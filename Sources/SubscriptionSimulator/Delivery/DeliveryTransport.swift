@@ -37,16 +37,20 @@ extension NotificationDelivery {
         attempt: ([DeliveryRequest]) throws(Failure) -> [DeliveryOutcome],
         recorded: (DeliveryLogEntry) throws(Failure) -> Void
     ) throws(Failure) -> Int {
-        try pump(notAfter: notAfter, limit: limit, wholeBatches: false, attempt: attempt, recorded: recorded)
+        try pump(
+            notAfter: notAfter, limit: limit, wholeBatches: false, attempt: attempt, recorded: recorded,
+            stopping: { false })
     }
 
     /// The pump; with `wholeBatches`, `notAfter` bounds only the first attempt of each batch, and the batch takes
-    /// the attempts after it as when nothing bounds it (``nextRequests(limit:notAfter:wholeBatch:)``).
+    /// the attempts after it as when nothing bounds it (``nextRequests(limit:notAfter:wholeBatch:)``). Once
+    /// `stopping` answers true (checked before each batch), no further attempt starts: the pump records what it has
+    /// and returns; what is still scheduled stays pending (``pendingAttempts``).
     @discardableResult
     mutating func pump<Failure: Error>(
         notAfter: Instant?, limit: Int, wholeBatches: Bool,
         attempt: ([DeliveryRequest]) throws(Failure) -> [DeliveryOutcome],
-        recorded: (DeliveryLogEntry) throws(Failure) -> Void
+        recorded: (DeliveryLogEntry) throws(Failure) -> Void, stopping: () -> Bool
     ) throws(Failure) -> Int {
         var made = 0
         var reported = history == .inFlight ? 0 : log.count
@@ -62,6 +66,10 @@ extension NotificationDelivery {
             }
         }
         while true {
+            if stopping() {
+                try reportNewLines()
+                return made
+            }
             let requests = nextRequests(limit: limit, notAfter: notAfter, wholeBatch: wholeBatches)
             if requests.isEmpty {
                 try reportNewLines()

@@ -82,15 +82,19 @@ public struct DeliveryOutcome: Hashable, Sendable {
     /// The start of the answer's body when the status is not a success (``responseStart(of:)``), for reports and
     /// the delivery log: what a refusing endpoint said. nil for a success, no answer or an empty body.
     public var responseStart: String?
+    /// The attempt did not complete: the sender cut it short because simctl was stopping (SIGINT or SIGTERM;
+    /// docs/reliability.md, "Shutdown"). Its result is then `OTHER`.
+    public var cutShort: Bool
 
     public init(
         sendAttemptResult: SendAttemptResult, httpStatus: Int? = nil, wallLatencyMicroseconds: Int64? = nil,
-        responseStart: String? = nil
+        responseStart: String? = nil, cutShort: Bool = false
     ) {
         self.sendAttemptResult = sendAttemptResult
         self.httpStatus = httpStatus
         self.wallLatencyMicroseconds = wallLatencyMicroseconds
         self.responseStart = responseStart
+        self.cutShort = cutShort
     }
 
     /// How much of a refusing answer's body is kept: its first 200 bytes.
@@ -143,10 +147,12 @@ public struct DeliveryLogEntry: Hashable, Sendable {
     public var chaos: String?
     /// The start of a refusing answer's body (``DeliveryOutcome/responseStart``).
     public var responseStart: String? = nil
+    /// The attempt did not complete: cut short because simctl was stopping (``DeliveryOutcome/cutShort``).
+    public var cutShort: Bool = false
 
     /// One JSON object (canonical: sorted keys): `notificationUUID`, `attempt`, `instant` (ms), `at` (ISO 8601),
     /// `httpStatus`, `sendAttemptResult`, `wallLatencyMs` (decimal milliseconds), `recipient`, `notificationType`,
-    /// `subtype`, `chaos`; absent values are left out.
+    /// `subtype`, `chaos`, `responseStart`, `cutShort` (only when true); absent values are left out.
     public var json: JSONValue {
         var o = JSONObjectBuilder()
         o.set("notificationUUID", notificationUUID)
@@ -161,6 +167,7 @@ public struct DeliveryLogEntry: Hashable, Sendable {
         o.set("wallLatencyMs", wallLatencyMicroseconds.map { JSONValue.decimal(Self.milliseconds($0)) })
         o.set("chaos", chaos)
         o.set("responseStart", responseStart)
+        if cutShort { o.set("cutShort", true) }
         return o.value
     }
 
@@ -460,7 +467,7 @@ public struct NotificationDelivery: Sendable {
                 notificationType: item.notificationType, subtype: item.subtype, attempt: attempt, instant: instant,
                 httpStatus: outcome.httpStatus, sendAttemptResult: outcome.sendAttemptResult,
                 wallLatencyMicroseconds: outcome.wallLatencyMicroseconds, chaos: chaos,
-                responseStart: outcome.responseStart))
+                responseStart: outcome.responseStart, cutShort: outcome.cutShort))
         finishedAt = max(finishedAt ?? instant, instant)
         // The delivery of this notification is over unless another attempt is scheduled below.
         if duplicate { return }

@@ -34,6 +34,9 @@ public struct DeliveryPlan {
     public var mode: DeliveryMode
     public var chaos: DeliveryChaos
     public var log: (any DeliveryLogWriter)?
+    /// Asked before each attempt: once it answers true (the command line was told to stop), no attempt starts any
+    /// more and the delivery ends cut short, with what is still scheduled pending. nil: never.
+    public var stopping: (@Sendable () -> Bool)? = nil
 
     public init(
         transport: any DeliveryTransport, mode: DeliveryMode = .production, chaos: DeliveryChaos = .none,
@@ -254,7 +257,7 @@ public struct RunVerdict {
     public enum Delivery: Sendable {
         /// Made: every notification delivered or out of attempts.
         case delivered(DeliverySummary)
-        /// Cut short: the run stopped or its expectations failed. The attempts due while it ran were made (as they
+        /// Cut short: the run stopped, its expectations failed, or simctl was told to stop (``DeliveryPlan/stopping``). The attempts due while it ran were made (as they
         /// are in a run that passes); `pendingAttempts` attempts still scheduled then (first attempts, retries and
         /// chaos duplicates) were not.
         case cutShort(DeliverySummary, pendingAttempts: Int)
@@ -335,7 +338,7 @@ struct StreamedDelivery {
     /// more, only batches that lie wholly before it (a batch spans up to the shortest retry delay, so batches, and
     /// with them the log's order, are the same as when the whole run is delivered after it).
     mutating func follow(_ notifications: ArraySlice<SentNotification>, settledBefore settled: Instant) {
-        guard failure == nil else { return }
+        guard failure == nil, !stopped else { return }
         if !notifications.isEmpty, let encoder {
             delivery.append(notifications.map { DeliveryItem($0, encoder: encoder) })
         }
@@ -349,6 +352,7 @@ struct StreamedDelivery {
     mutating func pump(notAfter: Instant?, wholeBatches: Bool) {
         let log = plan.log
         let transport = plan.transport
+        let stopping = plan.stopping
         let attempt: ([DeliveryRequest]) throws(DeliveryLogError) -> [DeliveryOutcome] = {
             (requests) throws(DeliveryLogError) in
             transport.attempt(requests)
@@ -359,17 +363,20 @@ struct StreamedDelivery {
         do throws(DeliveryLogError) {
             try delivery.pump(
                 notAfter: notAfter, limit: transport.connections, wholeBatches: wholeBatches, attempt: attempt,
-                recorded: recorded)
+                recorded: recorded, stopping: { stopping?() ?? false })
         } catch { failure = error }
     }
+
+    /// The command line was told to stop (``DeliveryPlan/stopping``).
+    var stopped: Bool { plan.stopping?() ?? false }
 
     /// After the run: a run that passed makes every attempt left (retries run past `until`); otherwise the attempts
     /// still pending are not made. Closes the log.
     mutating func finish(passed: Bool) -> RunVerdict.Delivery {
-        if passed && failure == nil { pump(notAfter: nil, wholeBatches: false) }
+        if passed && failure == nil && !stopped { pump(notAfter: nil, wholeBatches: false) }
         plan.log?.close()
         if let failure { return .logFailed(failure) }
-        if passed { return .delivered(delivery.summary) }
+        if passed && !stopped { return .delivered(delivery.summary) }
         return .cutShort(delivery.summary, pendingAttempts: delivery.pendingAttempts)
     }
 }

@@ -396,14 +396,30 @@ extension ServerAPI {
         case .consumable, .autoRenewable: break
         }
         if record.ownership == .familyShared { throw .familyTransactionNotSupported }
+        // Rule consumption-information-kept-fields: only the fields of Apple's request type are kept (they are all
+        // checked above, so each is a bounded value); anything else in the body is ignored [assumed: Apple ignores
+        // members its model does not have]. A body of unknown members therefore cannot grow the store.
+        let fields = version == 1 ? Self.consumptionRequestV1Fields : Self.consumptionRequestFields
         let received = ConsumptionInformation(
-            transactionId: transactionId, version: version, receivedAt: store.now, body: .object(request.members))
+            transactionId: transactionId, version: version, receivedAt: store.now,
+            body: .object(request.members.filter { fields.contains($0.key) }))
         do throws(StoreError) {
             try store.sendConsumptionInformation(
                 transactionId: transactionId, customerConsented: true, refundPreference: preference,
                 received: received)
         } catch { throw .refused(error) }
     }
+
+    /// The members of Apple's `ConsumptionRequestV1`.
+    static let consumptionRequestV1Fields: Set<String> = [
+        "customerConsented", "consumptionStatus", "platform", "sampleContentProvided", "deliveryStatus",
+        "appAccountToken", "accountTenure", "playTime", "lifetimeDollarsRefunded", "lifetimeDollarsPurchased",
+        "userStatus", "refundPreference",
+    ]
+    /// The members of Apple's `ConsumptionRequest` (v2).
+    static let consumptionRequestFields: Set<String> = [
+        "customerConsented", "sampleContentProvided", "deliveryStatus", "consumptionPercentage", "refundPreference",
+    ]
 
     /// Set App Account Token (`PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken`, body
     /// `UpdateAppAccountTokenRequest`): ``SimulatedStore/setAppAccountToken(_:forOriginalTransactionId:)``. Apple

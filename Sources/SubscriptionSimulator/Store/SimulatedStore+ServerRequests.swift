@@ -75,8 +75,22 @@ extension SimulatedStore {
             refundPreference: refundPreference)
         var kept = received
         kept.transactionId = record.transactionId
+        // Rule consumption-information-kept-latest: Apple takes the information again for as long as the request is
+        // open (12 hours); the store keeps the latest ``consumptionInformationKeptPerTransaction`` of each
+        // transaction, so repeated calls at one instant cannot grow it without bound [assumed: what Apple keeps is
+        // not documented; the latest is what it uses].
+        let earlier = serverRequests.consumptionInformation.indices.filter {
+            serverRequests.consumptionInformation[$0].transactionId == kept.transactionId
+        }
+        if earlier.count >= Self.consumptionInformationKeptPerTransaction {
+            serverRequests.consumptionInformation.remove(at: earlier[0])
+        }
         serverRequests.consumptionInformation.append(kept)
     }
+
+    /// How many consumption informations the store keeps per transaction (rule
+    /// consumption-information-kept-latest): the latest 16.
+    public static let consumptionInformationKeptPerTransaction = 16
 
     /// Every consumption information the store accepted, in the order received.
     public var consumptionInformation: [ConsumptionInformation] { serverRequests.consumptionInformation }

@@ -605,7 +605,9 @@ enum CheckCommand {
             }
             if options.replay {
                 let output = replay(scenario, options, backend)
-                if let epochFile, let epoch = options.epoch, let failure = epochFile.store(epoch &+ 1) { return failure }
+                if let epochFile, let epoch = options.epoch, let failure = epochFile.store(epoch &+ 1) {
+                    return failure
+                }
                 return output
             }
             var output = check(scenario, options, backend, progress: progress)

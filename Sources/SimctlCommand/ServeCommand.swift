@@ -46,7 +46,7 @@ enum ServeCommand {
         [
             "--host", "--port", "--seed", "--start", "--api-key-pem", "--log", "--epoch",
         ] + allowHostNames + retentionOptionNames + SigningOptions.names
-            + DeliveryOptions.names.filter { $0 != "--delivery-log" } + IdentityOptions.names
+        + DeliveryOptions.names.filter { $0 != "--delivery-log" } + IdentityOptions.names
 
     static let help = """
         USAGE: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT]

@@ -56,7 +56,7 @@ extension RetentionMessaging {
         return .noMessage(reason: problem)
     }
 
-    struct Refusal: Error {
+    struct AnswerProblem: Error {
         var text: String
         init(_ text: String) { self.text = text }
     }
@@ -64,74 +64,75 @@ extension RetentionMessaging {
     func chosen(
         _ answer: RealtimeAnswer?, _ request: RealtimeRequest, _ catalog: Catalog, _ bundleId: String,
         _ offerKey: P256.PublicKey?
-    ) -> Result<RetentionOutcome, Refusal> {
-        guard let answer else { return .failure(Refusal("no realtime URL is configured")) }
+    ) -> Result<RetentionOutcome, AnswerProblem> {
+        guard let answer else { return .failure(AnswerProblem("no realtime URL is configured")) }
         if let failure = answer.failure {
             return .failure(
-                Refusal(
+                AnswerProblem(
                     "the request failed (\(failure.rawValue)\(answer.detail.map { ": " + $0 } ?? "")) after "
                         + "\(answer.elapsedMilliseconds) ms"))
         }
         guard answer.status == 200 else {
-            return .failure(Refusal("the endpoint answered HTTP \(answer.status.map(String.init) ?? "?"), not 200"))
+            return .failure(
+                AnswerProblem("the endpoint answered HTTP \(answer.status.map(String.init) ?? "?"), not 200"))
         }
         guard answer.elapsedMilliseconds <= Self.responseTimeLimitMilliseconds else {
             return .failure(
-                Refusal(
+                AnswerProblem(
                     "the endpoint answered in \(answer.elapsedMilliseconds) ms, over Apple's "
                         + "\(Self.responseTimeLimitMilliseconds) ms limit"))
         }
         guard let value = try? CanonicalJSON.parse(String(decoding: answer.body, as: UTF8.self)),
             case .object(let members) = value
-        else { return .failure(Refusal("the answer is not a JSON object (RealtimeResponseBody)")) }
+        else { return .failure(AnswerProblem("the answer is not a JSON object (RealtimeResponseBody)")) }
         let options = ["message", "alternateProduct", "promotionalOffer", "advancedCommerceInfo"].filter {
             members[$0] != nil && members[$0] != .null
         }
         guard options.count == 1, case .object(let option) = members[options[0]]! else {
             return .failure(
-                Refusal(
+                AnswerProblem(
                     "a RealtimeResponseBody has exactly one of message, alternateProduct, promotionalOffer, "
                         + "advancedCommerceInfo (an object); found \(options.isEmpty ? "none" : options.joined(separator: ", "))"
                 ))
         }
         if options[0] == "advancedCommerceInfo" {
             return .failure(
-                Refusal("advancedCommerceInfo for a subscription that is not an Advanced Commerce subscription"))
+                AnswerProblem("advancedCommerceInfo for a subscription that is not an Advanced Commerce subscription"))
         }
         guard let rawId = option["messageIdentifier"]?.stringValue,
             let id = try? Self.uuid(rawId, .generalBadRequest)
-        else { return .failure(Refusal("\(options[0]).messageIdentifier is missing or not a UUID")) }
-        guard let message = message(id) else { return .failure(Refusal("message \(id) was never uploaded")) }
+        else { return .failure(AnswerProblem("\(options[0]).messageIdentifier is missing or not a UUID")) }
+        guard let message = message(id) else { return .failure(AnswerProblem("message \(id) was never uploaded")) }
         guard isDisplayable(message) else {
-            return .failure(Refusal("message \(id) (or its image) is not APPROVED"))
+            return .failure(AnswerProblem("message \(id) (or its image) is not APPROVED"))
         }
         switch options[0] {
         case "message":
             return .success(.message(messageIdentifier: id))
         case "alternateProduct":
             guard message.imageIdentifier == nil else {
-                return .failure(Refusal("a switch-plan message has no image; message \(id) has one"))
+                return .failure(AnswerProblem("a switch-plan message has no image; message \(id) has one"))
             }
             guard let product = option["productId"]?.stringValue else {
-                return .failure(Refusal("alternateProduct.productId is missing"))
+                return .failure(AnswerProblem("alternateProduct.productId is missing"))
             }
             if let problem = Self.sameGroupProblem(product, of: request.productId, catalog) {
-                return .failure(Refusal(problem))
+                return .failure(AnswerProblem(problem))
             }
             var plan: String?
             if let given = option["billingPlanType"], given != .null {
                 guard let text = given.stringValue, text == "BILLED_UPFRONT" || text == "MONTHLY" else {
-                    return .failure(Refusal("alternateProduct.billingPlanType is BILLED_UPFRONT or MONTHLY"))
+                    return .failure(AnswerProblem("alternateProduct.billingPlanType is BILLED_UPFRONT or MONTHLY"))
                 }
                 if text == "MONTHLY" && catalog[product]?.monthlyCommitment == nil {
-                    return .failure(Refusal("\(product) has no monthly billing plan (billingPlanType MONTHLY)"))
+                    return .failure(AnswerProblem("\(product) has no monthly billing plan (billingPlanType MONTHLY)"))
                 }
                 plan = text
             }
             return .success(.alternateProduct(messageIdentifier: id, productId: product, billingPlanType: plan))
         default:
             guard message.imageIdentifier == nil else {
-                return .failure(Refusal("a promotional-offer message has no image; message \(id) has one"))
+                return .failure(AnswerProblem("a promotional-offer message has no image; message \(id) has one"))
             }
             return offer(option, id, request, catalog, bundleId, offerKey)
         }
@@ -153,7 +154,7 @@ extension RetentionMessaging {
     func offer(
         _ option: [String: JSONValue], _ id: String, _ request: RealtimeRequest, _ catalog: Catalog,
         _ bundleId: String, _ key: P256.PublicKey?
-    ) -> Result<RetentionOutcome, Refusal> {
+    ) -> Result<RetentionOutcome, AnswerProblem> {
         let v2 = option["promotionalOfferSignatureV2"].flatMap { $0 == .null ? nil : $0 }
         let v1 = option["promotionalOfferSignatureV1"].flatMap { $0 == .null ? nil : $0 }
         let product: String
@@ -163,19 +164,20 @@ extension RetentionMessaging {
         case (let jws?, nil):
             guard let text = jws.stringValue, let header = try? JWS.decodeHeader(text),
                 let payload = try? JWS.decodePayload(text)
-            else { return .failure(Refusal("promotionalOfferSignatureV2 is not a compact JWS")) }
+            else { return .failure(AnswerProblem("promotionalOfferSignatureV2 is not a compact JWS")) }
             guard header.value(at: "alg")?.stringValue == "ES256" else {
-                return .failure(Refusal("promotionalOfferSignatureV2's alg is not ES256"))
+                return .failure(AnswerProblem("promotionalOfferSignatureV2's alg is not ES256"))
             }
             guard payload.value(at: "aud")?.stringValue == "promotional-offer" else {
-                return .failure(Refusal("promotionalOfferSignatureV2's aud is not promotional-offer"))
+                return .failure(AnswerProblem("promotionalOfferSignatureV2's aud is not promotional-offer"))
             }
             guard payload.value(at: "bid")?.stringValue == bundleId else {
-                return .failure(Refusal("promotionalOfferSignatureV2's bid is not the app's bundle id \(bundleId)"))
+                return .failure(
+                    AnswerProblem("promotionalOfferSignatureV2's bid is not the app's bundle id \(bundleId)"))
             }
             guard let p = payload.value(at: "productId")?.stringValue,
                 let o = payload.value(at: "offerIdentifier")?.stringValue
-            else { return .failure(Refusal("promotionalOfferSignatureV2 lacks productId or offerIdentifier")) }
+            else { return .failure(AnswerProblem("promotionalOfferSignatureV2 lacks productId or offerIdentifier")) }
             if let key {
                 let parts = text.split(separator: ".", omittingEmptySubsequences: false)
                 guard let raw = Base64URL.decode(String(parts[2])),
@@ -183,7 +185,7 @@ extension RetentionMessaging {
                     key.isValidSignature(signature, for: Array("\(parts[0]).\(parts[1])".utf8))
                 else {
                     return .failure(
-                        Refusal("promotionalOfferSignatureV2 does not verify with the key of --api-key-pem"))
+                        AnswerProblem("promotionalOfferSignatureV2 does not verify with the key of --api-key-pem"))
                 }
             }
             product = p
@@ -195,7 +197,7 @@ extension RetentionMessaging {
                 let keyId = fields["keyId"]?.stringValue, let encoded = fields["encodedSignature"]?.stringValue
             else {
                 return .failure(
-                    Refusal(
+                    AnswerProblem(
                         "promotionalOfferSignatureV1 needs productId, offerIdentifier, nonce, timestamp, keyId and "
                             + "encodedSignature"))
             }
@@ -208,7 +210,7 @@ extension RetentionMessaging {
                     key.isValidSignature(signature, for: Array(signed.utf8))
                 else {
                     return .failure(
-                        Refusal("promotionalOfferSignatureV1 does not verify with the key of --api-key-pem"))
+                        AnswerProblem("promotionalOfferSignatureV1 does not verify with the key of --api-key-pem"))
                 }
             }
             product = p
@@ -216,14 +218,14 @@ extension RetentionMessaging {
             version = "V1"
         default:
             return .failure(
-                Refusal(
+                AnswerProblem(
                     "a promotionalOffer has exactly one of promotionalOfferSignatureV2, promotionalOfferSignatureV1"))
         }
         if let problem = Self.sameGroupProblem(product, of: request.productId, catalog) {
-            return .failure(Refusal(problem))
+            return .failure(AnswerProblem(problem))
         }
         guard catalog[product]?.offers.contains(where: { $0.identifier == offer && $0.type == .promotional }) == true
-        else { return .failure(Refusal("\(product) has no promotional offer '\(offer)' in the catalogue")) }
+        else { return .failure(AnswerProblem("\(product) has no promotional offer '\(offer)' in the catalogue")) }
         return .success(
             .promotionalOffer(messageIdentifier: id, productId: product, offerIdentifier: offer, signature: version))
     }

@@ -74,8 +74,10 @@ extension ScenarioAction {
         case .startSharing(let c, let p): return .startSharing(customer: c, product: rename(p))
         case .refund(let c, let p, let reason): return .refund(customer: c, product: rename(p), reason: reason)
         case .failBilling, .fixBilling, .joinFamily, .leaveFamily, .restorePurchases, .shareWithFamily, .openApp,
-            .requestTestNotification:
+            .requestTestNotification, .rescindConsent:
             return self
+        case .viewCancellation(let c, let p, let locale):
+            return .viewCancellation(customer: c, product: p.map(rename), locale: locale)
         case .makeFamilyShareable(let p): return .makeFamilyShareable(product: rename(p))
         case .removeFromSale(let p): return .removeFromSale(product: rename(p))
         case .restoreToSale(let p): return .restoreToSale(product: rename(p))

@@ -46,6 +46,13 @@ extension Interrupts {
         deliveryStopSignal = 0
         let signals = [SIGINT, SIGTERM]
         let previous = signals.map { signal($0) { deliveryStopSignal = $0 } }
+        // A process may start with these signals blocked (a parent's thread that blocks them passes its mask on):
+        // unblocked in this thread, so the handler runs; the mask is restored after.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in signals { sigaddset(&set, number) }
+        var previousMask = sigset_t()
+        _ = pthread_sigmask(SIG_UNBLOCK, &set, &previousMask)
         let finished = DispatchSemaphore(value: 0)
         // A handler may only note the signal; cutting connections short is done here, within 20 ms of it.
         Thread {
@@ -59,6 +66,7 @@ extension Interrupts {
         }.start()
         defer {
             finished.signal()
+            _ = pthread_sigmask(SIG_SETMASK, &previousMask, nil)
             for (number, handler) in zip(signals, previous) { signal(number, handler) }
         }
         return body { deliveryStopSignal }

@@ -112,6 +112,10 @@ import Testing
         let clock = ContinuousClock()
         let started = clock.now
         process.terminate()  // SIGTERM
+        // Waited for at most 30 s, then killed, so that a run that ignores the signal fails the test, never hangs it.
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         let took = started.duration(to: clock.now)
         #expect(took < .seconds(6), "run took \(took) to stop")

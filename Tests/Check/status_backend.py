@@ -72,7 +72,7 @@ class StatusEntitlements:
         self.records[info["originalTransactionId"]] = {
             "active": "revocationDate" not in info, "productId": info["productId"]}
 
-    def answer(self, original_transaction_id):
+    def answer(self, original_transaction_id, now=None):
         with self.lock:
             return self.records.get(original_transaction_id)
 

@@ -2,7 +2,7 @@ import SubscriptionSimulator
 
 /// The App Store Server API endpoints that change the store (Extend a Subscription Renewal Date, the mass extension,
 /// Send Consumption Information v1 and v2, Set App Account Token, Finish Transaction; `ServerAPI/ServerAPIChanges.swift`
-/// has their checks and effects), and the state query's checks.
+/// has their checks and effects).
 extension SimulatorServer {
     /// One Apple change: the request is checked and applied to a copy of the store under the lock; when accepted,
     /// the copy becomes the store and the notifications it sent are delivered exactly as after a control action
@@ -57,31 +57,6 @@ extension SimulatorServer {
             .deleteRealtimeURL, .initiatePerformanceTest, .performanceTestResults, .retentionState, .retentionReview:
             throw .generalBadRequest
         }
-    }
-
-    /// `GET /simctl/v1/state`'s query: at most `customer=NAME`, a customer the store knows (404 with the known
-    /// names otherwise); any other parameter, or an empty name, is 400 with the reason.
-    static func stateQuery(_ query: [(name: String, value: String)], _ state: ServerState)
-        -> Result<String?, ServerResponse>
-    {
-        var customer: String?
-        for item in query {
-            guard item.name == "customer" else {
-                return .failure(
-                    .problem(400, "unknown query parameter '\(shownQuery(item.name))'; state takes customer=NAME"))
-            }
-            guard !item.value.isEmpty else { return .failure(.problem(400, "customer= needs a customer's name")) }
-            customer = item.value
-        }
-        if let customer, !state.store.customers.contains(customer) {
-            let known = state.store.customers.prefix(20).joined(separator: ", ")
-            return .failure(
-                .problem(
-                    404,
-                    "no customer named '\(shownQuery(customer))'; the store's customers are: "
-                        + (known.isEmpty ? "(none)" : known) + (state.store.customers.count > 20 ? ", …" : "")))
-        }
-        return .success(customer)
     }
 
     /// A query text as an error message shows it: control characters escaped, at most 80 characters.

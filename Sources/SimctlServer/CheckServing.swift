@@ -12,10 +12,12 @@ extension SimulatorServer {
     package func show(_ store: SimulatedStore, epoch: UInt32, newCase: Bool) {
         locked {
             if newCase || epoch != state.epoch || store.notifications.count < state.encoded {
+                let version = state.version  // versions only grow (``customersFingerprint(_:)``)
                 state = ServerState(
                     store: store, driver: TimelineDriver(configuration.scenario), epoch: epoch,
                     retention: RetentionMessaging(
                         environment: configuration.scenario.app.environment, realtimeURL: configuration.realtimeURL))
+                state.version = version
             } else {
                 state.store = store
             }

@@ -278,7 +278,10 @@ extension SimulatorServer {
             } catch { return .problem(409, error.message) }
             var summary = AdvanceSummary()
             locked {
+                // The version goes on growing across resets: equal versions are one state (``customersFingerprint``).
+                let version = state.version
                 state = fresh
+                state.version = version
                 changed()
             }
             let error = drive(to: configuration.scenario.start, summary: &summary)
@@ -298,60 +301,6 @@ extension SimulatorServer {
             "now": .integer(state.store.now.millisecondsSince1970), "at": .string(state.store.now.description),
             "pendingDeliveryAttempts": .integer(Int64(state.delivery?.pendingAttempts ?? 0)),
         ]
-    }
-
-    /// `GET /simctl/v1/state[?customer=NAME]`: the clock, the app, every customer (or one) with entitlements,
-    /// subscriptions and transaction ids, counts, the next timeline entry, and `digest`, a fingerprint of all of it
-    /// (equal digests: nothing observable changed).
-    func stateJSON(_ state: ServerState, customer only: String? = nil) -> JSONValue {
-        let store = state.store
-        var o = clockJSON(state)
-        o["start"] = .string(configuration.scenario.start.description)
-        o["scenario"] = .string(configuration.scenario.name)
-        o["bundleId"] = .string(store.app.bundleId)
-        o["environment"] = .string(store.app.environment.rawValue)
-        o["seed"] = .string(String(configuration.scenario.seed))
-        o["epoch"] = .integer(Int64(state.epoch))
-        let names = only.map { name in store.customers.contains(name) ? [name] : [] } ?? store.customers
-        // Each customer's family group, looked up once per answer rather than once per customer.
-        var families: [String: JSONValue] = [:]
-        for family in store.families {
-            let group = JSONValue.object([
-                "organizer": .string(family.organizer), "members": .array(family.members.map { .string($0) }),
-            ])
-            for customer in family.everyone { families[customer] = group }
-        }
-        o["customers"] = .array(
-            names.map { name in
-                .object([
-                    "customer": .string(name),
-                    "entitlements": .array(store.entitlements(for: name).map { .string($0) }),
-                    "subscriptions": .array(store.subscriptions(for: name).map { Self.subscriptionJSON($0, store) }),
-                    "family": families[name] ?? .null,
-                    "transactions": .array(
-                        store.transactions(for: name).map { t in Self.transactionJSON(t, store) }),
-                ])
-            })
-        o["customerCount"] = .integer(Int64(store.customers.count))
-        o["notificationsSent"] = .integer(Int64(state.records.count))
-        o["transactionCount"] = .integer(Int64(store.transactions.count))
-        o["deliveryAttempts"] = .integer(Int64(state.delivery?.log.count ?? 0))
-        o["testNotifications"] = .integer(Int64(state.testTokens.count))
-        o["resends"] = .integer(Int64(state.resends.count))
-        o["timelineEntriesLeft"] = .integer(Int64(state.driver.remainingEntries))
-        if let entry = state.driver.next {
-            o["nextTimelineEntry"] = .object([
-                "at": .string(entry.at.description), "action": .string(entry.action.name),
-            ])
-        }
-        var digestInput = CanonicalJSON.string(.object(o))
-        if only != nil {
-            digestInput += String(state.version)
-        } else {
-            digestInput += String(store.notifications.count) + "/" + String(store.transactions.count)
-        }
-        o["digest"] = .string(String(Self.fingerprint(digestInput), radix: 16))
-        return .object(o)
     }
 
     /// One subscription in the state: its ids, product, `status` (Apple's code) and `statusName`, `expiresDate` (the

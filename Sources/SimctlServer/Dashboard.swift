@@ -250,11 +250,11 @@ enum Dashboard {
             state.customerCount + " customer(s), " + state.notificationsSent + " notification(s), " +
             state.transactionCount + " transaction(s)" +
             (state.nextTimelineEntry ? "; next timeline entry: " + state.nextTimelineEntry.action + " at " + state.nextTimelineEntry.at : "");
-          renderCustomers(state.customers);
+          renderCustomers(state.customers, state.customerCount);
         }
 
-        function renderCustomers(customers) {
-          const shown = customers.slice(0, 200);
+        function renderCustomers(customers, total) {
+          const shown = customers;
           const families = new Map();
           for (const customer of customers) {
             if (customer.family) families.set(customer.family.organizer, customer.family);
@@ -298,12 +298,12 @@ enum Dashboard {
           }
           table.append(body);
           list.append(table);
-          if (customers.length > shown.length) {
-            list.append(element("p", { className: "muted", text: "The first 200 of " + customers.length + " customers." }));
+          if (total > shown.length) {
+            list.append(element("p", { className: "muted", text: "The first " + shown.length + " of " + total + " customers (" + (total - shown.length) + " more)." }));
           }
           $("customers").replaceChildren(list);
           const names = $("customer-names");
-          names.replaceChildren(...customers.slice(0, 500).map((c) => element("option", { value: c.customer })));
+          names.replaceChildren(...customers.map((c) => element("option", { value: c.customer })));
         }
 
         // MARK: the picture
@@ -498,7 +498,8 @@ enum Dashboard {
         // MARK: refresh
 
         async function refresh(force = false) {
-          const answer = await call("GET", "/state");
+          // The first page of the state (its digest covers every page): the 200 customers the page shows.
+          const answer = await call("GET", "/state?limit=200");
           if (!answer.ok) {
             say("The server answered " + answer.status + ": " + (answer.json && answer.json.error), "error");
             return;

@@ -68,9 +68,10 @@ extension SimulatorServer {
             })
     }
 
-    /// FNV-1a 64 of the request body: a pagination token is valid only with the body it was made for.
-    static func fingerprint(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    /// FNV-1a 64 of the request body: a pagination token is valid only with the body it was made for. `start` continues
+    /// a fingerprint over several texts (the state answer's ``SimulatorServer/customersFingerprint(_:)``).
+    static func fingerprint(_ text: String, continuing start: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
+        var hash = start
         for byte in text.utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3

@@ -180,7 +180,10 @@ extension SimulatorServer {
             let snapshot = locked { state }
             switch Self.stateQuery(request.query, snapshot) {
             case .failure(let response): return response
-            case .success(let customer): return .json(200, stateJSON(snapshot, customer: customer))
+            case .success(let query):
+                return ServerResponse(
+                    status: 200, headers: [ServerHeader(name: "Content-Type", value: "application/json")],
+                    body: Array(stateAnswer(snapshot, query).utf8))
             }
         case .uploadImage, .deleteImage, .imageList, .uploadMessage, .deleteMessage, .messageList,
             .configureDefaultMessage, .getDefaultMessage, .deleteDefaultMessage, .configureRealtimeURL, .getRealtimeURL,

@@ -95,6 +95,8 @@ package final class SimulatorServer: @unchecked Sendable {
     /// Stands in for the store in `state` while the driver moves the real one (a small store, never changed).
     let placeholder: SimulatedStore
     var cache: [String: ServerResponse] = [:]
+    /// The state answer's fingerprint of every customer, for one version of the state (``customersFingerprint(_:)``).
+    var stateFingerprint: (version: Int, value: UInt64)?
     /// The mutating request running now (its name, as the 409 reason shows it); nil when none is.
     var mutation: String?
     /// Set by ``beginShutdown()``: no delivery attempt is started any more, and a change still running stops at the
@@ -262,6 +264,7 @@ package final class SimulatorServer: @unchecked Sendable {
     func changed() {
         state.version += 1
         cache.removeAll(keepingCapacity: true)
+        stateFingerprint = nil
     }
 
     /// Encodes the store's notifications not encoded yet and hands them to the delivery.

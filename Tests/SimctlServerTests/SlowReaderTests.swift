@@ -51,22 +51,24 @@ import Testing
         defer { fast.close() }
         #expect(fast.request("POST", "/simctl/v1/advance", body: #"{"by": "P2Y"}"#)?.status == 200)
 
-        // The slow reader: asks for the state (a large answer: the picture is bounded far below a megabyte since issue
-        // 49) with a small receive buffer, then reads nothing.
+        // The slow reader: asks for the largest state page (a large answer: the picture is bounded far below a
+        // megabyte since issue 49; the state is paged, `limit` at most 1,000) with a small receive buffer, then reads
+        // nothing.
         let slow = try TestConnection(port: serve.port)
         defer { slow.close() }
         var small: Int32 = 4096
         _ = setsockopt(slow.socket.descriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        let ask = "GET /simctl/v1/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        let ask = "GET /simctl/v1/state?limit=1000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         guard case .success = slow.socket.send(Array(ask.utf8), deadline: Deadline(millisecondsFromNow: 10_000)) else {
             Issue.record("could not send the slow request")
             return
         }
 
         // Meanwhile: reads, a second state in full, and a change, all answered.
-        let picture = try #require(fast.request("GET", "/simctl/v1/state"))
+        let picture = try #require(fast.request("GET", "/simctl/v1/state?limit=1000"))
         #expect(picture.status == 200)
         #expect(picture.body.count > 1_000_000, "the state is large (\(picture.body.count) bytes)")
+        #expect(picture.json.value(at: "nextAfter") == nil, "every customer on the one page")
         #expect(fast.request("GET", "/simctl/v1/timeline.svg")?.status == 200)
         #expect(fast.request("GET", "/simctl/v1/state")?.status == 200)
         #expect(fast.request("POST", "/simctl/v1/advance", body: #"{"by": "1d"}"#)?.status == 200)

@@ -70,7 +70,8 @@ import Testing
                 + "  - { at: P2M, cancel: { customer: alice, product: \(familyProduct) } }")
         let server = try makeServer(scenario: scenario)
         let state = server.stateJSON()
-        #expect(Self.keys(state) == topLevel)
+        // `nextAfter` is there only when customers follow the page (`StatePagingTests`).
+        #expect(Self.keys(state) == topLevel.subtracting(["nextAfter"]))
         #expect(state.value(at: "bundleId") == .string("com.example.nightsky"))
         #expect(state.value(at: "app") == nil)
         guard case .array(let list)? = state.value(at: "customers"), let alice = list.first else {

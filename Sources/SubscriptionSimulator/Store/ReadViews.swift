@@ -8,6 +8,12 @@ extension SimulatedStore {
         directory.positions[customer].map { directory.records[$0].entitlements } ?? []
     }
 
+    /// The customer's place in ``customers`` (the order the store first named them), or nil for a name the store
+    /// does not know. A customer keeps their place until the store is made again; new customers come last.
+    public func position(ofCustomer customer: String) -> Int? {
+        directory.positions[customer]
+    }
+
     /// Product ids the customer was entitled to at `instant`, after every event at or before it. `instant` must not
     /// be later than `now` (events after `now` have not run yet).
     public func entitlements(for customer: String, at instant: Instant) -> [String] {

@@ -2,28 +2,59 @@ import Foundation
 import SimctlCrypto
 import SubscriptionSimulator
 
-/// `simctl certs export DIR`, `simctl certs negative-fixtures FILE DIR` and `simctl certs tls DIR`.
+/// `simctl certs export DIR`, `simctl certs negative-fixtures FILE DIR`, `simctl certs tls DIR` and
+/// `simctl certs ocsp`.
 package enum CertsInvocation: Equatable, Sendable {
     case export(directory: String, signing: SigningOptions)
+    /// `certs export --ocsp-url URL DIR`: the opt-in chain whose intermediate and leaf name the OCSP responder at
+    /// URL (docs/signing.md, "Online certificate checks (OCSP)"); the seed's keys and serial numbers.
+    case exportOCSP(directory: String, caSeed: String?, url: OCSPResponderURL)
+    /// `certs ocsp`: the responder for that chain (`Sources/SimctlCommand/CertsOCSP.swift`), its own options.
+    case ocsp(OCSPServeOptions)
     case negativeFixtures(file: String, directory: String, environment: SimulatedEnvironment?, caSeed: String?)
     /// `certs tls`: its own options (`Sources/SimctlCommand/CertsTLS.swift`), not the signing options.
     case tls(TLSCertsOptions)
 
-    package static let subcommands = ["export", "negative-fixtures", "tls"]
+    package static let subcommands = ["export", "negative-fixtures", "tls", "ocsp"]
 
     static func parse(_ arguments: [String]) throws(UsageError) -> CertsInvocation {
         guard let sub = arguments.first else {
-            throw UsageError(message: "'certs' needs a subcommand: export, negative-fixtures or tls", topic: "certs")
+            throw UsageError(
+                message: "'certs' needs a subcommand: export, negative-fixtures, tls or ocsp", topic: "certs")
         }
         guard subcommands.contains(sub) else {
             throw UsageError(
                 message: "unknown certs subcommand '\(sub)'\(ArgumentParser.hint(sub, subcommands))", topic: "certs")
         }
         if sub == "tls" { return .tls(try TLSCertsOptions.parse(Array(arguments.dropFirst()))) }
+        if sub == "ocsp" { return .ocsp(try OCSPServeOptions.parse(Array(arguments.dropFirst()))) }
         // The signing options are the same as every command's (SigningOptions); the rest are folders and files.
         let (signing, rest) = try SigningOptions.consume(Array(arguments.dropFirst()), topic: "certs")
         var positional: [String] = []
-        for argument in rest where argument != "--" {
+        var ocspURL: OCSPResponderURL?
+        var index = 0
+        while index < rest.count {
+            let argument = rest[index]
+            index += 1
+            if argument == "--" { continue }
+            // `--ocsp-url URL` (export only): parsed here and only here.
+            if sub == "export", argument == "--ocsp-url" || argument.hasPrefix("--ocsp-url=") {
+                guard ocspURL == nil else {
+                    throw UsageError(message: "option '--ocsp-url' is given twice", topic: "certs")
+                }
+                var value = String(argument.dropFirst("--ocsp-url".count))
+                if value.isEmpty {
+                    guard index < rest.count else {
+                        throw UsageError(message: "option '--ocsp-url' needs a value", topic: "certs")
+                    }
+                    value = rest[index]
+                    index += 1
+                } else {
+                    value.removeFirst()
+                }
+                ocspURL = try OCSPServeOptions.ocspURL(value)
+                continue
+            }
             if argument.hasPrefix("--") {
                 let name = String(argument.prefix { $0 != "=" })
                 throw UsageError(
@@ -35,6 +66,15 @@ package enum CertsInvocation: Equatable, Sendable {
         if sub == "export" {
             guard positional.count == 1 else {
                 throw UsageError(message: "'certs export' takes one folder; found \(positional.count)", topic: "certs")
+            }
+            if let ocspURL {
+                guard signing.chainDirectory == nil else {
+                    throw UsageError(
+                        message: "option '--ocsp-url' does not apply to '--signing-chain': it issues the chain from "
+                            + "a seed (--ca-seed TEXT), whose CA keys also sign the responder's answers",
+                        topic: "certs")
+                }
+                return .exportOCSP(directory: positional[0], caSeed: signing.caSeed, url: ocspURL)
             }
             return .export(directory: positional[0], signing: signing)
         }
@@ -57,9 +97,22 @@ package enum CertsInvocation: Equatable, Sendable {
 }
 
 extension Simctl {
-    static func certs(_ invocation: CertsInvocation) -> CommandOutput {
+    static func certs(_ invocation: CertsInvocation, clock: @escaping @Sendable () -> Instant = wallClock)
+        -> CommandOutput
+    {
         switch invocation {
         case .tls(let options): return certsTLS(options)
+        case .ocsp(let options): return certsOCSP(options, clock: clock)
+        case .exportOCSP(let directory, let caSeed, let url):
+            let chain = SigningChain.generate(caSeed: caSeed ?? SigningChain.defaultCASeed, ocspURL: url.text).chain
+            let files = exportFiles(chain)
+            if let failure = write(files, to: directory) { return failure }
+            let listing = files.map { "  \($0.name)\n" }.joined()
+            return CommandOutput(
+                stdout: "wrote the signing chain with the OCSP responder \(url.text) to \(directory):\n\(listing)"
+                    + "serve its answers with: simctl certs ocsp --ocsp-url \(url.text)"
+                    + "\(caSeed.map { " --ca-seed '\($0)'" } ?? "")\n",
+                stderr: "", exitCode: ExitCode.success)
         case .export(let directory, let signing):
             let chain: SigningChain
             switch signing.chain() {

@@ -183,6 +183,8 @@ package enum HelpText {
         USAGE: simctl certs export DIR \(SigningOptions.usage)
                simctl certs negative-fixtures FILE DIR [--environment Sandbox|Production] [--ca-seed TEXT]
                simctl certs tls DIR [--name HOST]... [--seed TEXT] [--not-before INSTANT] [--days N]
+               simctl certs export DIR --ocsp-url URL [--ca-seed TEXT]
+               simctl certs ocsp --ocsp-url URL [--ca-seed TEXT] [--revoke leaf|intermediate]...
 
         export              writes the chain Sandbox and Production payloads are signed with: root,
                             intermediate and leaf as .pem and .der, and the leaf's key as leaf-key.pem.
@@ -197,6 +199,7 @@ package enum HelpText {
                             --environment (the environment the fixtures claim) and --ca-seed, not
                             --signing-chain (the fixtures need the chain's CA keys).
         \(Simctl.certsTLSHelp)
+        \(Simctl.certsOCSPHelp)
 
         OPTIONS:
         \(SigningOptions.help)
@@ -238,7 +241,7 @@ package enum HelpText {
         case "catalog": return "usage: simctl catalog FILE"
         case "certs":
             return
-                "usage: simctl certs export DIR [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] | simctl certs negative-fixtures FILE DIR [--environment NAME] [--ca-seed TEXT] | simctl certs tls DIR [--name HOST]... [--seed TEXT] [--not-before INSTANT] [--days N]"
+                "usage: simctl certs export DIR [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] | simctl certs negative-fixtures FILE DIR [--environment NAME] [--ca-seed TEXT] | simctl certs tls DIR [--name HOST]... [--seed TEXT] [--not-before INSTANT] [--days N] | simctl certs ocsp --ocsp-url URL [--ca-seed TEXT] [--revoke leaf|intermediate]..."
         default:
             return
                 "usage: simctl <command> [options]   (commands: trigger, replay, run, merge, validate, catalog, certs, serve, check, population, help)"

@@ -22,12 +22,13 @@ package enum ExitCode {
 
 /// The command line: argv in, output and exit code out. No process state is touched, so tests call it directly.
 package enum Simctl {
-    /// The wall clock, read only here at the command line's edge (for `--start now`); the library never reads it.
+    /// The wall clock, read only here at the command line's edge (for `--start now`, and for the times of
+    /// `certs ocsp`'s answers); the library never reads it.
     package static let wallClock: @Sendable () -> Instant = {
         Instant(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
-    /// `clock` is read once, and only for `--start now`; tests pass a fixed one. With `standardOutput`, `run`
+    /// `clock` is read once, and only for `--start now` (and by `certs ocsp` for each answer); tests pass a fixed one. With `standardOutput`, `run`
     /// writes its standard output there as the run goes (the returned `stdout` is then empty); without it, the
     /// returned `stdout` holds the same bytes.
     ///
@@ -35,7 +36,7 @@ package enum Simctl {
     /// (`writev(2)`); `run` in parts writes its lines with it, straight from the parts' buffers (``RunPlan/writeVector``),
     /// and `merge` straight from the chunks it reads the part files into.
     package static func main(
-        _ arguments: [String], clock: @Sendable () -> Instant = wallClock,
+        _ arguments: [String], clock: @escaping @Sendable () -> Instant = wallClock,
         standardOutput: (([UInt8]) -> Void)? = nil, standardOutputVector: VectorWrite? = nil
     ) -> CommandOutput {
         if arguments.first == "population" {
@@ -79,7 +80,7 @@ package enum Simctl {
                 standardOutputVector: standardOutput == nil ? nil : standardOutputVector, progress: progress)
         case .validate(let file): return validate(file)
         case .catalog(let file): return catalog(file)
-        case .certs(let invocation): return certs(invocation)
+        case .certs(let invocation): return certs(invocation, clock: clock)
         }
     }
 

@@ -53,7 +53,7 @@ public struct SigningChain: Hashable, Sendable {
     /// The documented default CA seed: `simctl-test-ca-1`. Changing it (`--ca-seed`) gives another root.
     public static let defaultCASeed = "simctl-test-ca-1"
 
-    /// The chain every run signs with unless told otherwise (``generate(caSeed:leafNotAfter:)`` with the default
+    /// The chain every run signs with unless told otherwise (``generate(caSeed:leafNotAfter:ocspURL:)`` with the default
     /// seed); computed once.
     public static let `default`: SigningChain = generate().chain
 
@@ -124,17 +124,25 @@ public struct SigningChain: Hashable, Sendable {
     /// numbers the first 16 bytes of HMAC-SHA-256(seed, "serial " + role) with the top bit cleared and the next
     /// set. Validity runs from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z, covering the whole virtual timeline,
     /// except that `leafNotAfter` ends the leaf's (for expired-certificate tests).
-    public static func generate(caSeed: String = defaultCASeed, leafNotAfter: Instant? = nil) -> Generated {
+    ///
+    /// `ocspURL` (opt-in; `simctl certs export --ocsp-url URL`) adds to the intermediate and the leaf, after their
+    /// other extensions, an Authority Information Access extension naming the OCSP responder at that URL (RFC 5280
+    /// §4.2.2.1), for verifiers with online checks on (``OCSPResponder``). Keys and serial numbers stay those of
+    /// the seed; without it the chain is byte for byte the one it always was.
+    public static func generate(
+        caSeed: String = defaultCASeed, leafNotAfter: Instant? = nil, ocspURL: String? = nil
+    ) -> Generated {
         generate(
             caSeed: caSeed, leafNotAfter: leafNotAfter, leafMarker: appleLeafMarker,
-            intermediateMarker: appleIntermediateMarker)
+            intermediateMarker: appleIntermediateMarker, ocspURL: ocspURL)
     }
 
-    /// ``generate(caSeed:leafNotAfter:)`` with the markers replaced (for wrong-OID tests).
+    /// ``generate(caSeed:leafNotAfter:ocspURL:)`` with the markers replaced (for wrong-OID tests).
     package static func generate(
         caSeed: String, leafNotAfter: Instant?, leafMarker: DER.ObjectIdentifier,
-        intermediateMarker: DER.ObjectIdentifier
+        intermediateMarker: DER.ObjectIdentifier, ocspURL: String? = nil
     ) -> Generated {
+        let access = ocspURL.map { [X509Certificate.Extension.authorityInformationAccess(ocspURL: $0)] } ?? []
         let seed = Array(caSeed.utf8)
         let rootKey = P256.PrivateKey(derivedFrom: seed, label: "simctl root")
         let intermediateKey = P256.PrivateKey(derivedFrom: seed, label: "simctl intermediate")
@@ -176,7 +184,7 @@ public struct SigningChain: Hashable, Sendable {
                 .subjectKeyIdentifier(intermediateID),
                 .authorityKeyIdentifier(rootID),
                 .marker(intermediateMarker),
-            ]
+            ] + access
         ).issued(by: rootKey)
         let leafEnd = leafNotAfter.map { Instant(millisecondsSince1970: $0.millisecondsSince1970 / 1000 * 1000) } ?? end
         let leaf = X509Certificate.Template(
@@ -188,7 +196,7 @@ public struct SigningChain: Hashable, Sendable {
                 .subjectKeyIdentifier(leafID),
                 .authorityKeyIdentifier(intermediateID),
                 .marker(leafMarker),
-            ]
+            ] + access
         ).issued(by: intermediateKey)
         return Generated(
             chain: SigningChain(unchecked: root, intermediate, leaf, leafKey), rootKey: rootKey,

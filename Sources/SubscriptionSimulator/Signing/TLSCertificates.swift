@@ -11,7 +11,7 @@ import SimctlCrypto
 ///   Authority Key Identifiers; the subject's common name is the first name.
 ///
 /// P-256 keys and ecdsa-with-SHA256 signatures. Deterministic: keys and serial numbers derive from the seed alone (as
-/// ``SigningChain/generate(caSeed:leafNotAfter:)``), so the same seed, names and validity give the same files.
+/// ``SigningChain/generate(caSeed:leafNotAfter:ocspURL:)``), so the same seed, names and validity give the same files.
 /// **Test data only**: the seed is public; trust this CA only where the tests run.
 public struct TLSCertificates: Hashable, Sendable {
     public let ca: SigningChain.Certificate

@@ -67,13 +67,13 @@ struct CustomerDirectory: Hashable, Sendable {
     /// than ``reserveIdPositions(below:)`` says). Equal to `names.count` while every customer has their own position.
     private(set) var nextIdPosition = 0
     /// What the store looks up about each customer, by position in `names`.
-    var records: [CustomerRecord] = []
+    private(set) var records: [CustomerRecord] = []
     /// Positions of customers whose entitlements may have changed since the last refresh (repeats allowed).
-    var toRefresh: [Int] = []
+    private(set) var toRefresh: [Int] = []
     /// Customers with a storefront of their own; the others are in the app's default storefront.
-    var storefronts: [String: Storefront] = [:]
+    private(set) var storefronts: [String: Storefront] = [:]
     /// The `appAccountToken` each customer's app supplied with their latest purchase that carried one.
-    var appAccountTokens: [String: String] = [:]
+    private(set) var appAccountTokens: [String: String] = [:]
 
     /// The customer's position in `names`, registering them if new: their ids are made from `idPosition` (nil:
     /// ``nextIdPosition``, which is their position in `names` unless customers were registered at positions of their
@@ -101,6 +101,87 @@ struct CustomerDirectory: Hashable, Sendable {
     /// Marks a registered customer's entitlements for re-derivation at the next refresh.
     mutating func needsRefresh(_ name: String) {
         if let position = positions[name] { toRefresh.append(position) }
+    }
+
+    // MARK: - Changes to one customer (by position in `names`)
+
+    /// The next transaction id counter of the customer at `position` (rule ids-per-customer): read and written in one
+    /// access to the record (issue 27).
+    @inline(__always)
+    mutating func countTransactionId(ofCustomerAt position: Int) -> UInt32 {
+        records[position].countTransactionId()
+    }
+
+    /// The next web order line item id counter of the customer at `position` (rule ids-per-customer).
+    @inline(__always)
+    mutating func countWebOrderLineItemId(ofCustomerAt position: Int) -> UInt32 {
+        records[position].countWebOrderLineItemId()
+    }
+
+    /// The next notification UUID of the customer at `position` (rule ids-per-customer).
+    @inline(__always)
+    mutating func nextNotificationUUID(ofCustomerAt position: Int) -> NotificationUUID {
+        records[position].nextNotificationUUID()
+    }
+
+    /// Gives each customer, by id position (``CustomerRecord/idPosition``), the event group `groups` holds for it
+    /// (``CustomerRecord/eventGroup``); customers beyond `groups` keep theirs.
+    mutating func setEventGroups(_ groups: [UInt32]) {
+        for position in records.indices {
+            let idPosition = Int(records[position].idPosition)
+            if idPosition < groups.count { records[position].eventGroup = groups[idPosition] }
+        }
+    }
+
+    /// Charges to the payment method of the customer at `position` fail (`true`) or work (`false`) from now on.
+    mutating func setPaymentFails(_ fails: Bool, ofCustomerAt position: Int) {
+        records[position].paymentFails = fails
+    }
+
+    /// A chain of the customer at `position` was created (``SubscriptionBook/append(_:customerAt:)``).
+    mutating func addChain(_ key: ChainID, toCustomerAt position: Int) {
+        records[position].chains.append(key)
+    }
+
+    /// A one-time purchase of the customer at `position` was recorded at transaction index `index`.
+    mutating func addOneTimePurchase(_ index: Int, toCustomerAt position: Int) {
+        records[position].oneTimePurchases.append(index)
+    }
+
+    /// The customer at `position` is entitled to `products` (sorted) from now on.
+    mutating func setEntitlements(_ products: [String], ofCustomerAt position: Int) {
+        records[position].entitlements = products
+    }
+
+    /// Puts a customer in a storefront of their own.
+    mutating func setStorefront(_ storefront: Storefront, for name: String) {
+        storefronts[name] = storefront
+    }
+
+    /// Sets (or, with `nil`, removes) the `appAccountToken` the customer's transactions carry; returns the previous one.
+    @discardableResult
+    mutating func setAppAccountToken(_ token: String?, for name: String) -> String? {
+        let previous = appAccountTokens[name]
+        appAccountTokens[name] = token
+        return previous
+    }
+
+    // MARK: - Entitlement refreshes
+
+    /// Marks the customer at `position` for re-derivation at the next refresh.
+    @inline(__always)
+    mutating func needsRefresh(ofCustomerAt position: Int) {
+        toRefresh.append(position)
+    }
+
+    /// Puts the customers waiting for a refresh in the order they were first named (repeats stay, side by side).
+    mutating func sortRefreshes() {
+        if toRefresh.count > 1 { toRefresh.sort() }
+    }
+
+    /// The refresh is done: no customer waits for one.
+    mutating func clearRefreshes() {
+        toRefresh.removeAll(keepingCapacity: true)
     }
 
     /// The customer's subscription chains, in creation order (none for an unknown customer).

@@ -52,6 +52,49 @@ struct FamilyBook: Hashable, Sendable {
     /// Whether the customer's "Share With Family" main switch is on (the default).
     func sharesNewPurchases(_ customer: String) -> Bool { shareNewPurchases[customer] ?? true }
 
+    // MARK: - Membership rules (reference §4.2, §4.6; ``FamilyRules``)
+
+    /// A new family may be created by `organizer` only when they are in none (rule one-family-per-customer).
+    func checkCanCreateFamily(organizer: String) throws(StoreError) {
+        if family(of: organizer) != nil { throw .family(.alreadyInAFamily(customer: organizer)) }
+    }
+
+    /// The family `customer` may join: the one `organizer` leads, or the only family when `organizer` is `nil`.
+    /// Refused when there is no such family, when `customer` is in a family already (rule one-family-per-customer),
+    /// or when the family has ``FamilyRules/maximumFamilySize`` people (rule family-size-limit).
+    func familyToJoin(_ customer: String, organizer: String?) throws(StoreError) -> Int {
+        guard let index = organizer.flatMap({ family(of: $0) }) ?? (families.count == 1 ? 0 : nil) else {
+            throw .noFamily(organizer: organizer)
+        }
+        if family(of: customer) != nil { throw .family(.alreadyInAFamily(customer: customer)) }
+        guard families[index].count < FamilyRules.maximumFamilySize else {
+            throw .family(.familyFull(organizer: families[index].organizer))
+        }
+        return index
+    }
+
+    /// The shares that end when `customer` leaves their family (REVOKE, §4.6), in the order they end, and the family:
+    /// the organizer leaving disbands it, so every share between its people ends; a member loses what others shared
+    /// with them, then the others lose what the member shared (family order). Refused when `customer` is in no family
+    /// (rule leave-needs-a-family).
+    func sharesEndedByLeaving(_ customer: String) throws(StoreError) -> (family: Int, shares: [Int]) {
+        guard let index = family(of: customer) else { throw .family(.notInAFamily(customer: customer)) }
+        let group = families[index]
+        if group.organizer == customer {
+            return (
+                index,
+                shares.indices.filter { group.contains(shares[$0].member) && group.contains(shares[$0].purchaser) }
+            )
+        }
+        let lost = shares.indices.filter { shares[$0].member == customer && group.contains(shares[$0].purchaser) }
+        return (index, lost + orderedShares(where: { $0.purchaser == customer && group.contains($0.member) }))
+    }
+
+    /// `customer` leaves the family at `index`: the organizer disbands it, a member is removed.
+    mutating func leave(_ customer: String, familyAt index: Int) {
+        if families[index].organizer == customer { disband(index) } else { remove(customer, fromFamilyAt: index) }
+    }
+
     /// A new family led by `organizer`, who is in no family.
     mutating func createFamily(organizer: String) {
         families.append(FamilyGroup(organizer: organizer))

@@ -375,3 +375,13 @@ extension TransactionRecord {
         originalPurchaseDate <= purchaseDate && (expiresDate.map { purchaseDate <= $0 } ?? true)
     }
 }
+
+/// A customer opening the app: where it falls among the notifications, and the subscriptions with a billing issue
+/// then.
+struct AppOpenRecord: Hashable, Sendable {
+    /// The number of notifications sent before it.
+    var position: Int
+    var instant: Instant
+    var customer: String
+    var billingIssues: [String]
+}

@@ -10,7 +10,7 @@ extension SimulatedStore {
         if !record.chains.isEmpty || !record.oneTimePurchases.isEmpty {
             throw .storefrontFixed(customer: customer, storefront: self.storefront(of: customer).countryCode)
         }
-        directory.storefronts[customer] = storefront
+        directory.setStorefront(storefront, for: customer)
     }
 
     /// The customer's storefront: their own, or the app's default.
@@ -42,10 +42,9 @@ extension SimulatedStore {
         }
         let product = try requireProduct(productId)
         try requirePrice(of: product, for: customer, plan: plan)
-        let previous = directory.appAccountTokens[customer]
-        directory.appAccountTokens[customer] = token
+        let previous = directory.setAppAccountToken(token, for: customer)
         do throws(StoreError) { try purchase(productId, by: customer, plan: plan) } catch {
-            directory.appAccountTokens[customer] = previous
+            directory.setAppAccountToken(previous, for: customer)
             throw error
         }
     }
@@ -81,9 +80,7 @@ extension SimulatedStore {
         case .purchased:
             token = directory.appAccountTokens[record.customer]
             // Set App Account Token's, for this purchase (read only when one was set: this runs on every charge).
-            if !serverRequests.appAccountTokens.isEmpty,
-                let set = serverRequests.appAccountTokens[record.originalTransactionId]
-            {
+            if let set = serverRequests.appAccountToken(forOriginalTransactionId: record.originalTransactionId) {
                 token = set
             }
             let monthly =
@@ -126,9 +123,7 @@ extension SimulatedStore {
         snapshot.appTransactionId = position(of: chain).map { directory.records[$0].appTransactionId } ?? ""
         if chain.ownership == .purchased {
             snapshot.appAccountToken = directory.appAccountTokens[chain.customer]
-            if !serverRequests.appAccountTokens.isEmpty,
-                let set = serverRequests.appAccountTokens[chain.originalTransactionId]
-            {
+            if let set = serverRequests.appAccountToken(forOriginalTransactionId: chain.originalTransactionId) {
                 snapshot.appAccountToken = set
             }
         }
@@ -140,17 +135,6 @@ extension SimulatedStore {
     }
 }
 
-/// A price in a currency (the monthly price a commitment keeps, rule commitment-price-increase-at-commitment-renewal).
-struct StorefrontPrice: Hashable, Sendable {
-    var price: Price
-    var currency: String
-    var pair: (price: Price, currency: String) { (price, currency) }
-
-    /// The key of a purchaser's commitment in ``SimulatedStore/commitmentPriceLocks``: the purchaser and the group's
-    /// identifier (one subscription per group; a member's share finds its purchaser's).
-    static func key(_ purchaser: String, _ groupIdentifier: String) -> String { purchaser + "\u{0}" + groupIdentifier }
-}
-
 extension SimulatedStore {
     /// Who pays for `chain`: its purchaser for a member's share, its customer otherwise (whose storefront prices it).
     func purchaser(of chain: SubscriptionChain) -> String {
@@ -160,7 +144,7 @@ extension SimulatedStore {
     /// The monthly price `purchaser`'s commitment in `group` keeps after the plan's price rose during it (rule
     /// commitment-price-increase-at-commitment-renewal); `nil` when it keeps none.
     func keptCommitmentPrice(of purchaser: String, inGroup group: String) -> (price: Price, currency: String)? {
-        commitmentPriceLocks.isEmpty ? nil : commitmentPriceLocks[StorefrontPrice.key(purchaser, group)]?.pair
+        commitmentPriceLocks.kept(of: purchaser, inGroup: group)
     }
 
     /// The monthly plan's price of `productId` in `storefront` (rules price-in-storefront-currency,
@@ -193,7 +177,8 @@ extension SimulatedStore {
         let catalogPrice = monthlyCommitmentPrice(of: state.productId, in: storefront)
         var current = catalogPrice
         if priceIncreaseSchedule.upcoming > 0, state.priceIncrease != nil, let found = catalogPrice,
-            let told = toldPriceNotStarted(of: state.productId, for: chain, plan: .monthly)
+            let told = priceIncreaseSchedule.toldPriceNotStarted(
+                of: state.productId, to: chain.originalTransactionId, plan: .monthly)
         {
             current = (told, found.currency)
         }
@@ -237,7 +222,8 @@ extension SimulatedStore {
             // (rule commitment-price-increase-with-start-date).
             let told =
                 priceIncreaseSchedule.upcoming > 0
-                ? toldPriceNotStarted(of: change.productId, for: chain, plan: .monthly) : nil
+                ? priceIncreaseSchedule.toldPriceNotStarted(
+                    of: change.productId, to: chain.originalTransactionId, plan: .monthly) : nil
             snapshot.renewalPrice = told ?? monthly.price
         }
     }
@@ -264,24 +250,5 @@ extension SimulatedStore {
                 "the monthly plan has no price in storefront \(storefront.countryCode); give it one "
                     + "(`monthlyCommitment.prices`, rule price-in-storefront-currency)")
         }
-    }
-}
-
-/// Rule app-account-token-is-a-uuid: `appAccountToken` is a UUID (Apple's `appAccountToken` documentation;
-/// `InvalidAppAccountTokenUUIDError` 4000183), written as Apple's payloads write it: lowercase
-/// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
-public enum AppAccountToken {
-    /// Why `text` is not a lowercase UUID, or `nil` when it is one.
-    public static func problem(with text: String) -> String? {
-        let groups = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard groups.map(\.count) == [8, 4, 4, 4, 12],
-            groups.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isHexDigit } })
-        else {
-            return "expected a UUID such as 7e3fb20b-4cdb-47cc-936d-99d65f608138 (8-4-4-4-12 hexadecimal digits)"
-        }
-        if text != text.lowercased() {
-            return "expected lowercase hexadecimal digits, as Apple sends them: \(text.lowercased())"
-        }
-        return nil
     }
 }

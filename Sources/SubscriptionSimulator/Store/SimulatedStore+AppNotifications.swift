@@ -1,13 +1,3 @@
-/// What Request a Test Notification answers: the `TEST` notification the App Store sends, and the
-/// `testNotificationToken` of its `SendTestNotificationResponse` (reference §6.3).
-public struct TestNotificationRequest: Hashable, Sendable {
-    public var notification: SentNotification
-    /// `testNotificationToken`, which Get Test Notification Status takes (see ``SimulatedStore/testNotificationToken(of:)``).
-    public var testNotificationToken: String
-    /// The notification's `notificationUUID`.
-    public var notificationUUID: String { notification.notificationUUID }
-}
-
 /// Notifications about the app rather than a customer (rule ``SentNotification/isAboutTheApp``).
 extension SimulatedStore {
     /// Request a Test Notification (`POST /inApps/v1/notifications/test`): the App Store sends a `TEST` notification

@@ -40,7 +40,7 @@ extension SimulatedStore {
             requestIdentifier: RetentionIdentifiers.derivedUUID(
                 seed: ids.seed, epoch: ids.epoch, domain: 0x5649_4557, number: UInt64(number)),
             signedDate: now, environment: app.environment)
-        serverRequests.cancellationViews.append(CancellationView(customer: customer, request: request))
+        _ = serverRequests.record(CancellationView(customer: customer, request: request))
         return request
     }
 
@@ -48,9 +48,7 @@ extension SimulatedStore {
     public mutating func recordCancellationOutcome(
         _ index: Int, outcome: RetentionOutcome, httpStatus: Int?, elapsedMilliseconds: Int64?, url: String?
     ) {
-        serverRequests.cancellationViews[index].outcome = outcome
-        serverRequests.cancellationViews[index].httpStatus = httpStatus
-        serverRequests.cancellationViews[index].elapsedMilliseconds = elapsedMilliseconds
-        serverRequests.cancellationViews[index].url = url
+        serverRequests.recordOutcome(
+            of: index, outcome, httpStatus: httpStatus, elapsedMilliseconds: elapsedMilliseconds, url: url)
     }
 }

@@ -1,19 +1,3 @@
-/// One customer's download of the app, as Apple's `AppTransaction` describes it (JWSAppTransactionDecodedPayload):
-/// what Get App Transaction Info signs and what `RESCIND_CONSENT` carries in `appData.signedAppTransactionInfo`. The
-/// app's own fields (`receiptType`, `appAppleId`, `bundleId`, the versions) come from ``AppConfiguration`` when the
-/// payload is written (`Wire/Payloads.swift`).
-public struct AppTransactionRecord: Hashable, Sendable {
-    /// `appTransactionId`: the customer's, the same as in their transactions and renewal info.
-    public var appTransactionId: String
-    /// `originalPurchaseDate`: the customer's first transaction's `purchaseDate`, else the store's start (the app was
-    /// downloaded by then) [assumed] (rule app-transaction-of-a-customer).
-    public var originalPurchaseDate: Instant
-    /// `originalPlatform`.
-    public var originalPlatform: PurchasePlatform
-    /// `receiptCreationDate`: when the App Store signed it, the store's clock.
-    public var receiptCreationDate: Instant
-}
-
 extension SimulatedStore {
     /// **app-transaction-of-a-customer**: every customer the store knows has downloaded the app: their
     /// `AppTransaction` has their `appTransactionId`, `originalPurchaseDate` the `purchaseDate` of their first
@@ -40,7 +24,7 @@ extension SimulatedStore {
     public mutating func rescindConsent(for customer: String) {
         let position = register(customer)
         guard let appTransaction = appTransaction(of: customer) else { return }
-        directory.toRefresh.append(position)
+        directory.needsRefresh(ofCustomerAt: position)
         var notification = SentNotification(
             recipient: customer, instant: now, type: .rescindConsent, subtype: nil,
             uuid: nextNotificationUUID(forCustomerAt: position), transaction: nil, renewal: nil, status: nil)

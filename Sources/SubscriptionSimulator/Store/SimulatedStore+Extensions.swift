@@ -1,13 +1,3 @@
-/// A customer opening the app: where it falls among the notifications, and the subscriptions with a billing issue
-/// then.
-struct AppOpenRecord: Hashable, Sendable {
-    /// The number of notifications sent before it.
-    var position: Int
-    var instant: Instant
-    var customer: String
-    var billingIssues: [String]
-}
-
 extension SimulatedStore {
     /// The customer opens the app on their device. For each of their own subscriptions whose renewal is failing
     /// (billing retry, grace included: Apple retries and messages the customer throughout the 60 days, reference
@@ -73,16 +63,15 @@ extension SimulatedStore {
         let record = RenewalExtensionRecord(
             originalTransactionId: originalTransactionId, requestIdentifier: requestIdentifier,
             webOrderLineItemId: current.webOrderLineItemId, effectiveDate: current.expiresDate, extendedAt: now)
-        if requestIdentifier != nil { serverRequests.renewalExtensions.append(record) }
+        if requestIdentifier != nil { serverRequests.record(record) }
         return record
     }
 
     /// The extension of the subscription `originalTransactionId` that `requestIdentifier` made, if any (rule
     /// extension-request-identifier-once).
     public func renewalExtension(originalTransactionId: String, requestIdentifier: String) -> RenewalExtensionRecord? {
-        serverRequests.renewalExtensions.last {
-            $0.originalTransactionId == originalTransactionId && $0.requestIdentifier == requestIdentifier
-        }
+        serverRequests.renewalExtension(
+            originalTransactionId: originalTransactionId, requestIdentifier: requestIdentifier)
     }
 
     /// One extension of a purchaser's chain through the table; records its instant when it succeeds.
@@ -93,10 +82,8 @@ extension SimulatedStore {
 
     /// The table's view of an extension of chain `key` by `days` now.
     func extensionRequest(_ key: ChainID, days: Int) -> RenewalExtensionRequest {
-        let past = subscriptionBook.extensionDates[key.index, default: []].filter {
-            now < $0.adding(BillingRules.extensionLimitWindow)
-        }
-        return RenewalExtensionRequest(days: days, extensionsInPastYear: past.count)
+        RenewalExtensionRequest(
+            days: days, extensionsInPastYear: subscriptionBook.extensionsInPastYear(of: key, at: now))
     }
 
     /// Whether the table would refuse to extend chain `key` by `days` now because of its state (S-EXT-INELIG), asked
@@ -129,18 +116,6 @@ extension SimulatedStore {
             ledger.extend(index, to: expiresDate, commitmentExpiresDate: commitmentExpiresDate, at: now)
         }
     }
-}
-
-/// The values of a mass extension's `summary` object (reference §2.4): what Apple reports in
-/// `RENEWAL_EXTENSION` / `SUMMARY` when Extend Subscription Renewal Dates for All Active Subscribers completes.
-public struct RenewalExtensionSummary: Hashable, Sendable {
-    public var requestIdentifier: String
-    public var productId: String
-    /// `storefrontCountryCodes`: the storefronts the request was limited to (ISO 3166-1 alpha-3), empty for all
-    /// (then absent from the `summary` object, rule summary-omits-unrequested-storefronts in `Wire/Payloads.swift`).
-    public var storefrontCountryCodes: [String]
-    public var succeededCount: Int64
-    public var failedCount: Int64
 }
 
 extension SimulatedStore {
@@ -212,7 +187,7 @@ extension SimulatedStore {
             requestIdentifier: requestIdentifier, productId: productId, storefrontCountryCodes: storefrontCountryCodes,
             succeededCount: succeeded, failedCount: failed)
         sendAboutTheApp(.renewalExtension, .summary, summary: summary)
-        recordMassExtension(summary)
+        serverRequests.recordMassExtension(summary, completedAt: now)
         refreshEntitlements()
         return summary
     }

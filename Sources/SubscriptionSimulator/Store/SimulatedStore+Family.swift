@@ -6,7 +6,7 @@ extension SimulatedStore {
     /// Creates a family with `organizer` and, in join order, `members` (joining carries no delay, §4.4).
     public mutating func createFamily(organizer: String, members: [String] = []) throws(StoreError) {
         addCustomer(organizer)
-        if familyBook.family(of: organizer) != nil { throw .family(.alreadyInAFamily(customer: organizer)) }
+        try familyBook.checkCanCreateFamily(organizer: organizer)
         familyBook.createFamily(organizer: organizer)
         for member in members { try joinFamily(member, organizer: organizer) }
     }
@@ -14,14 +14,7 @@ extension SimulatedStore {
     /// `customer` joins the family `organizer` leads (or the only family, when `organizer` is nil). Members get
     /// access to eligible shared purchases as soon as they are in the group: no family delay (§4.2, §4.4).
     public mutating func joinFamily(_ customer: String, organizer: String? = nil) throws(StoreError) {
-        guard let index = organizer.flatMap({ familyBook.family(of: $0) }) ?? (familyBook.families.count == 1 ? 0 : nil)
-        else {
-            throw .noFamily(organizer: organizer)
-        }
-        if familyBook.family(of: customer) != nil { throw .family(.alreadyInAFamily(customer: customer)) }
-        guard familyBook.families[index].count < FamilyRules.maximumFamilySize else {
-            throw .family(.familyFull(organizer: familyBook.families[index].organizer))
-        }
+        let index = try familyBook.familyToJoin(customer, organizer: organizer)
         // After the rules: a refused join does not name a new customer.
         addCustomer(customer)
         familyBook.add(customer, toFamilyAt: index)
@@ -36,24 +29,9 @@ extension SimulatedStore {
     /// `customer` leaves their family. Members lose what was shared with them through `customer`, and `customer`
     /// loses what others shared (REVOKE, §4.6). The organizer leaving disbands the family: everyone loses every share.
     public mutating func leaveFamily(_ customer: String) throws(StoreError) {
-        guard let index = familyBook.family(of: customer) else { throw .family(.notInAFamily(customer: customer)) }
-        let group = familyBook.families[index]
-        if group.organizer == customer {
-            for id in familyBook.shares.indices
-            where group.contains(familyBook.shares[id].member) && group.contains(familyBook.shares[id].purchaser) {
-                try endShare(id, reason: 0)
-            }
-            familyBook.disband(index)
-        } else {
-            for id in familyBook.shares.indices
-            where familyBook.shares[id].member == customer && group.contains(familyBook.shares[id].purchaser) {
-                try endShare(id, reason: 0)
-            }
-            for id in familyBook.orderedShares(where: { $0.purchaser == customer && group.contains($0.member) }) {
-                try endShare(id, reason: 0)
-            }
-            familyBook.remove(customer, fromFamilyAt: index)
-        }
+        let (index, ended) = try familyBook.sharesEndedByLeaving(customer)
+        for id in ended { try endShare(id, reason: 0) }
+        familyBook.leave(customer, familyAt: index)
         refreshEntitlements()
     }
 

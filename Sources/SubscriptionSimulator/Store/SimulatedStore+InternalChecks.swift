@@ -6,7 +6,8 @@ extension SimulatedStore {
     /// Whether the invariants of every part that states them hold (each part's file documents its own).
     var partsAreConsistent: Bool {
         directory.isConsistent && subscriptionBook.isConsistent && familyBook.isConsistent && ledger.isConsistent
-            && emissions.isConsistent
+            && emissions.isConsistent && priceIncreaseSchedule.isConsistent && serverRequests.isConsistent
+            && commitmentPriceLocks.isConsistent
     }
 
     /// Stops with the part whose invariants broke (debug and internal-check builds only).
@@ -26,6 +27,14 @@ extension SimulatedStore {
             precondition(familyBook.isConsistent, "FamilyBook breaks its invariants at \(now) (seed \(seed))")
             precondition(ledger.isConsistent, "TransactionLedger breaks its invariants at \(now) (seed \(seed))")
             precondition(emissions.isConsistent, "EmissionLog breaks its invariants at \(now) (seed \(seed))")
+            precondition(
+                priceIncreaseSchedule.isConsistent,
+                "PriceIncreaseSchedule breaks its invariants at \(now) (seed \(seed))")
+            precondition(
+                serverRequests.isConsistent, "ServerRequestRecords breaks its invariants at \(now) (seed \(seed))")
+            precondition(
+                commitmentPriceLocks.isConsistent,
+                "CommitmentPriceLocks breaks its invariants at \(now) (seed \(seed))")
         #endif
     }
 

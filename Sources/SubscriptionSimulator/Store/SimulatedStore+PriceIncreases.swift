@@ -22,7 +22,8 @@ extension SimulatedStore {
         _ productId: String, to newPrice: Price, in storefront: String? = nil, consentRequired: Bool
     ) throws(StoreError) {
         try raiseNow(
-            try priceTarget(productId, newPrice, in: storefront), to: newPrice, consentRequired: consentRequired)
+            try PriceTarget.upfront(requireProduct(productId), to: newPrice, in: storefront), to: newPrice,
+            consentRequired: consentRequired)
     }
 
     /// An increase without a start date at `target`, for either plan's price: refused while one with a start date waits
@@ -30,9 +31,9 @@ extension SimulatedStore {
     /// is remembered for rule price-increase-once-a-year, and each purchaser it reaches (``isAffected(_:by:)``) is
     /// told now (rule price-increase-consent).
     mutating func raiseNow(_ target: PriceTarget, to newPrice: Price, consentRequired: Bool) throws(StoreError) {
-        try refuseSecondScheduledChange(target)
+        try priceIncreaseSchedule.refuseSecondScheduledChange(target)
         try setPrice(newPrice, for: target)
-        if !consentRequired { priceIncreaseSchedule.parts.lastWithoutConsent[target.scopeKey] = now }
+        if !consentRequired { priceIncreaseSchedule.noteWithoutConsent(target, at: now) }
         for index in subscriptionBook.chains.indices where isAffected(subscriptionBook.chains[index], by: target) {
             try apply(.priceIncreaseAnnounced(needsConsent: consentRequired), to: ChainID(index: index))
         }
@@ -64,34 +65,19 @@ extension SimulatedStore {
         _ productId: String, to newPrice: Price, in storefront: String? = nil, effective: Instant,
         consentRequired stated: Bool?, plan: BillingPlan = .upfront
     ) throws(StoreError) {
+        let product = try requireProduct(productId)
         let target =
             plan == .monthly
-            ? try monthlyPriceTarget(productId, newPrice, in: storefront)
-            : try priceTarget(productId, newPrice, in: storefront)
-        try refuseSecondScheduledChange(target)
-        let earliest = now.adding(PriceIncreaseRules.noticeLead)
-        guard effective >= earliest else {
-            let problem =
-                effective < now
-                ? "the start date \(effective) is before \(now), the instant the increase is scheduled at"
-                : "the start date \(effective) is less than \(PriceIncreaseRules.noticeLeadDays) days after \(now), the "
-                    + "instant the increase is scheduled at"
-            throw .priceIncreaseSchedule(
-                productId: productId, rule: "price-increase-notice-lead",
-                problem
-                    + "; subscribers are told \(PriceIncreaseRules.noticeLeadDays) days before their first renewal at the "
-                    + "new price [assumed]: start it at \(earliest) or later")
-        }
-        let needsConsent = try consentNeeded(stated, target, newPrice, effective: effective)
-        if !needsConsent { priceIncreaseSchedule.parts.lastWithoutConsent[target.scopeKey] = effective }
-        let increase = priceIncreaseSchedule.parts.increases.count
-        priceIncreaseSchedule.parts.increases.append(
+            ? try PriceTarget.monthly(product, to: newPrice, in: storefront)
+            : try PriceTarget.upfront(product, to: newPrice, in: storefront)
+        try priceIncreaseSchedule.refuseSecondScheduledChange(target)
+        try PriceIncreaseSchedule.checkNoticeLead(of: productId, effective: effective, at: now)
+        let needsConsent = try priceIncreaseSchedule.consentNeeded(stated, target, newPrice, effective: effective)
+        if !needsConsent { priceIncreaseSchedule.noteWithoutConsent(target, at: effective) }
+        let increase = priceIncreaseSchedule.add(
             ScheduledPriceIncrease(
                 productId: target.productId, storefront: target.storefront, oldPrice: target.oldPrice,
                 newPrice: newPrice, scheduledAt: now, effective: effective, needsConsent: needsConsent, plan: plan))
-        priceIncreaseSchedule.parts.told.append([])
-        priceIncreaseSchedule.parts.sent.append([])
-        priceIncreaseSchedule.parts.upcoming += 1
         do throws(SchedulingError) {
             _ = try scheduler.schedule(
                 .priceIncreaseStarts(increase: increase), at: effective, priority: StoreEventPriority.priceIncrease)
@@ -117,35 +103,8 @@ extension SimulatedStore {
         _ productId: String, to newPrice: Price, in storefront: String? = nil, consentRequired: Bool
     ) throws(StoreError) {
         try raiseNow(
-            try monthlyPriceTarget(productId, newPrice, in: storefront), to: newPrice, consentRequired: consentRequired)
-    }
-
-    /// Checks an increase of the monthly plan's price of `productId` to `newPrice` (rules price-increase-raises-price,
-    /// commitment-price-range) and says where it applies.
-    func monthlyPriceTarget(_ productId: String, _ newPrice: Price, in storefront: String?) throws(StoreError)
-        -> PriceTarget
-    {
-        let product = try requireProduct(productId)
-        guard var plan = product.monthlyCommitment else {
-            throw .commitmentUnavailable(
-                productId: productId,
-                "the product has no monthly plan with a 12-month commitment whose price could rise (rule "
-                    + "commitment-plan-needs-one-year)")
-        }
-        var target = try priceTarget(
-            product, price: plan.monthlyPrice, prices: plan.prices, annual: true, in: storefront)
-        target.plan = .monthly
-        guard newPrice > target.oldPrice else {
-            throw .priceIncrease(
-                productId: productId,
-                "the new monthly price \(newPrice) is not above \(target.oldPrice) \(target.storefront ?? target.currency)"
-            )
-        }
-        if let code = target.storefront { plan.prices[code] = newPrice } else { plan.monthlyPrice = newPrice }
-        if let problem = CommitmentPlan.problem(with: plan, of: product) {
-            throw .commitmentUnavailable(productId: productId, problem)
-        }
-        return target
+            try PriceTarget.monthly(requireProduct(productId), to: newPrice, in: storefront), to: newPrice,
+            consentRequired: consentRequired)
     }
 
     /// Rule commitment-price-increase-at-commitment-renewal: before the monthly price at `target` changes, each
@@ -154,13 +113,14 @@ extension SimulatedStore {
     mutating func keepCommitmentPrices(for target: PriceTarget) {
         for chain in subscriptionBook.chains
         where chain.ownership == .purchased && chain.state.commitment != nil
-            && chain.state.productId == target.productId && inScope(chain, of: target)
+            && chain.state.productId == target.productId && target.covers(storefront(of: chain.customer))
         {
-            let lockKey = StorefrontPrice.key(chain.customer, chain.groupIdentifier)
-            if commitmentPriceLocks[lockKey] == nil,
+            if !commitmentPriceLocks.keepsPrice(of: chain.customer, inGroup: chain.groupIdentifier),
                 let old = monthlyCommitmentPrice(of: target.productId, in: storefront(of: chain.customer))
             {
-                commitmentPriceLocks[lockKey] = StorefrontPrice(price: old.price, currency: old.currency)
+                commitmentPriceLocks.keep(
+                    StorefrontPrice(price: old.price, currency: old.currency), of: chain.customer,
+                    inGroup: chain.groupIdentifier)
             }
         }
     }
@@ -173,87 +133,7 @@ extension SimulatedStore {
     }
 }
 
-/// Where a price increase applies: the product, the storefront whose own price changes (`nil`: the base price, every
-/// storefront of `currency`), and the price it replaces.
-struct PriceTarget {
-    var productId: String
-    var storefront: String?
-    var currency: String
-    var oldPrice: Price
-    var annual: Bool
-    /// The plan whose price rises: the product's own price, or its monthly plan's.
-    var plan: BillingPlan = .upfront
-    /// ``PriceIncreaseSchedule/scopeKey(_:_:plan:)`` of the increase.
-    var scopeKey: String { PriceIncreaseSchedule.scopeKey(productId, storefront ?? currency, plan: plan) }
-}
-
 extension SimulatedStore {
-    /// Checks an increase of `productId` to `newPrice` (rule price-increase-raises-price) and says where it applies.
-    func priceTarget(_ productId: String, _ newPrice: Price, in storefront: String?) throws(StoreError) -> PriceTarget {
-        let product = try requireProduct(productId)
-        guard product.type == .autoRenewable else {
-            throw .priceIncrease(
-                productId: productId,
-                "only auto-renewable subscriptions have price increases; a one-time product's new price is a new "
-                    + "catalogue entry")
-        }
-        let target = try priceTarget(
-            product, price: product.price, prices: product.prices, annual: product.period == .oneYear,
-            in: storefront)
-        guard newPrice > target.oldPrice else {
-            throw .priceIncrease(
-                productId: productId,
-                "the new price \(newPrice) is not above \(target.oldPrice) "
-                    + (target.storefront.map { "in \($0)" } ?? target.currency))
-        }
-        // Rule commitment-price-range: the product's monthly plan must stay within range of the new up-front price,
-        // checked when the increase is made (an increase with a start date too, not only when it starts).
-        if let plan = product.monthlyCommitment {
-            var raised = product
-            if let code = target.storefront { raised.prices[code] = newPrice } else { raised.price = newPrice }
-            if let problem = CommitmentPlan.problem(with: plan, of: raised) {
-                throw .commitmentUnavailable(productId: productId, problem)
-            }
-        }
-        return target
-    }
-
-    /// Where an increase of `product`'s price applies and the price it replaces: `price` (the product's own, or its
-    /// monthly plan's) in every storefront of the product's currency when `storefront` is `nil` or has that currency;
-    /// otherwise the storefront's own price from `prices`, which must exist. Shared by the up-front and the monthly
-    /// plan's increases.
-    func priceTarget(
-        _ product: Product, price: Price, prices: [String: Price], annual: Bool, in storefront: String?
-    ) throws(StoreError) -> PriceTarget {
-        var target = PriceTarget(
-            productId: product.id, storefront: nil, currency: product.currency, oldPrice: price, annual: annual)
-        guard let code = storefront else { return target }
-        guard let currency = Storefronts.currency(countryCode: code) else {
-            throw .priceIncrease(
-                productId: product.id, "unknown storefront '\(code)'; expected an ISO 3166-1 alpha-3 code such as FRA")
-        }
-        guard currency != product.currency else { return target }
-        guard let old = prices[code] else { throw .noPriceInStorefront(productId: product.id, storefront: code) }
-        target.storefront = code
-        target.currency = currency
-        target.oldPrice = old
-        return target
-    }
-
-    /// Rule one-scheduled-price-change (see ``raisePrice(_:to:in:consentRequired:)``).
-    func refuseSecondScheduledChange(_ target: PriceTarget) throws(StoreError) {
-        guard priceIncreaseSchedule.upcoming > 0 else { return }
-        for increase in priceIncreaseSchedule.parts.increases
-        where !increase.started && increase.productId == target.productId && increase.storefront == target.storefront
-            && increase.plan == target.plan
-        {
-            throw .priceIncreaseSchedule(
-                productId: target.productId, rule: "one-scheduled-price-change",
-                "an increase to \(increase.newPrice) \(target.currency) is already scheduled to start at "
-                    + "\(increase.effective); App Store Connect holds one future price change per storefront")
-        }
-    }
-
     /// Puts `newPrice` in the catalogue where `target` says (one price applies per currency, `Catalog/Prices.swift`).
     /// A new monthly price first leaves each running commitment its own (rule
     /// commitment-price-increase-at-commitment-renewal, ``keepCommitmentPrices(for:)``).
@@ -269,75 +149,15 @@ extension SimulatedStore {
         do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
     }
 
-    /// Whether an increase at `target` reaches `chain`: a purchaser whose subscription renews to the product
-    /// (`autoRenewProductId`) **on the plan whose price rises**, in a storefront of the increase (rule
-    /// price-increase-reaches-its-plan). The monthly plan's price reaches a purchaser in a commitment to the product
-    /// that is followed by the monthly plan of the same product, or whose next renewal starts a commitment to it (a
-    /// commitment followed by the up-front plan or another product is not reached, rules
-    /// billing-plan-switch-at-renewal, commitment-downgrade-at-end); the up-front price reaches exactly the others: a
-    /// commitment that renews into a commitment pays the monthly price, which the up-front price does not change (E O2:
-    /// each plan has its own price).
+    /// Whether an increase at `target` reaches `chain`: its plan (``PriceTarget/reachesPlan(of:)``) in a storefront of
+    /// the increase (``PriceTarget/covers(_:)``).
     func isAffected(_ chain: SubscriptionChain, by target: PriceTarget) -> Bool {
-        guard chain.ownership == .purchased && chain.state.autoRenewProductId == target.productId else { return false }
-        guard renewsOnMonthlyPlan(chain) == (target.plan == .monthly) else { return false }
-        return inScope(chain, of: target)
+        target.reachesPlan(of: chain) && target.covers(storefront(of: chain.customer))
     }
 
-    /// Whether the next renewal of `chain` (renewing to its `autoRenewProductId`) is on the monthly plan: in a
-    /// commitment unless a switch to the up-front plan or another product waits for its end, else when a switch to the
-    /// monthly plan waits (rule billing-plan-switch-at-renewal).
-    func renewsOnMonthlyPlan(_ chain: SubscriptionChain) -> Bool {
-        let state = chain.state
-        let next = state.pendingChange
-        return state.commitment != nil
-            ? (next?.plan ?? .monthly) == .monthly && (next?.productId ?? state.productId) == state.autoRenewProductId
-            : next?.plan == .monthly && next?.productId == state.autoRenewProductId
-    }
-
-    /// Whether the purchaser of `chain` shops in a storefront of `target`.
-    func inScope(_ chain: SubscriptionChain, of target: PriceTarget) -> Bool {
-        let customerStorefront = storefront(of: chain.customer).countryCode
-        if let code = target.storefront { return code == customerStorefront }
-        let currency = Storefronts.currency(countryCode: customerStorefront)
-        return currency == target.currency || currency == nil
-    }
-
-    /// Rules price-increase-consent-threshold and price-increase-once-a-year, unless `stated`.
-    func consentNeeded(_ stated: Bool?, _ target: PriceTarget, _ newPrice: Price, effective: Instant)
-        throws(StoreError) -> Bool
-    {
-        if let stated { return stated }
-        // The monthly plan's increase is judged as an annual one, on the commitment's price (12 × the monthly).
-        let (old, new) =
-            target.plan == .monthly
-            ? (
-                CommitmentPlan.commitmentPrice(monthly: target.oldPrice),
-                CommitmentPlan.commitmentPrice(monthly: newPrice)
-            )
-            : (target.oldPrice, newPrice)
-        switch PriceIncreaseRules.consent(from: old, to: new, currency: target.currency, annual: target.annual)
-        {
-        case .needed: return true
-        case .unknown:
-            throw .priceIncreaseSchedule(
-                productId: target.productId, rule: "price-increase-consent-threshold",
-                "the increase from \(target.oldPrice) to \(newPrice) \(target.currency) is more than 50 %; whether it "
-                    + "exceeds about USD \(target.annual ? 50 : 5) per \(target.annual ? "year" : "period") depends on "
-                    + "an exchange rate the simulator does not have: state `consentRequired`")
-        case .notNeeded:
-            guard let last = priceIncreaseSchedule.parts.lastWithoutConsent[target.scopeKey] else { return false }
-            return effective < last.adding(PriceIncreaseRules.noConsentInterval)
-        }
-    }
-
-    /// The target of a scheduled increase, as ``priceTarget(_:_:in:)`` made it.
+    /// The target of a scheduled increase, as it was made.
     func target(of increase: ScheduledPriceIncrease) -> PriceTarget {
-        let product = catalog[increase.productId]
-        return PriceTarget(
-            productId: increase.productId, storefront: increase.storefront,
-            currency: increase.storefront.flatMap { Storefronts.currency(countryCode: $0) } ?? product?.currency ?? "",
-            oldPrice: increase.oldPrice, annual: increase.plan == .monthly || product?.period == .oneYear,
-            plan: increase.plan)
+        PriceTarget(of: increase, product: catalog[increase.productId])
     }
 
     /// Schedules the notice of increase `increase` for every purchaser it reaches who has none yet.
@@ -351,7 +171,7 @@ extension SimulatedStore {
             case .expired, .revoked: continue
             case .active, .gracePeriod, .billingRetry: break
             }
-            priceIncreaseSchedule.parts.told[increase].insert(index)
+            _ = priceIncreaseSchedule.tell(index, of: increase)
             try scheduleNotice(of: increase, for: ChainID(index: index))
         }
     }
@@ -359,7 +179,7 @@ extension SimulatedStore {
     /// Rule price-increase-first-renewal: the notice `noticeLead` before the chain's first renewal after the start
     /// date, or now if that is past.
     mutating func scheduleNotice(of increase: Int, for key: ChainID) throws(StoreError) {
-        let notice = noticeInstant(
+        let notice = PriceIncreaseSchedule.noticeInstant(
             of: priceIncreaseSchedule.parts.increases[increase], for: subscriptionBook.chains[key.index].state)
         do throws(SchedulingError) {
             _ = try scheduler.schedule(
@@ -376,30 +196,18 @@ extension SimulatedStore {
         let chain = subscriptionBook.chains[key.index]
         guard isAffected(chain, by: target(of: scheduled)) else { return }
         if chain.state.phase == .active {
-            let notice = noticeInstant(of: scheduled, for: chain.state)
+            let notice = PriceIncreaseSchedule.noticeInstant(of: scheduled, for: chain.state)
             if notice > now { return try scheduleNotice(of: increase, for: key) }
         }
         // Marked before the transition, whose PRICE_INCREASE carries the new price; unmarked if it changed nothing.
-        priceIncreaseSchedule.parts.sent[increase].insert(chain.originalTransactionId)
+        priceIncreaseSchedule.markSent(true, chain.originalTransactionId, of: increase)
         // Store events are never rejected: a lifecycle refusal changes nothing.
         do { try apply(.priceIncreaseAnnounced(needsConsent: scheduled.needsConsent), to: key) } catch {
             if case .scheduling = error { throw error }
         }
         if subscriptionBook.chains[key.index].state.priceIncrease == nil {
-            priceIncreaseSchedule.parts.sent[increase].remove(chain.originalTransactionId)
+            priceIncreaseSchedule.markSent(false, chain.originalTransactionId, of: increase)
         }
-    }
-
-    /// When a subscriber in `state` is told of `increase`: ``PriceIncreaseRules/noticeLead`` before their first
-    /// renewal at the new price (rule price-increase-first-renewal), which for the monthly plan's price inside a
-    /// commitment is the commitment's renewal (rule commitment-price-increase-with-start-date).
-    func noticeInstant(of increase: ScheduledPriceIncrease, for state: SubscriptionState) -> Instant {
-        if increase.plan == .monthly, let commitment = state.commitment {
-            return CommitmentRules.firstCommitmentRenewal(after: increase.effective, commitment: commitment).notice
-        }
-        return PriceIncreaseRules.firstRenewal(
-            after: increase.effective, cycle: state.cycle, periodStart: state.currentPeriodStart
-        ).notice
     }
 
     /// The start date: new purchases pay the new price; purchasers who subscribed since it was scheduled are told
@@ -408,22 +216,7 @@ extension SimulatedStore {
     mutating func startPriceIncrease(_ increase: Int) throws(StoreError) {
         let scheduled = priceIncreaseSchedule.parts.increases[increase]
         try setPrice(scheduled.newPrice, for: target(of: scheduled))
-        priceIncreaseSchedule.parts.increases[increase].started = true
-        priceIncreaseSchedule.parts.upcoming -= 1
+        priceIncreaseSchedule.start(increase)
         try scheduleNotices(of: increase)
-    }
-
-    /// The new price of an increase of `plan`'s price not yet started that the purchaser of `chain` has been told
-    /// of, for their renewal info (`renewalPrice`, or `commitmentRenewalPrice`) between the notice and the start date.
-    func toldPriceNotStarted(of productId: String, for chain: SubscriptionChain, plan: BillingPlan = .upfront)
-        -> Price?
-    {
-        for (index, increase) in priceIncreaseSchedule.parts.increases.enumerated()
-        where !increase.started && increase.productId == productId && increase.plan == plan
-            && priceIncreaseSchedule.parts.sent[index].contains(chain.originalTransactionId)
-        {
-            return increase.newPrice
-        }
-        return nil
     }
 }

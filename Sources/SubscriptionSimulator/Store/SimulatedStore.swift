@@ -1,27 +1,3 @@
-/// Events the store keeps on its clock. Data only: no closures in the queue.
-enum StoreEvent: Hashable, Sendable {
-    /// A subscription's lifecycle timer (renewal, end of grace, end of retry).
-    case lifecycle(chain: ChainID, timer: LifecycleTimer)
-    /// A non-renewing subscription's term ends (changes entitlements; sends nothing).
-    case nonRenewingTermEnds(customer: String)
-    /// The family delay is over: the share reaches the member (see `Family/`).
-    case familyGrant(share: Int)
-    /// A price increase with a start date starts (`Store/SimulatedStore+PriceIncreases.swift`).
-    case priceIncreaseStarts(increase: Int)
-    /// A purchaser is told of a price increase with a start date (rule price-increase-first-renewal).
-    case priceIncreaseNotice(increase: Int, chain: ChainID)
-}
-
-/// Priorities at one instant: store events run before customer actions (issue 2). Customer actions are not
-/// queued: they run at `now`, after ``SimulatedStore/advance(to:)`` has run every store event due at that instant.
-enum StoreEventPriority {
-    static let storeEvent = 0
-    /// A price increase's start and notices run after the lifecycle events of their instant: a renewal at the start
-    /// instant keeps the old price, and a notice due at a renewal instant comes after that renewal (rule
-    /// price-increase-first-renewal).
-    static let priceIncrease = 1
-}
-
 /// The simulated App Store: a value type, so a copy is a what-if branch.
 ///
 /// Drive it like a test: act at `now` (purchase, cancel, fail or fix billing, refund, ...), advance the virtual
@@ -59,10 +35,9 @@ public struct SimulatedStore: Sendable {
     var serverRequests = ServerRequestRecords()
     /// Price increases with a start date (`Store/PriceIncreaseSchedule.swift`).
     var priceIncreaseSchedule = PriceIncreaseSchedule()
-    /// Rule commitment-price-increase-at-commitment-renewal: the monthly price each commitment keeps after the plan's
-    /// monthly price rose during it, by ``StorefrontPrice/key(_:_:)``, in the purchaser's storefront currency; dropped
-    /// when the commitment renews into a new one. Empty unless a monthly price rose.
-    var commitmentPriceLocks: [String: StorefrontPrice] = [:]
+    /// The monthly price each commitment keeps after the plan's monthly price rose during it
+    /// (`Store/CommitmentPriceLocks.swift`).
+    var commitmentPriceLocks = CommitmentPriceLocks()
     #if DEBUG || SIMCTL_INTERNAL_CHECKS
         /// Steps (advances and actions) so far, for ``checkParts()``.
         var internalCheckSteps = 0
@@ -137,10 +112,7 @@ public struct SimulatedStore: Sendable {
     /// order keys carry (``OrderKey/group``). Customers not given one have group 0, so a store not made from a
     /// scenario runs such events in the order scheduled.
     mutating func setEventGroups(_ groups: [UInt32]) {
-        for position in directory.records.indices {
-            let idPosition = Int(directory.records[position].idPosition)
-            if idPosition < groups.count { directory.records[position].eventGroup = groups[idPosition] }
-        }
+        directory.setEventGroups(groups)
     }
 
     /// The position in ``CustomerDirectory/names`` of a chain's customer, without hashing the name once the chain
@@ -156,7 +128,7 @@ public struct SimulatedStore: Sendable {
     /// The next transaction id of the customer at `position` (made from their ``CustomerRecord/idPosition``). Each
     /// counter is read and written in one access to the customer's record (issue 27); the id position is read after.
     mutating func nextTransactionIdentifier(forCustomerAt position: Int) -> StoreIdentifier {
-        let counter = directory.records[position].countTransactionId()
+        let counter = directory.countTransactionId(ofCustomerAt: position)
         return ids.transactionIdentifier(
             ofCustomerAt: Int(directory.records[position].idPosition), counter: counter)
     }
@@ -168,14 +140,14 @@ public struct SimulatedStore: Sendable {
 
     /// The next web order line item id of the customer at `position` (made from their id position).
     mutating func nextWebOrderLineItemIdentifier(forCustomerAt position: Int) -> StoreIdentifier {
-        let counter = directory.records[position].countWebOrderLineItemId()
+        let counter = directory.countWebOrderLineItemId(ofCustomerAt: position)
         return ids.webOrderLineItemIdentifier(
             ofCustomerAt: Int(directory.records[position].idPosition), counter: counter)
     }
 
     /// The next notification UUID about the customer at `position`.
     mutating func nextNotificationUUID(forCustomerAt position: Int) -> NotificationUUID {
-        directory.records[position].nextNotificationUUID()
+        directory.nextNotificationUUID(ofCustomerAt: position)
     }
 
     // MARK: - Clock
@@ -263,13 +235,13 @@ public struct SimulatedStore: Sendable {
 
     /// From now on, charges to the customer's payment method fail.
     public mutating func failBilling(for customer: String) {
-        directory.records[register(customer)].paymentFails = true
+        directory.setPaymentFails(true, ofCustomerAt: register(customer))
     }
 
     /// The customer's payment method works again; a subscription in grace or billing retry recovers at once
     /// (updating payment information triggers an immediate attempt, reference §5.3, S-CHURN).
     public mutating func fixBilling(for customer: String) throws(StoreError) {
-        directory.records[register(customer)].paymentFails = false
+        directory.setPaymentFails(false, ofCustomerAt: register(customer))
         // Only the customer's own subscriptions: a family member's share mirrors its purchaser's billing.
         for key in chainKeys(of: customer) where subscriptionBook.chains[key.index].ownership == .purchased {
             try apply(.billingFixed, to: key)
@@ -291,8 +263,7 @@ public struct SimulatedStore: Sendable {
             guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
                 throw .nothingToRefund(customer: customer, productId: productId)
             }
-            ledger.revoke(index, Revocation(date: now, reason: reason, kind: .refundFull), at: now)
-            ledger.endTerm(of: index)
+            ledger.refundOneTime(index, Revocation(date: now, reason: reason, kind: .refundFull), at: now)
             send(.refund, nil, to: customer, transaction: ledger.transactions[index], renewal: nil, status: nil)
             for share in familyBook.sharesOf(.nonConsumable(transactionIndex: index)) {
                 try endShare(share, reason: reason)
@@ -492,16 +463,13 @@ public struct SimulatedStore: Sendable {
             // the whole commitment, 12 x that price, which members' shares keep; the purchaser's are
             // then priced in their storefront (addAccountFields).
             var monthly = catalog.products[productIndex].monthlyCommitment?.monthlyPrice
-            if !commitmentPriceLocks.isEmpty {
-                let lockKey = StorefrontPrice.key(chain.customer, chain.groupIdentifier)
-                if commitment.billingPeriodNumber == 1 {
-                    commitmentPriceLocks[lockKey] = nil
-                } else if let locked = commitmentPriceLocks[lockKey],
-                    locked.currency == catalog.products[productIndex].currency
-                {
-                    // The commitment's own price, as built (members keep it, A-15).
-                    monthly = locked.price
-                }
+            // The commitment's own price, as built (members keep it, A-15).
+            if !commitmentPriceLocks.isEmpty,
+                let locked = commitmentPriceLocks.priceForCharge(
+                    ofPeriod: commitment.billingPeriodNumber, of: chain.customer, inGroup: chain.groupIdentifier,
+                    currency: catalog.products[productIndex].currency)
+            {
+                monthly = locked
             }
             if offer == nil, let monthly { record.price = monthly }
             record.commitment = TransactionCommitment(
@@ -668,7 +636,7 @@ public struct SimulatedStore: Sendable {
     ) {
         // Rule ids-per-customer: the UUID belongs to the recipient.
         let position = position ?? register(recipient)
-        directory.toRefresh.append(position)
+        directory.needsRefresh(ofCustomerAt: position)
         emissions.append(
             SentNotification(
                 recipient: recipient, instant: now, type: type, subtype: subtype,
@@ -740,7 +708,9 @@ public struct SimulatedStore: Sendable {
         // Told of an increase that has not started: the renewal is at the new price (rule
         // price-increase-first-renewal).
         if priceIncreaseSchedule.upcoming > 0, purchased, state.priceIncrease != nil, upcoming == nil,
-            snapshot.renewalPrice != nil, let told = toldPriceNotStarted(of: products[renewing].id, for: chain)
+            snapshot.renewalPrice != nil,
+            let told = priceIncreaseSchedule.toldPriceNotStarted(
+                of: products[renewing].id, to: chain.originalTransactionId, plan: .upfront)
         {
             snapshot.renewalPrice = told
         }
@@ -773,20 +743,20 @@ public struct SimulatedStore: Sendable {
     mutating func refreshEntitlements() {
         guard !directory.toRefresh.isEmpty else { return }
         // In the order customers were first named, each once.
-        if directory.toRefresh.count > 1 { directory.toRefresh.sort() }
+        directory.sortRefreshes()
         var previous = -1
         for position in directory.toRefresh where position != previous {
             previous = position
             if entitlementsUnchanged(ofCustomerAt: position) { continue }
             let products = derivedEntitlements(ofCustomerAt: position)
             if directory.records[position].entitlements != products {
-                directory.records[position].entitlements = products
+                directory.setEntitlements(products, ofCustomerAt: position)
                 emissions.append(
                     EntitlementChange(instant: now, customer: directory.names[position], products: products),
                     group: directory.records[position].eventGroup)
             }
         }
-        directory.toRefresh.removeAll(keepingCapacity: true)
+        directory.clearRefreshes()
     }
 
     /// Whether a customer with one subscription and no one-time purchase (the usual case) is entitled to exactly
@@ -840,7 +810,7 @@ public struct SimulatedStore: Sendable {
     mutating func insertChain(_ chain: consuming SubscriptionChain) -> ChainID {
         let position = register(chain.customer)
         let key = subscriptionBook.append(chain, customerAt: position)
-        directory.records[position].chains.append(key)
+        directory.addChain(key, toCustomerAt: position)
         return key
     }
 
@@ -863,7 +833,7 @@ public struct SimulatedStore: Sendable {
                 + "expiresDate \(record.expiresDate.map(\.description) ?? "none") (seed \(seed))")
         let position = knownPosition ?? register(record.customer)
         if record.productType != .autoRenewable {
-            directory.records[position].oneTimePurchases.append(ledger.transactions.endIndex)
+            directory.addOneTimePurchase(ledger.transactions.endIndex, toCustomerAt: position)
         }
         // The record is the caller's, consumed: changed in place and moved into the ledger, never copied (a copy
         // retains its shared fields and identifiers).

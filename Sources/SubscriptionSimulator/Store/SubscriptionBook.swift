@@ -104,6 +104,12 @@ struct SubscriptionBook: Hashable, Sendable {
         extensionDates[key.index, default: []].append(now)
     }
 
+    /// The chain's renewal-date extensions within ``BillingRules/extensionLimitWindow`` before `now` (rule
+    /// two-extensions-per-365-days, which the lifecycle table applies).
+    func extensionsInPastYear(of key: ChainID, at now: Instant) -> Int {
+        extensionDates[key.index, default: []].filter { now < $0.adding(BillingRules.extensionLimitWindow) }.count
+    }
+
     /// The chain's next mass extension fails ([assumed]).
     mutating func failNextExtension(of key: ChainID) { failingExtensions.insert(key) }
 

@@ -86,6 +86,22 @@ struct TransactionLedger: Sendable {
     /// The non-renewing transaction `index` no longer gives access (refunded).
     mutating func endTerm(of index: Int) { nonRenewingTerms[index] = nil }
 
+    /// A refund of transaction `index` that is no subscription's current one: revoked, and a non-renewing term ends.
+    mutating func refundOneTime(_ index: Int, _ revocation: Revocation, at now: Instant) {
+        revoke(index, revocation, at: now)
+        endTerm(of: index)
+    }
+
+    /// A refund of transaction `index` reversed (rule refund-reversal-restores-access): the revocation removed and,
+    /// for a non-renewing subscription of duration `term`, its term given back when it has not ended by `now`.
+    mutating func reverseRefund(of index: Int, term: CalendarDuration?, at now: Instant) {
+        restore(index, at: now)
+        if let term {
+            let end = transactions[index].purchaseDate.adding(term)
+            if now < end { startTerm(of: index, ending: end) }
+        }
+    }
+
     // MARK: - Refund requests
 
     /// Records a customer's refund request.

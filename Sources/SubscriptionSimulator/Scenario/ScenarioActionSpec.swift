@@ -34,6 +34,9 @@ package final class ScenarioActionSpec: Sendable {
     let renamed: @Sendable (ScenarioAction, (String) -> String, (String) -> String) -> ScenarioAction
     /// Whether the action reads what ``StoreRetention/liveState`` forgets (``ScenarioRunner/needsHistory(_:)``).
     let readsHistory: Bool
+    /// The notification kinds the action sends at its own instant (`check`'s finding classes name it as their cause,
+    /// ``FindingClass/cause(of:to:at:in:)``); kinds only time sends are the clock's.
+    let sends: Set<String>
     /// How `simctl check` draws this action: none, one, or several variants (`refundTransaction`: of a past
     /// transaction, prorated).
     let draws: [CheckDraw]
@@ -46,7 +49,7 @@ package final class ScenarioActionSpec: Sendable {
         write: @escaping @Sendable (ScenarioAction) -> [String],
         apply: @escaping @Sendable (ScenarioAction, inout SimulatedStore) throws(StoreError) -> Void,
         renamed: @escaping @Sendable (ScenarioAction, (String) -> String, (String) -> String) -> ScenarioAction,
-        readsHistory: Bool = false, draws: [CheckDraw] = [], followUp: CheckFollowUp? = nil
+        readsHistory: Bool = false, sends: Set<String> = [], draws: [CheckDraw] = [], followUp: CheckFollowUp? = nil
     ) {
         self.name = name
         self.arguments = arguments
@@ -58,6 +61,7 @@ package final class ScenarioActionSpec: Sendable {
         self.apply = apply
         self.renamed = renamed
         self.readsHistory = readsHistory
+        self.sends = sends
         self.draws = draws
         self.followUp = followUp
     }
@@ -158,21 +162,25 @@ package struct CheckDraw: Sendable {
 }
 
 /// What `simctl check` does around an action it drew: draws one that only makes sense right after it (at the same
-/// instant), and remembers what later draws depend on.
+/// instant), remembers what later draws depend on, and knows the action's simpler forms for shrinking.
 package struct CheckFollowUp: Sendable {
     /// The action drawn right after this one, or nil: the developer's consumption information after a refund request
     /// (within 12 hours of it), a customer's consent after a price increase that needs it. Given the people.
     let next: @Sendable (ScenarioAction, inout RandomSource, [String]) -> ScenarioAction?
     /// Remembers what the applied action changed that later draws depend on (prices).
     let note: @Sendable (ScenarioAction, inout ActionPools) -> Void
+    /// Simpler forms of the action, tried in order by the shrinker (`Check/Shrinker.swift`): fewer optional arguments.
+    let simpler: @Sendable (ScenarioAction) -> [ScenarioAction]
 
     init(
         next: @escaping @Sendable (ScenarioAction, inout RandomSource, [String]) -> ScenarioAction? = { _, _, _ in nil
         },
-        note: @escaping @Sendable (ScenarioAction, inout ActionPools) -> Void = { _, _ in }
+        note: @escaping @Sendable (ScenarioAction, inout ActionPools) -> Void = { _, _ in },
+        simpler: @escaping @Sendable (ScenarioAction) -> [ScenarioAction] = { _ in [] }
     ) {
         self.next = next
         self.note = note
+        self.simpler = simpler
     }
 }
 

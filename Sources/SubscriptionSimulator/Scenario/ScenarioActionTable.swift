@@ -195,6 +195,7 @@ extension ScenarioActionSpec {
             guard case .purchase(let c, let p, let token, let plan) = action else { return action }
             return .purchase(customer: customer(c), product: product(p), appAccountToken: token, plan: plan)
         },
+        sends: ["SUBSCRIBED", "ONE_TIME_CHARGE"],
         draws: [
             CheckDraw(rank: 0, weight: 8, when: { !$0.purchasable.isEmpty }) { d in
                 // Half of the purchases carry an app account token, a fresh UUID (never one of an earlier case).
@@ -206,12 +207,23 @@ extension ScenarioActionSpec {
                 let plan: BillingPlan = d.pools.withCommitment.contains(product) && d.chance(0.5) ? .monthly : .upfront
                 return .purchase(customer: d.customer, product: product, appAccountToken: token, plan: plan)
             }
-        ])
+        ],
+        // Shrinking: without the app account token, then on the up-front plan (no `plan:`).
+        followUp: CheckFollowUp(simpler: { action in
+            guard case .purchase(let customer, let product, let token, let plan) = action else { return [] }
+            var simpler: [ScenarioAction] = []
+            if token != nil { simpler.append(.purchase(customer: customer, product: product, plan: plan)) }
+            if plan != .upfront {
+                simpler.append(.purchase(customer: customer, product: product, appAccountToken: token, plan: .upfront))
+            }
+            return simpler
+        }))
 
     static let cancel = customerProduct(
         "cancel", { .cancel(customer: $0, product: $1) },
         { if case .cancel(let c, let p) = $0 { (c, p) } else { nil } },
         apply: { store, c, p throws(StoreError) in try store.cancel(p, by: c) },
+        sends: ["DID_CHANGE_RENEWAL_STATUS"],
         draw: CheckDraw(rank: 1, weight: 4, when: \.hasSubscriptions) { d in
             .cancel(customer: d.customer, product: d.subscription())
         })
@@ -220,6 +232,7 @@ extension ScenarioActionSpec {
         "resume", { .resume(customer: $0, product: $1) },
         { if case .resume(let c, let p) = $0 { (c, p) } else { nil } },
         apply: { store, c, p throws(StoreError) in try store.resume(p, by: c) },
+        sends: ["DID_CHANGE_RENEWAL_STATUS"],
         draw: CheckDraw(rank: 2, weight: 2, when: \.hasSubscriptions) { d in
             .resume(customer: d.customer, product: d.subscription())
         })
@@ -254,6 +267,7 @@ extension ScenarioActionSpec {
             guard case .changePlan(let c, let p, let plan) = action else { return action }
             return .changePlan(customer: customer(c), product: product(p), plan: plan)
         },
+        sends: ["DID_CHANGE_RENEWAL_PREF"],
         draws: [
             CheckDraw(rank: 12, weight: 3, when: { !$0.planChangeTargets.isEmpty }) { d in
                 let product = d.pick(d.pools.planChangeTargets)
@@ -266,7 +280,12 @@ extension ScenarioActionSpec {
                 let plans: [BillingPlan?] = [nil, .upfront, .monthly]
                 return .changePlan(customer: d.customer, product: product, plan: d.pick(plans))
             }
-        ])
+        ],
+        // Shrinking: without its `plan` (the current product's plan, another product's up-front plan).
+        followUp: CheckFollowUp(simpler: { action in
+            guard case .changePlan(let customer, let product, .some) = action else { return [] }
+            return [.changePlan(customer: customer, product: product, plan: nil)]
+        }))
 
     static let openApp = customerOnly(
         "openApp", { .openApp(customer: $0) }, { if case .openApp(let c) = $0 { c } else { nil } },
@@ -287,6 +306,7 @@ extension ScenarioActionSpec {
         "stopSharing", { .stopSharing(customer: $0, product: $1) },
         { if case .stopSharing(let c, let p) = $0 { (c, p) } else { nil } },
         apply: { store, c, p throws(StoreError) in try store.stopSharing(p, by: c) },
+        sends: ["REVOKE"],
         draw: CheckDraw(rank: 24, weight: 2, when: \.familyCanShare) { d in
             .stopSharing(customer: d.customer, product: d.pick(d.pools.shareable))
         })
@@ -295,6 +315,7 @@ extension ScenarioActionSpec {
         "startSharing", { .startSharing(customer: $0, product: $1) },
         { if case .startSharing(let c, let p) = $0 { (c, p) } else { nil } },
         apply: { store, c, p throws(StoreError) in try store.startSharing(p, by: c) },
+        sends: ["SUBSCRIBED"],
         draw: CheckDraw(rank: 25, weight: 4, when: \.familyCanShare) { d in
             .startSharing(customer: d.customer, product: d.pick(d.pools.shareable))
         })
@@ -302,11 +323,13 @@ extension ScenarioActionSpec {
     static let joinFamily = customerOnly(
         "joinFamily", { .joinFamily(customer: $0) }, { if case .joinFamily(let c) = $0 { c } else { nil } },
         apply: { store, c throws(StoreError) in try store.joinFamily(c) },
+        sends: ["SUBSCRIBED"],
         draw: CheckDraw(rank: 21, weight: 2, when: \.hasFamily) { d in .joinFamily(customer: d.customer) })
 
     static let leaveFamily = customerOnly(
         "leaveFamily", { .leaveFamily(customer: $0) }, { if case .leaveFamily(let c) = $0 { c } else { nil } },
         apply: { store, c throws(StoreError) in try store.leaveFamily(c) },
+        sends: ["REVOKE"],
         draw: CheckDraw(rank: 22, weight: 2, when: \.hasFamily) { d in .leaveFamily(customer: d.customer) })
 
     static let shareWithFamily = ScenarioActionSpec(
@@ -327,6 +350,7 @@ extension ScenarioActionSpec {
             guard case .shareWithFamily(let c, let enabled) = action else { return action }
             return .shareWithFamily(customer: customer(c), enabled: enabled)
         },
+        sends: ["SUBSCRIBED", "REVOKE"],
         draws: [
             CheckDraw(rank: 23, weight: 1, when: \.familyCanShare) { d in
                 .shareWithFamily(customer: d.customer, enabled: d.chance(0.5))
@@ -337,6 +361,7 @@ extension ScenarioActionSpec {
         "makeFamilyShareable", { .makeFamilyShareable(product: $0) },
         { if case .makeFamilyShareable(let p) = $0 { p } else { nil } },
         apply: { store, p throws(StoreError) in try store.makeFamilyShareable(p) },
+        sends: ["SUBSCRIBED"],
         draw: CheckDraw(rank: 26, weight: 1, when: \.familyCanMakeShareable) { d in
             .makeFamilyShareable(product: d.pick(d.pools.notShareable))
         })
@@ -385,6 +410,7 @@ extension ScenarioActionSpec {
             guard case .redeemOffer(let c, let p, let offer) = action else { return action }
             return .redeemOffer(customer: customer(c), product: product(p), offer: offer)
         },
+        sends: ["SUBSCRIBED", "OFFER_REDEEMED"],
         draws: [
             CheckDraw(rank: 13, weight: 2, when: { !$0.withOffers.isEmpty }) { d in
                 let product = d.pick(d.pools.withOffers)
@@ -448,6 +474,7 @@ extension ScenarioActionSpec {
             default: return action
             }
         },
+        sends: ["PRICE_INCREASE"],
         draws: [
             CheckDraw(rank: 14, weight: 1, when: \.hasSubscriptions) { d in
                 let product = d.subscription()
@@ -520,6 +547,7 @@ extension ScenarioActionSpec {
         "consentToPriceIncrease", { .consentToPriceIncrease(customer: $0, product: $1) },
         { if case .consentToPriceIncrease(let c, let p) = $0 { (c, p) } else { nil } },
         apply: { store, c, p throws(StoreError) in try store.consentToPriceIncrease(p, by: c) },
+        sends: ["PRICE_INCREASE"],
         draw: CheckDraw(rank: 15, weight: 1, when: \.hasSubscriptions) { d in
             .consentToPriceIncrease(customer: d.customer, product: d.subscription())
         })
@@ -553,6 +581,7 @@ extension ScenarioActionSpec {
             guard case .refund(let c, let p, let reason) = action else { return action }
             return .refund(customer: customer(c), product: product(p), reason: reason)
         },
+        sends: ["REFUND", "REVOKE"],
         draws: [
             CheckDraw(rank: 5, weight: 2, when: { !$0.refundable.isEmpty }) { d in
                 let product = d.pick(d.pools.refundable)
@@ -590,6 +619,7 @@ extension ScenarioActionSpec {
                 customer: customer(c), product: product(p), transaction: transaction, amount: amount, reason: reason)
         },
         readsHistory: true,
+        sends: ["REFUND", "REVOKE"],
         draws: [
             CheckDraw(rank: 6, weight: 3, when: \.hasSubscriptions) { d in
                 let product = d.subscription()
@@ -648,6 +678,7 @@ extension ScenarioActionSpec {
             return .requestRefund(customer: customer(c), product: product(p), transaction: transaction, reason: reason)
         },
         readsHistory: true,
+        sends: ["CONSUMPTION_REQUEST"],
         draws: [
             CheckDraw(rank: 8, weight: 2, when: \.hasSubscriptions) { d in
                 let product = d.subscription()
@@ -779,6 +810,7 @@ extension ScenarioActionSpec {
                 reason: reason)
         },
         readsHistory: true,
+        sends: ["REFUND", "REFUND_DECLINED", "REVOKE"],
         draws: [
             CheckDraw(rank: 10, weight: 2, when: \.hasSubscriptions) { d in
                 let decision: RefundDecision = d.chance(0.6) ? .grant(.full) : .decline
@@ -807,6 +839,7 @@ extension ScenarioActionSpec {
             return .reverseRefund(customer: customer(c), product: product(p), transaction: transaction)
         },
         readsHistory: true,
+        sends: ["REFUND_REVERSED"],
         draws: [
             CheckDraw(rank: 11, weight: 2, when: { !$0.refundable.isEmpty }) { d in
                 .reverseRefund(customer: d.customer, product: d.pick(d.pools.refundable), transaction: nil)
@@ -852,6 +885,7 @@ extension ScenarioActionSpec {
             return .extendRenewalDate(
                 customer: customer(c), product: product(p), days: days, reason: reason, requestIdentifier: request)
         },
+        sends: ["RENEWAL_EXTENDED"],
         draws: [
             CheckDraw(rank: 16, weight: 2, when: \.hasSubscriptions) { d in
                 let product = d.subscription()
@@ -865,6 +899,7 @@ extension ScenarioActionSpec {
         "failRenewalExtension", { .failRenewalExtension(customer: $0, product: $1) },
         { if case .failRenewalExtension(let c, let p) = $0 { (c, p) } else { nil } },
         apply: { store, c, p throws(StoreError) in try store.failNextRenewalExtension(p, for: c) },
+        sends: ["RENEWAL_EXTENSION"],
         draw: CheckDraw(rank: 17, weight: 1, when: \.hasSubscriptions) { d in
             .failRenewalExtension(customer: d.customer, product: d.subscription())
         })
@@ -924,6 +959,7 @@ extension ScenarioActionSpec {
                 product: product(p), days: days, reason: reason, requestIdentifier: request,
                 storefrontCountryCodes: codes)
         },
+        sends: ["RENEWAL_EXTENDED", "RENEWAL_EXTENSION"],
         draws: [
             CheckDraw(rank: 18, weight: 1, when: \.hasSubscriptions) { d in
                 let product = d.subscription()
@@ -972,6 +1008,7 @@ extension ScenarioActionSpec {
         "requestTestNotification", [], decode: { _ throws(ScenarioError) in .requestTestNotification },
         write: { _ in [] }, apply: { _, store throws(StoreError) in store.requestTestNotification() },
         renamed: { action, _, _ in action },
+        sends: ["TEST"],
         draws: [CheckDraw(rank: 29, weight: 1, when: { _ in true }) { _ in .requestTestNotification }])
 }
 
@@ -1006,7 +1043,8 @@ extension ScenarioActionSpec {
     static func customerProduct(
         _ name: String, _ make: @escaping @Sendable (String, String) -> ScenarioAction,
         _ match: @escaping @Sendable (ScenarioAction) -> (String, String)?,
-        apply: @escaping @Sendable (inout SimulatedStore, String, String) throws(StoreError) -> Void, draw: CheckDraw
+        apply: @escaping @Sendable (inout SimulatedStore, String, String) throws(StoreError) -> Void,
+        sends: Set<String> = [], draw: CheckDraw
     ) -> ScenarioActionSpec {
         ScenarioActionSpec(
             name, [.customer, .product],
@@ -1017,7 +1055,7 @@ extension ScenarioActionSpec {
             },
             renamed: { action, customer, product in
                 match(action).map { make(customer($0.0), product($0.1)) } ?? action
-            }, draws: [draw])
+            }, sends: sends, draws: [draw])
     }
 
     /// An action of one customer (`customer`).
@@ -1025,8 +1063,7 @@ extension ScenarioActionSpec {
         _ name: String, _ make: @escaping @Sendable (String) -> ScenarioAction,
         _ match: @escaping @Sendable (ScenarioAction) -> String?,
         apply: @escaping @Sendable (inout SimulatedStore, String) throws(StoreError) -> Void,
-        readsHistory: Bool = false,
-        draw: CheckDraw
+        readsHistory: Bool = false, sends: Set<String> = [], draw: CheckDraw
     ) -> ScenarioActionSpec {
         ScenarioActionSpec(
             name, [.customer], decode: { i throws(ScenarioError) in make(try i.customer()) },
@@ -1035,14 +1072,15 @@ extension ScenarioActionSpec {
                 if let customer = match(action) { try apply(&store, customer) }
             },
             renamed: { action, customer, _ in match(action).map { make(customer($0)) } ?? action },
-            readsHistory: readsHistory, draws: [draw])
+            readsHistory: readsHistory, sends: sends, draws: [draw])
     }
 
     /// An action of the developer about one product (`product`).
     static func productOnly(
         _ name: String, _ make: @escaping @Sendable (String) -> ScenarioAction,
         _ match: @escaping @Sendable (ScenarioAction) -> String?,
-        apply: @escaping @Sendable (inout SimulatedStore, String) throws(StoreError) -> Void, draw: CheckDraw
+        apply: @escaping @Sendable (inout SimulatedStore, String) throws(StoreError) -> Void,
+        sends: Set<String> = [], draw: CheckDraw
     ) -> ScenarioActionSpec {
         ScenarioActionSpec(
             name, [.product], decode: { i throws(ScenarioError) in make(try i.product()) },
@@ -1050,6 +1088,7 @@ extension ScenarioActionSpec {
             apply: { action, store throws(StoreError) in
                 if let product = match(action) { try apply(&store, product) }
             },
-            renamed: { action, _, product in match(action).map { make(product($0)) } ?? action }, draws: [draw])
+            renamed: { action, _, product in match(action).map { make(product($0)) } ?? action }, sends: sends,
+            draws: [draw])
     }
 }

@@ -101,7 +101,10 @@ package enum Simctl {
         case .failure(let output): return .failure(output)
         case .success(let text):
             do throws(ScenarioError) {
-                return .success(try ScenarioDecoder(file: file).decode(text, overrides: overrides, threads: threads))
+                let scenario = try ScenarioDecoder(file: file).decode(text, overrides: overrides, threads: threads)
+                // A deprecated spelling still runs as written; each one is named on standard error.
+                for warning in scenario.warnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
+                return .success(scenario)
             } catch {
                 if error.commandLineOption != nil {  // a bad option value is a usage error (exit 64)
                     return .failure(

@@ -34,10 +34,8 @@ struct ActionVocabulary: Sendable {
         }
     }
 
-    /// Remembers what an applied action changed that later draws depend on (prices).
-    mutating func note(_ action: ScenarioAction) {
-        if case .raisePrice(let product, let price, _, _) = action { pools.prices[product] = price }
-    }
+    /// Remembers what an applied action changed that later draws depend on (prices; ``CheckFollowUp/note``).
+    mutating func note(_ action: ScenarioAction) { action.spec.followUp?.note(action, &pools) }
 
     /// Draws one action with its arguments. Half of the time the customer is `previous` (the last action's), so that
     /// one customer's actions follow each other closely (a refund soon after a purchase, a fix after a failure).
@@ -59,27 +57,11 @@ struct ActionVocabulary: Sendable {
         return action
     }
 
-    /// An action that only makes sense right after `action` and is drawn then (at the same instant), or nil: the
-    /// developer's consumption information after a refund request (within 12 hours of it), a customer's consent
-    /// after a price increase that needs it.
+    /// An action that only makes sense right after `action` and is drawn then (at the same instant), or nil
+    /// (``CheckFollowUp/next``): the developer's consumption information after a refund request (within 12 hours of
+    /// it), a customer's consent after a price increase that needs it.
     func followUp(after action: ScenarioAction, _ random: inout RandomSource) -> ScenarioAction? {
-        switch action {
-        case .requestRefund(let customer, let product, let transaction, _):
-            return .sendConsumptionInformation(
-                customer: customer, product: product, transaction: transaction, customerConsented: true,
-                refundPreference: RefundPreference.allCases[random.nextInt(in: 0...RefundPreference.allCases.count - 1)]
-            )
-        case .raisePrice(let product, _, _, true):
-            return .consentToPriceIncrease(customer: people[random.nextInt(in: 0...people.count - 1)], product: product)
-        case .purchase, .cancel, .resume, .stopSharing, .startSharing, .refund, .failBilling, .fixBilling, .joinFamily,
-            .leaveFamily, .restorePurchases, .shareWithFamily, .makeFamilyShareable, .removeFromSale, .restoreToSale,
-            .changePlan, .redeemOffer, .raisePrice, .schedulePriceIncrease, .raiseMonthlyPrice, .consentToPriceIncrease,
-            .extendRenewalDate,
-            .refundTransaction,
-            .sendConsumptionInformation, .decideRefund, .reverseRefund, .openApp, .requestTestNotification,
-            .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension, .rescindConsent, .viewCancellation:
-            return nil
-        }
+        action.spec.followUp?.next(action, &random, people)
     }
 }
 
@@ -97,8 +79,8 @@ public struct VocabularyChoice: Hashable, Sendable {
     public var only: Set<String>?
     /// Never these.
     public var without: Set<String>
-    /// Per action, its weight, replacing the table's: the action's draws (a refund has three: of the current
-    /// transaction, of a past one, prorated) share it in the table's proportions. Given any, every weight is scaled
+    /// Per action, its weight, replacing the table's: the action's draws (`refundTransaction` has two: of a past
+    /// transaction, prorated) share it in the table's proportions. Given any, every weight is scaled
     /// by 100 so that the shares stay whole numbers. 0 leaves the action out.
     public var weights: [String: Int]
 

@@ -60,25 +60,15 @@ public struct FindingClass: Hashable, Sendable, Comparable, CustomStringConverti
     /// an expiry, a grace period's end.
     static let clockKinds: Set<String> = ["DID_RENEW", "DID_FAIL_TO_RENEW", "EXPIRED", "GRACE_PERIOD_EXPIRED"]
 
-    /// The actions that send each kind at their own instant.
-    static let senders: [String: Set<String>] = [
-        "SUBSCRIBED": [
-            "purchase", "redeemOffer", "joinFamily", "startSharing", "shareWithFamily", "makeFamilyShareable",
-        ],
-        "ONE_TIME_CHARGE": ["purchase"],
-        "DID_CHANGE_RENEWAL_STATUS": ["cancel", "resume"],
-        "DID_CHANGE_RENEWAL_PREF": ["changePlan"],
-        "OFFER_REDEEMED": ["redeemOffer"],
-        "REFUND": ["refund", "decideRefund"],
-        "REFUND_DECLINED": ["decideRefund"],
-        "REFUND_REVERSED": ["reverseRefund"],
-        "CONSUMPTION_REQUEST": ["requestRefund"],
-        "REVOKE": ["refund", "decideRefund", "shareWithFamily", "stopSharing", "leaveFamily"],
-        "PRICE_INCREASE": ["raisePrice", "consentToPriceIncrease"],
-        "RENEWAL_EXTENDED": ["extendRenewalDate", "extendRenewalDatesForAllActiveSubscribers"],
-        "RENEWAL_EXTENSION": ["extendRenewalDatesForAllActiveSubscribers", "failRenewalExtension"],
-        "TEST": ["requestTestNotification"],
-    ]
+    /// The actions that send each kind at their own instant (each action's table entry says which,
+    /// ``ScenarioActionSpec/sends``).
+    static let senders: [String: Set<String>] = {
+        var senders: [String: Set<String>] = [:]
+        for spec in ScenarioActionSpec.all {
+            for kind in spec.sends { senders[kind, default: []].insert(spec.name) }
+        }
+        return senders
+    }()
 }
 
 extension Divergence {

@@ -108,22 +108,10 @@ public struct Shrinker {
         return (best, found)
     }
 
-    /// Simpler forms of `action`, tried in order: a purchase without its app account token, or on the up-front plan
-    /// (no `plan:`); a plan change without its `plan` (the current product's plan, another product's up-front plan).
+    /// Simpler forms of `action`, tried in order (its table entry's ``CheckFollowUp/simpler``): a purchase without
+    /// its app account token, or on the up-front plan (no `plan:`); a plan change without its `plan`.
     static func simplifications(of action: ScenarioAction) -> [ScenarioAction] {
-        switch action {
-        case .purchase(let customer, let product, let token, let plan):
-            var simpler: [ScenarioAction] = []
-            if token != nil { simpler.append(.purchase(customer: customer, product: product, plan: plan)) }
-            if plan != .upfront {
-                simpler.append(.purchase(customer: customer, product: product, appAccountToken: token, plan: .upfront))
-            }
-            return simpler
-        case .changePlan(let customer, let product, .some):
-            return [.changePlan(customer: customer, product: product, plan: nil)]
-        default:
-            return []
-        }
+        action.spec.followUp?.simpler(action) ?? []
     }
 
     /// Tries shorter waits before each entry of the scenario `current` returns (and before the end): everything from

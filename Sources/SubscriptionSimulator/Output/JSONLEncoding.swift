@@ -63,8 +63,8 @@ final class JSONLEncoding {
             out.reserveCapacity(ChunkedWriter.chunk + 8192)
             group.withUnsafeBufferPointer { notifications in  // read in place, as in `JSONLSink`
                 for position in start..<end {
-                    encoder.appendPostBody(of: notifications[position], signing: signing, to: &out, buffers: &buffers)
-                    out.append(UInt8(ascii: "\n"))
+                    JSONLSink.appendLine(
+                        of: notifications[position], encoder: encoder, signing: signing, to: &out, buffers: &buffers)
                 }
             }
             return out

@@ -38,11 +38,21 @@ public struct JSONLSink: RunSink {
         // Each notification read in place, not copied out of the slice (a copy retains every string it holds).
         notifications.withUnsafeBufferPointer { group in
             for index in group.indices {
-                encoder.appendPostBody(of: group[index], signing: signing, to: &out.buffer, buffers: &buffers)
-                out.buffer.append(UInt8(ascii: "\n"))
+                Self.appendLine(
+                    of: group[index], encoder: encoder, signing: signing, to: &out.buffer, buffers: &buffers)
                 out.flushIfFull()
             }
         }
+    }
+
+    /// Appends the line of `n` (its POST body and a newline) to `bytes`: the one statement of the format's line,
+    /// for this sink, its second thread (``JSONLEncoding``) and a run in parts (`Run/Parts/`).
+    static func appendLine(
+        of n: SentNotification, encoder: NotificationEncoder, signing: JWSSigning, to bytes: inout [UInt8],
+        buffers: inout NotificationEncoder.Buffers
+    ) {
+        encoder.appendPostBody(of: n, signing: signing, to: &bytes, buffers: &buffers)
+        bytes.append(UInt8(ascii: "\n"))
     }
 
     /// Writes what is left.

@@ -150,16 +150,9 @@ public struct RunPlan {
         let run: ScenarioRun
         var streamed: StreamedDelivery?
         if parts > 1 {
-            let lines: PartitionedRun.Lines
-            switch format {
-            case .jsonl:
-                let encoder = NotificationEncoder(app: scenario.app, signer: signer)
-                lines = .jsonl(encoder, JWSSigning(encoder.signer))
-            case .decoded: lines = .decoded(scenario.app)
-            // The parts render the rows; the table is laid out here, from them (not from the records).
-            case .timeline: lines = .timelineRows(scenario.start)
-            case .svg: lines = .none
-            }
+            // The parts encode the lines as the one-job sinks do; timeline rows are rendered by the parts and the table
+            // is laid out here, from them (not from the records).
+            let lines = PartitionedRun.Lines(format, app: scenario.app, signer: signer, start: scenario.start)
             // Lines are written from the parts' batches; timeline rows go to the table instead.
             let vector = format == .jsonl || format == .decoded ? writeVector : nil
             var table = sink.timeline

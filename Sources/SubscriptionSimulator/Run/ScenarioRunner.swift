@@ -101,10 +101,11 @@ public enum ScenarioRunner {
     }
 
     /// Whether one of the scenario's actions reads the store's history, which ``StoreRetention/liveState`` does
-    /// not keep: a refund, refund request or refund decision naming a transaction by number (counted over all the
-    /// customer's transactions of the product) and restoring purchases (re-delivers past purchases); and a win-back
-    /// offer with a `paidMonths` condition (rule win-back-conditions adds up the paid transactions of the last run
-    /// of the subscription). Every action is listed, so a new one must say whether it reads history.
+    /// not keep (each action's table entry says whether it does, ``ScenarioActionSpec/readsHistory``: a refund,
+    /// refund request or refund decision naming a transaction by number, counted over all the customer's
+    /// transactions of the product; restoring purchases, which re-delivers past purchases; rescinding consent); and a
+    /// win-back offer with a `paidMonths` condition (rule win-back-conditions adds up the paid transactions of the last
+    /// run of the subscription).
     public static func needsHistory(_ scenario: Scenario) -> Bool {
         let countsPaidMonths = scenario.catalog.products.contains { product in
             product.offers.contains { $0.winBackConditions?.paidMonths != nil }
@@ -114,22 +115,7 @@ public enum ScenarioRunner {
     }
 
     /// Whether `action` reads what ``StoreRetention/liveState`` forgets (``needsHistory(_:)``).
-    static func readsHistory(_ action: ScenarioAction) -> Bool {
-        switch action {
-        case .refundTransaction, .requestRefund, .sendConsumptionInformation, .decideRefund, .reverseRefund,
-            .restorePurchases:
-            return true
-        case .rescindConsent:
-            return true  // the AppTransaction's originalPurchaseDate is the customer's first transaction's
-        case .purchase, .cancel, .resume, .stopSharing, .startSharing, .refund, .failBilling, .fixBilling, .joinFamily,
-            .leaveFamily, .shareWithFamily, .makeFamilyShareable, .removeFromSale, .restoreToSale, .changePlan,
-            .redeemOffer, .raisePrice, .schedulePriceIncrease, .raiseMonthlyPrice, .consentToPriceIncrease,
-            .extendRenewalDate, .openApp,
-            .requestTestNotification,
-            .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension, .viewCancellation:
-            return false
-        }
-    }
+    static func readsHistory(_ action: ScenarioAction) -> Bool { action.spec.readsHistory }
 }
 
 /// The result of running a scenario.

@@ -251,62 +251,8 @@ public struct TimelineDriver: Sendable {
         store.checkParts()
     }
 
-    /// ``perform(_:on:)`` before the store's internal checks.
+    /// ``perform(_:on:)`` before the store's internal checks: the action's rule (``ScenarioActionSpec/apply``).
     private static func performAction(_ action: ScenarioAction, on store: inout SimulatedStore) throws(StoreError) {
-        switch action {
-        case .purchase(let customer, let product, let token, let plan):
-            try store.purchase(product, by: customer, appAccountToken: token, plan: plan)
-        case .cancel(let customer, let product): try store.cancel(product, by: customer)
-        case .resume(let customer, let product): try store.resume(product, by: customer)
-        case .stopSharing(let customer, let product): try store.stopSharing(product, by: customer)
-        case .startSharing(let customer, let product): try store.startSharing(product, by: customer)
-        case .refund(let customer, let product, let reason): try store.refund(product, of: customer, reason: reason)
-        case .failBilling(let customer): store.failBilling(for: customer)
-        case .fixBilling(let customer): try store.fixBilling(for: customer)
-        case .joinFamily(let customer): try store.joinFamily(customer)
-        case .leaveFamily(let customer): try store.leaveFamily(customer)
-        case .restorePurchases(let customer): try store.restorePurchases(for: customer)
-        case .shareWithFamily(let customer, let enabled): try store.setShareWithFamily(enabled, for: customer)
-        case .makeFamilyShareable(let product): try store.makeFamilyShareable(product)
-        case .removeFromSale(let product): try store.removeFromSale(product)
-        case .restoreToSale(let product): try store.restoreToSale(product)
-        case .changePlan(let customer, let product, let plan):
-            try store.changePlan(to: product, by: customer, plan: plan)
-        case .redeemOffer(let customer, let product, let offer):
-            try store.redeemOffer(offer, for: product, by: customer)
-        case .raisePrice(let product, let price, let storefront, let consent):
-            try store.raisePrice(product, to: price, in: storefront, consentRequired: consent)
-        case .raiseMonthlyPrice(let product, let price, let storefront, let consent):
-            try store.raiseMonthlyPrice(product, to: price, in: storefront, consentRequired: consent)
-        case .schedulePriceIncrease(let product, let price, let storefront, let effective, let consent, let plan):
-            try store.raisePrice(
-                product, to: price, in: storefront, effective: effective, consentRequired: consent, plan: plan)
-        case .consentToPriceIncrease(let customer, let product):
-            try store.consentToPriceIncrease(product, by: customer)
-        case .extendRenewalDate(let customer, let product, let days, let reason, let request):
-            try store.extendRenewalDate(product, for: customer, days: days, reason: reason, requestIdentifier: request)
-        case .refundTransaction(let customer, let product, let transaction, let amount, let reason):
-            try store.refund(product, of: customer, transaction: transaction, amount: amount, reason: reason)
-        case .requestRefund(let customer, let product, let transaction, let reason):
-            try store.requestRefund(product, by: customer, transaction: transaction, reason: reason)
-        case .sendConsumptionInformation(let customer, let product, let transaction, let consented, let preference):
-            try store.sendConsumptionInformation(
-                product, of: customer, transaction: transaction, customerConsented: consented,
-                refundPreference: preference)
-        case .decideRefund(let customer, let product, let transaction, let decision, let reason):
-            try store.decideRefund(product, of: customer, transaction: transaction, decision, reason: reason)
-        case .reverseRefund(let customer, let product, let transaction):
-            try store.reverseRefund(product, of: customer, transaction: transaction)
-        case .openApp(let customer): store.openApp(for: customer)
-        case .rescindConsent(let customer): store.rescindConsent(for: customer)
-        case .failRenewalExtension(let customer, let product):
-            try store.failNextRenewalExtension(product, for: customer)
-        case .requestTestNotification: store.requestTestNotification()
-        case .viewCancellation(let customer, let product, let locale):
-            try store.viewCancellation(product, by: customer, locale: locale)
-        case .extendRenewalDatesForAllActiveSubscribers(let product, let days, let reason, let request, let codes):
-            _ = try store.extendRenewalDatesForAllActiveSubscribers(
-                product, days: days, reason: reason, requestIdentifier: request, storefrontCountryCodes: codes)
-        }
+        try action.spec.apply(action, &store)
     }
 }

@@ -1,38 +1,69 @@
 /// One scenario action, declared once: its name in scenario files, its arguments (names, types, documentation), how
-/// its located YAML nodes decode into a ``ScenarioAction``, how that action is written back as YAML, and how
-/// `simctl check` draws it. The decoder (``ScenarioDecoder``), the YAML writer (``ScenarioYAMLWriter``), `check`'s
-/// generator (`Check/ActionVocabulary.swift`), `simctl serve`'s `POST /simctl/v1/actions` (which reads an action
-/// with the decoder) and the action rows of docs/scenario-format.md (checked against this table by
+/// its located YAML nodes decode into a ``ScenarioAction``, how that action is written back as YAML, how it is applied
+/// to the store, how its customer and product are renamed, whether it reads the store's history, and how `simctl
+/// check` draws it. The decoder (``ScenarioDecoder``), the YAML writer (``ScenarioYAMLWriter``), the timeline driver
+/// (``TimelineDriver/perform(_:on:)``), the identity mappings (``ScenarioAction/renamingCustomer(_:)``,
+/// ``ScenarioAction/mappingProduct(_:)``), ``ScenarioRunner/needsHistory(_:)``, `check`'s generator
+/// (`Check/ActionVocabulary.swift`), `simctl serve`'s `GET`/`POST /simctl/v1/actions` (the dashboard's forms; `POST`
+/// reads an action with the decoder) and the action rows of docs/scenario-format.md (checked against this table by
 /// `ScenarioActionTableTests`) all come from ``all`` (`Scenario/ScenarioActionTable.swift`).
 ///
-/// Adding an action: a case of ``ScenarioAction``, one entry in ``all`` (and its line in ``ScenarioAction/spec``),
-/// its docs row, and its rule in the store (`TimelineDriver.perform`).
-package struct ScenarioActionSpec: Sendable {
+/// Adding an action: its case of ``ScenarioAction`` and one entry in ``all`` (both in
+/// `Scenario/ScenarioActionTable.swift`), its rule in the store (the method its `apply` calls), its docs row, its
+/// tests. A class, so that looking an action's declaration up copies one reference.
+package final class ScenarioActionSpec: Sendable {
     /// The action's key in scenario files (and in the control API's JSON body).
     package let name: String
     /// The arguments, in the order an "unknown key" error lists them.
     package let arguments: [ActionArgument]
-    /// `arguments`' names, made once rather than an array per timeline entry.
+    /// The keys the decoder accepts: `arguments`' names, and the keys of a deprecated spelling that decodes into
+    /// another action (``deprecatedKeys``), in the order an "unknown key" error lists them; made once rather than an
+    /// array per timeline entry.
     let keys: [String]
+    /// Keys accepted only for a deprecated spelling (`refund` with `transaction`, `percentage` or `prorated`, now
+    /// `refundTransaction`): the decoder reads them into the other action and warns (``TimelineEntry/deprecation``).
+    let deprecatedKeys: Set<String>
     /// Reads the arguments, already checked against ``keys``; every error names the node it is about.
     let decode: @Sendable (ActionInput) throws(ScenarioError) -> ScenarioAction
     /// The arguments as flow-mapping members (`customer: alice`), in the order the writer puts them.
     let write: @Sendable (ScenarioAction) -> [String]
-    /// How `simctl check` draws this action: none, one, or several variants (a refund of the current, of a past
+    /// The action's rule in the store: calls the store's method, which checks its rules before it changes anything.
+    let apply: @Sendable (ScenarioAction, inout SimulatedStore) throws(StoreError) -> Void
+    /// The action with its customer renamed by the first function and its product by the second (identity mappings,
+    /// `check`'s fresh customers per case).
+    let renamed: @Sendable (ScenarioAction, (String) -> String, (String) -> String) -> ScenarioAction
+    /// Whether the action reads what ``StoreRetention/liveState`` forgets (``ScenarioRunner/needsHistory(_:)``).
+    let readsHistory: Bool
+    /// The notification kinds the action sends at its own instant (`check`'s finding classes name it as their cause,
+    /// ``FindingClass/cause(of:to:at:in:)``); kinds only time sends are the clock's.
+    let sends: Set<String>
+    /// How `simctl check` draws this action: none, one, or several variants (`refundTransaction`: of a past
     /// transaction, prorated).
     let draws: [CheckDraw]
+    /// What `check` draws right after this action, at the same instant, if anything (``CheckFollowUp``).
+    let followUp: CheckFollowUp?
 
     init(
-        _ name: String, _ arguments: [ActionArgument],
+        _ name: String, _ arguments: [ActionArgument], deprecatedKeys: [String] = [],
         decode: @escaping @Sendable (ActionInput) throws(ScenarioError) -> ScenarioAction,
-        write: @escaping @Sendable (ScenarioAction) -> [String], draws: [CheckDraw] = []
+        write: @escaping @Sendable (ScenarioAction) -> [String],
+        apply: @escaping @Sendable (ScenarioAction, inout SimulatedStore) throws(StoreError) -> Void,
+        renamed: @escaping @Sendable (ScenarioAction, (String) -> String, (String) -> String) -> ScenarioAction,
+        readsHistory: Bool = false, sends: Set<String> = [], draws: [CheckDraw] = [], followUp: CheckFollowUp? = nil
     ) {
         self.name = name
         self.arguments = arguments
-        self.keys = arguments.map(\.name)
+        let names = arguments.map(\.name)
+        self.keys = names + deprecatedKeys.filter { !names.contains($0) }
+        self.deprecatedKeys = Set(deprecatedKeys)
         self.decode = decode
         self.write = write
+        self.apply = apply
+        self.renamed = renamed
+        self.readsHistory = readsHistory
+        self.sends = sends
         self.draws = draws
+        self.followUp = followUp
     }
 
     /// The arguments as the docs' action tables list them: "`customer`, `product`, optional `plan` (...)"; "`{}` (none)".
@@ -88,6 +119,8 @@ package struct ActionArgument: Sendable {
     static let product = ActionArgument("product", .product)
     /// The customer's n-th transaction of the product, from 1 (docs/scenario-format.md says it once).
     static let transaction = ActionArgument("transaction", .wholeNumber, required: false)
+    /// A refund's `reason` (``ScenarioDecoder/refundReason(_:)``).
+    static let refundReason = ActionArgument("reason", .wholeNumber, required: false, "0 or 1, default 0")
 }
 
 /// One action's arguments as the decoder hands them to ``ScenarioActionSpec/decode``: the checked mapping, the
@@ -125,6 +158,29 @@ package struct CheckDraw: Sendable {
         self.weight = weight
         self.when = when
         self.draw = draw
+    }
+}
+
+/// What `simctl check` does around an action it drew: draws one that only makes sense right after it (at the same
+/// instant), remembers what later draws depend on, and knows the action's simpler forms for shrinking.
+package struct CheckFollowUp: Sendable {
+    /// The action drawn right after this one, or nil: the developer's consumption information after a refund request
+    /// (within 12 hours of it), a customer's consent after a price increase that needs it. Given the people.
+    let next: @Sendable (ScenarioAction, inout RandomSource, [String]) -> ScenarioAction?
+    /// Remembers what the applied action changed that later draws depend on (prices).
+    let note: @Sendable (ScenarioAction, inout ActionPools) -> Void
+    /// Simpler forms of the action, tried in order by the shrinker (`Check/Shrinker.swift`): fewer optional arguments.
+    let simpler: @Sendable (ScenarioAction) -> [ScenarioAction]
+
+    init(
+        next: @escaping @Sendable (ScenarioAction, inout RandomSource, [String]) -> ScenarioAction? = { _, _, _ in nil
+        },
+        note: @escaping @Sendable (ScenarioAction, inout ActionPools) -> Void = { _, _ in },
+        simpler: @escaping @Sendable (ScenarioAction) -> [ScenarioAction] = { _ in [] }
+    ) {
+        self.next = next
+        self.note = note
+        self.simpler = simpler
     }
 }
 

@@ -1,5 +1,106 @@
 // The scenario actions, one entry each (``ScenarioActionSpec``): the one place an action's name, arguments, decoding,
-// YAML form and `check` draws are written. docs/scenario-format.md's action rows are checked against it.
+// YAML form, rule in the store, renaming and `check` draws are written, beside its case of ``ScenarioAction``.
+// docs/scenario-format.md's action rows are checked against it.
+
+/// The timeline actions. Later versions add actions; they never change these.
+public enum ScenarioAction: Hashable, Sendable {
+    /// `appAccountToken`: the lowercase UUID the app supplies with the purchase, if any.
+    /// `plan`: the billing plan bought (`monthly` needs the product's `monthlyCommitment`, Catalog/CommitmentPlan.swift).
+    case purchase(customer: String, product: String, appAccountToken: String? = nil, plan: BillingPlan = .upfront)
+    case cancel(customer: String, product: String)
+    case resume(customer: String, product: String)
+    case stopSharing(customer: String, product: String)
+    case startSharing(customer: String, product: String)
+    case refund(customer: String, product: String, reason: Int32)
+    case failBilling(customer: String)
+    case fixBilling(customer: String)
+    case joinFamily(customer: String)
+    case leaveFamily(customer: String)
+    case restorePurchases(customer: String)
+    case shareWithFamily(customer: String, enabled: Bool)
+    case makeFamilyShareable(product: String)
+    case removeFromSale(product: String)
+    case restoreToSale(product: String)
+    /// The customer moves to another product of the group, or back to the current one (reference §5.10); `plan`: the
+    /// billing plan chosen (`nil`: the current product's plan, another product's up-front plan; Appendix E G3, G4).
+    case changePlan(customer: String, product: String, plan: BillingPlan? = nil)
+    // Offers the customer redeems, and price increases with the customer's consent (reference §5.11, §5.12).
+    case redeemOffer(customer: String, product: String, offer: String)
+    /// `storefront`: an ISO 3166-1 alpha-3 code, or `nil` for the product's own currency.
+    case raisePrice(product: String, price: Price, storefront: String?, consentRequired: Bool)
+    /// `raisePrice` with `plan: monthly`: the monthly price of the product's commitment plan (rule
+    /// commitment-price-increase-at-commitment-renewal).
+    case raiseMonthlyPrice(product: String, price: Price, storefront: String?, consentRequired: Bool)
+    /// `raisePrice` with a start date `effective` (at or after the action's instant, rule price-increase-notice-lead);
+    /// `consentRequired` `nil` when consent follows Apple's rules (`Lifecycle/PriceIncreaseRules.swift`); `plan`
+    /// `.monthly`: the commitment plan's monthly price (rule commitment-price-increase-with-start-date).
+    case schedulePriceIncrease(
+        product: String, price: Price, storefront: String?, effective: Instant, consentRequired: Bool?,
+        plan: BillingPlan = .upfront)
+    case consentToPriceIncrease(customer: String, product: String)
+    // Renewal-date extensions, refunds of any transaction and refund requests (reference §5.13, §5.14), and the
+    // customer opening the app (the device's billing-issue message).
+    /// `transaction`: the customer's n-th transaction of the product, from 1 in purchase order; `nil` the latest.
+    case extendRenewalDate(
+        customer: String, product: String, days: Int, reason: ExtendReasonCode, requestIdentifier: String? = nil)
+    case refundTransaction(customer: String, product: String, transaction: Int?, amount: RefundAmount, reason: Int32)
+    case requestRefund(customer: String, product: String, transaction: Int?, reason: ConsumptionRequestReason)
+    case sendConsumptionInformation(
+        customer: String, product: String, transaction: Int?, customerConsented: Bool,
+        refundPreference: RefundPreference?)
+    case decideRefund(customer: String, product: String, transaction: Int?, decision: RefundDecision, reason: Int32)
+    case reverseRefund(customer: String, product: String, transaction: Int?)
+    case openApp(customer: String)
+    /// A parent or guardian withdraws consent for the customer's account (Declared Age Range): `RESCIND_CONSENT`
+    /// with `appData` to that customer (rule rescind-consent, `Store/SimulatedStore+Consent.swift`).
+    case rescindConsent(customer: String)
+    /// [assumed] The next mass extension fails for this customer's subscription (`RENEWAL_EXTENSION` / `FAILURE`)
+    /// if it is eligible then: Apple documents the subtype, not a cause (rule mass-extension-extends-eligible-only).
+    case failRenewalExtension(customer: String, product: String)
+    /// The customer opens a subscription's cancellation page: Apple's realtime Retention Messaging request
+    /// (`Store/SimulatedStore+CancellationViews.swift`); `product` nil: the customer's first renewing subscription.
+    case viewCancellation(customer: String, product: String?, locale: String)
+    // Actions about the app, not one customer (rule notification-about-the-app).
+    /// Request a Test Notification: a `TEST` notification about the app (reference §6.3).
+    case requestTestNotification
+    /// Extend Subscription Renewal Dates for All Active Subscribers (reference §5.13): `RENEWAL_EXTENDED` or
+    /// `RENEWAL_EXTENSION` / `FAILURE` per purchaser, then `RENEWAL_EXTENSION` / `SUMMARY` about the app.
+    case extendRenewalDatesForAllActiveSubscribers(
+        product: String, days: Int, reason: ExtendReasonCode, requestIdentifier: String,
+        storefrontCountryCodes: [String])
+
+    /// The action's key in scenario files (``ScenarioActionSpec``).
+    public var name: String { spec.name }
+
+    /// The customer the action is about; nil for an action of the developer or about the app.
+
+    public var customer: String? {
+        switch self {
+        case .purchase(let c, _, _, _), .cancel(let c, _), .resume(let c, _), .stopSharing(let c, _),
+            .startSharing(let c, _), .refund(let c, _, _), .failBilling(let c), .fixBilling(let c),
+            .joinFamily(let c), .leaveFamily(let c), .restorePurchases(let c), .shareWithFamily(let c, _),
+            .changePlan(let c, _, _):
+            return c
+        case .makeFamilyShareable, .removeFromSale, .restoreToSale:
+            return nil
+        case .redeemOffer(let c, _, _), .consentToPriceIncrease(let c, _):
+            return c
+        case .raisePrice, .schedulePriceIncrease, .raiseMonthlyPrice:
+            return nil
+        case .extendRenewalDate(let c, _, _, _, _), .refundTransaction(let c, _, _, _, _),
+            .requestRefund(let c, _, _, _),
+            .sendConsumptionInformation(let c, _, _, _, _), .decideRefund(let c, _, _, _, _),
+            .reverseRefund(let c, _, _), .openApp(let c), .failRenewalExtension(let c, _),
+            .rescindConsent(let c), .viewCancellation(let c, _, _):
+            return c
+        case .requestTestNotification, .extendRenewalDatesForAllActiveSubscribers:
+            return nil
+        }
+    }
+
+    /// Every action name, for "did you mean" suggestions and docs (``ScenarioActionSpec/all``).
+    public static let names = ScenarioActionSpec.all.map(\.name)
+}
 
 extension ScenarioActionSpec {
     /// Every action, in the order scenario files' errors list them.
@@ -9,6 +110,7 @@ extension ScenarioActionSpec {
         .changePlan, .redeemOffer, .raisePrice, .consentToPriceIncrease, .extendRenewalDate, .requestRefund,
         .sendConsumptionInformation, .decideRefund, .reverseRefund, .openApp, .requestTestNotification,
         .extendRenewalDatesForAllActiveSubscribers, .failRenewalExtension, .rescindConsent, .viewCancellation,
+        .refundTransaction,
     ]
 }
 
@@ -21,7 +123,8 @@ extension ScenarioAction {
         case .resume: return .resume
         case .stopSharing: return .stopSharing
         case .startSharing: return .startSharing
-        case .refund, .refundTransaction: return .refund
+        case .refund: return .refund
+        case .refundTransaction: return .refundTransaction
         case .failBilling: return .failBilling
         case .fixBilling: return .fixBilling
         case .joinFamily: return .joinFamily
@@ -48,6 +151,12 @@ extension ScenarioAction {
         case .viewCancellation: return .viewCancellation
         }
     }
+
+    /// The action with its customer (if any) renamed (``ScenarioActionSpec/renamed``).
+    public func renamingCustomer(_ rename: (String) -> String) -> ScenarioAction { spec.renamed(self, rename, { $0 }) }
+
+    /// The action with its product (if any) renamed (``ScenarioActionSpec/renamed``).
+    public func mappingProduct(_ rename: (String) -> String) -> ScenarioAction { spec.renamed(self, { $0 }, rename) }
 }
 
 // MARK: - Purchases and auto-renew
@@ -78,6 +187,15 @@ extension ScenarioActionSpec {
                 + (token.map { ["appAccountToken: \(ActionYAML.scalar($0))"] } ?? [])
                 + (plan == .upfront ? [] : ["plan: \(plan.rawValue)"])
         },
+        apply: { action, store throws(StoreError) in
+            guard case .purchase(let customer, let product, let token, let plan) = action else { return }
+            try store.purchase(product, by: customer, appAccountToken: token, plan: plan)
+        },
+        renamed: { action, customer, product in
+            guard case .purchase(let c, let p, let token, let plan) = action else { return action }
+            return .purchase(customer: customer(c), product: product(p), appAccountToken: token, plan: plan)
+        },
+        sends: ["SUBSCRIBED", "ONE_TIME_CHARGE"],
         draws: [
             CheckDraw(rank: 0, weight: 8, when: { !$0.purchasable.isEmpty }) { d in
                 // Half of the purchases carry an app account token, a fresh UUID (never one of an earlier case).
@@ -89,11 +207,23 @@ extension ScenarioActionSpec {
                 let plan: BillingPlan = d.pools.withCommitment.contains(product) && d.chance(0.5) ? .monthly : .upfront
                 return .purchase(customer: d.customer, product: product, appAccountToken: token, plan: plan)
             }
-        ])
+        ],
+        // Shrinking: without the app account token, then on the up-front plan (no `plan:`).
+        followUp: CheckFollowUp(simpler: { action in
+            guard case .purchase(let customer, let product, let token, let plan) = action else { return [] }
+            var simpler: [ScenarioAction] = []
+            if token != nil { simpler.append(.purchase(customer: customer, product: product, plan: plan)) }
+            if plan != .upfront {
+                simpler.append(.purchase(customer: customer, product: product, appAccountToken: token, plan: .upfront))
+            }
+            return simpler
+        }))
 
     static let cancel = customerProduct(
         "cancel", { .cancel(customer: $0, product: $1) },
         { if case .cancel(let c, let p) = $0 { (c, p) } else { nil } },
+        apply: { store, c, p throws(StoreError) in try store.cancel(p, by: c) },
+        sends: ["DID_CHANGE_RENEWAL_STATUS"],
         draw: CheckDraw(rank: 1, weight: 4, when: \.hasSubscriptions) { d in
             .cancel(customer: d.customer, product: d.subscription())
         })
@@ -101,16 +231,20 @@ extension ScenarioActionSpec {
     static let resume = customerProduct(
         "resume", { .resume(customer: $0, product: $1) },
         { if case .resume(let c, let p) = $0 { (c, p) } else { nil } },
+        apply: { store, c, p throws(StoreError) in try store.resume(p, by: c) },
+        sends: ["DID_CHANGE_RENEWAL_STATUS"],
         draw: CheckDraw(rank: 2, weight: 2, when: \.hasSubscriptions) { d in
             .resume(customer: d.customer, product: d.subscription())
         })
 
     static let failBilling = customerOnly(
         "failBilling", { .failBilling(customer: $0) }, { if case .failBilling(let c) = $0 { c } else { nil } },
+        apply: { store, c throws(StoreError) in store.failBilling(for: c) },
         draw: CheckDraw(rank: 3, weight: 4, when: \.hasSubscriptions) { d in .failBilling(customer: d.customer) })
 
     static let fixBilling = customerOnly(
         "fixBilling", { .fixBilling(customer: $0) }, { if case .fixBilling(let c) = $0 { c } else { nil } },
+        apply: { store, c throws(StoreError) in try store.fixBilling(for: c) },
         draw: CheckDraw(rank: 4, weight: 4, when: \.hasSubscriptions) { d in .fixBilling(customer: d.customer) })
 
     static let changePlan = ScenarioActionSpec(
@@ -125,6 +259,15 @@ extension ScenarioActionSpec {
             guard case .changePlan(let c, let p, let plan) = action else { return [] }
             return ActionYAML.customerProduct(c, p) + (plan.map { ["plan: \($0.rawValue)"] } ?? [])
         },
+        apply: { action, store throws(StoreError) in
+            guard case .changePlan(let customer, let product, let plan) = action else { return }
+            try store.changePlan(to: product, by: customer, plan: plan)
+        },
+        renamed: { action, customer, product in
+            guard case .changePlan(let c, let p, let plan) = action else { return action }
+            return .changePlan(customer: customer(c), product: product(p), plan: plan)
+        },
+        sends: ["DID_CHANGE_RENEWAL_PREF"],
         draws: [
             CheckDraw(rank: 12, weight: 3, when: { !$0.planChangeTargets.isEmpty }) { d in
                 let product = d.pick(d.pools.planChangeTargets)
@@ -137,15 +280,22 @@ extension ScenarioActionSpec {
                 let plans: [BillingPlan?] = [nil, .upfront, .monthly]
                 return .changePlan(customer: d.customer, product: product, plan: d.pick(plans))
             }
-        ])
+        ],
+        // Shrinking: without its `plan` (the current product's plan, another product's up-front plan).
+        followUp: CheckFollowUp(simpler: { action in
+            guard case .changePlan(let customer, let product, .some) = action else { return [] }
+            return [.changePlan(customer: customer, product: product, plan: nil)]
+        }))
 
     static let openApp = customerOnly(
         "openApp", { .openApp(customer: $0) }, { if case .openApp(let c) = $0 { c } else { nil } },
+        apply: { store, c throws(StoreError) in store.openApp(for: c) },
         draw: CheckDraw(rank: 28, weight: 1, when: \.hasSubscriptions) { d in .openApp(customer: d.customer) })
 
     static let restorePurchases = customerOnly(
         "restorePurchases", { .restorePurchases(customer: $0) },
         { if case .restorePurchases(let c) = $0 { c } else { nil } },
+        apply: { store, c throws(StoreError) in try store.restorePurchases(for: c) }, readsHistory: true,
         draw: CheckDraw(rank: 27, weight: 1, when: { _ in true }) { d in .restorePurchases(customer: d.customer) })
 }
 
@@ -155,6 +305,8 @@ extension ScenarioActionSpec {
     static let stopSharing = customerProduct(
         "stopSharing", { .stopSharing(customer: $0, product: $1) },
         { if case .stopSharing(let c, let p) = $0 { (c, p) } else { nil } },
+        apply: { store, c, p throws(StoreError) in try store.stopSharing(p, by: c) },
+        sends: ["REVOKE"],
         draw: CheckDraw(rank: 24, weight: 2, when: \.familyCanShare) { d in
             .stopSharing(customer: d.customer, product: d.pick(d.pools.shareable))
         })
@@ -162,16 +314,22 @@ extension ScenarioActionSpec {
     static let startSharing = customerProduct(
         "startSharing", { .startSharing(customer: $0, product: $1) },
         { if case .startSharing(let c, let p) = $0 { (c, p) } else { nil } },
+        apply: { store, c, p throws(StoreError) in try store.startSharing(p, by: c) },
+        sends: ["SUBSCRIBED"],
         draw: CheckDraw(rank: 25, weight: 4, when: \.familyCanShare) { d in
             .startSharing(customer: d.customer, product: d.pick(d.pools.shareable))
         })
 
     static let joinFamily = customerOnly(
         "joinFamily", { .joinFamily(customer: $0) }, { if case .joinFamily(let c) = $0 { c } else { nil } },
+        apply: { store, c throws(StoreError) in try store.joinFamily(c) },
+        sends: ["SUBSCRIBED"],
         draw: CheckDraw(rank: 21, weight: 2, when: \.hasFamily) { d in .joinFamily(customer: d.customer) })
 
     static let leaveFamily = customerOnly(
         "leaveFamily", { .leaveFamily(customer: $0) }, { if case .leaveFamily(let c) = $0 { c } else { nil } },
+        apply: { store, c throws(StoreError) in try store.leaveFamily(c) },
+        sends: ["REVOKE"],
         draw: CheckDraw(rank: 22, weight: 2, when: \.hasFamily) { d in .leaveFamily(customer: d.customer) })
 
     static let shareWithFamily = ScenarioActionSpec(
@@ -184,6 +342,15 @@ extension ScenarioActionSpec {
             guard case .shareWithFamily(let c, let enabled) = action else { return [] }
             return ActionYAML.customer(c) + ["enabled: \(enabled)"]
         },
+        apply: { action, store throws(StoreError) in
+            guard case .shareWithFamily(let customer, let enabled) = action else { return }
+            try store.setShareWithFamily(enabled, for: customer)
+        },
+        renamed: { action, customer, _ in
+            guard case .shareWithFamily(let c, let enabled) = action else { return action }
+            return .shareWithFamily(customer: customer(c), enabled: enabled)
+        },
+        sends: ["SUBSCRIBED", "REVOKE"],
         draws: [
             CheckDraw(rank: 23, weight: 1, when: \.familyCanShare) { d in
                 .shareWithFamily(customer: d.customer, enabled: d.chance(0.5))
@@ -193,6 +360,8 @@ extension ScenarioActionSpec {
     static let makeFamilyShareable = productOnly(
         "makeFamilyShareable", { .makeFamilyShareable(product: $0) },
         { if case .makeFamilyShareable(let p) = $0 { p } else { nil } },
+        apply: { store, p throws(StoreError) in try store.makeFamilyShareable(p) },
+        sends: ["SUBSCRIBED"],
         draw: CheckDraw(rank: 26, weight: 1, when: \.familyCanMakeShareable) { d in
             .makeFamilyShareable(product: d.pick(d.pools.notShareable))
         })
@@ -203,12 +372,14 @@ extension ScenarioActionSpec {
 extension ScenarioActionSpec {
     static let removeFromSale = productOnly(
         "removeFromSale", { .removeFromSale(product: $0) }, { if case .removeFromSale(let p) = $0 { p } else { nil } },
+        apply: { store, p throws(StoreError) in try store.removeFromSale(p) },
         draw: CheckDraw(rank: 19, weight: 1, when: \.hasSubscriptions) { d in .removeFromSale(product: d.subscription())
         }
     )
 
     static let restoreToSale = productOnly(
         "restoreToSale", { .restoreToSale(product: $0) }, { if case .restoreToSale(let p) = $0 { p } else { nil } },
+        apply: { store, p throws(StoreError) in try store.restoreToSale(p) },
         draw: CheckDraw(rank: 20, weight: 1, when: \.hasSubscriptions) { d in .restoreToSale(product: d.subscription())
         })
 
@@ -231,6 +402,15 @@ extension ScenarioActionSpec {
             guard case .redeemOffer(let c, let p, let offer) = action else { return [] }
             return ActionYAML.customerProduct(c, p) + ["offer: \(ActionYAML.scalar(offer))"]
         },
+        apply: { action, store throws(StoreError) in
+            guard case .redeemOffer(let customer, let product, let offer) = action else { return }
+            try store.redeemOffer(offer, for: product, by: customer)
+        },
+        renamed: { action, customer, product in
+            guard case .redeemOffer(let c, let p, let offer) = action else { return action }
+            return .redeemOffer(customer: customer(c), product: product(p), offer: offer)
+        },
+        sends: ["SUBSCRIBED", "OFFER_REDEEMED"],
         draws: [
             CheckDraw(rank: 13, weight: 2, when: { !$0.withOffers.isEmpty }) { d in
                 let product = d.pick(d.pools.withOffers)
@@ -268,6 +448,33 @@ extension ScenarioActionSpec {
             default: return []
             }
         },
+        apply: { action, store throws(StoreError) in
+            switch action {
+            case .raisePrice(let product, let price, let storefront, let consent):
+                try store.raisePrice(product, to: price, in: storefront, consentRequired: consent)
+            case .raiseMonthlyPrice(let product, let price, let storefront, let consent):
+                try store.raiseMonthlyPrice(product, to: price, in: storefront, consentRequired: consent)
+            case .schedulePriceIncrease(let product, let price, let storefront, let effective, let consent, let plan):
+                try store.raisePrice(
+                    product, to: price, in: storefront, effective: effective, consentRequired: consent, plan: plan)
+            default: return
+            }
+        },
+        renamed: { action, _, product in
+            switch action {
+            case .raisePrice(let p, let price, let storefront, let consent):
+                return .raisePrice(product: product(p), price: price, storefront: storefront, consentRequired: consent)
+            case .raiseMonthlyPrice(let p, let price, let storefront, let consent):
+                return .raiseMonthlyPrice(
+                    product: product(p), price: price, storefront: storefront, consentRequired: consent)
+            case .schedulePriceIncrease(let p, let price, let storefront, let effective, let consent, let plan):
+                return .schedulePriceIncrease(
+                    product: product(p), price: price, storefront: storefront, effective: effective,
+                    consentRequired: consent, plan: plan)
+            default: return action
+            }
+        },
+        sends: ["PRICE_INCREASE"],
         draws: [
             CheckDraw(rank: 14, weight: 1, when: \.hasSubscriptions) { d in
                 let product = d.subscription()
@@ -275,7 +482,18 @@ extension ScenarioActionSpec {
                 let raised = Price(milliunits: current.milliunits + Int64(d.random.nextInt(in: 1...5)) * 1000)
                 return .raisePrice(product: product, price: raised, storefront: nil, consentRequired: d.chance(0.5))
             }
-        ])
+        ],
+        followUp: CheckFollowUp(
+            // A customer's consent, after an increase that needs it.
+            next: { action, random, people in
+                guard case .raisePrice(let product, _, _, true) = action else { return nil }
+                return .consentToPriceIncrease(
+                    customer: people[random.nextInt(in: 0...people.count - 1)], product: product)
+            },
+            // The next increase of the product goes up again from this price.
+            note: { action, pools in
+                if case .raisePrice(let product, let price, _, _) = action { pools.prices[product] = price }
+            }))
 
     /// `raisePrice`: at once (`consentRequired` stated) or scheduled (`effective`), on the up-front or the monthly
     /// plan.
@@ -328,6 +546,8 @@ extension ScenarioActionSpec {
     static let consentToPriceIncrease = customerProduct(
         "consentToPriceIncrease", { .consentToPriceIncrease(customer: $0, product: $1) },
         { if case .consentToPriceIncrease(let c, let p) = $0 { (c, p) } else { nil } },
+        apply: { store, c, p throws(StoreError) in try store.consentToPriceIncrease(p, by: c) },
+        sends: ["PRICE_INCREASE"],
         draw: CheckDraw(rank: 15, weight: 1, when: \.hasSubscriptions) { d in
             .consentToPriceIncrease(customer: d.customer, product: d.subscription())
         })
@@ -336,43 +556,71 @@ extension ScenarioActionSpec {
 // MARK: - Refunds
 
 extension ScenarioActionSpec {
+    /// A full refund of the customer's current transaction of the product.
     static let refund = ScenarioActionSpec(
-        "refund",
-        [
-            .customer, .product, ActionArgument("reason", .wholeNumber, required: false, "0 or 1, default 0"),
-            .transaction,
-            ActionArgument("percentage", .wholeNumber, required: false, "milliunits, 1 to 99999: a prorated refund"),
-            ActionArgument("prorated", .bool, required: false, "`true`: prorated by the time left"),
-        ],
+        "refund", [.customer, .product, .refundReason],
+        // `refund` with these keys is the spelling `refundTransaction` had before it had a name of its own: it still
+        // decodes, with a warning (``TimelineEntry/deprecation``).
+        deprecatedKeys: ["transaction", "percentage", "prorated"],
         decode: { i throws(ScenarioError) in
-            let reason = try i.decoder.refundReason(i.optional("reason"))
-            // With `transaction` or `percentage`: any past transaction, or a prorated refund (reference §5.14).
             if i.optional("transaction") != nil || i.optional("percentage") != nil || i.optional("prorated") != nil {
-                return .refundTransaction(
-                    customer: try i.customer(), product: try i.product(),
-                    transaction: try i.decoder.transactionPosition(i.optional("transaction")),
-                    amount: try i.decoder.refundAmount(i.optional("percentage"), prorated: i.optional("prorated")),
-                    reason: reason)
+                return try decodeRefundTransaction(i)
             }
+            let reason = try i.decoder.refundReason(i.optional("reason"))
             return .refund(customer: try i.customer(), product: try i.product(), reason: reason)
         },
         write: { action in
-            switch action {
-            case .refund(let c, let p, let reason):
-                return ActionYAML.customerProduct(c, p) + ["reason: \(reason)"]
-            case .refundTransaction(let c, let p, let position, let refund, let reason):
-                // With neither `transaction` nor `percentage` this is `refund` of the current transaction, as the
-                // decoder reads it (it makes `refundTransaction` only with one of them).
-                return ActionYAML.customerProduct(c, p) + ActionYAML.transaction(position) + ActionYAML.amount(refund)
-                    + ["reason: \(reason)"]
-            default: return []
-            }
+            guard case .refund(let c, let p, let reason) = action else { return [] }
+            return ActionYAML.customerProduct(c, p) + ["reason: \(reason)"]
         },
+        apply: { action, store throws(StoreError) in
+            guard case .refund(let customer, let product, let reason) = action else { return }
+            try store.refund(product, of: customer, reason: reason)
+        },
+        renamed: { action, customer, product in
+            guard case .refund(let c, let p, let reason) = action else { return action }
+            return .refund(customer: customer(c), product: product(p), reason: reason)
+        },
+        sends: ["REFUND", "REVOKE"],
         draws: [
             CheckDraw(rank: 5, weight: 2, when: { !$0.refundable.isEmpty }) { d in
                 let product = d.pick(d.pools.refundable)
                 return .refund(customer: d.customer, product: product, reason: Int32(d.random.nextInt(in: 0...1)))
-            },
+            }
+        ])
+
+    /// A refund of any of the customer's transactions of the product, full or prorated (reference §5.14). Was
+    /// written `refund` with `transaction`, `percentage` or `prorated`, which still decodes (deprecated).
+    static let refundTransaction = ScenarioActionSpec(
+        "refundTransaction",
+        [
+            .customer, .product, .transaction,
+            ActionArgument("percentage", .wholeNumber, required: false, "milliunits, 1 to 99999: a prorated refund"),
+            ActionArgument("prorated", .bool, required: false, "`true`: prorated by the time left"), .refundReason,
+        ],
+        decode: { i throws(ScenarioError) in try decodeRefundTransaction(i) },
+        write: { action in
+            guard case .refundTransaction(let c, let p, let position, let refund, let reason) = action else {
+                return []
+            }
+            return ActionYAML.customerProduct(c, p) + ActionYAML.transaction(position) + ActionYAML.amount(refund)
+                + ["reason: \(reason)"]
+        },
+        apply: { action, store throws(StoreError) in
+            guard case .refundTransaction(let customer, let product, let transaction, let amount, let reason) = action
+            else { return }
+            try store.refund(product, of: customer, transaction: transaction, amount: amount, reason: reason)
+        },
+        renamed: { action, customer, product in
+            guard case .refundTransaction(let c, let p, let transaction, let amount, let reason) = action else {
+                return action
+            }
+            return .refundTransaction(
+                customer: customer(c), product: product(p), transaction: transaction, amount: amount, reason: reason)
+        },
+        readsHistory: true,
+        sends: ["REFUND", "REVOKE"],
+        draws: [
             CheckDraw(rank: 6, weight: 3, when: \.hasSubscriptions) { d in
                 let product = d.subscription()
                 let position = d.position(product)
@@ -387,6 +635,17 @@ extension ScenarioActionSpec {
                     amount: .prorated(milliPercent: Int32(d.random.nextInt(in: 1...99) * 1000)), reason: 0)
             },
         ])
+
+    /// `refundTransaction`'s arguments (also read for the deprecated spelling `refund` with `transaction`,
+    /// `percentage` or `prorated`), in the order their errors have always been reported.
+    static func decodeRefundTransaction(_ i: ActionInput) throws(ScenarioError) -> ScenarioAction {
+        let reason = try i.decoder.refundReason(i.optional("reason"))
+        return .refundTransaction(
+            customer: try i.customer(), product: try i.product(),
+            transaction: try i.decoder.transactionPosition(i.optional("transaction")),
+            amount: try i.decoder.refundAmount(i.optional("percentage"), prorated: i.optional("prorated")),
+            reason: reason)
+    }
 
     static let requestRefund = ScenarioActionSpec(
         "requestRefund",
@@ -410,6 +669,16 @@ extension ScenarioActionSpec {
             guard case .requestRefund(let c, let p, let position, let reason) = action else { return [] }
             return ActionYAML.customerProduct(c, p) + ActionYAML.transaction(position) + ["reason: \(reason.rawValue)"]
         },
+        apply: { action, store throws(StoreError) in
+            guard case .requestRefund(let customer, let product, let transaction, let reason) = action else { return }
+            try store.requestRefund(product, by: customer, transaction: transaction, reason: reason)
+        },
+        renamed: { action, customer, product in
+            guard case .requestRefund(let c, let p, let transaction, let reason) = action else { return action }
+            return .requestRefund(customer: customer(c), product: product(p), transaction: transaction, reason: reason)
+        },
+        readsHistory: true,
+        sends: ["CONSUMPTION_REQUEST"],
         draws: [
             CheckDraw(rank: 8, weight: 2, when: \.hasSubscriptions) { d in
                 let product = d.subscription()
@@ -417,7 +686,15 @@ extension ScenarioActionSpec {
                     customer: d.customer, product: product, transaction: nil,
                     reason: d.pick(ConsumptionRequestReason.allCases))
             }
-        ])
+        ],
+        // The developer's consumption information, within 12 hours of the request.
+        followUp: CheckFollowUp(next: { action, random, _ in
+            guard case .requestRefund(let customer, let product, let transaction, _) = action else { return nil }
+            return .sendConsumptionInformation(
+                customer: customer, product: product, transaction: transaction, customerConsented: true,
+                refundPreference: RefundPreference.allCases[random.nextInt(in: 0...RefundPreference.allCases.count - 1)]
+            )
+        }))
 
     static let sendConsumptionInformation = ScenarioActionSpec(
         "sendConsumptionInformation",
@@ -447,6 +724,25 @@ extension ScenarioActionSpec {
             return ActionYAML.customerProduct(c, p) + ActionYAML.transaction(position)
                 + ["customerConsented: \(consented)"] + (preference.map { ["refundPreference: \($0.rawValue)"] } ?? [])
         },
+        apply: { action, store throws(StoreError) in
+            guard
+                case .sendConsumptionInformation(
+                    let customer, let product, let transaction, let consented, let preference) =
+                    action
+            else { return }
+            try store.sendConsumptionInformation(
+                product, of: customer, transaction: transaction, customerConsented: consented,
+                refundPreference: preference)
+        },
+        renamed: { action, customer, product in
+            guard
+                case .sendConsumptionInformation(let c, let p, let transaction, let consented, let preference) = action
+            else { return action }
+            return .sendConsumptionInformation(
+                customer: customer(c), product: product(p), transaction: transaction, customerConsented: consented,
+                refundPreference: preference)
+        },
+        readsHistory: true,
         draws: [
             CheckDraw(rank: 9, weight: 1, when: \.hasSubscriptions) { d in
                 let product = d.subscription()
@@ -500,6 +796,21 @@ extension ScenarioActionSpec {
             case .decline: return head + ["decision: REFUND_DECLINED", "reason: \(reason)"]
             }
         },
+        apply: { action, store throws(StoreError) in
+            guard case .decideRefund(let customer, let product, let transaction, let decision, let reason) = action
+            else { return }
+            try store.decideRefund(product, of: customer, transaction: transaction, decision, reason: reason)
+        },
+        renamed: { action, customer, product in
+            guard case .decideRefund(let c, let p, let transaction, let decision, let reason) = action else {
+                return action
+            }
+            return .decideRefund(
+                customer: customer(c), product: product(p), transaction: transaction, decision: decision,
+                reason: reason)
+        },
+        readsHistory: true,
+        sends: ["REFUND", "REFUND_DECLINED", "REVOKE"],
         draws: [
             CheckDraw(rank: 10, weight: 2, when: \.hasSubscriptions) { d in
                 let decision: RefundDecision = d.chance(0.6) ? .grant(.full) : .decline
@@ -519,6 +830,16 @@ extension ScenarioActionSpec {
             guard case .reverseRefund(let c, let p, let position) = action else { return [] }
             return ActionYAML.customerProduct(c, p) + ActionYAML.transaction(position)
         },
+        apply: { action, store throws(StoreError) in
+            guard case .reverseRefund(let customer, let product, let transaction) = action else { return }
+            try store.reverseRefund(product, of: customer, transaction: transaction)
+        },
+        renamed: { action, customer, product in
+            guard case .reverseRefund(let c, let p, let transaction) = action else { return action }
+            return .reverseRefund(customer: customer(c), product: product(p), transaction: transaction)
+        },
+        readsHistory: true,
+        sends: ["REFUND_REVERSED"],
         draws: [
             CheckDraw(rank: 11, weight: 2, when: { !$0.refundable.isEmpty }) { d in
                 .reverseRefund(customer: d.customer, product: d.pick(d.pools.refundable), transaction: nil)
@@ -551,6 +872,20 @@ extension ScenarioActionSpec {
             return ActionYAML.customerProduct(c, p) + ["days: \(days)", "reason: \(reason.rawValue)"]
                 + (request.map { ["requestIdentifier: \(ActionYAML.scalar($0))"] } ?? [])
         },
+        apply: { action, store throws(StoreError) in
+            guard case .extendRenewalDate(let customer, let product, let days, let reason, let request) = action else {
+                return
+            }
+            try store.extendRenewalDate(product, for: customer, days: days, reason: reason, requestIdentifier: request)
+        },
+        renamed: { action, customer, product in
+            guard case .extendRenewalDate(let c, let p, let days, let reason, let request) = action else {
+                return action
+            }
+            return .extendRenewalDate(
+                customer: customer(c), product: product(p), days: days, reason: reason, requestIdentifier: request)
+        },
+        sends: ["RENEWAL_EXTENDED"],
         draws: [
             CheckDraw(rank: 16, weight: 2, when: \.hasSubscriptions) { d in
                 let product = d.subscription()
@@ -563,6 +898,8 @@ extension ScenarioActionSpec {
     static let failRenewalExtension = customerProduct(
         "failRenewalExtension", { .failRenewalExtension(customer: $0, product: $1) },
         { if case .failRenewalExtension(let c, let p) = $0 { (c, p) } else { nil } },
+        apply: { store, c, p throws(StoreError) in try store.failNextRenewalExtension(p, for: c) },
+        sends: ["RENEWAL_EXTENSION"],
         draw: CheckDraw(rank: 17, weight: 1, when: \.hasSubscriptions) { d in
             .failRenewalExtension(customer: d.customer, product: d.subscription())
         })
@@ -604,6 +941,25 @@ extension ScenarioActionSpec {
                 + ["days: \(days)", "reason: \(reason.rawValue)", "requestIdentifier: \(ActionYAML.scalar(request))"]
                 + (codes.isEmpty ? [] : ["storefrontCountryCodes: [\(codes.joined(separator: ", "))]"])
         },
+        apply: { action, store throws(StoreError) in
+            guard
+                case .extendRenewalDatesForAllActiveSubscribers(
+                    let product, let days, let reason, let request, let codes) =
+                    action
+            else { return }
+            _ = try store.extendRenewalDatesForAllActiveSubscribers(
+                product, days: days, reason: reason, requestIdentifier: request, storefrontCountryCodes: codes)
+        },
+        renamed: { action, _, product in
+            guard
+                case .extendRenewalDatesForAllActiveSubscribers(let p, let days, let reason, let request, let codes) =
+                    action
+            else { return action }
+            return .extendRenewalDatesForAllActiveSubscribers(
+                product: product(p), days: days, reason: reason, requestIdentifier: request,
+                storefrontCountryCodes: codes)
+        },
+        sends: ["RENEWAL_EXTENDED", "RENEWAL_EXTENSION"],
         draws: [
             CheckDraw(rank: 18, weight: 1, when: \.hasSubscriptions) { d in
                 let product = d.subscription()
@@ -638,11 +994,21 @@ extension ScenarioActionSpec {
             guard case .viewCancellation(let c, let p, let locale) = action else { return [] }
             return (p.map { ActionYAML.customerProduct(c, $0) } ?? ActionYAML.customer(c))
                 + (locale == "en-US" ? [] : ["locale: \(ActionYAML.scalar(locale))"])
+        },
+        apply: { action, store throws(StoreError) in
+            guard case .viewCancellation(let customer, let product, let locale) = action else { return }
+            try store.viewCancellation(product, by: customer, locale: locale)
+        },
+        renamed: { action, customer, product in
+            guard case .viewCancellation(let c, let p, let locale) = action else { return action }
+            return .viewCancellation(customer: customer(c), product: p.map(product), locale: locale)
         })
 
     static let requestTestNotification = ScenarioActionSpec(
         "requestTestNotification", [], decode: { _ throws(ScenarioError) in .requestTestNotification },
-        write: { _ in [] },
+        write: { _ in [] }, apply: { _, store throws(StoreError) in store.requestTestNotification() },
+        renamed: { action, _, _ in action },
+        sends: ["TEST"],
         draws: [CheckDraw(rank: 29, weight: 1, when: { _ in true }) { _ in .requestTestNotification }])
 }
 
@@ -657,7 +1023,17 @@ extension ScenarioActionSpec {
         write: { action in
             guard case .rescindConsent(let customer) = action else { return [] }
             return ActionYAML.customer(customer)
-        })
+        },
+        apply: { action, store throws(StoreError) in
+            guard case .rescindConsent(let customer) = action else { return }
+            store.rescindConsent(for: customer)
+        },
+        renamed: { action, customer, _ in
+            guard case .rescindConsent(let c) = action else { return action }
+            return .rescindConsent(customer: customer(c))
+        },
+        // The AppTransaction's originalPurchaseDate is the customer's first transaction's.
+        readsHistory: true)
 }
 
 // MARK: - The common shapes
@@ -666,31 +1042,53 @@ extension ScenarioActionSpec {
     /// An action of one customer and one product (`customer`, `product`).
     static func customerProduct(
         _ name: String, _ make: @escaping @Sendable (String, String) -> ScenarioAction,
-        _ match: @escaping @Sendable (ScenarioAction) -> (String, String)?, draw: CheckDraw
+        _ match: @escaping @Sendable (ScenarioAction) -> (String, String)?,
+        apply: @escaping @Sendable (inout SimulatedStore, String, String) throws(StoreError) -> Void,
+        sends: Set<String> = [], draw: CheckDraw
     ) -> ScenarioActionSpec {
         ScenarioActionSpec(
             name, [.customer, .product],
             decode: { i throws(ScenarioError) in make(try i.customer(), try i.product()) },
-            write: { action in match(action).map { ActionYAML.customerProduct($0.0, $0.1) } ?? [] }, draws: [draw])
+            write: { action in match(action).map { ActionYAML.customerProduct($0.0, $0.1) } ?? [] },
+            apply: { action, store throws(StoreError) in
+                if let (customer, product) = match(action) { try apply(&store, customer, product) }
+            },
+            renamed: { action, customer, product in
+                match(action).map { make(customer($0.0), product($0.1)) } ?? action
+            }, sends: sends, draws: [draw])
     }
 
     /// An action of one customer (`customer`).
     static func customerOnly(
         _ name: String, _ make: @escaping @Sendable (String) -> ScenarioAction,
-        _ match: @escaping @Sendable (ScenarioAction) -> String?, draw: CheckDraw
+        _ match: @escaping @Sendable (ScenarioAction) -> String?,
+        apply: @escaping @Sendable (inout SimulatedStore, String) throws(StoreError) -> Void,
+        readsHistory: Bool = false, sends: Set<String> = [], draw: CheckDraw
     ) -> ScenarioActionSpec {
         ScenarioActionSpec(
             name, [.customer], decode: { i throws(ScenarioError) in make(try i.customer()) },
-            write: { action in match(action).map(ActionYAML.customer) ?? [] }, draws: [draw])
+            write: { action in match(action).map(ActionYAML.customer) ?? [] },
+            apply: { action, store throws(StoreError) in
+                if let customer = match(action) { try apply(&store, customer) }
+            },
+            renamed: { action, customer, _ in match(action).map { make(customer($0)) } ?? action },
+            readsHistory: readsHistory, sends: sends, draws: [draw])
     }
 
     /// An action of the developer about one product (`product`).
     static func productOnly(
         _ name: String, _ make: @escaping @Sendable (String) -> ScenarioAction,
-        _ match: @escaping @Sendable (ScenarioAction) -> String?, draw: CheckDraw
+        _ match: @escaping @Sendable (ScenarioAction) -> String?,
+        apply: @escaping @Sendable (inout SimulatedStore, String) throws(StoreError) -> Void,
+        sends: Set<String> = [], draw: CheckDraw
     ) -> ScenarioActionSpec {
         ScenarioActionSpec(
             name, [.product], decode: { i throws(ScenarioError) in make(try i.product()) },
-            write: { action in match(action).map(ActionYAML.product) ?? [] }, draws: [draw])
+            write: { action in match(action).map(ActionYAML.product) ?? [] },
+            apply: { action, store throws(StoreError) in
+                if let product = match(action) { try apply(&store, product) }
+            },
+            renamed: { action, _, product in match(action).map { make(product($0)) } ?? action }, sends: sends,
+            draws: [draw])
     }
 }

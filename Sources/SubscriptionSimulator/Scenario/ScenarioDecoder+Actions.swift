@@ -29,7 +29,23 @@ extension ScenarioDecoder {
         }
         let arguments = try mapping(first.value, name, keys: spec.keys)
         let action = try spec.decode(ActionInput(name: name, map: arguments, decoder: self, catalog: catalog, at: at))
-        return TimelineEntry(at: at, action: action, location: first.key.location)
+        var entry = TimelineEntry(at: at, action: action, location: first.key.location)
+        if !spec.deprecatedKeys.isEmpty, action.spec !== spec {
+            entry.deprecation = Self.deprecation(of: spec, arguments, now: action.spec)
+        }
+        return entry
+    }
+
+    /// The warning for an action written in a deprecated spelling (the table's ``ScenarioActionSpec/deprecatedKeys``):
+    /// `refund` with `transaction`, `percentage` or `prorated` is `refundTransaction`.
+    private static func deprecation(
+        of old: ScenarioActionSpec, _ arguments: CheckedMapping, now new: ScenarioActionSpec
+    )
+        -> String
+    {
+        let keys = arguments.entries.compactMap(\.key.scalarText).filter(old.deprecatedKeys.contains)
+        return "`\(old.name)` with " + keys.map { "`\($0)`" }.joined(separator: ", ")
+            + " is deprecated: write `\(new.name)` with the same arguments"
     }
 }
 

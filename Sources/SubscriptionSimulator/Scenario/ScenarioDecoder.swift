@@ -212,6 +212,8 @@ public struct ScenarioDecoder: Sendable {
         }
 
         var timeline: [TimelineEntry] = []
+        /// Entries written in a deprecated spelling (``TimelineEntry/deprecation``), in the timeline's order.
+        var warnings: [ScenarioWarning] = []
         /// The checks that span entries, in the timeline's order: time order, the customers in order of appearance,
         /// the customer limit.
         func add(_ entry: TimelineEntry, location: SourceLocation) throws(ScenarioError) {
@@ -229,6 +231,9 @@ public struct ScenarioDecoder: Sendable {
                     message:
                         "\(RunLimitExceeded.customers(limit: RunLimits.standard.maximumCustomers, found: customers.count))"
                 )
+            }
+            if let deprecation = entry.deprecation {
+                warnings.append(ScenarioWarning(file: file, location: entry.location, message: deprecation))
             }
             timeline.append(entry)
         }
@@ -313,7 +318,8 @@ public struct ScenarioDecoder: Sendable {
             name: name, file: file, start: start, seed: seed, app: app, catalog: catalog, family: family,
             timeline: timeline, until: until, expectations: expectations, customers: allCustomers,
             storefronts: Dictionary(uniqueKeysWithValues: storefronts.map { ($0.customer, $0.storefront) }),
-            endLocation: (top.optional("until") ?? startNode).location, deliveryFaults: deliveryFaults, epoch: epoch)
+            endLocation: (top.optional("until") ?? startNode).location, deliveryFaults: deliveryFaults, epoch: epoch,
+            warnings: warnings)
     }
 
     /// What a decoded timeline item is replaced with, so its nodes are freed.

@@ -13,7 +13,9 @@ import Testing
         #expect(ScenarioAction.names == Self.all.map(\.name))
         for spec in Self.all {
             #expect(Set(spec.keys).count == spec.keys.count, "\(spec.name)")
-            #expect(spec.keys == spec.arguments.map(\.name), "\(spec.name)")
+            // The declared arguments, then the keys only a deprecated spelling takes.
+            #expect(Array(spec.keys.prefix(spec.arguments.count)) == spec.arguments.map(\.name), "\(spec.name)")
+            #expect(Set(spec.keys.dropFirst(spec.arguments.count)) == spec.deprecatedKeys, "\(spec.name)")
             #expect(!spec.keys.contains("at"), "\(spec.name)")
         }
     }
@@ -106,6 +108,53 @@ import Testing
             of: "timeline: []", with: "timeline:\n  - at: 0\n    \(ScenarioYAMLWriter.action(action))")
         let scenario = try ScenarioDecoder(file: "actions.yaml").decode(yaml)
         #expect(scenario.timeline.map(\.action) == [action], "\(yaml)")
+    }
+
+    /// Every action's declaration is the one its value reports, and renaming touches only the customer and the product
+    /// (the entry's ``ScenarioActionSpec/renamed``, used by the identity mappings and `check`'s fresh customers).
+    @Test(arguments: samples.indices)
+    func sampleRenamesThroughItsEntry(index: Int) throws {
+        let action = Self.samples[index]
+        #expect(ScenarioActionSpec.byName[action.name] === action.spec)
+        let renamed = action.renamingCustomer { $0 + ".c1" }
+        #expect(renamed.customer == action.customer.map { $0 + ".c1" })
+        #expect(renamed.name == action.name)
+        #expect(renamed.renamingCustomer { String($0.dropLast(3)) } == action)
+        let mapped = action.mappingProduct { $0 == "com.example.annual" ? "com.other.annual" : $0 }
+        #expect(mapped.customer == action.customer)
+        let written = ScenarioYAMLWriter.action(mapped)
+        #expect(!written.contains("com.example.annual"), "\(written)")
+        #expect(mapped.mappingProduct { $0 == "com.other.annual" ? "com.example.annual" : $0 } == action)
+    }
+
+    /// Distinct actions have distinct names: `refund` with `transaction`, `percentage` or `prorated` was the spelling
+    /// of `refundTransaction`; it still decodes into it, with a warning at the action's key, and is written back under
+    /// the new name.
+    @Test func oldRefundSpellingDecodesWithAWarning() throws {
+        let yaml = Self.header.replacingOccurrences(
+            of: "timeline: []",
+            with:
+                "timeline:\n  - at: 0\n    refund: { customer: a, product: com.example.annual, transaction: 1, prorated: true }"
+                + "\n  - at: 1d\n    refund: { customer: a, product: com.example.annual, reason: 1 }")
+        let scenario = try ScenarioDecoder(file: "actions.yaml").decode(yaml)
+        #expect(
+            scenario.timeline.map(\.action) == [
+                .refundTransaction(
+                    customer: "a", product: "com.example.annual", transaction: 1, amount: .proratedByTimeRemaining,
+                    reason: 0),
+                .refund(customer: "a", product: "com.example.annual", reason: 1),
+            ])
+        #expect(
+            scenario.warnings.map(\.description) == [
+                "actions.yaml:15:5: warning: `refund` with `transaction`, `prorated` is deprecated: write "
+                    + "`refundTransaction` with the same arguments"
+            ])
+        #expect(
+            ScenarioYAMLWriter.action(scenario.timeline[0].action)
+                == "refundTransaction: { customer: a, product: com.example.annual, transaction: 1, prorated: true, reason: 0 }"
+        )
+        // Read on several threads, the same scenario and warnings.
+        #expect(try ScenarioDecoder(file: "actions.yaml").decode(yaml, threads: 2) == scenario)
     }
 
     /// The argument errors keep their place and wording (file:line:column, what was expected, what was found).

@@ -108,13 +108,7 @@ package enum PartFile {
             var sink = TimelineRowWriter(start: scenario.start, out: out)
             return writePart(scenario, part: part, header: header, sink: &sink)
         }
-        let lines: PartitionedRun.Lines
-        if format == .jsonl {
-            let encoder = NotificationEncoder(app: scenario.app, signer: signer)
-            lines = .jsonl(encoder, JWSSigning(encoder.signer))
-        } else {
-            lines = .decoded(scenario.app)
-        }
+        let lines = PartitionedRun.Lines(format, app: scenario.app, signer: signer, start: scenario.start)
         var sink = Writer(lines: lines, out: out)
         return writePart(scenario, part: part, header: header, sink: &sink)
     }

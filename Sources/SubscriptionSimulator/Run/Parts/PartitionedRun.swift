@@ -45,7 +45,8 @@ struct PartitionedRun {
         }
     }
 
-    /// What a part's records are encoded to on its own thread.
+    /// What a part's records are encoded to on its own thread: each format's lines as its one-job sink writes them
+    /// (``JSONLSink/appendLine(of:encoder:signing:to:buffers:)``, ``DecodedSink/appendLine(of:app:to:)``).
     enum Lines {
         case none
         case jsonl(NotificationEncoder, JWSSigning)
@@ -54,6 +55,19 @@ struct PartitionedRun {
         /// row is its line, each change's access row goes to ``Batch/changeBytes``; the merger lays them out
         /// (``TimelineSink/receiveRow(_:instant:access:)``).
         case timelineRows(Instant)
+
+        /// What the parts encode for `format`: the one place a format names its encoding in parts, for a run in
+        /// parts (``RunPlan``) and a part file (``PartFile``). `svg` is never run in parts.
+        init(_ format: OutputFormat, app: AppConfiguration, signer: (any PayloadSigner)?, start: Instant) {
+            switch format {
+            case .jsonl:
+                let encoder = NotificationEncoder(app: app, signer: signer)
+                self = .jsonl(encoder, JWSSigning(encoder.signer))
+            case .decoded: self = .decoded(app)
+            case .timeline: self = .timelineRows(start)
+            case .svg: self = .none
+            }
+        }
 
         /// The same encoding with the app's strings and the signer's header in storage of the part's own
         /// (``String/inOwnStorage``): every line writes them, on every part's thread at once.
@@ -85,8 +99,8 @@ struct PartitionedRun {
                 // holds.
                 notifications.withUnsafeBufferPointer { group in
                     for index in group.indices {
-                        encoder.appendPostBody(of: group[index], signing: signing, to: &bytes, buffers: &buffers)
-                        bytes.append(UInt8(ascii: "\n"))
+                        JSONLSink.appendLine(
+                            of: group[index], encoder: encoder, signing: signing, to: &bytes, buffers: &buffers)
                         lineEnds.append(bytes.count)
                     }
                 }

@@ -11,6 +11,24 @@ package enum CertsInvocation: Equatable, Sendable {
 
     package static let subcommands = ["export", "negative-fixtures", "tls"]
 
+    /// `certs export` and `certs negative-fixtures`: the signing options and their folders and files.
+    struct SigningState: Sendable {
+        var signing = SigningOptions()
+        var positional: [String] = []
+    }
+
+    static func signingCommand(_ sub: String) -> CommandDeclaration<SigningState> {
+        CommandDeclaration(
+            name: "certs \(sub)", topic: "certs",
+            summary: sub == "export"
+                ? "write the signing chain's certificates and keys" : "write negative fixtures for verifiers",
+            positional: sub == "export" ? "DIR" : "FILE DIR", positionalValue: sub == "export" ? .directory : .file,
+            options: SigningOptions.declarations(topic: "certs").map { $0.lifted(\SigningState.signing) },
+            groups: [SigningOptions.exclusive],
+            argument: { state, argument in state.positional.append(argument) },
+            unknownOption: { name, hint in "'certs \(sub)' has no option '\(name)'\(hint)" })
+    }
+
     static func parse(_ arguments: [String]) throws(UsageError) -> CertsInvocation {
         guard let sub = arguments.first else {
             throw UsageError(message: "'certs' needs a subcommand: export, negative-fixtures or tls", topic: "certs")
@@ -21,17 +39,9 @@ package enum CertsInvocation: Equatable, Sendable {
         }
         if sub == "tls" { return .tls(try TLSCertsOptions.parse(Array(arguments.dropFirst()))) }
         // The signing options are the same as every command's (SigningOptions); the rest are folders and files.
-        let (signing, rest) = try SigningOptions.consume(Array(arguments.dropFirst()), topic: "certs")
-        var positional: [String] = []
-        for argument in rest where argument != "--" {
-            if argument.hasPrefix("--") {
-                let name = String(argument.prefix { $0 != "=" })
-                throw UsageError(
-                    message: "'certs \(sub)' has no option '\(name)'\(ArgumentParser.hint(name, SigningOptions.names))",
-                    topic: "certs")
-            }
-            positional.append(argument)
-        }
+        var state = SigningState()
+        try OptionParser.parse(Array(arguments.dropFirst()), signingCommand(sub), into: &state)
+        let (signing, positional) = (state.signing, state.positional)
         if sub == "export" {
             guard positional.count == 1 else {
                 throw UsageError(message: "'certs export' takes one folder; found \(positional.count)", topic: "certs")

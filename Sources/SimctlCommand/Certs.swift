@@ -17,6 +17,34 @@ package enum CertsInvocation: Equatable, Sendable {
 
     package static let subcommands = ["export", "negative-fixtures", "tls", "ocsp"]
 
+    /// `certs export` and `certs negative-fixtures`: the signing options and their folders and files.
+    struct SigningState: Sendable {
+        var signing = SigningOptions()
+        var positional: [String] = []
+        /// `--ocsp-url URL` (`certs export` only): the opt-in chain that names an OCSP responder (docs/signing.md).
+        var ocspURL: OCSPResponderURL?
+    }
+
+    /// `certs export --ocsp-url URL`, checked by ``OCSPResponderURL`` (rule ocsp-url).
+    static let exportOCSPOption = OptionDeclaration<SigningState>.value(
+        "--ocsp-url", "URL", .url, "the chain names this OCSP responder (simctl certs ocsp; docs/signing.md)"
+    ) { (state: inout SigningState, text: String) throws(UsageError) in
+        state.ocspURL = try OCSPServeOptions.ocspURL(text)
+    }
+
+    static func signingCommand(_ sub: String) -> CommandDeclaration<SigningState> {
+        CommandDeclaration(
+            name: "certs \(sub)", topic: "certs",
+            summary: sub == "export"
+                ? "write the signing chain's certificates and keys" : "write negative fixtures for verifiers",
+            positional: sub == "export" ? "DIR" : "FILE DIR", positionalValue: sub == "export" ? .directory : .file,
+            options: SigningOptions.declarations(topic: "certs").map { $0.lifted(\SigningState.signing) }
+                + (sub == "export" ? [exportOCSPOption] : []),
+            groups: [SigningOptions.exclusive],
+            argument: { state, argument in state.positional.append(argument) },
+            unknownOption: { name, hint in "'certs \(sub)' has no option '\(name)'\(hint)" })
+    }
+
     static func parse(_ arguments: [String]) throws(UsageError) -> CertsInvocation {
         guard let sub = arguments.first else {
             throw UsageError(
@@ -29,40 +57,9 @@ package enum CertsInvocation: Equatable, Sendable {
         if sub == "tls" { return .tls(try TLSCertsOptions.parse(Array(arguments.dropFirst()))) }
         if sub == "ocsp" { return .ocsp(try OCSPServeOptions.parse(Array(arguments.dropFirst()))) }
         // The signing options are the same as every command's (SigningOptions); the rest are folders and files.
-        let (signing, rest) = try SigningOptions.consume(Array(arguments.dropFirst()), topic: "certs")
-        var positional: [String] = []
-        var ocspURL: OCSPResponderURL?
-        var index = 0
-        while index < rest.count {
-            let argument = rest[index]
-            index += 1
-            if argument == "--" { continue }
-            // `--ocsp-url URL` (export only): parsed here and only here.
-            if sub == "export", argument == "--ocsp-url" || argument.hasPrefix("--ocsp-url=") {
-                guard ocspURL == nil else {
-                    throw UsageError(message: "option '--ocsp-url' is given twice", topic: "certs")
-                }
-                var value = String(argument.dropFirst("--ocsp-url".count))
-                if value.isEmpty {
-                    guard index < rest.count else {
-                        throw UsageError(message: "option '--ocsp-url' needs a value", topic: "certs")
-                    }
-                    value = rest[index]
-                    index += 1
-                } else {
-                    value.removeFirst()
-                }
-                ocspURL = try OCSPServeOptions.ocspURL(value)
-                continue
-            }
-            if argument.hasPrefix("--") {
-                let name = String(argument.prefix { $0 != "=" })
-                throw UsageError(
-                    message: "'certs \(sub)' has no option '\(name)'\(ArgumentParser.hint(name, SigningOptions.names))",
-                    topic: "certs")
-            }
-            positional.append(argument)
-        }
+        var state = SigningState()
+        try OptionParser.parse(Array(arguments.dropFirst()), signingCommand(sub), into: &state)
+        let (signing, positional, ocspURL) = (state.signing, state.positional, state.ocspURL)
         if sub == "export" {
             guard positional.count == 1 else {
                 throw UsageError(message: "'certs export' takes one folder; found \(positional.count)", topic: "certs")

@@ -12,8 +12,7 @@ import SubscriptionSimulator
 #endif
 
 // `simctl certs ocsp --ocsp-url URL [--ca-seed TEXT] [--revoke leaf|intermediate]...` (issue 50, online checks): the
-// OCSP responder for the chain `simctl certs export --ocsp-url URL` writes. Its options, in the hand-written style,
-// kept apart for the option tables.
+// OCSP responder for the chain `simctl certs export --ocsp-url URL` writes, and its declared options.
 
 /// What `simctl certs ocsp` was asked for.
 package struct OCSPServeOptions: Equatable, Sendable {
@@ -25,54 +24,50 @@ package struct OCSPServeOptions: Equatable, Sendable {
     /// `--revoke ROLE` (repeatable): certificates reported revoked from the start.
     package var revoked: [OCSPResponder.Role] = []
 
-    static let optionNames = ["--ocsp-url", "--ca-seed", "--revoke"]
-
-    static func parse(_ arguments: [String]) throws(UsageError) -> OCSPServeOptions {
-        func fail(_ message: String) -> UsageError { UsageError(message: message, topic: "certs") }
+    /// What the command line gave, before `--ocsp-url` is known to be there.
+    struct ParseState: Sendable {
         var url: OCSPResponderURL?
         var caSeed: String?
         var revoked: [OCSPResponder.Role] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            guard argument.hasPrefix("--") else {
-                throw fail("'certs ocsp' takes no folder or file; found '\(argument)'")
-            }
-            var name = argument
-            var value: String?
-            if let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                value = String(argument[argument.index(after: equals)...])
-            }
-            guard optionNames.contains(name) else {
-                throw fail("'certs ocsp' has no option '\(name)'\(ArgumentParser.hint(name, optionNames))")
-            }
-            if value == nil {
-                guard index < arguments.count else { throw fail("option '\(name)' needs a value") }
-                value = arguments[index]
-                index += 1
-            }
-            let text = value ?? ""
-            switch name {
-            case "--ocsp-url":
-                guard url == nil else { throw fail("option '--ocsp-url' is given twice") }
-                url = try ocspURL(text)
-            case "--ca-seed":
-                guard caSeed == nil else { throw fail("option '--ca-seed' is given twice") }
+    }
+
+    static func fail(_ message: String) -> UsageError { UsageError(message: message, topic: "certs") }
+
+    static let command = CommandDeclaration<ParseState>(
+        name: "certs ocsp", topic: "certs", summary: "the OCSP responder for a chain exported with --ocsp-url",
+        positional: "", positionalValue: .none,
+        options: [
+            .value("--ocsp-url", "URL", .url, "the URL the chain's certificates name; listens on its host and port") {
+                (state: inout ParseState, text: String) throws(UsageError) in
+                state.url = try ocspURL(text)
+            },
+            .value("--ca-seed", "TEXT", "the chain's seed (default simctl-test-ca-1)") {
+                (state: inout ParseState, text: String) throws(UsageError) in
                 guard !text.isEmpty else { throw fail("option '--ca-seed' needs a text") }
-                caSeed = text
-            default:  // --revoke
+                state.caSeed = text
+            },
+            .value(
+                "--revoke", "ROLE", .choices(OCSPResponder.Role.allCases.map(\.rawValue)), repeatable: true,
+                "reported revoked from the start: leaf or intermediate (repeatable)"
+            ) { (state: inout ParseState, text: String) throws(UsageError) in
                 guard let role = OCSPResponder.Role(rawValue: text) else {
                     throw fail("option '--revoke': expected leaf or intermediate, found '\(text)'")
                 }
-                if !revoked.contains(role) { revoked.append(role) }
-            }
-        }
-        guard let url else {
+                if !state.revoked.contains(role) { state.revoked.append(role) }
+            },
+        ],
+        argument: { _, argument throws(UsageError) in
+            throw fail("'certs ocsp' takes no folder or file; found '\(argument)'")
+        },
+        unknownOption: { name, hint in "'certs ocsp' has no option '\(name)'\(hint)" })
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> OCSPServeOptions {
+        var state = ParseState()
+        try OptionParser.parse(arguments, command, into: &state)
+        guard let url = state.url else {
             throw fail("'certs ocsp' needs --ocsp-url URL, the URL the chain's certificates name")
         }
-        return OCSPServeOptions(url: url, caSeed: caSeed, revoked: revoked)
+        return OCSPServeOptions(url: url, caSeed: state.caSeed, revoked: state.revoked)
     }
 
     /// `--ocsp-url`'s value, checked by ``OCSPResponderURL`` (rule ocsp-url); shared with `certs export`.

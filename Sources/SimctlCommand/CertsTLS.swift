@@ -17,69 +17,58 @@ package struct TLSCertsOptions: Equatable, Sendable {
     /// `--days N`, default 3650.
     package var days: Int = TLSCertificates.defaultDays
 
-    static let optionNames = ["--name", "--seed", "--not-before", "--days"]
-
-    static func parse(_ arguments: [String]) throws(UsageError) -> TLSCertsOptions {
-        var names: [String] = []
-        var seed = TLSCertificates.defaultSeed
-        var notBefore = TLSCertificates.defaultNotBefore
-        var days = TLSCertificates.defaultDays
+    /// What the command line gave: the options above, and the folders.
+    struct ParseState: Sendable {
+        var options = TLSCertsOptions(directory: "")
         var positional: [String] = []
-        var index = 0
-        func fail(_ message: String) -> UsageError { UsageError(message: message, topic: "certs") }
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--" {
-                positional.append(contentsOf: arguments[index...])
-                break
-            }
-            guard argument.hasPrefix("--") else {
-                positional.append(argument)
-                continue
-            }
-            var name = argument
-            var value: String?
-            if let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                value = String(argument[argument.index(after: equals)...])
-            }
-            guard optionNames.contains(name) else {
-                throw fail("'certs tls' has no option '\(name)'\(ArgumentParser.hint(name, optionNames))")
-            }
-            if value == nil {
-                guard index < arguments.count else { throw fail("option '\(name)' needs a value") }
-                value = arguments[index]
-                index += 1
-            }
-            let text = value ?? ""
-            switch name {
-            case "--name":
+    }
+
+    static func fail(_ message: String) -> UsageError { UsageError(message: message, topic: "certs") }
+
+    static let command = CommandDeclaration<ParseState>(
+        name: "certs tls", topic: "certs", summary: "a test CA and a TLS server certificate it issued",
+        positional: "DIR", positionalValue: .directory,
+        options: [
+            .value("--name", "HOST", repeatable: true, "a DNS name or IPv4 address (repeatable)") {
+                (state: inout ParseState, text: String) throws(UsageError) in
                 if let problem = TLSCertificates.problem(with: text) {
                     throw fail("option '--name': '\(text)' is not a host name or IPv4 address: \(problem)")
                 }
-                names.append(text)
-            case "--seed":
+                state.options.names.append(text)
+            },
+            .value("--seed", "TEXT", "keys and serial numbers (default simctl-tls-1)") {
+                (state: inout ParseState, text: String) throws(UsageError) in
                 guard !text.isEmpty else { throw fail("option '--seed' needs a non-empty text") }
-                seed = text
-            case "--not-before":
+                state.options.seed = text
+            },
+            .value("--not-before", "INSTANT", "the certificates' start (default 2026-01-01T00:00:00Z)") {
+                (state: inout ParseState, text: String) throws(UsageError) in
                 guard let instant = CalendarDurationSyntax.parseInstant(text) else {
                     throw fail(
                         "option '--not-before': expected an ISO 8601 instant such as 2026-01-01T00:00:00Z, found '\(text)'"
                     )
                 }
-                notBefore = instant
-            default:  // --days
+                state.options.notBefore = instant
+            },
+            .value("--days", "N", "the certificates' validity (1 to 36500, default 3650)") {
+                (state: inout ParseState, text: String) throws(UsageError) in
                 guard let number = Int(text), (1...36500).contains(number) else {
                     throw fail("option '--days': expected a whole number of days from 1 to 36500, found '\(text)'")
                 }
-                days = number
-            }
+                state.options.days = number
+            },
+        ],
+        argument: { state, argument in state.positional.append(argument) },
+        unknownOption: { name, hint in "'certs tls' has no option '\(name)'\(hint)" })
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> TLSCertsOptions {
+        var state = ParseState()
+        try OptionParser.parse(arguments, command, into: &state)
+        guard state.positional.count == 1 else {
+            throw fail("'certs tls' takes one folder; found \(state.positional.count)")
         }
-        guard positional.count == 1 else {
-            throw fail("'certs tls' takes one folder; found \(positional.count)")
-        }
-        return TLSCertsOptions(directory: positional[0], names: names, seed: seed, notBefore: notBefore, days: days)
+        state.options.directory = state.positional[0]
+        return state.options
     }
 }
 

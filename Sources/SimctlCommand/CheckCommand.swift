@@ -59,86 +59,6 @@ package struct CheckCommandOptions: Equatable, Sendable {
     package init() {}
 }
 
-/// The entitlement query of the contract (docs/check.md): `GET TEMPLATE` with `{originalTransactionId}` replaced,
-/// answered with JSON `{"active": Bool, "productId"?: String}`; a 404 means unknown (not active).
-struct EntitlementQuery {
-    /// The placeholder TEMPLATE must contain.
-    static let placeholder = "{originalTransactionId}"
-    let client: HTTPClient
-    /// The request target with the placeholder in it.
-    let target: String
-
-    /// The answer's JSON (the contract's two fields).
-    struct Answer: Decodable {
-        var active: Bool
-        var productId: String?
-    }
-
-    /// A query that cannot be judged (unreachable, a status other than 200 or 404, a body that is not the contract's
-    /// JSON).
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// Reads TEMPLATE; throws a usage error when it is not an http:// URL containing the placeholder.
-    init(template: String, timeoutMilliseconds: Int64) throws(UsageError) {
-        guard template.contains(Self.placeholder) else {
-            throw UsageError(
-                message: "option '--entitlements' needs a URL containing \(Self.placeholder), such as "
-                    + "http://127.0.0.1:8000/entitlements/\(Self.placeholder), found '\(template)'", topic: "check")
-        }
-        let endpoint: HTTPEndpoint
-        do throws(HTTPEndpointError) {
-            endpoint = try HTTPEndpoint(
-                url: template.replacingOccurrences(of: Self.placeholder, with: "0")
-                    .replacingOccurrences(of: "{nowISO}", with: "0").replacingOccurrences(of: "{now}", with: "0"))
-        } catch {
-            // The endpoint's own text speaks of delivery URLs; this is the entitlement query's.
-            throw UsageError(
-                message: "option '--entitlements': invalid URL '\(template)': \(error.message)", topic: "check")
-        }
-        let schemeAndAuthority = "http://" + endpoint.hostHeader
-        guard let range = template.range(of: schemeAndAuthority, options: [.caseInsensitive, .anchored]) else {
-            throw UsageError(
-                message: "option '--entitlements' must hold \(Self.placeholder) in its path or query, found "
-                    + "'\(template)'", topic: "check")
-        }
-        var rest = String(template[range.upperBound...])
-        if rest.hasPrefix("?") { rest = "/" + rest }
-        client = HTTPClient(endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds)
-        target = rest
-    }
-
-    /// Asks about `originalTransactionId` at the virtual instant `now` (`{now}`, `{nowISO}`, the `X-Simctl-Now`
-    /// header); nil: unknown (404).
-    func ask(_ originalTransactionId: String, now: Instant? = nil) throws(Failure) -> BackendAnswer? {
-        let url = "http://\(client.endpoint.hostHeader)"
-        var path = target.replacingOccurrences(of: Self.placeholder, with: originalTransactionId)
-        var headers: [(String, String)] = []
-        if let now {
-            path = path.replacingOccurrences(of: "{nowISO}", with: "\(now)")
-                .replacingOccurrences(of: "{now}", with: "\(now.millisecondsSince1970)")
-            headers.append((HTTPDelivery.nowHeader, "\(now.millisecondsSince1970)"))
-        }
-        switch client.get(path, headers: headers) {
-        case .failure(let error):
-            throw Failure(description: "GET \(url)\(path): \(error)")
-        case .success(let response):
-            if response.status == 404 { return nil }
-            guard response.status == 200 else {
-                throw Failure(description: "GET \(url)\(path) answered HTTP \(response.status), expected 200 or 404")
-            }
-            guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body)) else {
-                let text = String(decoding: response.body.prefix(200), as: UTF8.self)
-                throw Failure(
-                    description: "GET \(url)\(path) answered '\(text)', expected JSON with a boolean \"active\" "
-                        + "and an optional string \"productId\"")
-            }
-            return BackendAnswer(active: answer.active, productId: answer.productId)
-        }
-    }
-}
-
 enum CheckCommand {
     static let help = """
         USAGE: simctl check SCENARIO --deliver URL --entitlements TEMPLATE [--cases N] [--seed S] [--epoch N]
@@ -235,31 +155,14 @@ enum CheckCommand {
     static let usageLine =
         "usage: simctl check SCENARIO --deliver URL --entitlements TEMPLATE [--cases N] [--seed S] [--out DIR] [--junit FILE] [--max-time D] [--settle D] | simctl check --replay FILE --deliver URL --entitlements TEMPLATE"
 
-    /// Options that take a value.
-    static let valueOptions: Set<String> = [
-        "--replay", "--entitlements", "--cases", "--seed", "--epoch", "--out", "--junit", "--max-time", "--settle",
-        "--port", "--host", "--api-key-pem", "--log",
-    ]
-    /// The delivery options of `simctl run` that apply to check (parsed by ``DeliveryOptions/Builder``, as run's).
-    static let deliveryOptions: Set<String> = [
-        "--deliver", "--deliver-timeout", "--deliver-connections", "--chaos-duplicate", "--chaos-fail-rate",
-        "--chaos-fail-first",
-    ]
     /// Delivery options of `simctl run` that do not apply to check, with the reason.
     static let notApplicable: [String: String] = [
         "--deliver-mode": "check always delivers on the production retry schedule, which its cases need",
         "--chaos-reorder-window": "check's late deliveries come from failed first attempts, written into each case",
         "--delivery-log": "the report lists the last notifications delivered for the divergent originalTransactionId",
     ]
-    /// Options without a value.
-    static let flags: Set<String> = ["--no-duplicates", "--no-retries", "--no-shrink", "--keep-going"]
-
-    // MARK: Issue 47's options (to port into the option tables): --keep-going (a flag, above), --accept-status
-    // (repeatable), --actions, --without, --weights, --tolerance, --epoch auto, and the identity options.
-    static let issue47ValueOptions: Set<String> = ["--actions", "--without", "--weights", "--tolerance"]
-    static let repeatableOptions: Set<String> = ["--accept-status"]
-
-    static func parse(_ arguments: [String]) throws(UsageError) -> CheckCommandOptions {
+    /// What the command line gave, before the options are checked together (``parse(_:)``).
+    struct ParseState: Sendable {
         var values: [String: String] = [:]
         var repeated: [String: [String]] = [:]
         var identity = IdentityOptions()
@@ -267,70 +170,87 @@ enum CheckCommand {
         var seenFlags: Set<String> = []
         var signing = SigningOptions()
         var file: String?
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "-h" || argument == "--help" { throw UsageError(message: "", topic: "help") }
-            if !argument.hasPrefix("-") || argument == "-" {
-                guard file == nil else {
+    }
+
+    /// One value option whose text is kept for ``parse(_:)``'s checks.
+    static func kept(_ name: String, _ placeholder: String, _ value: OptionValue, _ summary: String)
+        -> OptionDeclaration<ParseState>
+    {
+        .value(name, placeholder, value, summary) { state, text in state.values[name] = text }
+    }
+
+    static func kept(_ name: String, _ placeholder: String, _ summary: String) -> OptionDeclaration<ParseState> {
+        kept(name, placeholder, .text, summary)
+    }
+
+    static func flag(_ name: String, _ summary: String) -> OptionDeclaration<ParseState> {
+        .flag(name, summary) { state in state.seenFlags.insert(name) }
+    }
+
+    static let ownOptions: [OptionDeclaration<ParseState>] = [
+        kept("--replay", "FILE", .file, "run FILE (a case the report wrote) in place of SCENARIO"),
+        kept("--entitlements", "TEMPLATE", .url, "the backend's entitlement query, with {originalTransactionId}"),
+        kept("--cases", "N", "lifecycles to generate (default 100)"),
+        kept("--seed", "S", "the cases' seed (default 0)"),
+        kept("--epoch", "N|auto", "the store's epoch"),
+        kept("--out", "DIR", .directory, "where the report goes (default .)"),
+        kept("--junit", "FILE", .file, "also write a JUnit XML report"),
+        kept("--max-time", "D", "stop generating cases after D"),
+        kept("--settle", "D", "wait D before each query"),
+        kept("--port", "P", "serve the App Store Server API on port P"),
+        kept("--host", "ADDR", "the API's address (with --port)"),
+        kept("--api-key-pem", "FILE", .file, "check bearer tokens against this key (with --port)"),
+        kept("--log", "FILE", .file, "the API's log (with --port)"),
+        flag("--no-duplicates", "no duplicate deliveries"),
+        flag("--no-retries", "no failed first attempts"),
+        flag("--no-shrink", "report the first failing case as found"),
+        // Issue 47 (checking an existing backend).
+        flag("--keep-going", "run every case, not only up to the first failure"),
+        .value("--accept-status", "KIND[=CODE]", repeatable: true, "refusals the backend may answer") {
+            state, text in state.repeated["--accept-status", default: []].append(text)
+        },
+        kept("--actions", "LIST", "only these actions"),
+        kept("--without", "LIST", "none of these actions"),
+        kept("--weights", "FILE", .file, "the actions' weights"),
+        kept("--tolerance", "D", "how late an entitlement may change"),
+    ]
+
+    static var options: [OptionDeclaration<ParseState>] {
+        var all = ownOptions
+        all += SigningOptions.declarations(topic: "check").map { $0.lifted(\ParseState.signing) }
+        all += IdentityOptions.declarations(topic: "check").map { $0.lifted(\ParseState.identity) }
+        let delivery = DeliveryOptions.declarations(DeliveryOptions.names.filter { notApplicable[$0] == nil })
+        all += delivery.map { $0.lifted(\ParseState.delivery) }
+        for name in notApplicable.keys.sorted() {
+            all.append(
+                .value(name, "VALUE", "does not apply to check") {
+                    (_: inout ParseState, _: String) throws(UsageError) in
                     throw UsageError(
-                        message: "'check' takes one scenario file; found '\(file!)' and '\(argument)'", topic: "check")
-                }
-                file = argument
-                continue
-            }
-            if flags.contains(argument) {
-                guard seenFlags.insert(argument).inserted else {
-                    throw UsageError(message: "option '\(argument)' is given twice", topic: "check")
-                }
-                continue
-            }
-            if SigningOptions.names.contains(argument) {
-                guard index < arguments.count else {
-                    throw UsageError(message: "option '\(argument)' needs a value", topic: "check")
-                }
-                _ = try signing.apply(argument, arguments[index], topic: "check")
-                index += 1
-                continue
-            }
-            if IdentityOptions.names.contains(argument) || repeatableOptions.contains(argument) {
-                guard index < arguments.count else {
-                    throw UsageError(message: "option '\(argument)' needs a value", topic: "check")
-                }
-                if !(try identity.apply(argument, arguments[index], topic: "check")) {
-                    repeated[argument, default: []].append(arguments[index])
-                }
-                index += 1
-                continue
-            }
-            if let reason = notApplicable[argument] {
-                throw UsageError(
-                    message: "option '\(argument)' of 'simctl run' does not apply to 'check': \(reason)", topic: "check"
-                )
-            }
-            if deliveryOptions.contains(argument) {
-                guard index < arguments.count else {
-                    throw UsageError(message: "option '\(argument)' needs a value", topic: "check")
-                }
-                do throws(UsageError) { try delivery.set(argument, arguments[index]) } catch {
-                    throw UsageError(message: error.message, topic: "check")
-                }
-                index += 1
-                continue
-            }
-            guard valueOptions.contains(argument) || issue47ValueOptions.contains(argument) else {
-                throw UsageError(message: "unknown option '\(argument)'", topic: "check")
-            }
-            guard index < arguments.count else {
-                throw UsageError(message: "option '\(argument)' needs a value", topic: "check")
-            }
-            guard values[argument] == nil else {
-                throw UsageError(message: "option '\(argument)' is given twice", topic: "check")
-            }
-            values[argument] = arguments[index]
-            index += 1
+                        message: "option '\(name)' of 'simctl run' does not apply to 'check': \(notApplicable[name]!)",
+                        topic: "check")
+                })
         }
+        return all
+    }
+
+    static let command = CommandDeclaration<ParseState>(
+        name: "check", topic: "check", summary: "Test a backend against the store with generated lifecycles",
+        positional: "SCENARIO", positionalValue: .file, options: options,
+        groups: [SigningOptions.exclusive],
+        argument: { (state: inout ParseState, argument: String) throws(UsageError) in
+            if let file = state.file {
+                throw UsageError(
+                    message: "'check' takes one scenario file; found '\(file)' and '\(argument)'", topic: "check")
+            }
+            state.file = argument
+        })
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> CheckCommandOptions {
+        var state = ParseState()
+        try OptionParser.parse(arguments, command, into: &state)
+        let (values, repeated, identity, delivery, seenFlags, signing, file) = (
+            state.values, state.repeated, state.identity, state.delivery, state.seenFlags, state.signing, state.file
+        )
         var options = CheckCommandOptions()
         options.signing = signing
         options.identity = identity
@@ -521,15 +441,17 @@ enum CheckCommand {
     /// Runs `simctl check` with `arguments` (after the word `check`). `progress` receives progress lines (the
     /// command line passes standard error when it is a terminal).
     static func main(_ arguments: [String], progress: ((String) -> Void)? = nil) -> CommandOutput {
-        var options: CheckCommandOptions
-        do throws(UsageError) { options = try parse(arguments) } catch {
-            if error.topic == "help" { return CommandOutput(stdout: help + "\n", stderr: "", exitCode: 0) }
-            return CommandOutput(
-                stdout: "", stderr: "error: \(error.message)\n\(usageLine)\nsee 'simctl help check'\n",
-                exitCode: ExitCode.usage)
+        if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { return Simctl.main(["help", "check"]) }
+        do throws(UsageError) { return run(try parse(arguments), progress: progress) } catch {
+            return Simctl.usageFailure(error)
         }
+    }
+
+    /// Runs `simctl check` with its parsed options.
+    static func run(_ options: CheckCommandOptions, progress: ((String) -> Void)? = nil) -> CommandOutput {
+        var options = options
         let query: EntitlementQuery
-        do throws(UsageError) {
+        do throws(EntitlementQuery.TemplateError) {
             query = try EntitlementQuery(
                 template: options.entitlements, timeoutMilliseconds: options.timeoutMilliseconds)
         } catch {
@@ -833,7 +755,7 @@ enum CheckCommand {
                     try Data(example.jsonl.utf8).write(
                         to: directory.appendingPathComponent("counterexample-\(finding.number).jsonl"))
                 }
-                try summaryJSON(report, seconds: seconds).write(to: directory.appendingPathComponent("summary.json"))
+                try report.summaryJSON(seconds: seconds).write(to: directory.appendingPathComponent("summary.json"))
                 stdout +=
                     "\n"
                     + (report.findings.isEmpty
@@ -856,7 +778,7 @@ enum CheckCommand {
             )
         }
         if let junit = options.junit {
-            let xml = report.keepGoing ? junitClassesXML(report, seconds: seconds) : junitXML(report, seconds: seconds)
+            let xml = report.keepGoing ? report.junitClassesXML(seconds: seconds) : report.junitXML(seconds: seconds)
             do { try Data(xml.utf8).write(to: URL(fileURLWithPath: junit)) } catch {
                 stderr += "error: cannot write the JUnit file '\(junit)': \(error.localizedDescription)\n"
                 return (
@@ -883,127 +805,6 @@ enum CheckCommand {
         }
         if choice == VocabularyChoice() { return .success(nil) }
         return .success(choice)
-    }
-
-    /// `summary.json` of a `--keep-going` check: the counts, the vocabulary, the epochs and one entry per class.
-    static func summaryJSON(_ report: CheckReport, seconds: Double) throws -> Data {
-        let classes: [[String: Any]] = report.findings.map { finding in
-            let example = finding.counterexample
-            var entry: [String: Any] = [
-                "number": finding.number, "class": finding.findingClass.description,
-                "kind": finding.findingClass.kind.rawValue, "notification": finding.findingClass.notification,
-                "cause": finding.findingClass.cause, "cases": finding.cases.count,
-                "caseNumbers": finding.cases, "firstCase": finding.cases.first ?? 0,
-                "timelineEntries": example.scenario.timeline.count,
-                "deliveryFaults": example.scenario.deliveryFaults.count, "shrinkSteps": example.shrinkSteps,
-                "yaml": "counterexample-\(finding.number).yaml", "jsonl": "counterexample-\(finding.number).jsonl",
-                "divergence": example.divergence.description, "epoch": example.scenario.epoch,
-            ]
-            if let refusal = example.divergence.refusal {
-                entry["httpStatus"] = refusal.httpStatus
-                entry["responseStart"] = refusal.responseStart ?? ""
-            }
-            return entry
-        }
-        let summary: [String: Any] = [
-            "seed": report.seed, "cases": report.cases, "notifications": report.notifications,
-            "deliveries": report.deliveries, "checkpoints": report.checkpoints, "stoppedEarly": report.stoppedEarly,
-            "tolerated": report.tolerated, "acceptedRefusals": report.acceptedRefusals,
-            "firstEpoch": report.firstEpoch, "nextEpoch": report.nextEpoch,
-            "vocabulary": report.vocabulary.map { ["action": $0.name, "weight": $0.weight] as [String: Any] },
-            "classes": classes, "seconds": (seconds * 10).rounded() / 10,
-        ]
-        return try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
-            + Data("\n".utf8)
-    }
-
-    /// `--keep-going` as JUnit XML: one testcase per class (a failure with its shrunk divergence), or one passing
-    /// testcase when no class was found; a check that cannot judge the backend, one error.
-    static func junitClassesXML(_ report: CheckReport, seconds: Double) -> String {
-        var lines: [String] = []
-        var errors = 0
-        for finding in report.findings {
-            let text = "\(finding.findingClass) in \(finding.cases.count) cases\n\(finding.counterexample)"
-            lines.append(
-                "    <testcase classname=\"simctl.check\" name=\"class \(finding.number): "
-                    + "\(escape(finding.findingClass.description))\">\n      <failure message=\""
-                    + escape(finding.findingClass.description) + "\">" + escape(text) + "</failure>\n    </testcase>")
-        }
-        if case .cannotJudge(let number, let message) = report.verdict {
-            errors = 1
-            lines.append(
-                "    <testcase classname=\"simctl.check\" name=\"case \(number) (seed \(report.seed))\">\n"
-                    + "      <error message=\"cannot be judged\">\(escape(message))</error>\n    </testcase>")
-        } else if report.findings.isEmpty {
-            lines.append(
-                "    <testcase classname=\"simctl.check\" name=\"\(report.cases) cases (seed \(report.seed))\"/>")
-        }
-        return """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <testsuites>
-              <testsuite name="simctl check" tests="\(lines.count)" failures="\(report.findings.count)" \
-            errors="\(errors)" time="\(String(format: "%.3f", seconds))">
-            \(lines.joined(separator: "\n"))
-              </testsuite>
-            </testsuites>
-
-            """
-    }
-
-    /// The report as JUnit XML: one testcase per case run; the diverging case a failure, a case that cannot be
-    /// judged an error.
-    static func junitXML(_ report: CheckReport, seconds: Double) -> String {
-        var failures = 0
-        var errors = 0
-        var cases: [String] = []
-        for number in 1...max(report.cases, 1) where number <= report.cases {
-            var line = "    <testcase classname=\"simctl.check\" name=\"case \(number) (seed \(report.seed))\""
-            switch report.verdict {
-            case .diverges(let counterexample) where counterexample.caseNumber == number:
-                failures += 1
-                line +=
-                    ">\n      <failure message=\"\(escape("diverges: \(counterexample.divergence.kind.rawValue)"))\">"
-                    + escape(counterexample.description) + "</failure>\n    </testcase>"
-            case .cannotJudge(let caseNumber, let message) where caseNumber == number:
-                errors += 1
-                line +=
-                    ">\n      <error message=\"\(escape("cannot be judged"))\">\(escape(message))</error>\n"
-                    + "    </testcase>"
-            case .agrees, .diverges, .cannotJudge:
-                line += "/>"
-            }
-            cases.append(line)
-        }
-        return """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <testsuites>
-              <testsuite name="simctl check" tests="\(report.cases)" failures="\(failures)" errors="\(errors)" \
-            time="\(String(format: "%.3f", seconds))">
-            \(cases.joined(separator: "\n"))
-              </testsuite>
-            </testsuites>
-
-            """
-    }
-
-    /// `text` escaped for XML text and attribute values (control characters other than tab and newline dropped).
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            case "\t", "\n": result.unicodeScalars.append(scalar)
-            default:
-                if scalar.value >= 0x20 && scalar.value != 0xFFFE && scalar.value != 0xFFFF {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
     }
 }
 

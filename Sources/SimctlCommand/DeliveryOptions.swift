@@ -27,6 +27,8 @@ package struct DeliveryOptions: Equatable, Sendable {
         /// The command whose usage a mistake shows (`run`, `trigger`, `replay`).
         var topic = "run"
 
+        init(topic: String = "run") { self.topic = topic }
+
         mutating func set(_ name: String, _ value: String) throws(UsageError) {
             if values[name] != nil { throw UsageError(message: "option '\(name)' is given twice", topic: topic) }
             values[name] = value

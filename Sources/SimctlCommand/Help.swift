@@ -20,6 +20,7 @@ package enum HelpText {
           serve FILE      Serve a scenario's store: a local App Store Server API and a control API
           check SCENARIO  Test a backend against the store with generated lifecycles (docs/check.md)
           certs           Export the signing chain; write negative fixtures for verifiers; TLS test certificates
+          completion SHELL  Print a shell completion script for bash, zsh or fish (docs/cli.md)
           help [COMMAND]  Show help for simctl or one command
 
         OPTIONS:
@@ -219,6 +220,8 @@ package enum HelpText {
         case "certs": return certs
         case "serve": return ServeCommand.help
         case "check": return CheckCommand.help
+        case "population": return PopulationCommand.help
+        case "completion": return Completion.help
         default: return overview
         }
     }
@@ -232,6 +235,8 @@ package enum HelpText {
             return
                 "usage: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--api-key-pem FILE] [--log FILE]"
         case "check": return CheckCommand.usageLine
+        case "population": return PopulationCommand.usageLine
+        case "completion": return "usage: simctl completion bash|zsh|fish"
         case "merge": return "usage: simctl merge PART..."
         case "trigger":
             return
@@ -244,7 +249,7 @@ package enum HelpText {
                 "usage: simctl certs export DIR [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] | simctl certs negative-fixtures FILE DIR [--environment NAME] [--ca-seed TEXT] | simctl certs tls DIR [--name HOST]... [--seed TEXT] [--not-before INSTANT] [--days N] | simctl certs ocsp --ocsp-url URL [--ca-seed TEXT] [--revoke leaf|intermediate]..."
         default:
             return
-                "usage: simctl <command> [options]   (commands: trigger, replay, run, merge, validate, catalog, certs, serve, check, population, help)"
+                "usage: simctl <command> [options]   (commands: \(CommandTable.names.joined(separator: ", ")))"
         }
     }
 }

@@ -52,24 +52,24 @@ package enum MergeCommand {
     /// `simctl merge PART...`: every part is checked (header, each of 1...N once, complete) before anything is
     /// written; then the parts are merged by key, read in chunks (memory bounded by the parts' batches). With
     /// `standardOutputVector` the lines are written from the chunks they were read into (`writev(2)`), not copied.
-    package static func main(
-        _ arguments: [String], standardOutput: (([UInt8]) -> Void)? = nil, standardOutputVector: VectorWrite? = nil
-    ) -> CommandOutput {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            return CommandOutput(stdout: HelpText.merge + "\n", stderr: "", exitCode: ExitCode.success)
-        }
+    /// `simctl merge PART...`: no options, one or more part files.
+    static let command = CommandDeclaration<[String]>(
+        name: "merge", topic: "merge", summary: "Merge the parts of 'run --shard I/N' into the one-job output",
+        positional: "PART...", positionalValue: .file, options: [], argument: { files, file in files.append(file) })
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> [String] {
         var files: [String] = []
-        var optionsEnded = false
-        for argument in arguments {
-            if !optionsEnded && argument == "--" {
-                optionsEnded = true
-            } else if !optionsEnded && argument.hasPrefix("-") && argument != "-" {
-                return usage("unknown option '\(argument)'")
-            } else {
-                files.append(argument)
-            }
+        try OptionParser.parse(arguments, command, into: &files)
+        guard !files.isEmpty else {
+            throw UsageError(
+                message: "'merge' needs the part files written by 'simctl run --shard I/N'", topic: "merge")
         }
-        guard !files.isEmpty else { return usage("'merge' needs the part files written by 'simctl run --shard I/N'") }
+        return files
+    }
+
+    package static func main(
+        files: [String], standardOutput: (([UInt8]) -> Void)? = nil, standardOutputVector: VectorWrite? = nil
+    ) -> CommandOutput {
         func failure(_ problem: PartFile.Problem) -> CommandOutput {
             CommandOutput(
                 stdout: "", stderr: problem.message + "\n",
@@ -132,11 +132,5 @@ package enum MergeCommand {
             return CommandOutput(stdout: stdout, stderr: stopped.trailer?.stop ?? "", exitCode: ExitCode.dataError)
         }
         return CommandOutput(stdout: stdout, stderr: "", exitCode: ExitCode.success)
-    }
-
-    static func usage(_ message: String) -> CommandOutput {
-        CommandOutput(
-            stdout: "", stderr: "error: \(message)\n\(HelpText.usageLine(for: "merge"))\nsee 'simctl help merge'\n",
-            exitCode: ExitCode.usage)
     }
 }

@@ -23,37 +23,11 @@ package struct PictureOptions: Equatable, Sendable {
         """
 
     /// Options that apply to the picture.
-    static let names = ["--customers", "--from", "--to", "--axis"]
+    static let names = declarations.map(\.name)
 
     /// The first picture option given, in ``names``' order; nil: none.
     var firstGiven: String? {
         zip(Self.names, [customers, from, to, axis]).first { $0.1 != nil }?.0
-    }
-
-    mutating func set(_ name: String, _ value: String) throws(UsageError) {
-        func once(_ existing: String?) throws(UsageError) {
-            if existing != nil { throw UsageError(message: "option '\(name)' is given twice", topic: "run") }
-        }
-        switch name {
-        case "--customers":
-            try once(customers)
-            customers = value
-        case "--from":
-            try once(from)
-            from = value
-        case "--to":
-            try once(to)
-            to = value
-        default:
-            try once(axis)
-            guard PictureView.Axis(rawValue: value) != nil else {
-                throw UsageError(
-                    message:
-                        "option '--axis' needs dates or offsets, found '\(SourceText.escapingControlCharacters(value))'",
-                    topic: "run")
-            }
-            axis = value
-        }
     }
 
     /// The view, checked against the scenario's customers and start; a usage error names the option.

@@ -43,7 +43,7 @@ package enum PopulationCommand {
     package static let usageLine =
         "usage: simctl population [--subscribers N] [--grace off|3|16|28] [--compare-grace LIST] [--format json] ..."
 
-    struct Options {
+    package struct Options: Equatable, Sendable {
         var configuration = CohortConfiguration()
         var json = false
         var compareGrace: [Int]?
@@ -53,22 +53,15 @@ package enum PopulationCommand {
         var jobs = ProcessInfo.processInfo.activeProcessorCount
     }
 
-    static let names = [
-        "--subscribers", "--months", "--days", "--churn", "--billing-failure", "--grace", "--seed", "--price",
-        "--commitment-share", "--format", "--json", "--compare-grace", "--retention", "--svg", "--jobs", "--help",
-    ]
-
     /// `progress`: a line on standard error updated as each run goes (``ProgressLine``), when it is a terminal.
     package static func main(_ arguments: [String], progress: ProgressLine? = nil) -> CommandOutput {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            return CommandOutput(stdout: help + "\n", stderr: "", exitCode: ExitCode.success)
+        if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { return Simctl.main(["help", "population"]) }
+        do throws(UsageError) { return run(try parse(arguments), progress: progress) } catch {
+            return Simctl.usageFailure(error)
         }
-        let options: Options
-        do throws(UsageError) { options = try parse(arguments) } catch {
-            return CommandOutput(
-                stdout: "", stderr: "error: \(error.message)\n\(usageLine)\nsee 'simctl population --help'\n",
-                exitCode: ExitCode.usage)
-        }
+    }
+
+    static func run(_ options: Options, progress: ProgressLine? = nil) -> CommandOutput {
         do throws(CohortError) {
             try options.configuration.validate()
             if let rates = options.retention { return try retention(rates, options) }
@@ -201,97 +194,127 @@ package enum PopulationCommand {
         return .success("\nwrote " + files.map { "\(directory)/\($0.name)" }.joined(separator: " and ") + "\n")
     }
 
-    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+    /// What the command line gave (`--json` and `--format` count as one option).
+    struct ParseState: Sendable {
         var options = Options()
-        var seen: Set<String> = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            var name = argument
-            var value: String?
-            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
-                name = String(argument[..<equals])
-                value = String(argument[argument.index(after: equals)...])
-            }
-            guard names.contains(name) else {
-                let hint = Suggestions.closest(to: name, among: names).map { "; did you mean '\($0)'?" } ?? ""
-                throw UsageError(
-                    message: argument.hasPrefix("-")
-                        ? "unknown option '\(name)'\(hint)" : "'population' takes no file; found '\(argument)'",
-                    topic: "population")
-            }
-            guard seen.insert(name == "--json" ? "--format" : name).inserted else {
-                throw UsageError(message: "option '\(name)' is given twice", topic: "population")
-            }
-            if name == "--json" {
-                options.json = true
-                continue
-            }
-            if value == nil {
-                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
-                    throw UsageError(message: "option '\(name)' needs a value", topic: "population")
-                }
-                value = arguments[index]
-                index += 1
-            }
-            let text = value!
-            func integer(_ range: ClosedRange<Int>) throws(UsageError) -> Int {
-                let digits = text.replacingOccurrences(of: "_", with: "").replacingOccurrences(of: ",", with: "")
-                guard let number = Int(digits), range.contains(number) else {
-                    throw UsageError(
-                        message: "option '\(name)' needs a whole number from \(range.lowerBound) to "
-                            + "\(range.upperBound), found '\(text)'",
-                        topic: "population")
-                }
-                return number
-            }
-            func real(_ what: String) throws(UsageError) -> Double {
-                guard let number = Double(text), number.isFinite else {
-                    throw UsageError(message: "option '\(name)' needs \(what), found '\(text)'", topic: "population")
-                }
-                return number
-            }
-            func grace(_ word: String) throws(UsageError) -> Int {
-                if word == "off" { return 0 }
-                guard let days = Int(word), CohortModel.graceLengths.contains(days) else {
-                    throw UsageError(
-                        message: "grace must be off (or 0), 3, 16 or 28 days (R5), found '\(word)'",
-                        topic: "population")
-                }
-                return days
-            }
-            switch name {
-            case "--subscribers":
-                options.configuration.subscribers = try integer(1...CohortConfiguration.maximumSubscribers)
-            case "--months": options.configuration.months = try integer(1...1_200)
-            case "--days": options.configuration.days = try real("a number of days")
-            case "--churn": options.configuration.churn = try real("a probability from 0 to 1")
-            case "--billing-failure": options.configuration.billingFailure = try real("a probability from 0 to 1")
-            case "--grace": options.configuration.grace = try grace(text)
-            case "--seed":
+        var formatGiven = false
+    }
+
+    static func integer(_ name: String, _ text: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
+        let digits = text.replacingOccurrences(of: "_", with: "").replacingOccurrences(of: ",", with: "")
+        guard let number = Int(digits), range.contains(number) else {
+            throw UsageError(
+                message: "option '\(name)' needs a whole number from \(range.lowerBound) to "
+                    + "\(range.upperBound), found '\(text)'",
+                topic: "population")
+        }
+        return number
+    }
+
+    static func real(_ name: String, _ text: String, _ what: String) throws(UsageError) -> Double {
+        guard let number = Double(text), number.isFinite else {
+            throw UsageError(message: "option '\(name)' needs \(what), found '\(text)'", topic: "population")
+        }
+        return number
+    }
+
+    static func grace(_ word: String) throws(UsageError) -> Int {
+        if word == "off" { return 0 }
+        guard let days = Int(word), CohortModel.graceLengths.contains(days) else {
+            throw UsageError(
+                message: "grace must be off (or 0), 3, 16 or 28 days (R5), found '\(word)'", topic: "population")
+        }
+        return days
+    }
+
+    /// A value option of the configuration.
+    static func option(
+        _ name: String, _ placeholder: String, _ summary: String,
+        _ apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void
+    ) -> OptionDeclaration<ParseState> {
+        option(name, placeholder, .text, summary, apply)
+    }
+
+    static func option(
+        _ name: String, _ placeholder: String, _ value: OptionValue, _ summary: String,
+        _ apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void
+    ) -> OptionDeclaration<ParseState> {
+        .value(name, placeholder, value, summary) { (state: inout ParseState, text: String) throws(UsageError) in
+            try apply(&state.options, text)
+        }
+    }
+
+    static func formatOnce(_ state: inout ParseState, _ name: String) throws(UsageError) {
+        if state.formatGiven { throw UsageError(message: "option '\(name)' is given twice", topic: "population") }
+        state.formatGiven = true
+    }
+
+    static let command = CommandDeclaration<ParseState>(
+        name: "population", topic: "population",
+        summary: "Run the cohort model of a subscriber population (churn, billing failures, grace)",
+        positional: "", positionalValue: .none,
+        options: [
+            option("--subscribers", "N", "subscribers in the cohort") {
+                (options: inout Options, text: String) throws(UsageError) in
+                options.configuration.subscribers = try integer(
+                    "--subscribers", text, 1...CohortConfiguration.maximumSubscribers)
+            },
+            option("--months", "N", "months simulated") { (options: inout Options, text: String) throws(UsageError) in
+                options.configuration.months = try integer("--months", text, 1...1_200)
+            },
+            option("--days", "N", "days simulated") { (options: inout Options, text: String) throws(UsageError) in
+                options.configuration.days = try real("--days", text, "a number of days")
+            },
+            option("--churn", "P", "monthly churn probability") {
+                (options: inout Options, text: String) throws(UsageError) in
+                options.configuration.churn = try real("--churn", text, "a probability from 0 to 1")
+            },
+            option("--billing-failure", "P", "billing failure probability") {
+                (options: inout Options, text: String) throws(UsageError) in
+                options.configuration.billingFailure = try real("--billing-failure", text, "a probability from 0 to 1")
+            },
+            option("--grace", "DAYS", .choices(["off", "3", "16", "28"]), "billing grace period") {
+                (options: inout Options, text: String) throws(UsageError) in
+                options.configuration.grace = try grace(text)
+            },
+            option("--seed", "N", "the seed") { (options: inout Options, text: String) throws(UsageError) in
                 guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let seed = UInt64(text) else {
                     throw UsageError(
                         message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'",
                         topic: "population")
                 }
                 options.configuration.seed = seed
-            case "--price": options.configuration.price = try real("a price such as 9.99")
-            case "--commitment-share": options.configuration.commitmentShare = try real("a share from 0 to 1")
-            case "--jobs": options.jobs = try integer(1...1_024)
-            case "--format":
+            },
+            option("--price", "P", "the monthly price") { (options: inout Options, text: String) throws(UsageError) in
+                options.configuration.price = try real("--price", text, "a price such as 9.99")
+            },
+            option("--commitment-share", "P", "share on the 12-month commitment") {
+                (options: inout Options, text: String) throws(UsageError) in
+                options.configuration.commitmentShare = try real("--commitment-share", text, "a share from 0 to 1")
+            },
+            .value("--format", "FORMAT", .choices(["table", "json"]), "table (default) or json") {
+                (state: inout ParseState, text: String) throws(UsageError) in
+                try formatOnce(&state, "--format")
                 guard text == "table" || text == "json" else {
                     throw UsageError(
                         message: "unknown format '\(text)'; expected one of table, json", topic: "population")
                 }
-                options.json = text == "json"
-            case "--compare-grace":
+                state.options.json = text == "json"
+            },
+            .flag("--json", "the same as --format json") { (state: inout ParseState) throws(UsageError) in
+                try formatOnce(&state, "--json")
+                state.options.json = true
+            },
+            option("--compare-grace", "LIST", "compare grace lengths") {
+                (options: inout Options, text: String) throws(UsageError) in
                 var lengths: [Int] = []
                 for word in text.split(separator: ",", omittingEmptySubsequences: false) {
                     lengths.append(try grace(String(word).trimmingCharacters(in: .whitespaces)))
                 }
                 options.compareGrace = lengths
-            case "--retention":
+            },
+            option("--retention", "RATES", "monthly retention rates") {
+                (options: inout Options, text: String) throws(UsageError) in
                 var rates: [Double] = []
                 for word in text.split(separator: ",", omittingEmptySubsequences: false) {
                     guard let rate = Double(word.trimmingCharacters(in: .whitespaces)), rate > 0, rate <= 1 else {
@@ -303,13 +326,27 @@ package enum PopulationCommand {
                     rates.append(rate)
                 }
                 options.retention = rates
-            default:
+            },
+            option("--svg", "DIR", .directory, "write the pictures to DIR") {
+                (options: inout Options, text: String) throws(UsageError) in
                 guard !text.isEmpty else {
                     throw UsageError(message: "option '--svg' needs a folder path", topic: "population")
                 }
                 options.svgDirectory = text
-            }
-        }
+            },
+            option("--jobs", "N", "parts simulated at once") {
+                (options: inout Options, text: String) throws(UsageError) in
+                options.jobs = try integer("--jobs", text, 1...1_024)
+            },
+        ],
+        argument: { (_: inout ParseState, argument: String) throws(UsageError) in
+            throw UsageError(message: "'population' takes no file; found '\(argument)'", topic: "population")
+        })
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var state = ParseState()
+        try OptionParser.parse(arguments, command, into: &state)
+        let options = state.options
         if options.retention != nil && options.compareGrace != nil {
             throw UsageError(message: "use --retention or --compare-grace, not both", topic: "population")
         }

@@ -3,56 +3,44 @@ import SubscriptionSimulator
 
 /// `simctl replay DIR|FILE.jsonl --deliver URL [delivery options] [--no-retries]`: sends a fixture folder (as `run
 /// --out` writes it) or a jsonl stream (as `run --format jsonl` writes it) again, in its order, byte for byte.
-enum ReplayCommand {
-    struct Options {
+package enum ReplayCommand {
+    package struct Options: Equatable, Sendable {
         var source: String
         var delivery: DeliveryOptions
     }
 
-    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+    /// What the command line gave, before the delivery options are checked together.
+    struct ParseState: Sendable {
         var source: String?
-        var delivery = DeliveryOptions.Builder()
-        delivery.topic = "replay"
+        var delivery = DeliveryOptions.Builder(topic: "replay")
         var noRetries = false
-        let known = ["--no-retries"] + DeliveryOptions.names
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            guard argument.hasPrefix("--") else {
-                guard source == nil else {
-                    throw UsageError(
-                        message: "'replay' takes one folder or jsonl file; found '\(source!)' and '\(argument)'",
-                        topic: "replay")
-                }
-                source = argument
-                continue
-            }
-            var name = argument
-            var value: String?
-            if let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                value = String(argument[argument.index(after: equals)...])
-            }
-            guard known.contains(name) else {
+    }
+
+    static var options: [OptionDeclaration<ParseState>] {
+        var all: [OptionDeclaration<ParseState>] = [
+            .flag("--no-retries", "one attempt each (--deliver-mode sandbox)") { state in state.noRetries = true }
+        ]
+        all += DeliveryOptions.declarations().map { $0.lifted(\ParseState.delivery) }
+        return all
+    }
+
+    static let command = CommandDeclaration<ParseState>(
+        name: "replay", topic: "replay", summary: "POST a fixture folder (run --out) or a jsonl stream again",
+        positional: "SOURCE", positionalValue: .file,
+        options: options,
+        argument: { (state: inout ParseState, argument: String) throws(UsageError) in
+            if let source = state.source {
                 throw UsageError(
-                    message: "unknown option '\(name)'\(ArgumentParser.hint(name, known))", topic: "replay")
+                    message: "'replay' takes one folder or jsonl file; found '\(source)' and '\(argument)'",
+                    topic: "replay")
             }
-            if name == "--no-retries" {
-                if value != nil { throw UsageError(message: "option '--no-retries' takes no value", topic: "replay") }
-                if noRetries { throw UsageError(message: "option '--no-retries' is given twice", topic: "replay") }
-                noRetries = true
-                continue
-            }
-            if value == nil {
-                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
-                    throw UsageError(message: "option '\(name)' needs a value", topic: "replay")
-                }
-                value = arguments[index]
-                index += 1
-            }
-            try delivery.set(name, value!)
-        }
+            state.source = argument
+        })
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var state = ParseState()
+        try OptionParser.parse(arguments, command, into: &state)
+        let (source, delivery, noRetries) = (state.source, state.delivery, state.noRetries)
         guard let source else {
             throw UsageError(message: "'replay' needs a fixture folder or a jsonl file", topic: "replay")
         }
@@ -70,12 +58,7 @@ enum ReplayCommand {
         return Options(source: source, delivery: options)
     }
 
-    static func main(_ arguments: [String]) -> CommandOutput {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            return CommandOutput(stdout: HelpText.text(for: "replay") + "\n", stderr: "", exitCode: 0)
-        }
-        let options: Options
-        do throws(UsageError) { options = try parse(arguments) } catch { return Simctl.usageFailure(error) }
+    static func main(_ options: Options) -> CommandOutput {
         let items: [DeliveryItem]
         switch read(options.source) {
         case .failure(let output): return output

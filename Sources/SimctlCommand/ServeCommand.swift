@@ -42,12 +42,6 @@ package struct ServeOptions: Equatable, Sendable {
 }
 
 enum ServeCommand {
-    static let optionNames =
-        [
-            "--host", "--port", "--seed", "--start", "--api-key-pem", "--log", "--epoch",
-        ] + allowHostNames + retentionOptionNames + SigningOptions.names
-        + DeliveryOptions.names.filter { $0 != "--delivery-log" } + IdentityOptions.names
-
     static let help = """
         USAGE: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT]
                                 \(SigningOptions.usage) [--api-key-pem FILE]
@@ -103,108 +97,147 @@ enum ServeCommand {
         prints a warning: the control API has no authentication (docs/install.md).
         """
 
-    static func parse(_ arguments: [String]) throws(UsageError) -> ServeOptions {
-        var file: String?
+    /// What the command line gave, before the delivery options are checked together.
+    struct ParseState: Sendable {
         var options = ServeOptions(file: "")
-        var delivery = DeliveryOptions.Builder()
-        var seen: Set<String> = []
-        var index = 0
-        var optionsEnded = false
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
-                guard file == nil else {
-                    throw UsageError(
-                        message: "'serve' takes one scenario file; found '\(file!)' and '\(argument)'", topic: "serve")
-                }
-                file = argument
-                continue
-            }
-            if argument == "--" {
-                optionsEnded = true
-                continue
-            }
-            var name = argument
-            var value: String?
-            if let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                value = String(argument[argument.index(after: equals)...])
-            }
-            guard optionNames.contains(name) else {
-                throw UsageError(
-                    message: "unknown option '\(name)'\(ArgumentParser.hint(name, optionNames))", topic: "serve")
-            }
-            if value == nil {
-                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
-                    throw UsageError(message: "option '\(name)' needs a value", topic: "serve")
-                }
-                value = arguments[index]
-                index += 1
-            }
-            let text = value!
-            if try options.signing.apply(name, text, topic: "serve") { continue }
-            if try options.identity.apply(name, text, topic: "serve") { continue }
-            if name == "--allow-host" {
-                options.allowHosts += try allowHost(text)
-                continue
-            }
-            if !DeliveryOptions.names.contains(name) {
-                guard seen.insert(name).inserted else {
-                    throw UsageError(message: "option '\(name)' is given twice", topic: "serve")
-                }
-            }
-            switch name {
-            case "--host":
-                guard !text.isEmpty else {
-                    throw UsageError(message: "option '--host' needs an address", topic: "serve")
-                }
-                options.host = text
-            case "--port":
-                guard text.count <= 5, text.allSatisfy({ $0.isASCII && $0.isNumber }), let port = UInt16(text) else {
-                    throw UsageError(
-                        message: "option '--port' needs a port number from 0 to 65535 (0: any free port), found "
-                            + "'\(SourceText.escapingControlCharacters(text))'", topic: "serve")
-                }
-                options.port = port
-            case "--seed":
-                guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
-                    throw UsageError(
-                        message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'",
-                        topic: "serve")
-                }
-                options.seed = number
-            case "--start":
-                guard !text.isEmpty else {
-                    throw UsageError(message: "option '--start' needs `now` or an ISO 8601 instant", topic: "serve")
-                }
-                options.start = text
-            case "--api-key-pem":
-                guard !text.isEmpty else {
-                    throw UsageError(message: "option '--api-key-pem' needs a file", topic: "serve")
-                }
-                options.apiKeyPEM = text
-            case "--epoch":
-                guard !text.isEmpty, text.count <= 10, text.allSatisfy({ $0.isASCII && $0.isNumber }),
-                    let epoch = UInt32(text)
-                else {
-                    throw UsageError(
-                        message: "option '--epoch' needs a whole number from 0 to \(UInt32.max), found "
-                            + "'\(SourceText.escapingControlCharacters(text))'", topic: "serve")
-                }
-                options.epoch = epoch
-            case "--log":
-                guard !text.isEmpty else {
-                    throw UsageError(message: "option '--log' needs a file path", topic: "serve")
-                }
-                options.logFile = text
-            case "--realtime-url": options.realtimeURL = try realtimeURL(text)
-            default:
-                do throws(UsageError) { try delivery.set(name, text) } catch {
-                    throw UsageError(message: error.message, topic: "serve")
-                }
-            }
+        var delivery = DeliveryOptions.Builder(topic: "serve")
+        var file: String?
+    }
+
+    static func option(
+        _ name: String, _ placeholder: String, _ value: OptionValue, repeatable: Bool = false,
+        environment: String? = nil, _ summary: String,
+        _ apply: @escaping @Sendable (inout ServeOptions, String) throws(UsageError) -> Void
+    ) -> OptionDeclaration<ParseState> {
+        .value(name, placeholder, value, repeatable: repeatable, environment: environment, summary) {
+            (state: inout ParseState, text: String) throws(UsageError) in try apply(&state.options, text)
         }
+    }
+
+    static func option(
+        _ name: String, _ placeholder: String, repeatable: Bool = false, environment: String? = nil,
+        _ summary: String, _ apply: @escaping @Sendable (inout ServeOptions, String) throws(UsageError) -> Void
+    ) -> OptionDeclaration<ParseState> {
+        option(name, placeholder, .text, repeatable: repeatable, environment: environment, summary, apply)
+    }
+
+    /// The variables of the shared options (ServeEnvironment.swift).
+    static let sharedVariables = ["--environment": "SIMCTL_ENVIRONMENT", "--deliver": "SIMCTL_DELIVER"]
+
+    /// `serve`'s options; the order is the order the environment's variables are added in (ServeEnvironment).
+    static let firstOptions: [OptionDeclaration<ParseState>] = [
+        option("--host", "ADDR", environment: "SIMCTL_HOST", "address to listen on (default 127.0.0.1)") {
+            (options: inout ServeOptions, text: String) throws(UsageError) in
+            guard !text.isEmpty else {
+                throw UsageError(message: "option '--host' needs an address", topic: "serve")
+            }
+            options.host = text
+        },
+        option("--port", "N", environment: "SIMCTL_PORT", "port to listen on (default 0: a free port)") {
+            (options: inout ServeOptions, text: String) throws(UsageError) in
+            guard text.count <= 5, text.allSatisfy({ $0.isASCII && $0.isNumber }), let port = UInt16(text) else {
+                throw UsageError(
+                    message: "option '--port' needs a port number from 0 to 65535 (0: any free port), found "
+                        + "'\(SourceText.escapingControlCharacters(text))'", topic: "serve")
+            }
+            options.port = port
+        },
+        option("--seed", "N", environment: "SIMCTL_SEED", "as in 'simctl run'") {
+            (options: inout ServeOptions, text: String) throws(UsageError) in
+            guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
+                throw UsageError(
+                    message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'",
+                    topic: "serve")
+            }
+            options.seed = number
+        },
+        option("--start", "now|INSTANT", environment: "SIMCTL_START", "as in 'simctl run'") {
+            (options: inout ServeOptions, text: String) throws(UsageError) in
+            guard !text.isEmpty else {
+                throw UsageError(message: "option '--start' needs `now` or an ISO 8601 instant", topic: "serve")
+            }
+            options.start = text
+        },
+    ]
+
+    static let lastOptions: [OptionDeclaration<ParseState>] = [
+        option(
+            "--api-key-pem", "FILE", .file, environment: "SIMCTL_API_KEY_PEM_FILE",
+            "check bearer tokens' signatures against this key"
+        ) { (options: inout ServeOptions, text: String) throws(UsageError) in
+            guard !text.isEmpty else {
+                throw UsageError(message: "option '--api-key-pem' needs a file", topic: "serve")
+            }
+            options.apiKeyPEM = text
+        },
+        option("--log", "FILE", .file, environment: "SIMCTL_LOG", "write the log to FILE") {
+            (options: inout ServeOptions, text: String) throws(UsageError) in
+            guard !text.isEmpty else {
+                throw UsageError(message: "option '--log' needs a file path", topic: "serve")
+            }
+            options.logFile = text
+        },
+        option("--epoch", "N", "start at epoch N") {
+            (options: inout ServeOptions, text: String) throws(UsageError) in
+            guard !text.isEmpty, text.count <= 10, text.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let epoch = UInt32(text)
+            else {
+                throw UsageError(
+                    message: "option '--epoch' needs a whole number from 0 to \(UInt32.max), found "
+                        + "'\(SourceText.escapingControlCharacters(text))'", topic: "serve")
+            }
+            options.epoch = epoch
+        },
+        option(
+            "--allow-host", "NAME", repeatable: true, environment: "SIMCTL_ALLOW_HOST",
+            "names under which browsers may reach the dashboard"
+        ) { (options: inout ServeOptions, text: String) throws(UsageError) in
+            options.allowHosts += try allowHost(text)
+        },
+    ]
+
+    static var options: [OptionDeclaration<ParseState>] {
+        var all = firstOptions
+        for signing in SigningOptions.declarations(topic: "serve") {
+            var option = signing.lifted(\ParseState.options.signing)
+            option.environment = sharedVariables[option.name]
+            all.append(option)
+        }
+        for delivery in DeliveryOptions.declarations(DeliveryOptions.names.filter { $0 != "--delivery-log" }) {
+            var option = delivery.lifted(\ParseState.delivery)
+            option.environment = sharedVariables[option.name]
+            all.append(option)
+        }
+        all += lastOptions
+        all += IdentityOptions.declarations(topic: "serve").map { $0.lifted(\ParseState.options.identity) }
+        all.append(realtimeOption)
+        return all
+    }
+
+    static let realtimeOption: OptionDeclaration<ParseState> =
+        option("--realtime-url", "URL", .url, "Retention Messaging: the Get Retention Message endpoint") {
+            (options: inout ServeOptions, text: String) throws(UsageError) in
+            options.realtimeURL = try realtimeURL(text)
+        }
+
+    static let command = CommandDeclaration<ParseState>(
+        name: "serve", topic: "serve",
+        summary: "Serve a scenario's store: a local App Store Server API and a control API",
+        positional: "FILE", positionalValue: .file, options: options,
+        groups: [SigningOptions.exclusive],
+        argument: { (state: inout ParseState, argument: String) throws(UsageError) in
+            if let file = state.file {
+                throw UsageError(
+                    message: "'serve' takes one scenario file; found '\(file)' and '\(argument)'", topic: "serve")
+            }
+            state.file = argument
+        })
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> ServeOptions {
+        var state = ParseState()
+        try OptionParser.parse(arguments, command, into: &state)
+        var options = state.options
+        let (file, delivery) = (state.file, state.delivery)
         guard let file else {
             throw UsageError(message: "'serve' needs a scenario file (or SIMCTL_SCENARIO)", topic: "serve")
         }
@@ -217,7 +250,6 @@ enum ServeCommand {
 
     // --- issue 48: --allow-host ---
     /// `--allow-host`, repeatable (each occurrence adds its names).
-    static let allowHostNames = ["--allow-host"]
 
     /// The names of one `--allow-host` value: comma-separated host names (letters, digits, `.`, `-`, `_`; at most 253
     /// characters each) or IPv6 addresses in brackets.
@@ -243,8 +275,6 @@ enum ServeCommand {
     // --- end issue 48 ---
 
     // MARK: Retention Messaging options (issue 50; kept apart for the option tables)
-
-    static let retentionOptionNames = ["--realtime-url"]
 
     static let retentionHelp = """
           --realtime-url URL  Retention Messaging: the Get Retention Message endpoint (http://, at most 256
@@ -286,15 +316,13 @@ enum ServeCommand {
         _ arguments: [String], clock: @Sendable () -> Instant,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> CommandOutput {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            return CommandOutput(stdout: help + "\n", stderr: "", exitCode: 0)
-        }
-        let (arguments, keyFromEnvironment) = ServeEnvironment.arguments(arguments, environment: environment)
-        let options: ServeOptions
-        do throws(UsageError) { options = try parse(arguments) } catch {
-            let text = "error: \(error.message)\n\(HelpText.usageLine(for: "serve"))\nsee 'simctl help serve'\n"
-            return CommandOutput(stdout: "", stderr: text, exitCode: ExitCode.usage)
-        }
+        Simctl.main(["serve"] + arguments, clock: clock, environment: environment)
+    }
+
+    /// Runs `simctl serve` with its parsed options (``ServeEnvironment`` already applied).
+    static func run(_ options: ServeOptions, keyFromEnvironment: String?, clock: @Sendable () -> Instant)
+        -> CommandOutput
+    {
         var start: Instant?
         if let text = options.start {
             switch Simctl.startInstant(text, clock: clock) {

@@ -3,19 +3,11 @@
 /// its option only when the command line does not give that option (the command line wins); an empty variable is
 /// the same as an unset one.
 enum ServeEnvironment {
-    /// Each variable and the option it stands for, in the order they are added to the command line.
-    static let variables: [(name: String, option: String)] = [
-        ("SIMCTL_HOST", "--host"),
-        ("SIMCTL_PORT", "--port"),
-        ("SIMCTL_SEED", "--seed"),
-        ("SIMCTL_START", "--start"),
-        ("SIMCTL_ENVIRONMENT", "--environment"),
-        ("SIMCTL_DELIVER", "--deliver"),
-        ("SIMCTL_API_KEY_PEM_FILE", "--api-key-pem"),
-        ("SIMCTL_LOG", "--log"),
-        // issue 48: names browsers may use for the dashboard and /simctl/ (comma-separated, as the option takes them).
-        ("SIMCTL_ALLOW_HOST", "--allow-host"),
-    ]
+    /// Each variable and the option it stands for, in the order they are added to the command line: declared with
+    /// the options (ServeCommand.command).
+    static var variables: [(name: String, option: String)] {
+        ServeCommand.command.options.compactMap { option in option.environment.map { ($0, option.name) } }
+    }
     /// The scenario file, when the command line names none.
     static let scenario = "SIMCTL_SCENARIO"
     /// The bearer tokens' key as PEM text (a public key, or the `.p8` private key) rather than a file: a CI service
@@ -27,36 +19,9 @@ enum ServeEnvironment {
     static func arguments(_ arguments: [String], environment: [String: String]) -> (
         arguments: [String], apiKeyPEM: String?
     ) {
-        var given: Set<String> = []
-        var hasFile = false
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--" {
-                hasFile = hasFile || index < arguments.count
-                break
-            }
-            if argument.hasPrefix("--") {
-                if let equals = argument.firstIndex(of: "=") {
-                    given.insert(String(argument[..<equals]))
-                } else {
-                    given.insert(argument)
-                    index += 1  // every option of serve takes a value
-                }
-            } else {
-                hasFile = true
-            }
-        }
-        var added: [String] = []
-        for (name, option) in variables where !given.contains(option) {
-            if let value = environment[name], !value.isEmpty { added += [option, value] }
-        }
-        var result = added + arguments
-        if !hasFile, let file = environment[scenario], !file.isEmpty {
-            // After the options, behind `--` unless the command line already ended its options.
-            result += arguments.contains("--") ? [file] : ["--", file]
-        }
+        let given = OptionParser.given(arguments, ServeCommand.command).names
+        let result = OptionParser.withEnvironment(
+            arguments, ServeCommand.command, positional: scenario, environment: environment)
         var pem: String?
         if !given.contains("--api-key-pem"), environment["SIMCTL_API_KEY_PEM_FILE"]?.isEmpty ?? true,
             let text = environment[apiKeyPEM], !text.isEmpty

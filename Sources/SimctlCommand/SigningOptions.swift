@@ -48,35 +48,16 @@ package struct SigningOptions: Equatable, Sendable {
 
     /// Takes option `name` with `value` when it is a signing option and returns true; returns false (and changes
     /// nothing) for any other name. Throws when the option is given twice, its value is unusable, or `--ca-seed`
-    /// meets `--signing-chain`; `topic` names the command whose usage follows the message.
+    /// meets `--signing-chain`; `topic` names the command whose usage follows the message. The options themselves
+    /// are declared once, in ``declarations(topic:)`` (SharedOptions.swift).
     package mutating func apply(_ name: String, _ value: String, topic: String) throws(UsageError) -> Bool {
-        switch name {
-        case "--environment":
-            guard environment == nil else {
-                throw UsageError(message: "option '--environment' is given twice", topic: topic)
-            }
-            environment = try Self.environment(value, topic: topic)
-        case "--ca-seed":
-            guard caSeed == nil else { throw UsageError(message: "option '--ca-seed' is given twice", topic: topic) }
-            guard !value.isEmpty else { throw UsageError(message: "option '--ca-seed' needs a text", topic: topic) }
-            caSeed = value
-        case "--signing-chain":
-            guard chainDirectory == nil else {
-                throw UsageError(message: "option '--signing-chain' is given twice", topic: topic)
-            }
-            guard !value.isEmpty else {
-                throw UsageError(message: "option '--signing-chain' needs a folder path", topic: topic)
-            }
-            chainDirectory = value
-        default:
-            return false
-        }
-        if caSeed != nil && chainDirectory != nil {
-            throw UsageError(
-                message:
-                    "'--ca-seed' and '--signing-chain' cannot be combined: a seed generates a chain, the folder brings one",
-                topic: topic)
-        }
+        guard let option = Self.declarations(topic: topic).first(where: { $0.name == name }) else { return false }
+        let given = [
+            "--environment": environment != nil, "--ca-seed": caSeed != nil, "--signing-chain": chainDirectory != nil,
+        ]
+        if given[name] == true { throw UsageError(message: "option '\(name)' is given twice", topic: topic) }
+        try option.apply(&self, value)
+        if caSeed != nil && chainDirectory != nil { throw UsageError(message: Self.exclusive.message, topic: topic) }
         return true
     }
 
@@ -86,34 +67,8 @@ package struct SigningOptions: Equatable, Sendable {
         signing: SigningOptions, rest: [String]
     ) {
         var signing = SigningOptions()
-        var rest: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--" {
-                rest.append(contentsOf: arguments[(index - 1)...])
-                break
-            }
-            var name = argument
-            var value: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                value = String(argument[argument.index(after: equals)...])
-            }
-            guard names.contains(name) else {
-                rest.append(argument)
-                continue
-            }
-            if value == nil {
-                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
-                    throw UsageError(message: "option '\(name)' needs a value", topic: topic)
-                }
-                value = arguments[index]
-                index += 1
-            }
-            _ = try signing.apply(name, value!, topic: topic)
-        }
+        let rest = try OptionParser.extract(
+            arguments, declarations(topic: topic), groups: [exclusive], topic: topic, into: &signing)
         return (signing, rest)
     }
 

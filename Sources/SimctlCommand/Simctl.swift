@@ -37,37 +37,12 @@ package enum Simctl {
     /// and `merge` straight from the chunks it reads the part files into.
     package static func main(
         _ arguments: [String], clock: @escaping @Sendable () -> Instant = wallClock,
-        standardOutput: (([UInt8]) -> Void)? = nil, standardOutputVector: VectorWrite? = nil
+        standardOutput: (([UInt8]) -> Void)? = nil, standardOutputVector: VectorWrite? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> CommandOutput {
-        if arguments.first == "population" {
-            // Progress on standard error only when it is a terminal (quiet in pipes and in tests).
-            return PopulationCommand.main(Array(arguments.dropFirst()), progress: ProgressLine.forTerminal())
-        }
-        if arguments == ["help", "population"] { return PopulationCommand.main(["--help"]) }
-        if arguments.first == "serve" { return ServeCommand.main(Array(arguments.dropFirst()), clock: clock) }
-        if arguments == ["help", "serve"] { return ServeCommand.main(["--help"], clock: clock) }
-        if arguments.first == "check" {
-            // Progress on standard error only when it is a terminal (quiet in pipes and in tests).
-            let progress: ((String) -> Void)? =
-                isatty(2) == 1 ? { FileHandle.standardError.write(Data($0.utf8)) } : nil
-            return CheckCommand.main(Array(arguments.dropFirst()), progress: progress)
-        }
-        if arguments == ["help", "check"] { return CheckCommand.main(["--help"]) }
-        if arguments.first == "trigger" { return trigger(Array(arguments.dropFirst())) }
-        if arguments == ["help", "trigger"] { return trigger(["--help"]) }
-        if arguments.first == "replay" { return ReplayCommand.main(Array(arguments.dropFirst())) }
-        if arguments == ["help", "replay"] { return ReplayCommand.main(["--help"]) }
-        if arguments.first == "merge" {
-            return MergeCommand.main(
-                Array(arguments.dropFirst()), standardOutput: standardOutput,
-                standardOutputVector: standardOutput == nil ? nil : standardOutputVector)
-        }
         let invocation: SimctlInvocation
-        do throws(UsageError) { invocation = try ArgumentParser.parse(arguments) } catch {
-            let text =
-                "error: \(error.message)\n\(HelpText.usageLine(for: error.topic))\n"
-                + "see 'simctl help\(error.topic.map { " " + $0 } ?? "")'\n"
-            return CommandOutput(stdout: "", stderr: text, exitCode: ExitCode.usage)
+        do throws(UsageError) { invocation = try ArgumentParser.parse(arguments, environment: environment) } catch {
+            return usageFailure(error)
         }
         switch invocation {
         case .help(let topic): return CommandOutput(stdout: HelpText.text(for: topic) + "\n", stderr: "", exitCode: 0)
@@ -81,7 +56,33 @@ package enum Simctl {
         case .validate(let file): return validate(file)
         case .catalog(let file): return catalog(file)
         case .certs(let invocation): return certs(invocation, clock: clock)
+        case .population(let options):
+            // Progress on standard error only when it is a terminal (quiet in pipes and in tests).
+            return PopulationCommand.run(options, progress: ProgressLine.forTerminal())
+        case .serve(let options, let key): return ServeCommand.run(options, keyFromEnvironment: key, clock: clock)
+        case .check(let options):
+            // Progress on standard error only when it is a terminal (quiet in pipes and in tests).
+            let progress: ((String) -> Void)? =
+                isatty(2) == 1 ? { FileHandle.standardError.write(Data($0.utf8)) } : nil
+            return CheckCommand.run(options, progress: progress)
+        case .trigger(let options): return trigger(options)
+        case .replay(let options): return ReplayCommand.main(options)
+        case .merge(let files):
+            return MergeCommand.main(
+                files: files, standardOutput: standardOutput,
+                standardOutputVector: standardOutput == nil ? nil : standardOutputVector)
+        case .completion(let shell):
+            return CommandOutput(stdout: Completion.script(for: shell), stderr: "", exitCode: 0)
         }
+    }
+
+    /// A usage error's message, the usage line of its command and where its help is (exit code 64).
+    static func usageFailure(_ error: UsageError) -> CommandOutput {
+        let see =
+            error.topic == "population"
+            ? "simctl population --help" : "simctl help\(error.topic.map { " " + $0 } ?? "")"
+        let text = "error: \(error.message)\n\(HelpText.usageLine(for: error.topic))\nsee '\(see)'\n"
+        return CommandOutput(stdout: "", stderr: text, exitCode: ExitCode.usage)
     }
 
     static func read(_ file: String) -> Result<String, CommandOutput> {

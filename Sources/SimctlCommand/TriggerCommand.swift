@@ -25,124 +25,131 @@ package struct TriggerOptionsLine: Equatable, Sendable {
     /// `--app-apple-id` and `--product` give the built-in catalogue the backend's ids).
     package var identity = IdentityOptions()
 
-    static let valueOptions = [
-        "--format", "--environment", "--ca-seed", "--signing-chain", "--bundle-id", "--app-apple-id", "--product",
-        "--customer", "--storefront", "--seed", "--scenario", "--map-product",
+    /// What the command line gave, before the options are checked together.
+    struct ParseState: Sendable {
+        var options = TriggerOptionsLine()
+        var delivery = DeliveryOptions.Builder(topic: "trigger")
+    }
+
+    /// A value option of the trigger itself, checked and stored by `apply`.
+    static func option(
+        _ name: String, _ placeholder: String, _ summary: String,
+        _ apply: @escaping @Sendable (inout TriggerOptionsLine, String) throws(UsageError) -> Void
+    ) -> OptionDeclaration<ParseState> {
+        option(name, placeholder, .text, summary, apply)
+    }
+
+    static func option(
+        _ name: String, _ placeholder: String, _ value: OptionValue, _ summary: String,
+        _ apply: @escaping @Sendable (inout TriggerOptionsLine, String) throws(UsageError) -> Void
+    ) -> OptionDeclaration<ParseState> {
+        .value(name, placeholder, value, summary) { (state: inout ParseState, text: String) throws(UsageError) in
+            try apply(&state.options, text)
+        }
+    }
+
+    static let ownOptions: [OptionDeclaration<ParseState>] = [
+        .flag("--list", "every kind, with the lifecycle behind it") { state in state.options.mode = .list },
+        .flag("--print-scenario", "print the lifecycle as a scenario file") { state in
+            state.options.mode = .printScenario
+        },
+        .flag("--all", "the whole lifecycle, not only its last notification") { state in state.options.all = true },
+        .flag("--tamper", "the notification with its payload changed after signing") { state in
+            state.options.tamper = true
+        },
+        option("--format", "FORMAT", .choices(["jsonl", "decoded"]), "jsonl (default) or decoded") {
+            (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
+            guard let format = OutputFormat(rawValue: text), format == .jsonl || format == .decoded else {
+                throw UsageError(
+                    message: "option '--format' is jsonl or decoded, found '\(text)'"
+                        + ArgumentParser.hint(text, ["jsonl", "decoded"]), topic: "trigger")
+            }
+            options.format = format
+        },
+        option("--bundle-id", "ID", "the app's bundle id") {
+            (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
+            guard !text.isEmpty else {
+                throw UsageError(message: "option '--bundle-id' needs a bundle id", topic: "trigger")
+            }
+            options.trigger.bundleId = text
+        },
+        option("--app-apple-id", "N", "the app's Apple id") {
+            (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
+            guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let id = Int64(text), id > 0 else {
+                throw UsageError(
+                    message: "option '--app-apple-id' needs a positive whole number, found '\(text)'",
+                    topic: "trigger")
+            }
+            options.trigger.appAppleId = id
+        },
+        option("--product", "ID", "the product's id") {
+            (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
+            guard !text.isEmpty else {
+                throw UsageError(message: "option '--product' needs a product id", topic: "trigger")
+            }
+            options.trigger.product = text
+        },
+        option("--customer", "NAME", "the customer's name") {
+            (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
+            guard !text.isEmpty else {
+                throw UsageError(message: "option '--customer' needs a name", topic: "trigger")
+            }
+            options.trigger.customer = text
+        },
+        option("--storefront", "CODE", "the storefront") { options, text in options.trigger.storefront = text },
+        option("--seed", "N", "the seed") { (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
+            guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let seed = UInt64(text) else {
+                throw UsageError(
+                    message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'",
+                    topic: "trigger")
+            }
+            options.trigger.seed = seed
+        },
+        option("--scenario", "FILE", .file, "the lifecycle on this scenario's app and catalogue") {
+            (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
+            guard !text.isEmpty else {
+                throw UsageError(message: "option '--scenario' needs a scenario file", topic: "trigger")
+            }
+            options.scenarioFile = text
+        },
+        IdentityOptions.mapProduct(topic: "trigger").lifted(\ParseState.options.identity),
     ]
-    static let flags = ["--list", "--print-scenario", "--all", "--tamper"]
+
+    static var options: [OptionDeclaration<ParseState>] {
+        var all = ownOptions
+        // The signing options, as every command that signs takes them; the environment is the trigger's too.
+        for signing in SigningOptions.declarations(topic: "trigger") {
+            var option = signing.lifted(\ParseState.options.signing)
+            let apply = option.apply
+            option.apply = { (state: inout ParseState, text: String) throws(UsageError) in
+                try apply(&state, text)
+                state.options.trigger.environment =
+                    state.options.signing.environment ?? state.options.trigger.environment
+            }
+            all.append(option)
+        }
+        all += DeliveryOptions.declarations().map { $0.lifted(\ParseState.delivery) }
+        return all
+    }
+
+    static let command = CommandDeclaration<ParseState>(
+        name: "trigger", topic: "trigger", summary: "Send or print one signed notification of a kind",
+        positional: "KIND", positionalValue: .choices(TriggerLifecycles.kinds), options: options,
+        groups: [SigningOptions.exclusive],
+        argument: { (state: inout ParseState, argument: String) throws(UsageError) in
+            if let kind = state.options.kind {
+                throw UsageError(
+                    message: "'trigger' takes one notification kind; found '\(kind)' and '\(argument)'",
+                    topic: "trigger")
+            }
+            state.options.kind = argument
+        })
 
     static func parse(_ arguments: [String]) throws(UsageError) -> TriggerOptionsLine {
-        var options = TriggerOptionsLine()
-        var delivery = DeliveryOptions.Builder()
-        delivery.topic = "trigger"
-        var seen: Set<String> = []
-        let known = valueOptions + flags + DeliveryOptions.names
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            guard argument.hasPrefix("--") else {
-                guard options.kind == nil else {
-                    throw UsageError(
-                        message: "'trigger' takes one notification kind; found '\(options.kind!)' and '\(argument)'",
-                        topic: "trigger")
-                }
-                options.kind = argument
-                continue
-            }
-            var name = argument
-            var value: String?
-            if let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                value = String(argument[argument.index(after: equals)...])
-            }
-            guard known.contains(name) else {
-                throw UsageError(
-                    message: "unknown option '\(name)'\(ArgumentParser.hint(name, known))", topic: "trigger")
-            }
-            if flags.contains(name) {
-                if value != nil { throw UsageError(message: "option '\(name)' takes no value", topic: "trigger") }
-                guard seen.insert(name).inserted else {
-                    throw UsageError(message: "option '\(name)' is given twice", topic: "trigger")
-                }
-                switch name {
-                case "--list": options.mode = .list
-                case "--print-scenario": options.mode = .printScenario
-                case "--all": options.all = true
-                default: options.tamper = true
-                }
-                continue
-            }
-            if value == nil {
-                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
-                    throw UsageError(message: "option '\(name)' needs a value", topic: "trigger")
-                }
-                value = arguments[index]
-                index += 1
-            }
-            let text = value!
-            if DeliveryOptions.names.contains(name) {
-                try delivery.set(name, text)
-                continue
-            }
-            // The signing options, as every command that signs takes them (SigningOptions.swift).
-            if try options.signing.apply(name, text, topic: "trigger") {
-                options.trigger.environment = options.signing.environment ?? options.trigger.environment
-                continue
-            }
-            if name == "--map-product" {
-                _ = try options.identity.apply(name, text, topic: "trigger")
-                continue
-            }
-            guard seen.insert(name).inserted else {
-                throw UsageError(message: "option '\(name)' is given twice", topic: "trigger")
-            }
-            switch name {
-            case "--format":
-                guard let format = OutputFormat(rawValue: text), format == .jsonl || format == .decoded else {
-                    throw UsageError(
-                        message: "option '--format' is jsonl or decoded, found '\(text)'"
-                            + ArgumentParser.hint(text, ["jsonl", "decoded"]), topic: "trigger")
-                }
-                options.format = format
-            case "--bundle-id":
-                guard !text.isEmpty else {
-                    throw UsageError(message: "option '--bundle-id' needs a bundle id", topic: "trigger")
-                }
-                options.trigger.bundleId = text
-            case "--app-apple-id":
-                guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let id = Int64(text), id > 0 else {
-                    throw UsageError(
-                        message: "option '--app-apple-id' needs a positive whole number, found '\(text)'",
-                        topic: "trigger")
-                }
-                options.trigger.appAppleId = id
-            case "--product":
-                guard !text.isEmpty else {
-                    throw UsageError(message: "option '--product' needs a product id", topic: "trigger")
-                }
-                options.trigger.product = text
-            case "--customer":
-                guard !text.isEmpty else {
-                    throw UsageError(message: "option '--customer' needs a name", topic: "trigger")
-                }
-                options.trigger.customer = text
-            case "--storefront":
-                options.trigger.storefront = text
-            case "--seed":
-                guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let seed = UInt64(text) else {
-                    throw UsageError(
-                        message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'",
-                        topic: "trigger")
-                }
-                options.trigger.seed = seed
-            default:
-                guard !text.isEmpty else {
-                    throw UsageError(message: "option '--scenario' needs a scenario file", topic: "trigger")
-                }
-                options.scenarioFile = text
-            }
-        }
+        var state = ParseState()
+        try OptionParser.parse(arguments, command, into: &state)
+        var options = state.options
+        let delivery = state.delivery
         options.delivery = try delivery.build()
         if !options.identity.products.isEmpty && options.scenarioFile == nil {
             throw UsageError(
@@ -184,14 +191,7 @@ package struct TriggerOptionsLine: Equatable, Sendable {
 
 extension Simctl {
     /// `simctl trigger`.
-    static func trigger(_ arguments: [String]) -> CommandOutput {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            return CommandOutput(stdout: HelpText.text(for: "trigger") + "\n", stderr: "", exitCode: 0)
-        }
-        let options: TriggerOptionsLine
-        do throws(UsageError) { options = try TriggerOptionsLine.parse(arguments) } catch {
-            return usageFailure(error)
-        }
+    static func trigger(_ options: TriggerOptionsLine) -> CommandOutput {
         if options.mode == .list { return CommandOutput(stdout: triggerList(), stderr: "", exitCode: 0) }
         let lifecycle: TriggerLifecycles.Lifecycle
         do throws(TriggerError) { lifecycle = try TriggerLifecycles.lifecycle(named: options.kind!) } catch {
@@ -284,14 +284,6 @@ extension Simctl {
         return TriggerLifecycles.all.map {
             $0.kind + String(repeating: " ", count: width - $0.kind.count + 2) + $0.summary + "\n"
         }.joined()
-    }
-
-    /// A usage error's message, usage line and pointer to help (exit 64).
-    static func usageFailure(_ error: UsageError) -> CommandOutput {
-        let text =
-            "error: \(error.message)\n\(HelpText.usageLine(for: error.topic))\n"
-            + "see 'simctl help\(error.topic.map { " " + $0 } ?? "")'\n"
-        return CommandOutput(stdout: "", stderr: text, exitCode: ExitCode.usage)
     }
 
     /// Delivers encoded notifications as `run --deliver` does (the one pump, ``DeliveryPlan/deliver(_:seed:)``):

@@ -371,10 +371,6 @@ import Testing
             return calls
         }
     }
-
-    @Test func escapesJUnitText() {
-        #expect(CheckCommand.escape("a<b & \"c\"\u{1}") == "a&lt;b &amp; &quot;c&quot;")
-    }
 }
 
 /// Requests a test's receiver saw, from its threads.

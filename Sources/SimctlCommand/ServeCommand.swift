@@ -313,7 +313,7 @@ enum ServeCommand {
     /// listens; returns the exit code and what is left to print.
     /// `environment`: the process's variables; ``ServeEnvironment`` turns the `SIMCTL_*` ones into options.
     static func main(
-        _ arguments: [String], clock: @Sendable () -> Instant,
+        _ arguments: [String], clock: @escaping @Sendable () -> Instant,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> CommandOutput {
         Simctl.main(["serve"] + arguments, clock: clock, environment: environment)

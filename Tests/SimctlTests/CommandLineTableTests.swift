@@ -111,7 +111,8 @@ import Testing
                 rest = rest[range.upperBound...]
             }
             for name in named.subtracting(names).sorted() {
-                Issue.record("simctl help \(entry.info.name) names \(name), which '\(entry.info.name)' does not declare")
+                let command = entry.info.name
+                Issue.record("simctl help \(command) names \(name), which '\(command)' does not declare")
             }
         }
     }

@@ -223,7 +223,7 @@ enum CheckCommand {
         all += delivery.map { $0.lifted(\ParseState.delivery) }
         for name in notApplicable.keys.sorted() {
             all.append(
-                .value(name, "VALUE", "does not apply to check") {
+                .value(name, "VALUE", OptionInfo.refusalSummary) {
                     (_: inout ParseState, _: String) throws(UsageError) in
                     throw UsageError(
                         message: "option '\(name)' of 'simctl run' does not apply to 'check': \(notApplicable[name]!)",

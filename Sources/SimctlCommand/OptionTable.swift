@@ -98,6 +98,11 @@ package struct OptionDeclaration<State>: Sendable {
 
 /// An option as completion and the docs see it.
 package struct OptionInfo: Equatable, Sendable {
+    /// The summary of an option another command has and this one refuses with a reason (check refuses some of
+    /// run's delivery options): parsed, so the reason is the error, but neither completed nor shown as its own.
+    package static let refusalSummary = "another command's option, refused here with its reason"
+    package var isRefusal: Bool { summary == Self.refusalSummary }
+
     package var name: String
     package var value: OptionValue
     package var placeholder: String
@@ -136,7 +141,7 @@ package struct CommandDeclaration<State>: Sendable {
     package var info: CommandInfo {
         CommandInfo(
             name: name, summary: summary, positional: positional, positionalValue: positionalValue,
-            options: options.map(\.info))
+            options: options.map(\.info).filter { !$0.isRefusal })
     }
 }
 

@@ -2,37 +2,64 @@ import Foundation
 
 /// Every command of simctl, in the overview's order: its declaration (for help, completion and the docs) and how its
 /// arguments become a ``SimctlInvocation``. `simctl help COMMAND` and `simctl completion SHELL` read this table.
+///
+/// A command's declaration is built only when it is read (help, completion, or that command's own parsing), so
+/// starting one command does not build every other command's option table (tested by the callgrind guard's
+/// population workload, whose whole process is mostly start-up).
 package struct CommandEntry: Sendable {
-    package var info: CommandInfo
-    /// `certs export`, `certs negative-fixtures`, `certs tls`, `certs ocsp`.
-    package var subcommands: [CommandInfo] = []
+    package let name: String
+    private let describe: @Sendable () -> CommandInfo
+    private let describeSubcommands: @Sendable () -> [CommandInfo]
     /// The arguments after the command's name (and the process's environment, for `serve`'s variables).
-    var parse: @Sendable ([String], [String: String]) throws(UsageError) -> SimctlInvocation
+    let parse: @Sendable ([String], [String: String]) throws(UsageError) -> SimctlInvocation
+
+    init(
+        _ name: String, info: @autoclosure @escaping @Sendable () -> CommandInfo,
+        subcommands: @autoclosure @escaping @Sendable () -> [CommandInfo] = [],
+        parse: @escaping @Sendable ([String], [String: String]) throws(UsageError) -> SimctlInvocation
+    ) {
+        self.name = name
+        self.describe = info
+        self.describeSubcommands = subcommands
+        self.parse = parse
+    }
+
+    package var info: CommandInfo {
+        let info = describe()
+        assert(info.name == name, "the command table names \(name) for \(info.name)")
+        return info
+    }
+
+    /// `certs export`, `certs negative-fixtures`, `certs tls`, `certs ocsp`.
+    package var subcommands: [CommandInfo] { describeSubcommands() }
 }
 
 package enum CommandTable {
     package static let entries: [CommandEntry] = [
-        CommandEntry(info: TriggerOptionsLine.command.info) { arguments, _ throws(UsageError) in
+        CommandEntry("trigger", info: TriggerOptionsLine.command.info) { arguments, _ throws(UsageError) in
             .trigger(try TriggerOptionsLine.parse(arguments))
         },
-        CommandEntry(info: ReplayCommand.command.info) { arguments, _ throws(UsageError) in
+        CommandEntry("replay", info: ReplayCommand.command.info) { arguments, _ throws(UsageError) in
             .replay(try ReplayCommand.parse(arguments))
         },
-        CommandEntry(info: RunState.command.info) { arguments, _ throws(UsageError) in
+        CommandEntry("run", info: RunState.command.info) { arguments, _ throws(UsageError) in
             .run(try ArgumentParser.parseRun(arguments))
         },
-        CommandEntry(info: MergeCommand.command.info) { arguments, _ throws(UsageError) in
+        CommandEntry("merge", info: MergeCommand.command.info) { arguments, _ throws(UsageError) in
             .merge(files: try MergeCommand.parse(arguments))
         },
-        CommandEntry(info: fileCommand("validate", "Check a scenario and run it without printing")) {
+        CommandEntry("validate", info: fileCommand("validate", "Check a scenario and run it without printing")) {
             arguments, _ throws(UsageError) in
             .validate(file: try ArgumentParser.singleFile(arguments, command: "validate"))
         },
-        CommandEntry(info: fileCommand("catalog", "Print the products of a scenario or an Xcode .storekit file")) {
+        CommandEntry(
+            "catalog", info: fileCommand("catalog", "Print the products of a scenario or an Xcode .storekit file")
+        ) {
             arguments, _ throws(UsageError) in
             .catalog(file: try ArgumentParser.singleFile(arguments, command: "catalog"))
         },
         CommandEntry(
+            "certs",
             info: CommandInfo(
                 name: "certs",
                 summary: "Export the signing chain; negative fixtures for verifiers; TLS test certificates",
@@ -42,17 +69,17 @@ package enum CommandTable {
                 TLSCertsOptions.command.info, OCSPServeOptions.command.info,
             ]
         ) { arguments, _ throws(UsageError) in .certs(try CertsInvocation.parse(arguments)) },
-        CommandEntry(info: ServeCommand.command.info) { arguments, environment throws(UsageError) in
+        CommandEntry("serve", info: ServeCommand.command.info) { arguments, environment throws(UsageError) in
             let (arguments, key) = ServeEnvironment.arguments(arguments, environment: environment)
             return .serve(try ServeCommand.parse(arguments), keyFromEnvironment: key)
         },
-        CommandEntry(info: CheckCommand.command.info) { arguments, _ throws(UsageError) in
+        CommandEntry("check", info: CheckCommand.command.info) { arguments, _ throws(UsageError) in
             .check(try CheckCommand.parse(arguments))
         },
-        CommandEntry(info: PopulationCommand.command.info) { arguments, _ throws(UsageError) in
+        CommandEntry("population", info: PopulationCommand.command.info) { arguments, _ throws(UsageError) in
             .population(try PopulationCommand.parse(arguments))
         },
-        CommandEntry(info: completionCommand) { arguments, _ throws(UsageError) in
+        CommandEntry("completion", info: completionCommand) { arguments, _ throws(UsageError) in
             .completion(shell: try Completion.parse(arguments))
         },
     ]
@@ -64,9 +91,9 @@ package enum CommandTable {
     ]
 
     /// The command names, with `help`, as the overview lists them.
-    package static let names = entries.map(\.info.name) + ["help"]
+    package static let names = entries.map(\.name) + ["help"]
 
-    static func command(named name: String) -> CommandEntry? { entries.first { $0.info.name == name } }
+    static func command(named name: String) -> CommandEntry? { entries.first { $0.name == name } }
 
     /// A command that takes one file and no options.
     static func fileCommand(_ name: String, _ summary: String) -> CommandInfo {

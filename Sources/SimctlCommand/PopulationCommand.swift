@@ -201,7 +201,7 @@ package enum PopulationCommand {
     }
 
     static func integer(_ name: String, _ text: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
-        let digits = text.replacingOccurrences(of: "_", with: "").replacingOccurrences(of: ",", with: "")
+        let digits = String(text.unicodeScalars.filter { $0 != "_" && $0 != "," })
         guard let number = Int(digits), range.contains(number) else {
             throw UsageError(
                 message: "option '\(name)' needs a whole number from \(range.lowerBound) to "

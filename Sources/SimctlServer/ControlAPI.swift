@@ -144,6 +144,8 @@ extension SimulatorServer {
             return locked {
                 var o = clockJSON(state)
                 o["action"] = .string(entry.action.name)
+                // A deprecated spelling still runs as written; the answer says so, as `run` does on standard error.
+                if let deprecation = entry.deprecation { o["warnings"] = .array([.string(deprecation)]) }
                 if !views.isEmpty { o["cancellationViews"] = .array(views) }
                 o["notifications"] = .array(
                     state.store.notifications[before...].map { n in
@@ -358,18 +360,77 @@ extension SimulatorServer {
         return .object(o)
     }
 
-    /// `GET /simctl/v1/deliveries`: every attempt made (the delivery log's JSON objects) and the notifications not
-    /// delivered yet.
-    func deliveriesJSON(_ state: ServerState) -> JSONValue {
+    /// `GET /simctl/v1/deliveries`: the delivery log's attempts (its JSON objects, in the log's order), the
+    /// notifications not delivered yet and the resends, each bounded (rule deliveries-answer-cap [assumed]): the
+    /// latest ``deliveryPageLimit`` attempts by default, or `limit` of them; `before=N` gives the attempts before the
+    /// log's N-th (1-based), and `nextBefore` names the page before this one while older attempts exist. The counts
+    /// (`attemptCount`, `undeliveredCount`, `resendCount`) are always the totals; `undelivered` lists the first
+    /// ``deliveryPageLimit`` notifications not delivered yet and `resends` the latest ``deliveryPageLimit``.
+    func deliveriesJSON(_ state: ServerState, page: DeliveryPage = DeliveryPage()) -> JSONValue {
         var o = clockJSON(state)
         o["destination"] = transport.map { .string($0.destination) } ?? .null
-        o["attempts"] = .array(state.delivery?.log.map(\.json) ?? [])
+        let log = state.delivery?.log ?? []
+        let end = min(page.before.map { $0 - 1 } ?? log.count, log.count)
+        let start = max(0, end - page.limit)
+        o["attemptCount"] = .integer(Int64(log.count))
+        o["attempts"] = .array(log[start..<end].map(\.json))
+        if start > 0 { o["nextBefore"] = .integer(Int64(start + 1)) }
+        let undelivered = state.records.indices.filter { !(state.delivery?.isDelivered(at: $0) ?? false) }
+        o["undeliveredCount"] = .integer(Int64(undelivered.count))
         o["undelivered"] = .array(
-            state.records.indices.filter { !(state.delivery?.isDelivered(at: $0) ?? false) }.map {
-                .string(state.records[$0].item.notificationUUID)
-            })
-        o["resends"] = .array(state.resends.map(\.json))
+            undelivered.prefix(Self.deliveryPageLimit).map { .string(state.records[$0].item.notificationUUID) })
+        o["resendCount"] = .integer(Int64(state.resends.count))
+        o["resends"] = .array(state.resends.suffix(Self.deliveryPageLimit).map(\.json))
         return .object(o)
+    }
+
+    /// The most attempts (and undelivered notifications, and resends) one `GET /simctl/v1/deliveries` lists: about
+    /// 400 KB of JSON at most (rule deliveries-answer-cap [assumed]; docs/server.md).
+    package static let deliveryPageLimit = 1000
+
+    /// The page `GET /simctl/v1/deliveries` asks for: `limit` attempts before the log's `before`-th.
+    struct DeliveryPage {
+        var limit = SimulatorServer.deliveryPageLimit
+        var before: Int?
+    }
+
+    /// `deliveries`' query: `limit` (1 to ``deliveryPageLimit``) and `before` (an attempt's 1-based place in the
+    /// log), each at most once; anything else is a 400 that says what was expected.
+    static func deliveryPage(_ query: [(name: String, value: String)]) -> Result<DeliveryPage, ServerResponse> {
+        var page = DeliveryPage()
+        var seen: Set<String> = []
+        for item in query {
+            guard seen.insert(item.name).inserted else {
+                return .failure(.problem(400, "query parameter '\(shownQuery(item.name))' is given twice"))
+            }
+            switch item.name {
+            case "limit":
+                guard item.value.count <= 4, let value = Int(item.value), (1...deliveryPageLimit).contains(value) else {
+                    return .failure(
+                        .problem(
+                            400,
+                            "expected `limit` as a whole number from 1 to \(deliveryPageLimit), found "
+                                + "'\(shownQuery(item.value))'"))
+                }
+                page.limit = value
+            case "before":
+                guard item.value.count <= 18, item.value.allSatisfy({ $0.isASCII && $0.isNumber }),
+                    let value = Int(item.value), value >= 1
+                else {
+                    return .failure(
+                        .problem(
+                            400,
+                            "expected `before` as an attempt's place in the log (a whole number from 1), found "
+                                + "'\(shownQuery(item.value))'"))
+                }
+                page.before = value
+            default:
+                return .failure(
+                    .problem(
+                        400, "unknown query parameter '\(shownQuery(item.name))'; deliveries takes limit and before"))
+            }
+        }
+        return .success(page)
     }
 
     /// `GET /simctl/v1/timeline.svg`: the picture of the store so far (``TimelinePicture``, the `svg` format of

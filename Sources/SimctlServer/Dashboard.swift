@@ -380,7 +380,7 @@ enum Dashboard {
           if (!answer.ok) return;
           const d = answer.json;
           $("destination").textContent = d.destination
-            ? "Delivering to " + d.destination + "; " + d.pendingDeliveryAttempts + " attempt(s) scheduled, " + d.undelivered.length + " not delivered yet."
+            ? "Delivering to " + d.destination + "; " + d.pendingDeliveryAttempts + " attempt(s) scheduled, " + d.undeliveredCount + " not delivered yet."
             : "Not delivering: start simctl serve with --deliver URL to send the notifications to a webhook.";
           $("delivery-table").hidden = !d.destination;
           const attempts = d.attempts.map((a) => Object.assign({ resend: false }, a)).concat(d.resends);

@@ -201,12 +201,12 @@ extension SimulatorServer {
         case .actions: return perform(request)
         case .reset: return reset(request)
         case .deliveries:
-            if let unknown = request.query.first {
-                return .problem(
-                    400, "unknown query parameter '\(Self.shownQuery(unknown.name))'; deliveries takes none")
+            switch Self.deliveryPage(request.query) {
+            case .failure(let response): return response
+            case .success(let page):
+                let snapshot = locked { state }
+                return .json(200, deliveriesJSON(snapshot, page: page))
             }
-            let snapshot = locked { state }
-            return .json(200, deliveriesJSON(snapshot))
         case .timelinePicture:
             let snapshot = locked { state }
             switch Self.pictureQuery(request.query, snapshot, start: configuration.scenario.start) {

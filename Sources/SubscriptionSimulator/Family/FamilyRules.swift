@@ -69,6 +69,16 @@ public enum FamilyRules {
         }
     }
 
+    /// Whether a member whose share of a subscription ends still has the shared subscription to lose, by the phase
+    /// their chain mirrors: until it has expired or been revoked (active, grace, billing retry), so the member gets
+    /// `REVOKE` (§4.6, A-11); after that, nothing is sent.
+    static func memberKeepsAccess(_ memberPhase: SubscriptionPhase) -> Bool {
+        switch memberPhase {
+        case .active, .gracePeriod, .billingRetry: return true
+        case .expired, .revoked: return false
+        }
+    }
+
     /// Dates of the transaction a member receives when a share of a subscription reaches them.
     ///
     /// - Inside the purchaser's paid period (`now` before its `expiresDate`): the transaction starts now and ends

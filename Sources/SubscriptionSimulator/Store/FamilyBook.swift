@@ -18,6 +18,22 @@ struct Share: Hashable, Sendable {
     var memberChain: ChainID?
     /// The member's own transaction, once granted (non-consumables).
     var memberTransactionIndex: Int?
+
+    /// A share is between two people; what the member holds is of the source's kind (a chain for a subscription, a
+    /// transaction for a non-consumable); a granted share holds it.
+    var isWellFormed: Bool {
+        guard purchaser != member else { return false }
+        let holds: Bool
+        switch source {
+        case .subscription:
+            guard memberTransactionIndex == nil else { return false }
+            holds = memberChain != nil
+        case .nonConsumable:
+            guard memberChain == nil else { return false }
+            holds = memberTransactionIndex != nil
+        }
+        return phase != .granted || holds
+    }
 }
 
 /// The store's Family Sharing state: family groups, every share of a purchase with one member, and the purchasers'
@@ -26,7 +42,7 @@ struct Share: Hashable, Sendable {
 /// Invariants (``isConsistent``): a customer is in at most one family, and `familyIndex[person] == i` exactly when
 /// `families[i]` contains `person`; no family has more than ``FamilyRules/maximumFamilySize`` people;
 /// `shareIdsBySource` lists every share id exactly once, under the share's source, in creation order; there is at
-/// most one share per (source, member).
+/// most one share per (source, member); each share is well formed (``Share/isWellFormed``).
 struct FamilyBook: Hashable, Sendable {
     /// Family groups; a customer is in at most one.
     private(set) var families: [FamilyGroup] = []
@@ -145,6 +161,33 @@ struct FamilyBook: Hashable, Sendable {
         if off { nonConsumableSharingOff.insert(index) } else { nonConsumableSharingOff.remove(index) }
     }
 
+    /// **stop-sharing-needs-sharing-on** for the non-consumable purchase (transaction index) `index` of `productId`:
+    /// refused when the product is not shareable or its purchaser `customer` switched sharing off already. Switches it
+    /// off and returns the shares that end (REVOKE, reason 0), members in family order (reference §4.4, Appendix A-6).
+    mutating func stopSharing(
+        nonConsumable index: Int, shareable: Bool, customer: String, productId: String
+    ) throws(StoreError) -> [Int] {
+        guard shareable, !nonConsumableSharingOff.contains(index) else {
+            throw .family(.sharingAlreadyOff(customer: customer, productId: productId))
+        }
+        setSharingOff(true, nonConsumable: index)
+        return sharesEnded(bySwitchingOff: .nonConsumable(transactionIndex: index))
+    }
+
+    /// **start-sharing-needs-sharing-off** for the non-consumable purchase (transaction index) `index` of `productId`:
+    /// refused unless its purchaser `customer` switched sharing off. Switches it back on (reference §4.4).
+    mutating func startSharing(nonConsumable index: Int, customer: String, productId: String) throws(StoreError) {
+        guard nonConsumableSharingOff.contains(index) else {
+            throw .family(.sharingAlreadyOn(customer: customer, productId: productId))
+        }
+        setSharingOff(false, nonConsumable: index)
+    }
+
+    /// The shares that end when the purchaser switches sharing of `source` off, members in family order.
+    func sharesEnded(bySwitchingOff source: Share.Source) -> [Int] {
+        orderedShares(where: { $0.source == source })
+    }
+
     /// Moves share `id` by ``ShareTransition`` with `input`: keeps the new phase and returns the effects the store
     /// carries out (none when the transition ignores the input).
     mutating func apply(_ input: ShareInput, toShare id: Int) -> [ShareEffect] {
@@ -156,6 +199,9 @@ struct FamilyBook: Hashable, Sendable {
             return effects
         }
     }
+
+    /// The grant event share `id` last scheduled, to cancel (``ShareEffect/cancelGrant``).
+    func grantEvent(of id: Int) -> EventID? { shares[id].grantEvent }
 
     /// The family-delay grant event scheduled for share `id` (``ShareEffect/scheduleGrant(at:)``).
     mutating func noteGrantEvent(_ event: EventID, of id: Int) { shares[id].grantEvent = event }
@@ -232,6 +278,8 @@ struct FamilyBook: Hashable, Sendable {
             listed.allSatisfy({ source, id in shares.indices.contains(id) && shares[id].source == source }),
             shareIdsBySource.values.allSatisfy({ $0 == $0.sorted() })
         else { return false }
-        return shareIdsBySource.values.allSatisfy { ids in Set(ids.map { shares[$0].member }).count == ids.count }
+        guard shareIdsBySource.values.allSatisfy({ ids in Set(ids.map { shares[$0].member }).count == ids.count })
+        else { return false }
+        return shares.allSatisfy(\.isWellFormed)
     }
 }

@@ -20,7 +20,9 @@ extension SimulatedStore {
         familyBook.add(customer, toFamilyAt: index)
         // Purchases already shared in the family reach the newcomer now; the newcomer's shared purchases reach the
         // family now.
-        for source in sharedSources(inFamily: index) {
+        for source in familyBook.sharedSources(
+            inFamily: index, directory: directory, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog)
+        {
             try offerShare(of: source, to: familyBook.families[index].everyone)
         }
         refreshEntitlements()
@@ -59,20 +61,14 @@ extension SimulatedStore {
                 throw .family(.sharingAlreadyOff(customer: customer, productId: productId))
             }
             subscriptionBook.setSharing(false, of: key)
-            for id in familyBook.orderedShares(where: { $0.source == .subscription(chain: key) }) {
-                try endShare(id, reason: 0)
-            }
+            for id in familyBook.sharesEnded(bySwitchingOff: .subscription(chain: key)) { try endShare(id, reason: 0) }
         case .nonConsumable:
             guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
                 throw .family(.nothingToShare(customer: customer, productId: productId))
             }
-            guard product.familyShareable, !familyBook.nonConsumableSharingOff.contains(index) else {
-                throw .family(.sharingAlreadyOff(customer: customer, productId: productId))
-            }
-            familyBook.setSharingOff(true, nonConsumable: index)
-            for id in familyBook.orderedShares(where: { $0.source == .nonConsumable(transactionIndex: index) }) {
-                try endShare(id, reason: 0)
-            }
+            let ended = try familyBook.stopSharing(
+                nonConsumable: index, shareable: product.familyShareable, customer: customer, productId: productId)
+            for id in ended { try endShare(id, reason: 0) }
         case .consumable, .nonRenewing:
             throw .family(.typeCannotBeShared(productId: productId, type: product.type))
         }
@@ -100,10 +96,7 @@ extension SimulatedStore {
             guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
                 throw .family(.nothingToShare(customer: customer, productId: productId))
             }
-            guard familyBook.nonConsumableSharingOff.contains(index) else {
-                throw .family(.sharingAlreadyOn(customer: customer, productId: productId))
-            }
-            familyBook.setSharingOff(false, nonConsumable: index)
+            try familyBook.startSharing(nonConsumable: index, customer: customer, productId: productId)
             source = .nonConsumable(transactionIndex: index)
         }
         if let family = familyBook.family(of: customer) {
@@ -139,11 +132,10 @@ extension SimulatedStore {
     public mutating func restorePurchases(for customer: String) throws(StoreError) {
         requireHistory("restorePurchases(for:)")
         addCustomer(customer)
-        if let family = familyBook.family(of: customer) {
-            for source in sharedSources(inFamily: family) {
-                guard case .nonConsumable = source, sharePurchaser(of: source) != customer else { continue }
-                try transition(share: share(of: source, with: customer), .restored)
-            }
+        for source in familyBook.restorableSources(
+            for: customer, directory: directory, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog)
+        {
+            try transition(share: share(of: source, with: customer), .restored)
         }
         let restored = ledger.transactions.filter {
             $0.customer == customer && $0.revocation == nil && $0.productType == .nonConsumable
@@ -152,69 +144,19 @@ extension SimulatedStore {
         refreshEntitlements()
     }
 
-    // MARK: - Shares
+    // MARK: - Shares (who shares what: FamilyBook; member transactions: TransactionLedger+Family)
 
     /// The customer's latest own purchase of a one-time product that is not refunded (an index in the ledger).
     func unrefundedOneTimePurchase(_ productId: String, of customer: String) -> Int? {
         guard let position = directory.positions[customer] else { return nil }
-        return directory.records[position].oneTimePurchases.last {
-            ledger.transactions[$0].productId == productId && ledger.transactions[$0].ownership == .purchased
-                && ledger.transactions[$0].revocation == nil
-        }
-    }
-
-    func sharePurchaser(of source: Share.Source) -> String {
-        switch source {
-        case .subscription(let key): return subscriptionBook.chains[key.index].customer
-        case .nonConsumable(let index): return ledger.transactions[index].customer
-        }
-    }
-
-    /// What a share of `source` starting now gives the member: nothing unless sharing is switched on and the product
-    /// is shareable; for a subscription, then, whatever the purchaser's phase allows (``FamilyRules/shareStart(purchaserPhase:)``);
-    /// a non-consumable until it is refunded.
-    func shareStart(of source: Share.Source) -> FamilyRules.ShareStart {
-        switch source {
-        case .subscription(let key):
-            let chain = subscriptionBook.chains[key.index]
-            guard chain.sharingOn, catalog[chain.state.productId]?.familyShareable == true else { return .nothing }
-            return FamilyRules.shareStart(purchaserPhase: chain.state.phase)
-        case .nonConsumable(let index):
-            let record = ledger.transactions[index]
-            let shared =
-                record.revocation == nil && !familyBook.nonConsumableSharingOff.contains(index)
-                && catalog[record.productId]?.familyShareable == true
-            return shared ? .grantNow : .nothing
-        }
-    }
-
-    /// Purchases of the family's people that are shared now or held (rule share-held-during-billing-retry), in
-    /// purchase order (by first transaction).
-    func sharedSources(inFamily index: Int) -> [Share.Source] {
-        var sources: [(Int, Share.Source)] = []
-        for person in familyBook.families[index].everyone {
-            guard let position = directory.positions[person] else { continue }
-            let record = directory.records[position]
-            for key in record.chains where subscriptionBook.chains[key.index].ownership == .purchased {
-                if shareStart(of: .subscription(chain: key)) != .nothing {
-                    sources.append(
-                        (subscriptionBook.chains[key.index].firstTransactionIndex, .subscription(chain: key)))
-                }
-            }
-            for transaction in record.oneTimePurchases
-            where ledger.transactions[transaction].productType == .nonConsumable
-                && ledger.transactions[transaction].ownership == .purchased
-                && shareStart(of: .nonConsumable(transactionIndex: transaction)) != .nothing
-            {
-                sources.append((transaction, .nonConsumable(transactionIndex: transaction)))
-            }
-        }
-        return sources.sorted { $0.0 < $1.0 }.map(\.1)
+        return ledger.latestUnrefundedPurchase(productId, among: directory.records[position].oneTimePurchases)
     }
 
     /// The share of `source` with `member`, created (ended: nothing given yet) if needed.
     mutating func share(of source: Share.Source, with member: String) -> Int {
-        familyBook.share(of: source, purchaser: sharePurchaser(of: source), with: member)
+        familyBook.share(
+            of: source, purchaser: FamilyBook.purchaser(of: source, subscriptions: subscriptionBook, ledger: ledger),
+            with: member)
     }
 
     /// A new purchase: if the product is shareable and the purchaser's main switch is on, the family gets it after the
@@ -228,9 +170,8 @@ extension SimulatedStore {
 
     /// Starts the family delay for every other person in the purchaser's family (rule family-delay).
     mutating func scheduleShares(of source: Share.Source, purchaser: String) throws(StoreError) {
-        guard let family = familyBook.family(of: purchaser) else { return }
         let grantAt = now.adding(app.familyDelay)
-        for member in familyBook.families[family].everyone where member != purchaser {
+        for member in familyBook.othersInFamily(of: purchaser) {
             let id = familyBook.share(of: source, purchaser: purchaser, with: member)
             try transition(share: id, .delayStarted(at: grantAt))
         }
@@ -239,21 +180,21 @@ extension SimulatedStore {
     /// Offers a shared purchase to `people` who do not have it: at the same instant as a pending grant to others,
     /// or at once (joining, opting in: no delay), or held until the purchaser recovers from billing retry.
     mutating func offerShare(of source: Share.Source, to people: [String]) throws(StoreError) {
-        let purchaser = sharePurchaser(of: source)
+        let purchaser = FamilyBook.purchaser(of: source, subscriptions: subscriptionBook, ledger: ledger)
         let pendingAt = familyBook.pendingGrantInstant(of: source)
         for member in people where member != purchaser {
             let id = share(of: source, with: member)
-            try transition(share: id, .offered(joiningPendingAt: pendingAt, start: shareStart(of: source)))
+            let start = familyBook.shareStart(
+                of: source, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog)
+            try transition(share: id, .offered(joiningPendingAt: pendingAt, start: start))
         }
     }
 
     /// The family delay is over for one share.
     mutating func deliverPendingShare(_ id: Int) throws(StoreError) {
-        let share = familyBook.shares[id]
         try transition(
             share: id,
-            .delayEnded(
-                sameFamily: familyBook.inOneFamily(share.member, share.purchaser), start: shareStart(of: share.source)))
+            familyBook.delayEndedInput(ofShare: id, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog))
     }
 
     /// Ends a share (``ShareInput/ended(reason:)``): inside the delay the member never receives anything;
@@ -267,27 +208,9 @@ extension SimulatedStore {
         for id in familyBook.sharesOf(.subscription(chain: key)) { try transition(share: id, .purchaserResubscribed) }
     }
 
-    /// What a share of a subscription reads of the purchaser's chain: who and which group, its current transaction
-    /// and the state to report. During the purchaser's own transition the chain is held by ``apply(_:to:)`` (not in
-    /// the ``SubscriptionBook``), so the transition hands this view over; otherwise it is read from the book.
-    struct PurchaserView {
-        var customer: String
-        var group: String
-        var groupIdentifier: String
-        var record: TransactionRecord
-        var state: SubscriptionState
-    }
-
-    /// The purchaser's chain `key` as it is in the ``SubscriptionBook``.
-    func purchaserView(_ key: ChainID) -> PurchaserView {
-        let chain = subscriptionBook.chains[key.index]
-        return PurchaserView(
-            customer: chain.customer, group: chain.group, groupIdentifier: chain.groupIdentifier,
-            record: ledger.transactions[chain.currentTransactionIndex], state: chain.state)
-    }
-
-    /// Runs one transition of a share (``ShareTransition``) and carries out its effects. `purchaser`: the
-    /// purchaser's subscription as a notification about it reports it, during its transition.
+    /// Runs one transition of a share: ``FamilyBook/apply(_:toShare:)`` moves it by ``ShareTransition``, and each
+    /// effect goes to the part that carries it out. `purchaser`: the purchaser's subscription as a notification about
+    /// it reports it, during its transition.
     mutating func transition(share id: Int, _ input: ShareInput, purchaser: PurchaserView? = nil) throws(StoreError) {
         for effect in familyBook.apply(input, toShare: id) {
             switch effect {
@@ -299,20 +222,33 @@ extension SimulatedStore {
                     familyBook.noteGrantEvent(event, of: id)
                 } catch { throw .scheduling(error) }
             case .cancelGrant:
-                if let event = familyBook.shares[id].grantEvent { scheduler.cancel(event) }
+                if let event = familyBook.grantEvent(of: id) { scheduler.cancel(event) }
             case .grant(let restored):
                 grant(share: id, restored: restored, purchaser: purchaser)
             case .notifyMember(let type, let subtype):
                 guard let memberKey = familyBook.shares[id].memberChain, let purchaser else { continue }
                 subscriptionBook.mirror(purchaser.state, on: memberKey)
-                let chain = subscriptionBook.chains[memberKey.index]
-                send(
-                    type, subtype, to: chain.customer,
-                    transaction: ledger.transactions[chain.currentTransactionIndex],
-                    renewal: renewalSnapshot(of: chain, state: purchaser.state), status: purchaser.state.phase)
+                sendAboutChain(memberKey, type, subtype, state: purchaser.state)
             case .revokeMember(let reason):
                 revokeMember(share: id, reason: reason)
             }
+        }
+    }
+
+    /// Sends `type` and `subtype` to the customer of chain `key` about its current transaction, reporting `state`
+    /// (nil: the chain's own).
+    private mutating func sendAboutChain(
+        _ key: ChainID, _ type: NotificationType, _ subtype: NotificationSubtype?, state: SubscriptionState? = nil
+    ) {
+        let chain = subscriptionBook.chains[key.index]
+        if let state {
+            send(
+                type, subtype, to: chain.customer, transaction: ledger.transactions[chain.currentTransactionIndex],
+                renewal: renewalSnapshot(of: chain, state: state), status: state.phase)
+        } else {
+            send(
+                type, subtype, to: chain.customer, transaction: ledger.transactions[chain.currentTransactionIndex],
+                renewal: renewalSnapshot(of: chain), status: chain.state.phase)
         }
     }
 
@@ -321,18 +257,12 @@ extension SimulatedStore {
         let member = familyBook.shares[id].member
         switch familyBook.shares[id].source {
         case .subscription(let key):
-            grantSubscriptionShare(id, purchaser: purchaser ?? purchaserView(key))
+            grantSubscriptionShare(
+                id, purchaser: purchaser ?? PurchaserView(key, in: subscriptionBook, ledger: ledger))
         case .nonConsumable(let index):
-            let purchaserRecord = ledger.transactions[index]
-            let memberId = nextTransactionId(for: member)
-            var record = purchaserRecord
-            record.transactionId = memberId
-            record.originalTransactionId = memberId
-            record.customer = member
-            record.ownership = .familyShared
-            record.purchaseDate = now
-            record.originalPurchaseDate = now
-            record.lastModified = now
+            let record = TransactionLedger.memberNonConsumableTransaction(
+                like: ledger.transactions[index], member: member, transactionId: nextTransactionId(for: member),
+                at: now)
             familyBook.noteMemberTransaction(ledger.nextIndex, of: id)
             appendTransaction(record)
             // ONE_TIME_CHARGE: also sent when a customer receives a non-consumable through Family Sharing (§1.1, S-NT).
@@ -347,71 +277,55 @@ extension SimulatedStore {
     /// the purchaser's current transaction and state (`purchaser`).
     mutating func grantSubscriptionShare(_ id: Int, purchaser: PurchaserView) {
         guard case .subscription(let key) = familyBook.shares[id].source else { return }
-        let purchaserRecord = purchaser.record
-        let state = purchaser.state
         let member = familyBook.shares[id].member
-        let isFirst = familyBook.shares[id].memberChain == nil
+        let existing = familyBook.shares[id].memberChain
         // A-3 and rule member-grant-during-grace: the period the member's first transaction describes.
         let dates = FamilyRules.memberGrantDates(
-            at: now, purchaserPurchaseDate: purchaserRecord.purchaseDate,
-            purchaserExpiresDate: purchaserRecord.expiresDate ?? now,
-            memberOriginalPurchaseDate: familyBook.shares[id].memberChain.map {
-                subscriptionBook.chains[$0.index].originalPurchaseDate
-            })
+            at: now, purchaserPurchaseDate: purchaser.record.purchaseDate,
+            purchaserExpiresDate: purchaser.record.expiresDate ?? now,
+            memberOriginalPurchaseDate: existing.map { subscriptionBook.chains[$0.index].originalPurchaseDate })
         let memberKey: ChainID
-        if let existing = familyBook.shares[id].memberChain {
+        if let existing {
             memberKey = existing
         } else {
-            var chain = SubscriptionChain(
-                originalTransactionId: nextTransactionId(for: member), customer: member, group: purchaser.group,
-                groupIdentifier: purchaser.groupIdentifier, ownership: .familyShared, sharedFrom: key,
-                sharingOn: false, state: state, originalPurchaseDate: dates.originalPurchaseDate,
-                recentSubscriptionStartDate: dates.originalPurchaseDate, currentTransactionIndex: -1)
-            chain.purchaserPosition = directory.positions[purchaser.customer] ?? -1
-            memberKey = insertChain(chain)
+            let originalTransactionId = nextTransactionId(for: member)
+            memberKey = insertChain(
+                FamilyBook.memberChain(
+                    of: key, purchaser: purchaser, member: member, originalTransactionId: originalTransactionId,
+                    originalPurchaseDate: dates.originalPurchaseDate,
+                    purchaserPosition: directory.positions[purchaser.customer] ?? -1))
         }
-        subscriptionBook.mirror(state, on: memberKey)
-        appendMemberTransaction(memberKey, like: purchaserRecord, purchaseDate: dates.purchaseDate, reason: .purchase)
+        subscriptionBook.mirror(purchaser.state, on: memberKey)
+        appendMemberTransaction(memberKey, like: purchaser.record, purchaseDate: dates.purchaseDate, reason: .purchase)
         familyBook.grant(id, memberChain: memberKey)
-        let chain = subscriptionBook.chains[memberKey.index]
-        send(
-            .subscribed, isFirst ? .initialBuy : .resubscribe, to: member,
-            transaction: ledger.transactions[chain.currentTransactionIndex],
-            renewal: renewalSnapshot(of: chain, state: chain.state), status: chain.state.phase)
+        sendAboutChain(memberKey, .subscribed, existing == nil ? .initialBuy : .resubscribe)
     }
 
-    /// a member's transaction has its own ids, `FAMILY_SHARED`, the purchaser's product, price, currency
-    /// and `expiresDate`; no offer fields.
-    /// `currency`: the member's currency when it is not the purchaser's record's (a renewal: the product's own).
+    /// The member's transaction (``TransactionLedger/memberSubscriptionTransaction(like:member:transactionIdentifier:originalTransactionId:webOrderLineItem:purchaseDate:originalPurchaseDate:reason:currency:at:)``),
+    /// made the current one of the member's chain. Rule ids-per-customer: the member holds their transaction; a
+    /// first one's id is the chain's `originalTransactionId`.
     mutating func appendMemberTransaction(
         _ memberKey: ChainID, like purchaserRecord: TransactionRecord, purchaseDate: Instant, reason: ChargeReason,
         currency: String? = nil
     ) {
         let chain = subscriptionBook.chains[memberKey.index]
-        let isFirst = chain.currentTransactionIndex < 0
-        var record = purchaserRecord
-        // Rule ids-per-customer: the member holds their transaction.
         let owner = position(of: chain) ?? register(chain.customer)
-        record.transactionIdentifier =
-            isFirst ? .text(chain.originalTransactionId) : nextTransactionIdentifier(forCustomerAt: owner)
-        record.originalTransactionId = chain.originalTransactionId
-        record.webOrderLineItem = nextWebOrderLineItemIdentifier(forCustomerAt: owner)
-        record.customer = chain.customer
-        record.ownership = .familyShared
-        record.purchaseDate = purchaseDate
-        record.originalPurchaseDate = chain.originalPurchaseDate
-        record.reason = reason
-        record.offer = nil
-        record.revocation = nil
-        record.lastModified = now
-        if let currency { record.currency = currency }
+        let transactionIdentifier: StoreIdentifier =
+            chain.currentTransactionIndex < 0
+            ? .text(chain.originalTransactionId) : nextTransactionIdentifier(forCustomerAt: owner)
+        let record = TransactionLedger.memberSubscriptionTransaction(
+            like: purchaserRecord, member: chain.customer, transactionIdentifier: transactionIdentifier,
+            originalTransactionId: chain.originalTransactionId,
+            webOrderLineItem: nextWebOrderLineItemIdentifier(forCustomerAt: owner), purchaseDate: purchaseDate,
+            originalPurchaseDate: chain.originalPurchaseDate, reason: reason, currency: currency, at: now)
         subscriptionBook.noteTransaction(at: ledger.nextIndex, of: memberKey)
         appendTransaction(record)
     }
 
-    /// Renewals and recoveries reach members at the same instant, with no delay (§4.4, §4.5). Each member's
-    /// transaction is made from the purchaser's record as built, before the purchaser's storefront price and account
-    /// fields are set: the product's own price (or the offer's) in the product's `currency`.
+    /// Renewals and recoveries reach members at the same instant, with no delay (§4.4, §4.5): each of the purchaser's
+    /// fan-out targets (``FamilyBook/fanOutTargets(of:)``) is charged. Each member's transaction is made from the
+    /// purchaser's record as built, before the purchaser's storefront price and account fields are set: the product's
+    /// own price (or the offer's) in the product's `currency`.
     mutating func chargeMembers(sharing key: ChainID, like record: TransactionRecord, currency: String) {
         for memberKey in familyBook.fanOutTargets(of: key) {
             appendMemberTransaction(
@@ -435,34 +349,26 @@ extension SimulatedStore {
         }
     }
 
-    /// ``ShareEffect/revokeMember(reason:)``: if the member still has the shared access, they get REVOKE:
-    /// revocationDate now, `revocationType` FAMILY_REVOKE, `revocationReason` 0 or the purchaser's on a refund,
-    /// status 5, no `revocationPercentage` (§4.6, A-11; S-NT, S-RR, S-RT).
+    /// ``ShareEffect/revokeMember(reason:)``: if the member still has the shared access
+    /// (``FamilyRules/memberKeepsAccess(_:)``, or a non-consumable not revoked yet), the ledger revokes their
+    /// transaction (``TransactionLedger/revokeFamilyShared(_:reason:at:)``) and they get REVOKE, status 5.
     mutating func revokeMember(share id: Int, reason: Int32) {
-        let revocation = Revocation(date: now, reason: reason, kind: .familyRevoke)
         switch familyBook.shares[id].source {
         case .subscription:
-            guard let memberKey = familyBook.shares[id].memberChain else { return }
-            let chain = subscriptionBook.chains[memberKey.index]
-            switch chain.state.phase {
-            case .expired, .revoked: return
-            case .active, .gracePeriod, .billingRetry: break
-            }
-            ledger.revoke(chain.currentTransactionIndex, revocation, at: now)
+            guard let memberKey = familyBook.shares[id].memberChain,
+                FamilyRules.memberKeepsAccess(subscriptionBook.chains[memberKey.index].state.phase)
+            else { return }
+            ledger.revokeFamilyShared(
+                subscriptionBook.chains[memberKey.index].currentTransactionIndex, reason: reason, at: now)
             // Rule renewal-info-agrees-with-status: a REVOKE during grace or retry ends them for this member.
             subscriptionBook.revokeMember(memberKey, at: now)
-            let revoked = subscriptionBook.chains[memberKey.index]
-            send(
-                .revoke, nil, to: revoked.customer, transaction: ledger.transactions[revoked.currentTransactionIndex],
-                renewal: renewalSnapshot(of: revoked, state: revoked.state), status: .revoked)
+            sendAboutChain(memberKey, .revoke, nil)
         case .nonConsumable:
-            guard let index = familyBook.shares[id].memberTransactionIndex, ledger.transactions[index].revocation == nil
-            else { return }
-            ledger.revoke(index, revocation, at: now)
+            guard let index = familyBook.shares[id].memberTransactionIndex, ledger.isUnrevoked(index) else { return }
+            ledger.revokeFamilyShared(index, reason: reason, at: now)
             send(
                 .revoke, nil, to: ledger.transactions[index].customer, transaction: ledger.transactions[index],
-                renewal: nil,
-                status: nil)
+                renewal: nil, status: nil)
         }
     }
 }

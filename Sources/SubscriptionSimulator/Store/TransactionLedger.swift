@@ -127,6 +127,15 @@ struct TransactionLedger: Sendable {
         transactions.filter { $0.customer == customer }
     }
 
+    /// The latest of `purchases` (one customer's one-time purchases, by index) that is of `productId`, the
+    /// customer's own (not family-shared) and not refunded.
+    func latestUnrefundedPurchase(_ productId: String, among purchases: [Int]) -> Int? {
+        purchases.last {
+            transactions[$0].productId == productId && transactions[$0].ownership == .purchased
+                && transactions[$0].revocation == nil
+        }
+    }
+
     /// The customer's own transactions of the product (purchased, not family-shared), in purchase order.
     func purchasedTransactions(_ productId: String, of customer: String) -> [Int] {
         transactions.indices.filter {

@@ -1,0 +1,136 @@
+/// Who shares what with whom: the share rules that read the purchases the family book's shares are made of (the
+/// purchaser's chain in the ``SubscriptionBook``, a non-consumable in the ``TransactionLedger``). The facade
+/// (`Store/SimulatedStore+Family.swift`) passes the parts in and carries out what the book decides; the book's own
+/// changes are in `Store/FamilyBook.swift`. Facts: reference §4; rules by name in ``FamilyRules``.
+extension FamilyBook {
+    /// The purchaser of `source`: the chain's customer, or the non-consumable transaction's.
+    static func purchaser(
+        of source: Share.Source, subscriptions: SubscriptionBook, ledger: TransactionLedger
+    ) -> String {
+        switch source {
+        case .subscription(let key): return subscriptions.chains[key.index].customer
+        case .nonConsumable(let index): return ledger.transactions[index].customer
+        }
+    }
+
+    /// What a share of `source` starting now gives the member: nothing unless sharing is switched on and the product
+    /// is shareable; for a subscription, then, whatever the purchaser's phase allows
+    /// (``FamilyRules/shareStart(purchaserPhase:)``); a non-consumable until it is refunded.
+    func shareStart(
+        of source: Share.Source, subscriptions: SubscriptionBook, ledger: TransactionLedger,
+        catalog: Catalog
+    ) -> FamilyRules.ShareStart {
+        switch source {
+        case .subscription(let key):
+            let chain = subscriptions.chains[key.index]
+            guard chain.sharingOn, catalog[chain.state.productId]?.familyShareable == true else { return .nothing }
+            return FamilyRules.shareStart(purchaserPhase: chain.state.phase)
+        case .nonConsumable(let index):
+            let record = ledger.transactions[index]
+            let shared =
+                record.revocation == nil && !nonConsumableSharingOff.contains(index)
+                && catalog[record.productId]?.familyShareable == true
+            return shared ? .grantNow : .nothing
+        }
+    }
+
+    /// Purchases of the family's people that are shared now or held (rule share-held-during-billing-retry), in
+    /// purchase order (by first transaction).
+    func sharedSources(
+        inFamily index: Int, directory: CustomerDirectory, subscriptions: SubscriptionBook,
+        ledger: TransactionLedger, catalog: Catalog
+    ) -> [Share.Source] {
+        var sources: [(Int, Share.Source)] = []
+        for person in families[index].everyone {
+            guard let position = directory.positions[person] else { continue }
+            let record = directory.records[position]
+            for key in record.chains where subscriptions.chains[key.index].ownership == .purchased {
+                let source = Share.Source.subscription(chain: key)
+                if shareStart(of: source, subscriptions: subscriptions, ledger: ledger, catalog: catalog) != .nothing {
+                    sources.append((subscriptions.chains[key.index].firstTransactionIndex, source))
+                }
+            }
+            for transaction in record.oneTimePurchases
+            where ledger.transactions[transaction].productType == .nonConsumable
+                && ledger.transactions[transaction].ownership == .purchased
+                && shareStart(
+                    of: .nonConsumable(transactionIndex: transaction), subscriptions: subscriptions, ledger: ledger,
+                    catalog: catalog) != .nothing
+            {
+                sources.append((transaction, .nonConsumable(transactionIndex: transaction)))
+            }
+        }
+        return sources.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// The people a new purchase by `purchaser` is shared with after the family delay (rule family-delay): everyone
+    /// else in the purchaser's family, in family order; nobody when the purchaser is in no family.
+    func othersInFamily(of purchaser: String) -> [String] {
+        guard let family = family(of: purchaser) else { return [] }
+        return families[family].everyone.filter { $0 != purchaser }
+    }
+
+    /// The shares of a non-consumable the member restores (reference §4.5, §7.2; Appendix B-11 [assumed]): every
+    /// non-consumable shared in `member`'s family that someone else bought, in purchase order.
+    func restorableSources(
+        for member: String, directory: CustomerDirectory, subscriptions: SubscriptionBook,
+        ledger: TransactionLedger, catalog: Catalog
+    ) -> [Share.Source] {
+        guard let family = family(of: member) else { return [] }
+        return sharedSources(
+            inFamily: family, directory: directory, subscriptions: subscriptions, ledger: ledger, catalog: catalog
+        ).filter { source in
+            guard case .nonConsumable = source else { return false }
+            return Self.purchaser(of: source, subscriptions: subscriptions, ledger: ledger) != member
+        }
+    }
+
+    /// The share transition input when the family delay of share `id` ends: whether member and purchaser are still in
+    /// one family (A-6: someone left, the member never receives it) and what the purchase gives now.
+    func delayEndedInput(
+        ofShare id: Int, subscriptions: SubscriptionBook, ledger: TransactionLedger,
+        catalog: Catalog
+    ) -> ShareInput {
+        .delayEnded(
+            sameFamily: inOneFamily(shares[id].member, shares[id].purchaser),
+            start: shareStart(of: shares[id].source, subscriptions: subscriptions, ledger: ledger, catalog: catalog))
+    }
+
+    /// the chain a member receives the first time a share of the purchaser's subscription `key` reaches them:
+    /// its own `originalTransactionId`, `FAMILY_SHARED`, the purchaser's group, sharing off (a member does not share
+    /// on), the state the purchaser's notification reports; dates from ``FamilyRules/memberGrantDates(at:purchaserPurchaseDate:purchaserExpiresDate:memberOriginalPurchaseDate:)``.
+    static func memberChain(
+        of key: ChainID, purchaser: PurchaserView, member: String, originalTransactionId: String,
+        originalPurchaseDate: Instant, purchaserPosition: Int
+    ) -> SubscriptionChain {
+        var chain = SubscriptionChain(
+            originalTransactionId: originalTransactionId, customer: member, group: purchaser.group,
+            groupIdentifier: purchaser.groupIdentifier, ownership: .familyShared, sharedFrom: key,
+            sharingOn: false, state: purchaser.state, originalPurchaseDate: originalPurchaseDate,
+            recentSubscriptionStartDate: originalPurchaseDate, currentTransactionIndex: -1)
+        chain.purchaserPosition = purchaserPosition
+        return chain
+    }
+}
+
+/// What a share of a subscription reads of the purchaser's chain: who and which group, its current transaction and
+/// the state to report. During the purchaser's own transition the chain is held by ``SimulatedStore/apply(_:to:)``
+/// (not in the ``SubscriptionBook``), so the transition hands this view over; otherwise it is read from the book
+/// (``init(_:in:ledger:)``).
+struct PurchaserView {
+    var customer: String
+    var group: String
+    var groupIdentifier: String
+    var record: TransactionRecord
+    var state: SubscriptionState
+}
+
+extension PurchaserView {
+    /// The purchaser's chain `key` as it is in the ``SubscriptionBook``.
+    init(_ key: ChainID, in subscriptions: SubscriptionBook, ledger: TransactionLedger) {
+        let chain = subscriptions.chains[key.index]
+        self.init(
+            customer: chain.customer, group: chain.group, groupIdentifier: chain.groupIdentifier,
+            record: ledger.transactions[chain.currentTransactionIndex], state: chain.state)
+    }
+}

@@ -62,7 +62,7 @@ public struct Shrinker {
             if best.family != nil {
                 var candidate = best
                 candidate.family = nil
-                candidate.timeline.removeAll { Self.isFamilyAction($0.action) }
+                candidate.timeline.removeAll { $0.action.spec.needsFamily }
                 if attempt(candidate) { changed = true }
             }
             var index = best.deliveryFaults.count - 1
@@ -170,22 +170,11 @@ public struct Shrinker {
         if let family = scenario.family {
             if family.organizer == customer {
                 result.family = nil
-                result.timeline.removeAll { Self.isFamilyAction($0.action) }
+                result.timeline.removeAll { $0.action.spec.needsFamily }
             } else {
                 result.family?.members.removeAll { $0 == customer }
             }
         }
         return result
-    }
-
-    /// Whether the action needs the scenario's family (joining, leaving, sharing).
-    static func isFamilyAction(_ action: ScenarioAction) -> Bool {
-        if case .joinFamily = action { return true }
-        if case .leaveFamily = action { return true }
-        if case .shareWithFamily = action { return true }
-        if case .stopSharing = action { return true }
-        if case .startSharing = action { return true }
-        if case .makeFamilyShareable = action { return true }
-        return false
     }
 }

@@ -42,6 +42,9 @@ package final class ScenarioActionSpec: Sendable {
     let draws: [CheckDraw]
     /// What `check` draws right after this action, at the same instant, if anything (``CheckFollowUp``).
     let followUp: CheckFollowUp?
+    /// Whether the action needs the scenario's family (joining, leaving, sharing): `check`'s shrinker drops these
+    /// with the family (``Shrinker``).
+    let needsFamily: Bool
 
     init(
         _ name: String, _ arguments: [ActionArgument], deprecatedKeys: [String] = [],
@@ -49,7 +52,8 @@ package final class ScenarioActionSpec: Sendable {
         write: @escaping @Sendable (ScenarioAction) -> [String],
         apply: @escaping @Sendable (ScenarioAction, inout SimulatedStore) throws(StoreError) -> Void,
         renamed: @escaping @Sendable (ScenarioAction, (String) -> String, (String) -> String) -> ScenarioAction,
-        readsHistory: Bool = false, sends: Set<String> = [], draws: [CheckDraw] = [], followUp: CheckFollowUp? = nil
+        readsHistory: Bool = false, needsFamily: Bool = false, sends: Set<String> = [], draws: [CheckDraw] = [],
+        followUp: CheckFollowUp? = nil
     ) {
         self.name = name
         self.arguments = arguments
@@ -64,6 +68,7 @@ package final class ScenarioActionSpec: Sendable {
         self.sends = sends
         self.draws = draws
         self.followUp = followUp
+        self.needsFamily = needsFamily
     }
 
     /// The arguments as the docs' action tables list them: "`customer`, `product`, optional `plan` (...)"; "`{}` (none)".

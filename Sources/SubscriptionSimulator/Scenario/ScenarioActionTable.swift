@@ -306,7 +306,7 @@ extension ScenarioActionSpec {
         "stopSharing", { .stopSharing(customer: $0, product: $1) },
         { if case .stopSharing(let c, let p) = $0 { (c, p) } else { nil } },
         apply: { store, c, p throws(StoreError) in try store.stopSharing(p, by: c) },
-        sends: ["REVOKE"],
+        needsFamily: true, sends: ["REVOKE"],
         draw: CheckDraw(rank: 24, weight: 2, when: \.familyCanShare) { d in
             .stopSharing(customer: d.customer, product: d.pick(d.pools.shareable))
         })
@@ -315,7 +315,7 @@ extension ScenarioActionSpec {
         "startSharing", { .startSharing(customer: $0, product: $1) },
         { if case .startSharing(let c, let p) = $0 { (c, p) } else { nil } },
         apply: { store, c, p throws(StoreError) in try store.startSharing(p, by: c) },
-        sends: ["SUBSCRIBED"],
+        needsFamily: true, sends: ["SUBSCRIBED"],
         draw: CheckDraw(rank: 25, weight: 4, when: \.familyCanShare) { d in
             .startSharing(customer: d.customer, product: d.pick(d.pools.shareable))
         })
@@ -323,13 +323,13 @@ extension ScenarioActionSpec {
     static let joinFamily = customerOnly(
         "joinFamily", { .joinFamily(customer: $0) }, { if case .joinFamily(let c) = $0 { c } else { nil } },
         apply: { store, c throws(StoreError) in try store.joinFamily(c) },
-        sends: ["SUBSCRIBED"],
+        needsFamily: true, sends: ["SUBSCRIBED"],
         draw: CheckDraw(rank: 21, weight: 2, when: \.hasFamily) { d in .joinFamily(customer: d.customer) })
 
     static let leaveFamily = customerOnly(
         "leaveFamily", { .leaveFamily(customer: $0) }, { if case .leaveFamily(let c) = $0 { c } else { nil } },
         apply: { store, c throws(StoreError) in try store.leaveFamily(c) },
-        sends: ["REVOKE"],
+        needsFamily: true, sends: ["REVOKE"],
         draw: CheckDraw(rank: 22, weight: 2, when: \.hasFamily) { d in .leaveFamily(customer: d.customer) })
 
     static let shareWithFamily = ScenarioActionSpec(
@@ -350,7 +350,7 @@ extension ScenarioActionSpec {
             guard case .shareWithFamily(let c, let enabled) = action else { return action }
             return .shareWithFamily(customer: customer(c), enabled: enabled)
         },
-        sends: ["SUBSCRIBED", "REVOKE"],
+        needsFamily: true, sends: ["SUBSCRIBED", "REVOKE"],
         draws: [
             CheckDraw(rank: 23, weight: 1, when: \.familyCanShare) { d in
                 .shareWithFamily(customer: d.customer, enabled: d.chance(0.5))
@@ -361,7 +361,7 @@ extension ScenarioActionSpec {
         "makeFamilyShareable", { .makeFamilyShareable(product: $0) },
         { if case .makeFamilyShareable(let p) = $0 { p } else { nil } },
         apply: { store, p throws(StoreError) in try store.makeFamilyShareable(p) },
-        sends: ["SUBSCRIBED"],
+        needsFamily: true, sends: ["SUBSCRIBED"],
         draw: CheckDraw(rank: 26, weight: 1, when: \.familyCanMakeShareable) { d in
             .makeFamilyShareable(product: d.pick(d.pools.notShareable))
         })
@@ -1044,7 +1044,7 @@ extension ScenarioActionSpec {
         _ name: String, _ make: @escaping @Sendable (String, String) -> ScenarioAction,
         _ match: @escaping @Sendable (ScenarioAction) -> (String, String)?,
         apply: @escaping @Sendable (inout SimulatedStore, String, String) throws(StoreError) -> Void,
-        sends: Set<String> = [], draw: CheckDraw
+        needsFamily: Bool = false, sends: Set<String> = [], draw: CheckDraw
     ) -> ScenarioActionSpec {
         ScenarioActionSpec(
             name, [.customer, .product],
@@ -1055,7 +1055,7 @@ extension ScenarioActionSpec {
             },
             renamed: { action, customer, product in
                 match(action).map { make(customer($0.0), product($0.1)) } ?? action
-            }, sends: sends, draws: [draw])
+            }, needsFamily: needsFamily, sends: sends, draws: [draw])
     }
 
     /// An action of one customer (`customer`).
@@ -1063,7 +1063,7 @@ extension ScenarioActionSpec {
         _ name: String, _ make: @escaping @Sendable (String) -> ScenarioAction,
         _ match: @escaping @Sendable (ScenarioAction) -> String?,
         apply: @escaping @Sendable (inout SimulatedStore, String) throws(StoreError) -> Void,
-        readsHistory: Bool = false, sends: Set<String> = [], draw: CheckDraw
+        readsHistory: Bool = false, needsFamily: Bool = false, sends: Set<String> = [], draw: CheckDraw
     ) -> ScenarioActionSpec {
         ScenarioActionSpec(
             name, [.customer], decode: { i throws(ScenarioError) in make(try i.customer()) },
@@ -1072,7 +1072,7 @@ extension ScenarioActionSpec {
                 if let customer = match(action) { try apply(&store, customer) }
             },
             renamed: { action, customer, _ in match(action).map { make(customer($0)) } ?? action },
-            readsHistory: readsHistory, sends: sends, draws: [draw])
+            readsHistory: readsHistory, needsFamily: needsFamily, sends: sends, draws: [draw])
     }
 
     /// An action of the developer about one product (`product`).
@@ -1080,7 +1080,7 @@ extension ScenarioActionSpec {
         _ name: String, _ make: @escaping @Sendable (String) -> ScenarioAction,
         _ match: @escaping @Sendable (ScenarioAction) -> String?,
         apply: @escaping @Sendable (inout SimulatedStore, String) throws(StoreError) -> Void,
-        sends: Set<String> = [], draw: CheckDraw
+        needsFamily: Bool = false, sends: Set<String> = [], draw: CheckDraw
     ) -> ScenarioActionSpec {
         ScenarioActionSpec(
             name, [.product], decode: { i throws(ScenarioError) in make(try i.product()) },
@@ -1088,7 +1088,7 @@ extension ScenarioActionSpec {
             apply: { action, store throws(StoreError) in
                 if let product = match(action) { try apply(&store, product) }
             },
-            renamed: { action, _, product in match(action).map { make(product($0)) } ?? action }, sends: sends,
-            draws: [draw])
+            renamed: { action, _, product in match(action).map { make(product($0)) } ?? action },
+            needsFamily: needsFamily, sends: sends, draws: [draw])
     }
 }

@@ -145,6 +145,32 @@ import Testing
         #expect(Shrinker.simplifications(of: .purchase(customer: "a", product: "p")).isEmpty)
     }
 
+    /// Without the family's organizer the shrinker drops the family and every action the table says needs it
+    /// (``ScenarioActionSpec/needsFamily``), and what is left still runs.
+    @Test func droppingTheOrganizerDropsTheFamilyActions() throws {
+        var scenario = try Self.scenario()
+        let family: [ScenarioAction] = [
+            .joinFamily(customer: "carol"), .shareWithFamily(customer: "bob", enabled: false),
+            .makeFamilyShareable(product: "com.example.monthly"),
+            .stopSharing(customer: "bob", product: "com.example.lifetime"),
+            .startSharing(customer: "bob", product: "com.example.lifetime"), .leaveFamily(customer: "carol"),
+        ]
+        let kept: [ScenarioAction] = [
+            .purchase(customer: "bob", product: "com.example.lifetime"),
+            .cancel(customer: "bob", product: "com.example.family"),
+        ]
+        for (index, action) in (kept + family).enumerated() {
+            scenario.timeline.append(
+                TimelineEntry(
+                    at: scenario.start.adding(milliseconds: Int64(index + 1) * 60_000), action: action,
+                    location: SourceLocation(line: index + 10, column: 5)))
+        }
+        let shrunk = Shrinker.without("alice", scenario)
+        #expect(shrunk.family == nil)
+        #expect(shrunk.timeline.map(\.action) == kept)
+        #expect(Set(ScenarioActionSpec.all.filter(\.needsFamily).map(\.name)) == Set(family.map(\.name)))
+    }
+
     @Test func casesUseFreshIdentities() throws {
         let generator = CaseGenerator(scenario: try Self.scenario(), options: CheckOptions(cases: 3, seed: 1))
         var ids: [Set<String>] = []

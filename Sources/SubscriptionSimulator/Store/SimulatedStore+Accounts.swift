@@ -1,13 +1,12 @@
 /// Account-level fields of transactions and renewal info: `storefront`/`storefrontId`, the price in that storefront,
 /// `appTransactionId` and `appAccountToken`.
 extension SimulatedStore {
-    /// Puts a customer in a storefront (default: `app.storefront`). A customer's storefront is fixed once they have
-    /// a transaction [assumed: changing the App Store country mid-run is not modelled].
+    /// Puts a customer in a storefront (default: `app.storefront`), until they have a transaction
+    /// (``CustomerDirectory/storefrontIsFixed(ofCustomerAt:)``).
     public mutating func setStorefront(_ storefront: Storefront, for customer: String) throws(StoreError) {
         let position = register(customer)
         if storefront == self.storefront(of: customer) { return }
-        let record = directory.records[position]
-        if !record.chains.isEmpty || !record.oneTimePurchases.isEmpty {
+        if directory.storefrontIsFixed(ofCustomerAt: position) {  // rule storefront-fixed-per-customer
             throw .storefrontFixed(customer: customer, storefront: self.storefront(of: customer).countryCode)
         }
         directory.setStorefront(storefront, for: customer)
@@ -15,18 +14,17 @@ extension SimulatedStore {
 
     /// The customer's storefront: their own, or the app's default.
     public func storefront(of customer: String) -> Storefront {
-        directory.storefronts[customer] ?? app.storefront
+        directory.storefront(of: customer, default: app.storefront)
     }
 
-    /// The customer's `appTransactionId`: one per Apple Account per app, so each family member has their own
-    /// (Notifications 2.15; `Engine/IdentifierSource.swift` gives the format).
+    /// The customer's `appTransactionId` (``CustomerDirectory/appTransactionId(of:)``).
     public func appTransactionId(of customer: String) -> String? {
-        directory.positions[customer].map { directory.records[$0].appTransactionId }
+        directory.appTransactionId(of: customer)
     }
 
     /// The `appAccountToken` the customer's transactions carry now, if their app supplied one.
     public func appAccountToken(of customer: String) -> String? {
-        directory.appAccountTokens[customer]
+        directory.appAccountToken(of: customer)
     }
 
     /// A purchase whose app supplies an `appAccountToken` (a lowercase UUID; rule app-account-token-is-a-uuid).
@@ -59,7 +57,7 @@ extension SimulatedStore {
             throw .noPriceInStorefront(productId: product.id, storefront: storefront.countryCode)
         }
         if let plan, let group = product.group, let offer = product.introOffer(for: plan),
-            !subscriptionBook.introOfferUsed.contains(SubscriptionBook.customerGroupKey(customer, group)),
+            subscriptionBook.introOfferAvailable(to: customer, inGroup: group),
             StorefrontPricing.price(of: product, offer: offer, in: storefront) == nil
         {
             throw .noPriceInStorefront(productId: product.id, storefront: storefront.countryCode)
@@ -78,11 +76,7 @@ extension SimulatedStore {
         var currency = record.currency
         switch record.ownership {
         case .purchased:
-            token = directory.appAccountTokens[record.customer]
-            // Set App Account Token's, for this purchase (read only when one was set: this runs on every charge).
-            if let set = serverRequests.appAccountToken(forOriginalTransactionId: record.originalTransactionId) {
-                token = set
-            }
+            token = appAccountToken(of: record.customer, purchase: record.originalTransactionId)
             let monthly =
                 record.commitment == nil
                 ? nil
@@ -122,10 +116,7 @@ extension SimulatedStore {
     func addAccountFields(of chain: SubscriptionChain, productAt product: Int, to snapshot: inout RenewalSnapshot) {
         snapshot.appTransactionId = position(of: chain).map { directory.records[$0].appTransactionId } ?? ""
         if chain.ownership == .purchased {
-            snapshot.appAccountToken = directory.appAccountTokens[chain.customer]
-            if let set = serverRequests.appAccountToken(forOriginalTransactionId: chain.originalTransactionId) {
-                snapshot.appAccountToken = set
-            }
+            snapshot.appAccountToken = appAccountToken(of: chain.customer, purchase: chain.originalTransactionId)
         }
         let storefront = storefront(of: purchaser(of: chain))
         if let priced = catalog.storefrontPrice(ofProductAt: product, offer: snapshot.upcomingOffer, in: storefront) {
@@ -136,6 +127,14 @@ extension SimulatedStore {
 }
 
 extension SimulatedStore {
+    /// The `appAccountToken` of `customer`'s purchase `originalTransactionId`: the one Set App Account Token gave
+    /// this purchase, else the one the customer's app supplied (read in place: this runs on every charge).
+    @inline(__always)
+    func appAccountToken(of customer: String, purchase originalTransactionId: String) -> String? {
+        if let set = serverRequests.appAccountToken(forOriginalTransactionId: originalTransactionId) { return set }
+        return directory.appAccountTokens[customer]
+    }
+
     /// Who pays for `chain`: its purchaser for a member's share, its customer otherwise (whose storefront prices it).
     func purchaser(of chain: SubscriptionChain) -> String {
         chain.purchaserPosition >= 0 ? directory.names[chain.purchaserPosition] : chain.customer
@@ -147,85 +146,31 @@ extension SimulatedStore {
         commitmentPriceLocks.kept(of: purchaser, inGroup: group)
     }
 
-    /// The monthly plan's price of `productId` in `storefront` (rules price-in-storefront-currency,
-    /// commitment-storefronts); `nil` when the product has no such plan or no price there.
+    /// The monthly plan's price of `productId` in `storefront` (``Catalog/monthlyCommitmentPrice(of:in:)``).
     func monthlyCommitmentPrice(of productId: String, in storefront: Storefront) -> (price: Price, currency: String)? {
-        guard let index = catalog.index(of: productId), let plan = catalog.products[index].monthlyCommitment else {
-            return nil
-        }
-        return plan.price(currency: catalog.products[index].currency, in: storefront)
+        catalog.monthlyCommitmentPrice(of: productId, in: storefront)
     }
 
-    /// **commitment-renewal-info**: inside a commitment the renewal info describes the next monthly period at the top
-    /// level (`autoRenewProductId` the current product, `renewalPrice` the monthly price, `renewalBillingPlanType`
-    /// MONTHLY) and what follows the commitment in `commitmentInfo` (reference Appendix E P10-P12; A3 sample). A
-    /// product chosen for after the commitment (a downgrade or crossgrade, rule commitment-downgrade-at-end) is
-    /// `commitmentAutoRenewProductId` with its up-front plan [inferred: E.1.7 G2], or the plan the customer chose
-    /// (`commitmentRenewalBillingPlanType`, `commitmentRenewalPrice` that plan's price: the up-front price, or the
-    /// monthly price as for a renewing commitment; A3 sample: the current product's up-front plan chosen for after
-    /// the commitment, rule billing-plan-switch-at-renewal); in the 12th period it is the next period's product and
-    /// plan at the top level too.
+    /// Rule commitment-renewal-info (``CommitmentRenewalInfo/add(_:of:state:purchaser:storefront:catalog:schedule:locks:to:)``),
+    /// with the purchaser's storefront and the store's parts read in place.
     func addCommitment(
         _ commitment: CommitmentState, of chain: SubscriptionChain, state: SubscriptionState,
         to snapshot: inout RenewalSnapshot
     ) {
-        let storefront = storefront(of: purchaser(of: chain))
-        // The next monthly period: the commitment's own price after an increase during it (rule
-        // commitment-price-increase-at-commitment-renewal); the next commitment: the plan's price now, or the new
-        // price of a rise not started yet that the purchaser has been told of (rule
-        // commitment-price-increase-with-start-date).
-        let catalogPrice = monthlyCommitmentPrice(of: state.productId, in: storefront)
-        var current = catalogPrice
-        if priceIncreaseSchedule.upcoming > 0, state.priceIncrease != nil, let found = catalogPrice,
-            let told = priceIncreaseSchedule.toldPriceNotStarted(
-                of: state.productId, to: chain.originalTransactionId, plan: .monthly)
-        {
-            current = (told, found.currency)
-        }
-        // A member's share renews at the purchaser's commitment's price.
-        let monthly =
-            commitment.isLastPeriod
-            ? current : keptCommitmentPrice(of: purchaser(of: chain), inGroup: chain.groupIdentifier) ?? catalogPrice
-        let after = state.pendingChange?.productId ?? state.productId
-        let afterPlan = state.pendingChange?.plan ?? .monthly
-        let afterPrice =
-            afterPlan == .monthly
-            ? (after == state.productId ? current : monthlyCommitmentPrice(of: after, in: storefront))?.price
-            : catalog.storefrontPrice(of: after, offer: nil, in: storefront)?.price
-        let changesNext = commitment.isLastPeriod && state.pendingChange != nil
-        if !changesNext {
-            snapshot.autoRenewProductId = state.productId
-            if snapshot.upcomingOffer == nil, let monthly { snapshot.renewalPrice = monthly.price }
-        } else if afterPlan == .monthly, snapshot.upcomingOffer == nil, let afterPrice {
-            // The next period is the first of a commitment to another product: its monthly price.
-            snapshot.renewalPrice = afterPrice
-        }
-        snapshot.commitment = RenewalCommitment(
-            nextPeriodPlan: changesNext ? afterPlan : .monthly, autoRenewProductId: after,
-            autoRenewOn: commitment.autoRenew, renewalPlan: afterPlan, renewalDate: commitment.expiresDate,
-            renewalPrice: afterPrice ?? .free)
+        let purchaser = purchaser(of: chain)
+        CommitmentRenewalInfo.add(
+            commitment, of: chain, state: state, purchaser: purchaser, storefront: storefront(of: purchaser),
+            catalog: catalog, schedule: priceIncreaseSchedule, locks: commitmentPriceLocks, to: &snapshot)
     }
 
-    /// **billing-plan-switch-at-renewal**, outside a commitment: an up-front subscription whose next renewal starts a
-    /// commitment (the monthly plan chosen with `changePlan`) reports that renewal's plan, `renewalBillingPlanType`
-    /// `MONTHLY` (E P11: the plan of the next billing period), and its monthly price as `renewalPrice`; no
-    /// `commitmentInfo`, which is "only present … when the subscription is currently in a commitment" (E P10; A3).
+    /// Rule billing-plan-switch-at-renewal outside a commitment
+    /// (``CommitmentRenewalInfo/addPendingMonthlyPlan(_:of:storefront:catalog:schedule:to:)``).
     func addPendingMonthlyPlan(
         _ change: PurchaseRequest, of chain: SubscriptionChain, to snapshot: inout RenewalSnapshot
     ) {
-        let storefront = storefront(of: purchaser(of: chain))
-        snapshot.renewalPlan = .monthly
-        if snapshot.renewalPrice != nil, snapshot.upcomingOffer == nil,
-            let monthly = monthlyCommitmentPrice(of: change.productId, in: storefront)
-        {
-            // Told of a rise of the monthly price not started yet: the commitment starting at the renewal pays it
-            // (rule commitment-price-increase-with-start-date).
-            let told =
-                priceIncreaseSchedule.upcoming > 0
-                ? priceIncreaseSchedule.toldPriceNotStarted(
-                    of: change.productId, to: chain.originalTransactionId, plan: .monthly) : nil
-            snapshot.renewalPrice = told ?? monthly.price
-        }
+        CommitmentRenewalInfo.addPendingMonthlyPlan(
+            change, of: chain, storefront: storefront(of: purchaser(of: chain)), catalog: catalog,
+            schedule: priceIncreaseSchedule, to: &snapshot)
     }
 
     /// Rules commitment-plan-needs-one-year and commitment-storefronts (`Catalog/CommitmentPlan.swift`): the monthly

@@ -1,19 +1,11 @@
 extension SimulatedStore {
-    /// The customer opens the app on their device. For each of their own subscriptions whose renewal is failing
-    /// (billing retry, grace included: Apple retries and messages the customer throughout the 60 days, reference
-    /// §5.3, S-TT-RET), StoreKit delivers a `Message` with reason `.billingIssue` (the in-app billing problem sheet,
-    /// iOS 16.4+), seen in ``deviceEvents(for:)``. A renewal failing because the product is not for sale is no
-    /// billing issue; a family member's share gets no message (only the purchaser can fix the payment method); each
-    /// opening shows it again [assumed: Apple does not say how often StoreKit repeats it]. Sends no notification.
+    /// The customer opens the app on their device. For each of their own subscriptions whose renewal is failing for
+    /// a billing issue (``SubscriptionBook/billingIssues(among:)``), StoreKit delivers a `Message` with reason
+    /// `.billingIssue` (the in-app billing problem sheet, iOS 16.4+), seen in ``deviceEvents(for:)``; each opening
+    /// shows it again [assumed: Apple does not say how often StoreKit repeats it]. Sends no notification.
     public mutating func openApp(for customer: String) {
         addCustomer(customer)
-        let issues = chainKeys(of: customer).compactMap { key -> String? in
-            let chain = subscriptionBook.chains[key.index]
-            guard chain.ownership == .purchased, chain.state.failure?.cause == .billingError,
-                chain.state.phase == .billingRetry || chain.state.phase == .gracePeriod
-            else { return nil }
-            return chain.state.productId
-        }
+        let issues = subscriptionBook.billingIssues(among: chainKeys(of: customer))
         emissions.recordAppOpen(at: now, customer: customer, billingIssues: issues)
     }
 }
@@ -41,10 +33,9 @@ extension SimulatedStore {
         requestIdentifier: String? = nil
     ) throws(StoreError) -> RenewalExtensionRecord {
         let product = try requireProduct(productId)
-        if let memberChain = chainKeys(of: customer).first(where: {
-            subscriptionBook.chains[$0.index].ownership == .familyShared
-                && subscriptionBook.chains[$0.index].state.productId == product.id
-        }), chainKey(customer, product) == nil {
+        if let memberChain = subscriptionBook.memberShareToRefuse(
+            among: chainKeys(of: customer), of: product.id, ownChain: chainKey(customer, product))
+        {
             throw .lifecycle(
                 .familySharedExtension, customer: customer,
                 productId: subscriptionBook.chains[memberChain.index].state.productId)
@@ -76,28 +67,8 @@ extension SimulatedStore {
 
     /// One extension of a purchaser's chain through the table; records its instant when it succeeds.
     mutating func extend(_ key: ChainID, days: Int) throws(StoreError) {
-        try apply(.renewalDateExtended(extensionRequest(key, days: days)), to: key)
+        try apply(.renewalDateExtended(subscriptionBook.extensionRequest(key, days: days, at: now)), to: key)
         subscriptionBook.noteExtension(of: key, at: now)
-    }
-
-    /// The table's view of an extension of chain `key` by `days` now.
-    func extensionRequest(_ key: ChainID, days: Int) -> RenewalExtensionRequest {
-        RenewalExtensionRequest(
-            days: days, extensionsInPastYear: subscriptionBook.extensionsInPastYear(of: key, at: now))
-    }
-
-    /// Whether the table would refuse to extend chain `key` by `days` now because of its state (S-EXT-INELIG), asked
-    /// without changing anything.
-    func extensionIneligible(_ key: ChainID, days: Int) -> Bool {
-        let state = subscriptionBook.chains[key.index].state
-        let context = LifecycleContext(
-            now: now, paymentSucceeds: true, productForSale: true, gracePeriod: app.gracePeriod,
-            graceEligibility: app.graceEligibility)
-        guard
-            case .rejected(let violation) = SubscriptionLifecycle.transition(
-                state, .renewalDateExtended(extensionRequest(key, days: days)), context)
-        else { return false }
-        return violation.makesExtensionIneligible
     }
 
     /// Moves `expiresDate` of the purchaser's current transaction and of each sharing member's current transaction
@@ -120,9 +91,8 @@ extension SimulatedStore {
 
 extension SimulatedStore {
     /// Extend Subscription Renewal Dates for All Active Subscribers: every purchaser whose subscription to
-    /// `productId` has not ended (active, grace or billing retry), optionally only in the given storefronts, is
-    /// considered. Expired and refunded subscriptions are not considered [assumed: "active subscribers"]; members
-    /// are never attempted directly (S-EXT-FS). Returns the `summary` values. `days` outside 1...90 refuses the whole
+    /// `productId` has not ended (``SubscriptionBook/massExtensionConsiders(chainAt:of:)``), optionally only in the
+    /// given storefronts, is considered. Returns the `summary` values. `days` outside 1...90 refuses the whole
     /// request (4000009) and sends nothing.
     ///
     /// **mass-extension-extends-eligible-only**: "the App Store attempts to extend eligible subscriptions only"
@@ -156,15 +126,19 @@ extension SimulatedStore {
         }
         var succeeded: Int64 = 0
         var failed: Int64 = 0
+        // The table's view of the subscription now, asked without changing anything.
+        let context = LifecycleContext(
+            now: now, paymentSucceeds: true, productForSale: true, gracePeriod: app.gracePeriod,
+            graceEligibility: app.graceEligibility)
         for index in subscriptionBook.chains.indices {
             let chain = subscriptionBook.chains[index]
-            guard chain.ownership == .purchased, chain.state.productId == productId,
-                chain.state.phase != .expired && chain.state.phase != .revoked,
+            guard subscriptionBook.massExtensionConsiders(chainAt: index, of: productId),
                 storefrontCountryCodes.isEmpty
                     || storefrontCountryCodes.contains(storefront(of: chain.customer).countryCode)
             else { continue }
             let key = ChainID(index: index)
-            if extensionIneligible(key, days: days) { continue }  // rule mass-extension-extends-eligible-only
+            // Rule mass-extension-extends-eligible-only.
+            if subscriptionBook.extensionIneligible(key, days: days, in: context) { continue }
             if subscriptionBook.takeFailingExtension(of: key) {
                 failed += 1
                 send(

@@ -27,16 +27,9 @@ extension SimulatedStore {
         }
         if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
         if let offerPlan = offer.plan {
-            // Rule offer-for-its-plan: a redemption is on the plan of the customer's subscription to this product
-            // while it runs, on the up-front plan for another product of the group; one that starts or restarts a
-            // subscription buys the offer's plan (rule offer-code-buys-its-plan).
-            var plan = offerPlan
-            if let key = chainKey(customer, product) {
-                let state = subscriptionBook.chains[key.index].state
-                if state.phase != .expired, state.phase != .revoked {
-                    plan = state.productId == product.id ? state.billingPlan : .upfront
-                }
-            }
+            // Rule offer-for-its-plan (``SubscriptionBook/redemptionPlan(ofOfferFor:productId:chain:)``).
+            let plan = subscriptionBook.redemptionPlan(
+                ofOfferFor: offerPlan, productId: product.id, chain: chainKey(customer, product))
             if offerPlan != plan {
                 throw .offerForAnotherPlan(productId: productId, offerId: offerId, offerPlan: offerPlan, plan: plan)
             }
@@ -84,15 +77,11 @@ extension SimulatedStore {
         switch state.phase {
         case .expired, .revoked:
             // Checked before anything changes (the resubscription path updates the chain before the table runs).
-            if offer.type == .winBack && state.phase != .expired {
-                throw .lifecycle(.winBackOnlyAfterExpiry, customer: customer, productId: product.id)
-            }
-            if offer.type == .winBack, let conditions = offer.winBackConditions,
-                let unmet = WinBackEligibility.unmetCondition(
-                    conditions, winBackHistory(subscriptionBook.chains[key.index], state: state))
-            {
-                throw .winBackIneligible(
-                    customer: customer, productId: product.id, offerId: offer.identifier ?? "", condition: unmet)
+            if offer.type == .winBack {
+                try subscriptionBook.checkWinBackRedemption(
+                    offer, of: key, productId: product.id,
+                    paidMilliseconds: ledger.paidMilliseconds(
+                        of: subscriptionBook.chains[key.index].originalTransactionId, at: now), at: now)
             }
             if startPlan == .monthly { try requireCommitmentPlan(of: product, for: customer) }
             try purchaseSubscription(product, by: customer, redeemed: offer, plan: startPlan)
@@ -106,26 +95,13 @@ extension SimulatedStore {
         }
     }
 
-    /// Rule **win-back-eligibility**: `eligibleWinBackOfferIds` lists the product's win-back offers while the
-    /// customer's subscription has expired (status 2), and is absent otherwise: never while it is active, in grace,
-    /// in billing retry (Apple: win-back offers are for lapsed subscribers and the field appears "when eligible",
-    /// reference §2.6; during retry the subscription has not lapsed) or revoked [assumed], and never on a family
-    /// member's renewal info [assumed: members cannot buy the purchaser's subscription]. Of those offers it lists the
-    /// ones whose App Store Connect conditions hold at the instant the renewal info is made (at the `EXPIRED`
-    /// notification: at the expiry [assumed]), best first (rule win-back-conditions, `WinBackEligibility`). Offers
-    /// without conditions are always listed, in declaration order.
+    /// The purchaser's `eligibleWinBackOfferIds` at `now` (rule win-back-eligibility,
+    /// ``SubscriptionBook/eligibleWinBackOfferIds(_:chain:state:paidMilliseconds:at:)``); the paid time is the
+    /// ledger's.
     func eligibleWinBackOfferIds(_ product: Product, chain: SubscriptionChain, state: SubscriptionState) -> [String] {
-        guard state.phase == .expired else { return [] }
-        guard product.offers.contains(where: { $0.winBackConditions != nil }) else { return product.winBackOfferIds }
-        return WinBackEligibility.eligibleOfferIds(product, winBackHistory(chain, state: state))
-    }
-
-    /// What rule win-back-conditions reads about a lapsed purchaser's chain, at `now`.
-    func winBackHistory(_ chain: SubscriptionChain, state: SubscriptionState) -> WinBackHistory {
-        WinBackHistory(
-            now: now, lapsedAt: state.expiresDate, runStart: chain.recentSubscriptionStartDate,
-            paidMilliseconds: ledger.paidMilliseconds(of: chain.originalTransactionId, at: now),
-            lastWinBackRedemption: chain.lastWinBackRedemption)
+        SubscriptionBook.eligibleWinBackOfferIds(
+            product, chain: chain, state: state,
+            paidMilliseconds: { ledger.paidMilliseconds(of: chain.originalTransactionId, at: now) }, at: now)
     }
 }
 

@@ -29,9 +29,7 @@ extension SimulatedStore {
         guard product.type == .autoRenewable, let group = product.group else {
             throw .noSubscription(customer: customer, productId: productId)
         }
-        guard let key = subscriptionBook.chain(of: customer, inGroup: group),
-            subscriptionBook.chains[key.index].ownership == .purchased
-        else {
+        guard let key = subscriptionBook.purchasedChain(of: customer, inGroup: group) else {
             throw .noSubscription(customer: customer, productId: productId)
         }
         try changePlan(key, to: product, plan: plan)
@@ -43,7 +41,7 @@ extension SimulatedStore {
     mutating func changePlan(_ key: ChainID, to product: Product, plan: BillingPlan? = nil) throws(StoreError) {
         let chain = subscriptionBook.chains[key.index]
         let currentPlan = chain.state.billingPlan
-        let targetPlan = plan ?? (product.id == chain.state.productId ? currentPlan : .upfront)
+        let targetPlan = subscriptionBook.planOfChange(key, to: product.id, chosen: plan)
         let kind = PlanChangeKind.of(
             from: catalog[chain.state.productId]!, currentPlan: currentPlan, to: product, targetPlan: targetPlan)
         if kind != .currentProduct {

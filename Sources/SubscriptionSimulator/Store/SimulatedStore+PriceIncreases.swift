@@ -108,13 +108,11 @@ extension SimulatedStore {
     }
 
     /// Rule commitment-price-increase-at-commitment-renewal: before the monthly price at `target` changes, each
-    /// commitment running to the product in its storefronts keeps the price it was sold at, in the purchaser's
-    /// storefront, to its end (whatever follows the commitment; the lock is dropped at the next period 1).
+    /// commitment running to the product in its storefronts (``PriceTarget/keepsCommitmentPrice(_:in:)``) keeps the
+    /// price it was sold at, in the purchaser's storefront (the lock is dropped at the next period 1).
     mutating func keepCommitmentPrices(for target: PriceTarget) {
         for chain in subscriptionBook.chains
-        where chain.ownership == .purchased && chain.state.commitment != nil
-            && chain.state.productId == target.productId && target.covers(storefront(of: chain.customer))
-        {
+        where target.keepsCommitmentPrice(chain, in: storefront(of: chain.customer)) {
             if !commitmentPriceLocks.keepsPrice(of: chain.customer, inGroup: chain.groupIdentifier),
                 let old = monthlyCommitmentPrice(of: target.productId, in: storefront(of: chain.customer))
             {
@@ -134,18 +132,12 @@ extension SimulatedStore {
 }
 
 extension SimulatedStore {
-    /// Puts `newPrice` in the catalogue where `target` says (one price applies per currency, `Catalog/Prices.swift`).
-    /// A new monthly price first leaves each running commitment its own (rule
-    /// commitment-price-increase-at-commitment-renewal, ``keepCommitmentPrices(for:)``).
+    /// Puts `newPrice` in the catalogue where `target` says (``PriceTarget/raising(_:to:)``). A new monthly price first
+    /// leaves each running commitment its own (rule commitment-price-increase-at-commitment-renewal,
+    /// ``keepCommitmentPrices(for:)``).
     mutating func setPrice(_ newPrice: Price, for target: PriceTarget) throws(StoreError) {
         if target.plan == .monthly { keepCommitmentPrices(for: target) }
-        var product = try requireProduct(target.productId)
-        switch (target.plan, target.storefront) {
-        case (.upfront, let code?): product.prices[code] = newPrice
-        case (.upfront, nil): product.price = newPrice
-        case (.monthly, let code?): product.monthlyCommitment?.prices[code] = newPrice
-        case (.monthly, nil): product.monthlyCommitment?.monthlyPrice = newPrice
-        }
+        let product = target.raising(try requireProduct(target.productId), to: newPrice)
         do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
     }
 
@@ -160,17 +152,14 @@ extension SimulatedStore {
         PriceTarget(of: increase, product: catalog[increase.productId])
     }
 
-    /// Schedules the notice of increase `increase` for every purchaser it reaches who has none yet.
+    /// Schedules the notice of increase `increase` for every purchaser it reaches who waits for one
+    /// (``PriceIncreaseSchedule/awaitsNotice(chainAt:in:of:)``).
     mutating func scheduleNotices(of increase: Int) throws(StoreError) {
         let target = target(of: priceIncreaseSchedule.parts.increases[increase])
         for index in subscriptionBook.chains.indices
-        where !priceIncreaseSchedule.parts.told[increase].contains(index)
+        where priceIncreaseSchedule.awaitsNotice(chainAt: index, in: subscriptionBook.chains[index].state, of: increase)
             && isAffected(subscriptionBook.chains[index], by: target)
         {
-            switch subscriptionBook.chains[index].state.phase {
-            case .expired, .revoked: continue
-            case .active, .gracePeriod, .billingRetry: break
-            }
             _ = priceIncreaseSchedule.tell(index, of: increase)
             try scheduleNotice(of: increase, for: ChainID(index: index))
         }
@@ -190,14 +179,13 @@ extension SimulatedStore {
     }
 
     /// The notice is due: told now (rule price-increase-consent), unless the subscription moved on (another product:
-    /// nothing [assumed]) or its renewal dates moved (the notice moves with them).
+    /// nothing [assumed]) or its renewal dates moved (``PriceIncreaseSchedule/noticeMoved(of:for:at:)``).
     mutating func handlePriceIncreaseNotice(_ increase: Int, for key: ChainID) throws(StoreError) {
         let scheduled = priceIncreaseSchedule.parts.increases[increase]
         let chain = subscriptionBook.chains[key.index]
         guard isAffected(chain, by: target(of: scheduled)) else { return }
-        if chain.state.phase == .active {
-            let notice = PriceIncreaseSchedule.noticeInstant(of: scheduled, for: chain.state)
-            if notice > now { return try scheduleNotice(of: increase, for: key) }
+        if PriceIncreaseSchedule.noticeMoved(of: scheduled, for: chain.state, at: now) {
+            return try scheduleNotice(of: increase, for: key)
         }
         // Marked before the transition, whose PRICE_INCREASE carries the new price; unmarked if it changed nothing.
         priceIncreaseSchedule.markSent(true, chain.originalTransactionId, of: increase)

@@ -1,0 +1,23 @@
+/// Who the schedule's increases still have to tell, and when a due notice moves (issue 44, item 1): the store facade
+/// schedules the notice events and runs the transition the notice makes.
+extension PriceIncreaseSchedule {
+    /// Whether chain `index` (in `state`) still waits for a notice of increase `increase`: it has not been told, and
+    /// its subscription has not ended (an expired or revoked subscription is told nothing; rule
+    /// price-increase-first-renewal). Whether the increase reaches the chain at all is ``PriceTarget``'s
+    /// (``PriceTarget/reachesPlan(of:)``, ``PriceTarget/covers(_:)``).
+    func awaitsNotice(chainAt index: Int, in state: SubscriptionState, of increase: Int) -> Bool {
+        guard !parts.told[increase].contains(index) else { return false }
+        switch state.phase {
+        case .expired, .revoked: return false
+        case .active, .gracePeriod, .billingRetry: return true
+        }
+    }
+
+    /// Whether a notice of `increase` due at `now` moves instead of being sent: the active subscription's renewal
+    /// dates moved since it was scheduled (an extension, a plan change), so its notice instant (rule
+    /// price-increase-first-renewal, ``noticeInstant(of:for:)``) is still ahead; the notice moves with them.
+    static func noticeMoved(of increase: ScheduledPriceIncrease, for state: SubscriptionState, at now: Instant) -> Bool
+    {
+        state.phase == .active && noticeInstant(of: increase, for: state) > now
+    }
+}

@@ -82,6 +82,20 @@ package enum HelpText {
         return lines
     }
 
+    /// A value as usage and the rows show it: a short list of words stands for itself (`timeline|jsonl|decoded|svg`),
+    /// anything else by its placeholder.
+    static func value(_ placeholder: String, _ value: OptionValue) -> String {
+        if case .choices(let words) = value, words.joined(separator: "|").count <= 30 {
+            return words.joined(separator: "|")
+        }
+        return placeholder
+    }
+
+    /// `--name VALUE`, or the name alone for a flag.
+    static func label(_ option: OptionInfo) -> String {
+        option.isFlag ? option.name : "\(option.name) \(value(option.placeholder, option.value))"
+    }
+
     /// A declared form's items: its words, a bracketed group (`[--port P ...]`) kept as one.
     static func usageWords(_ form: String) -> [String] {
         var items: [String] = []
@@ -103,16 +117,8 @@ package enum HelpText {
 
     /// `FILE --deliver URL [--out DIR] [--ca-seed TEXT | --signing-chain DIR] [--name HOST ...]`.
     static func usageItems(_ command: CommandInfo) -> [String] {
-        var items = command.positional.isEmpty ? [] : [command.positional]
-        func form(_ option: OptionInfo) -> String {
-            if option.isFlag { return option.name }
-            var value = option.placeholder
-            // A short list of words stands for itself (`timeline|jsonl|decoded|svg`); a longer one by its placeholder.
-            if case .choices(let words) = option.value, words.joined(separator: "|").count <= 30 {
-                value = words.joined(separator: "|")
-            }
-            return option.name + " " + value + (option.repeatable ? " ..." : "")
-        }
+        var items = command.positional.isEmpty ? [] : [value(command.positional, command.positionalValue)]
+        func form(_ option: OptionInfo) -> String { label(option) + (option.repeatable ? " ..." : "") }
         let byName = Dictionary(command.options.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         items += command.page.required.compactMap { byName[$0].map(form) }
         var done = Set(command.page.required)
@@ -230,8 +236,7 @@ package enum HelpText {
         if !option.valueHelp.isEmpty {
             return option.valueHelp.flatMap { row("\(option.name) \($0.label)", $0.text, column: optionColumn) }
         }
-        let label = option.isFlag ? option.name : "\(option.name) \(option.placeholder)"
-        return row(label, option.helpText, column: optionColumn)
+        return row(label(option), option.helpText, column: optionColumn)
     }
 
     static func block(_ block: HelpBlock, label: String? = nil) -> [String] {

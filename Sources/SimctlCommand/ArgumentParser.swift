@@ -133,6 +133,24 @@ package enum ArgumentParser {
         return files[0]
     }
 
+    /// `--seed N` of `run`, `serve` and `trigger`: a whole number of UInt64's range.
+    static func seed(_ text: String, topic: String) throws(UsageError) -> UInt64 {
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
+            throw UsageError(
+                message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'", topic: topic)
+        }
+        return number
+    }
+
+    /// The one scenario file of `run`, `serve` and `check`: a second one is a usage error.
+    static func scenarioFile(_ file: inout String?, _ argument: String, command: String) throws(UsageError) {
+        if let file {
+            throw UsageError(
+                message: "'\(command)' takes one scenario file; found '\(file)' and '\(argument)'", topic: command)
+        }
+        file = argument
+    }
+
     static func hint(_ found: String, _ candidates: [String]) -> String {
         Suggestions.closest(to: found, among: candidates).map { "; did you mean '\($0)'?" } ?? ""
     }

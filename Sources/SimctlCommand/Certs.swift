@@ -42,8 +42,22 @@ package enum CertsInvocation: Equatable, Sendable {
                 + (sub == "export" ? [exportOCSPOption] : []),
             groups: [SigningOptions.exclusive],
             argument: { state, argument in state.positional.append(argument) },
-            unknownOption: { name, hint in "'certs \(sub)' has no option '\(name)'\(hint)" })
+            unknownOption: { name, hint in "'certs \(sub)' has no option '\(name)'\(hint)" },
+            page: HelpPage(about: [.paragraph(sub == "export" ? exportHelp : negativeFixturesHelp)]))
     }
+
+    static let exportHelp =
+        "writes the chain Sandbox and Production payloads are signed with: root, intermediate and leaf as .pem and "
+        + ".der, and the leaf's key as leaf-key.pem. Give root.der (or root.pem) to your verifier as its trusted "
+        + "root. It takes the signing options of run, serve and check, so one set of options names the chain "
+        + "everywhere (--environment does not change the chain). With --ocsp-url URL (and --ca-seed, not "
+        + "--signing-chain) its intermediate and leaf name that OCSP responder (certs ocsp)."
+    static let negativeFixturesHelp =
+        "runs the scenario FILE and writes its first notification made to fail verification in each way a verifier "
+        + "must catch (altered payload, another key, wrong OIDs, expired leaf, untrusted root, one-certificate chain, "
+        + "wrong bundleId, wrong environment), a valid control, root.der and manifest.json with the "
+        + "VerificationStatus Apple's SignedDataVerifier returns for each. It takes --environment (the environment "
+        + "the fixtures claim) and --ca-seed, not --signing-chain (the fixtures need the chain's CA keys)."
 
     static func parse(_ arguments: [String]) throws(UsageError) -> CertsInvocation {
         guard let sub = arguments.first else {

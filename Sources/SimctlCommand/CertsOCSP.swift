@@ -40,7 +40,8 @@ package struct OCSPServeOptions: Equatable, Sendable {
             .value("--ocsp-url", "URL", .url, "the URL the chain's certificates name; listens on its host and port") {
                 (state: inout ParseState, text: String) throws(UsageError) in
                 state.url = try ocspURL(text)
-            },
+            }
+            .help("the URL the chain's certificates name (http://HOST:PORT/PATH); it listens on its host and port"),
             .value("--ca-seed", "TEXT", "the chain's seed (default simctl-test-ca-1)") {
                 (state: inout ParseState, text: String) throws(UsageError) in
                 guard !text.isEmpty else { throw fail("option '--ca-seed' needs a text") }
@@ -59,7 +60,21 @@ package struct OCSPServeOptions: Equatable, Sendable {
         argument: { _, argument throws(UsageError) in
             throw fail("'certs ocsp' takes no folder or file; found '\(argument)'")
         },
-        unknownOption: { name, hint in "'certs ocsp' has no option '\(name)'\(hint)" })
+        unknownOption: { name, hint in "'certs ocsp' has no option '\(name)'\(hint)" }
+    )
+    .described(
+        HelpPage(
+            required: ["--ocsp-url"],
+            about: [
+                .paragraph(
+                    "serves the OCSP responder (RFC 6960) for the chain that 'simctl certs export --ocsp-url URL DIR' "
+                        + "writes (the same --ca-seed): its intermediate and leaf name URL in an Authority Information "
+                        + "Access extension, so verifiers with online checks on (Apple's SignedDataVerifier with "
+                        + "enable_online_checks=True) ask it. It listens on URL's host and port, answers POST on URL's "
+                        + "path, signs each answer with the issuer's key, and takes POST /simctl/ocsp/revoke/leaf (or "
+                        + "/intermediate) to report that certificate revoked from then on. Times are the wall clock's. "
+                        + "Runs until SIGINT or SIGTERM; prints URL.")
+            ]))
 
     static func parse(_ arguments: [String]) throws(UsageError) -> OCSPServeOptions {
         var state = ParseState()
@@ -174,19 +189,4 @@ extension Simctl {
         }
         return HTTPResponse(status: answer.httpStatus, headers: HTTPHeaders(fields), body: answer.body)
     }
-}
-
-extension Simctl {
-    static let certsOCSPHelp = """
-        ocsp                serves the OCSP responder (RFC 6960) for the chain that 'simctl certs export
-                            --ocsp-url URL DIR' writes (the same --ca-seed): its intermediate and leaf name
-                            URL in an Authority Information Access extension, so verifiers with online
-                            checks on (Apple's SignedDataVerifier with enable_online_checks=True) ask it.
-                            It listens on URL's host and port, answers POST on URL's path, signs each answer
-                            with the issuer's key, and takes POST /simctl/ocsp/revoke/leaf (or
-                            /intermediate) to report that certificate revoked from then on. Times are the
-                            wall clock's. Its options: --ocsp-url URL (required; http://HOST:PORT/PATH),
-                            --ca-seed TEXT (default simctl-test-ca-1), --revoke leaf|intermediate
-                            (repeatable: revoked from the start). Runs until SIGINT or SIGTERM; prints URL.
-        """
 }

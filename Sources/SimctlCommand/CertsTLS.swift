@@ -35,7 +35,10 @@ package struct TLSCertsOptions: Equatable, Sendable {
                     throw fail("option '--name': '\(text)' is not a host name or IPv4 address: \(problem)")
                 }
                 state.options.names.append(text)
-            },
+            }
+            .help(
+                "a DNS name or IPv4 address the certificate names (repeatable; default local-testing-base-url, "
+                    + "api.storekit.apple.com, api.storekit-sandbox.apple.com)"),
             .value("--seed", "TEXT", "keys and serial numbers (default simctl-tls-1)") {
                 (state: inout ParseState, text: String) throws(UsageError) in
                 guard !text.isEmpty else { throw fail("option '--seed' needs a non-empty text") }
@@ -59,7 +62,17 @@ package struct TLSCertsOptions: Equatable, Sendable {
             },
         ],
         argument: { state, argument in state.positional.append(argument) },
-        unknownOption: { name, hint in "'certs tls' has no option '\(name)'\(hint)" })
+        unknownOption: { name, hint in "'certs tls' has no option '\(name)'\(hint)" }
+    )
+    .described(
+        HelpPage(about: [
+            .paragraph(
+                "writes a test CA (ca.pem, ca.der) and a TLS server certificate it issued (server.pem: the "
+                    + "certificate then the CA; server.der; server-key.pem, PKCS#8) for the names given, so that a TLS "
+                    + "terminator in front of 'simctl serve' answers as the hosts Apple's libraries call "
+                    + "(docs/server.md, \"Unmodified clients over TLS\"). Trust ca.pem in the client "
+                    + "(REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS, a Java trust store, SSL_CERT_FILE).")
+        ]))
 
     static func parse(_ arguments: [String]) throws(UsageError) -> TLSCertsOptions {
         var state = ParseState()
@@ -96,18 +109,4 @@ extension Simctl {
                 + "\(options.directory):\n\(listing)",
             stderr: "", exitCode: ExitCode.success)
     }
-
-    static let certsTLSHelp = """
-        tls                 writes a test CA (ca.pem, ca.der) and a TLS server certificate it issued
-                            (server.pem: the certificate then the CA; server.der; server-key.pem,
-                            PKCS#8) for the names given, so that a TLS terminator in front of
-                            'simctl serve' answers as the hosts Apple's libraries call (docs/server.md,
-                            "Unmodified clients over TLS"). Trust ca.pem in the client
-                            (REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS, a Java trust store, SSL_CERT_FILE).
-                            Its options: --name HOST (repeatable; default local-testing-base-url,
-                            api.storekit.apple.com, api.storekit-sandbox.apple.com; a DNS name or an
-                            IPv4 address), --seed TEXT (keys and serial numbers; default simctl-tls-1),
-                            --not-before INSTANT (default 2026-01-01T00:00:00Z), --days N (1 to 36500,
-                            default 3650).
-        """
 }

@@ -60,101 +60,6 @@ package struct CheckCommandOptions: Equatable, Sendable {
 }
 
 enum CheckCommand {
-    static let help = """
-        USAGE: simctl check SCENARIO --deliver URL --entitlements TEMPLATE [--cases N] [--seed S] [--epoch N]
-                                     [--out DIR] [--junit FILE] [--max-time D] [--settle D] [--deliver-timeout D]
-                                     [--deliver-connections N] [--chaos-duplicate P] [--chaos-fail-rate P]
-                                     [--chaos-fail-first N] [--no-duplicates] [--no-retries] [--no-shrink]
-                                     [--port P [--host ADDR] [--api-key-pem FILE] [--log FILE]]
-                                     [--keep-going] [--accept-status KIND[=CODE],...] [--actions LIST]
-                                     [--without LIST] [--weights FILE] [--tolerance D] [--epoch auto]
-                                     \(IdentityOptions.usage)
-                                     \(SigningOptions.usage)
-               simctl check --replay FILE --deliver URL --entitlements TEMPLATE [--epoch N] [--settle D]
-                                     [--port P ...] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR]
-
-        Generates N lifecycles (cases) from SCENARIO's app, catalogue, customers and family (its timeline, if
-        any, starts every case), delivers each case's notifications to URL with Apple's retries, duplicates and
-        late deliveries, and at every instant where all notifications due were delivered asks TEMPLATE about each
-        originalTransactionId delivered, comparing with the store's ground truth (docs/check.md). The first
-        divergence is shrunk to a small scenario written to DIR as counterexample.yaml (`simctl run` runs it with
-        exit 0; `simctl check --replay` replays it against the backend) and counterexample.jsonl.
-
-        THE CONTRACT:
-          TEMPLATE is an http:// URL containing {originalTransactionId}; simctl GETs it and expects HTTP 200 with
-          JSON {"active": true|false, "productId": "..."} (productId optional, compared when given), or 404
-          (unknown: not active).
-
-        OPTIONS:
-          --deliver URL       POST each notification's body to URL (http:// or https://, which trusts the
-                              system's certificate store), as 'simctl run --deliver' does
-          --entitlements T    the entitlement query (see THE CONTRACT)
-          --cases N           cases to generate (default 100, at most 1000000)
-          --seed S            generation seed (default 0): the same scenario, seed and options give the same
-                              cases and the same report
-          --epoch N           identity epoch of the first case (default 0); case i runs at epoch N+i, so the
-                              backend needs no reset between cases. With --replay: the replay's epoch
-                              (default: the file's epoch:, that of counterexample.jsonl)
-          --out DIR           where to write counterexample.yaml and counterexample.jsonl (default: .)
-          --junit FILE        also write JUnit XML: one testcase per case run, a divergence as a failure
-          --max-time D        stop after D of wall clock (such as 90s or 5m), with a summary of the cases run
-          --settle D          wait D of wall clock before each checkpoint's queries (asynchronous backends)
-          --deliver-timeout D wall time to wait for each answer (default 5s)
-          --deliver-connections N  attempts in flight at once (default 1; above 1, attempts due together may
-                              arrive in any order among themselves)
-          --port P            serve the App Store Server API (the endpoints of 'simctl serve') for the running
-                              case's store on port P (0: any free port, printed on standard error), for the
-                              whole check; endpoints that change the store answer 429 during check
-          --host ADDR         the address it listens on (default 127.0.0.1)
-          --api-key-pem FILE  check each bearer token's ES256 signature against this key, as 'simctl serve'
-          --log FILE          write that server's log (every request and answer) to FILE
-          --chaos-duplicate P share of notifications sent twice (default 0.2)
-          --chaos-fail-rate P share of notifications whose first attempts fail (default 0.2)
-          --chaos-fail-first N  most first attempts such a notification fails, 0 to 5 (default 2; 0: none)
-          --no-duplicates, --no-retries   turn duplicates, failed first attempts off
-          --no-shrink         report the first divergence as found, without shrinking it
-
-        CHECKING AN EXISTING BACKEND (docs/check.md, "Checking an existing backend"):
-          --keep-going        run every case; group the divergences into classes (kind, the notification
-                              before it, the action that caused it), shrink one per class and write
-                              counterexample-N.yaml/.jsonl and summary.json to DIR (default: stop at the first)
-          --accept-status KIND[=CODE],...  refusals the backend makes on purpose (repeatable): a notification
-                              of type KIND (or TYPE/SUBTYPE) answered CODE (any non-2xx without =CODE) counts
-                              as delivered and is not judged; other refusals after Apple's retries are a class
-                              of their own, "refuses a valid notification"
-          --actions LIST      draw only these actions (comma-separated names of the scenario action table)
-          --without LIST      never draw these actions
-          --weights FILE      per-action weights: lines 'ACTION WEIGHT' (0 to 1000), '#' comments
-          --tolerance D       accept an answer that matches the truth of less than D ago (such as 1h),
-                              reported as tolerated
-          --epoch auto        take the next free epoch from DIR/.simctl-epoch (or from the wall clock) and
-                              store the next one after the run (with --replay too, given --out DIR)
-          TEMPLATE may hold {now} (the checkpoint's virtual instant, ms since 1970) and {nowISO}; every query
-          and delivery carries it in the header X-Simctl-Now
-        \(IdentityOptions.help)
-        \(SigningOptions.help)
-                              Without them, check signs as the scenario's app.environment says
-                              (LocalTesting when it says nothing: placeholder signatures, which a
-                              verifying backend refuses); a backend that verifies needs --environment
-                              Sandbox (or Production) and the root of 'simctl certs export' with the
-                              same options. They apply to --replay and to the --port server's answers.
-
-        Progress goes to standard error when it is a terminal; the report to standard output.
-
-        EXIT CODES:
-          0   every case agrees with the store (with --replay: the file agrees)
-          1   a divergence, or with --keep-going at least one class (with --replay: the file still diverges)
-          2   the backend cannot be judged: unreachable, an entitlement answer that is not 200/404 with the
-              contract's JSON, or a notification undelivered after its last attempt
-          64  bad usage
-          65  invalid scenario (or one whose own timeline cannot run)
-          66  the input file cannot be read
-          73  the --out folder or the --junit file cannot be written
-        """
-
-    static let usageLine =
-        "usage: simctl check SCENARIO --deliver URL --entitlements TEMPLATE [--cases N] [--seed S] [--out DIR] [--junit FILE] [--max-time D] [--settle D] | simctl check --replay FILE --deliver URL --entitlements TEMPLATE"
-
     /// Delivery options of `simctl run` that do not apply to check, with the reason.
     static let notApplicable: [String: String] = [
         "--deliver-mode": "check always delivers on the production retry schedule, which its cases need",
@@ -187,32 +92,89 @@ enum CheckCommand {
         .flag(name, summary) { state in state.seenFlags.insert(name) }
     }
 
+    /// The section of the options issue 47 added.
+    static let existingBackend = HelpSection(
+        "CHECKING AN EXISTING BACKEND (docs/check.md, \"Checking an existing backend\")")
+
     static let ownOptions: [OptionDeclaration<ParseState>] = [
-        kept("--replay", "FILE", .file, "run FILE (a case the report wrote) in place of SCENARIO"),
-        kept("--entitlements", "TEMPLATE", .url, "the backend's entitlement query, with {originalTransactionId}"),
-        kept("--cases", "N", "lifecycles to generate (default 100)"),
-        kept("--seed", "S", "the cases' seed (default 0)"),
-        kept("--epoch", "N|auto", "the store's epoch"),
-        kept("--out", "DIR", .directory, "where the report goes (default .)"),
-        kept("--junit", "FILE", .file, "also write a JUnit XML report"),
-        kept("--max-time", "D", "stop generating cases after D"),
-        kept("--settle", "D", "wait D before each query"),
-        kept("--port", "P", "serve the App Store Server API on port P"),
-        kept("--host", "ADDR", "the API's address (with --port)"),
-        kept("--api-key-pem", "FILE", .file, "check bearer tokens against this key (with --port)"),
-        kept("--log", "FILE", .file, "the API's log (with --port)"),
-        flag("--no-duplicates", "no duplicate deliveries"),
-        flag("--no-retries", "no failed first attempts"),
-        flag("--no-shrink", "report the first failing case as found"),
+        kept("--replay", "FILE", .file, "run FILE (a case the report wrote) in place of SCENARIO")
+            .help("run FILE (a counterexample.yaml the report wrote) in place of generated cases: one case"),
+        kept("--entitlements", "TEMPLATE", .url, "the backend's entitlement query, with {originalTransactionId}")
+            .help("the entitlement query (see THE CONTRACT)"),
+        kept("--cases", "N", "lifecycles to generate (default 100)")
+            .help("cases to generate (default 100, at most 1000000)"),
+        kept("--seed", "S", "the cases' seed (default 0)")
+            .help(
+                "generation seed (default 0): the same scenario, seed and options give the same cases and the same report"
+            ),
+        kept("--epoch", "N|auto", "the store's epoch")
+            .help(
+                "identity epoch of the first case (default 0); case i runs at epoch N+i, so the backend needs no "
+                    + "reset between cases. With --replay: the replay's epoch (default: the file's epoch:, that of "
+                    + "counterexample.jsonl). auto: take the next free epoch from DIR/.simctl-epoch (or from the wall "
+                    + "clock) and store the next one after the run (with --replay too, given --out DIR)"),
+        kept("--out", "DIR", .directory, "where the report goes (default .)")
+            .help("where to write counterexample.yaml and counterexample.jsonl (default: .)"),
+        kept("--junit", "FILE", .file, "also write a JUnit XML report")
+            .help("also write JUnit XML: one testcase per case run, a divergence as a failure"),
+        kept("--max-time", "D", "stop generating cases after D")
+            .help("stop after D of wall clock (such as 90s or 5m), with a summary of the cases run"),
+        kept("--settle", "D", "wait D before each query")
+            .help("wait D of wall clock before each checkpoint's queries (asynchronous backends)"),
+        kept("--port", "P", "serve the App Store Server API on port P")
+            .help(
+                "serve the App Store Server API (the endpoints of 'simctl serve') for the running case's store on "
+                    + "port P (0: any free port, printed on standard error), for the whole check; endpoints that change "
+                    + "the store answer 429 during check"),
+        kept("--host", "ADDR", "the API's address (with --port)")
+            .help("the address it listens on (default 127.0.0.1)"),
+        kept("--api-key-pem", "FILE", .file, "check bearer tokens against this key (with --port)")
+            .help("check each bearer token's ES256 signature against this key, as 'simctl serve' does"),
+        kept("--log", "FILE", .file, "the API's log (with --port)")
+            .help("write that server's log (every request and answer) to FILE"),
+        flag("--no-duplicates", "no duplicate deliveries").help("turn duplicate deliveries off"),
+        flag("--no-retries", "no failed first attempts").help("turn failed first attempts off"),
+        flag("--no-shrink", "report the first failing case as found")
+            .help("report the first divergence as found, without shrinking it"),
         // Issue 47 (checking an existing backend).
-        flag("--keep-going", "run every case, not only up to the first failure"),
-        .value("--accept-status", "KIND[=CODE]", repeatable: true, "refusals the backend may answer") {
-            state, text in state.repeated["--accept-status", default: []].append(text)
-        },
-        kept("--actions", "LIST", "only these actions"),
-        kept("--without", "LIST", "none of these actions"),
-        kept("--weights", "FILE", .file, "the actions' weights"),
-        kept("--tolerance", "D", "how late an entitlement may change"),
+        flag("--keep-going", "run every case, not only up to the first failure")
+            .help(
+                "run every case; group the divergences into classes (kind, the notification before it, the action "
+                    + "that caused it), shrink one per class and write counterexample-N.yaml/.jsonl and summary.json "
+                    + "to DIR (default: stop at the first)"
+            ).listed(in: existingBackend),
+        OptionDeclaration<ParseState>.value(
+            "--accept-status", "KIND[=CODE]", repeatable: true, "refusals the backend may answer"
+        ) { state, text in state.repeated["--accept-status", default: []].append(text) }
+        .help(
+            "refusals the backend makes on purpose (repeatable, or a comma-separated list): a notification of type "
+                + "KIND (or TYPE/SUBTYPE) answered CODE (any non-2xx without =CODE) counts as delivered and is not "
+                + "judged; other refusals after Apple's retries are a class of their own, \"refuses a valid "
+                + "notification\""
+        ).listed(in: existingBackend),
+        kept("--actions", "LIST", "only these actions")
+            .help("draw only these actions (comma-separated names of the scenario action table)")
+            .listed(in: existingBackend),
+        kept("--without", "LIST", "none of these actions").help("never draw these actions").listed(in: existingBackend),
+        kept("--weights", "FILE", .file, "the actions' weights")
+            .help("per-action weights: lines 'ACTION WEIGHT' (0 to 1000), '#' comments").listed(in: existingBackend),
+        kept("--tolerance", "D", "how late an entitlement may change")
+            .help("accept an answer that matches the truth of less than D ago (such as 1h), reported as tolerated")
+            .listed(in: existingBackend),
+    ]
+
+    /// check's words for the delivery options it shares with `run` (its defaults differ), listed with its own.
+    static let deliveryHelp = [
+        "--deliver":
+            "POST each notification's body to URL (http:// or https://, which trusts the system's certificate store), "
+            + "as 'simctl run --deliver' does",
+        "--deliver-timeout": "wall time to wait for each answer (default 5s)",
+        "--deliver-connections":
+            "attempts in flight at once (default 1; above 1, attempts due together may arrive in any order among "
+            + "themselves)",
+        "--chaos-duplicate": "share of notifications sent twice (default 0.2)",
+        "--chaos-fail-rate": "share of notifications whose first attempts fail (default 0.2)",
+        "--chaos-fail-first": "most first attempts such a notification fails, 0 to 5 (default 2; 0: none)",
     ]
 
     static var options: [OptionDeclaration<ParseState>] {
@@ -220,7 +182,9 @@ enum CheckCommand {
         all += SigningOptions.declarations(topic: "check").map { $0.lifted(\ParseState.signing) }
         all += IdentityOptions.declarations(topic: "check").map { $0.lifted(\ParseState.identity) }
         let delivery = DeliveryOptions.declarations(DeliveryOptions.names.filter { notApplicable[$0] == nil })
-        all += delivery.map { $0.lifted(\ParseState.delivery) }
+        all += delivery.map { option in
+            option.lifted(\ParseState.delivery).help(deliveryHelp[option.name] ?? option.helpText).listed(in: nil)
+        }
         for name in notApplicable.keys.sorted() {
             all.append(
                 .value(name, "VALUE", OptionInfo.refusalSummary) {
@@ -238,12 +202,62 @@ enum CheckCommand {
         positional: "SCENARIO", positionalValue: .file, options: options,
         groups: [SigningOptions.exclusive],
         argument: { (state: inout ParseState, argument: String) throws(UsageError) in
-            if let file = state.file {
-                throw UsageError(
-                    message: "'check' takes one scenario file; found '\(file)' and '\(argument)'", topic: "check")
-            }
-            state.file = argument
-        })
+            try ArgumentParser.scenarioFile(&state.file, argument, command: "check")
+        },
+        page: page)
+
+    static let page = HelpPage(
+        required: ["--deliver", "--entitlements"],
+        forms: [
+            "check --replay FILE --deliver URL --entitlements TEMPLATE [--epoch N] [--settle D] [--port P ...] "
+                + "[--environment NAME] [--ca-seed TEXT | --signing-chain DIR]"
+        ],
+        about: [
+            .paragraph(
+                "Generates N lifecycles (cases) from SCENARIO's app, catalogue, customers and family (its timeline, if "
+                    + "any, starts every case), delivers each case's notifications to URL with Apple's retries, "
+                    + "duplicates and late deliveries, and at every instant where all notifications due were "
+                    + "delivered asks TEMPLATE about each originalTransactionId delivered, comparing with the store's "
+                    + "ground truth (docs/check.md). The first divergence is shrunk to a small scenario written to DIR "
+                    + "as counterexample.yaml (`simctl run` runs it with exit 0; `simctl check --replay` replays it "
+                    + "against the backend) and counterexample.jsonl."),
+            .titled(
+                "THE CONTRACT",
+                "TEMPLATE is an http:// URL containing {originalTransactionId}; simctl GETs it and expects HTTP 200 "
+                    + "with JSON {\"active\": true|false, \"productId\": \"...\"} (productId optional, compared "
+                    + "when given), or 404 (unknown: not active). TEMPLATE may hold {now} (the checkpoint's virtual "
+                    + "instant, ms since 1970) and {nowISO}; every query and delivery carries it in the header "
+                    + "X-Simctl-Now."),
+        ],
+        notes: [
+            .paragraph(
+                "Without signing options, check signs as the scenario's app.environment says (LocalTesting when it "
+                    + "says nothing: placeholder signatures, which a verifying backend refuses); a backend that "
+                    + "verifies needs --environment Sandbox (or Production) and the root of 'simctl certs export' with "
+                    + "the same options. They apply to --replay and to the --port server's answers."),
+            .paragraph("Progress goes to standard error when it is a terminal; the report to standard output."),
+            .rows(
+                "EXIT CODES",
+                [
+                    HelpRow("0", "every case agrees with the store (with --replay: the file agrees)"),
+                    HelpRow(
+                        "1",
+                        "a divergence, or with --keep-going at least one class (with --replay: the file still "
+                            + "diverges)"),
+                    HelpRow(
+                        "2",
+                        "the backend cannot be judged: unreachable, an entitlement answer that is not 200/404 with "
+                            + "the contract's JSON, or a notification undelivered after its last attempt"),
+                    HelpRow("64", "bad usage"),
+                    HelpRow("65", "invalid scenario (or one whose own timeline cannot run)"),
+                    HelpRow("66", "the input file cannot be read"),
+                    HelpRow("73", "the --out folder or the --junit file cannot be written"),
+                ]),
+        ],
+        examples: [
+            "check Scenarios/family-stop-sharing.yaml --deliver http://127.0.0.1:8000/asn "
+                + "--entitlements 'http://127.0.0.1:8000/entitlements/{originalTransactionId}' --cases 20"
+        ])
 
     static func parse(_ arguments: [String]) throws(UsageError) -> CheckCommandOptions {
         var state = ParseState()
@@ -456,7 +470,8 @@ enum CheckCommand {
                 template: options.entitlements, timeoutMilliseconds: options.timeoutMilliseconds)
         } catch {
             return CommandOutput(
-                stdout: "", stderr: "error: \(error.message)\n\(usageLine)\nsee 'simctl help check'\n",
+                stdout: "",
+                stderr: "error: \(error.message)\n\(HelpText.usageLine(for: "check"))\nsee 'simctl help check'\n",
                 exitCode: ExitCode.usage)
         }
         var scenario: Scenario

@@ -48,12 +48,15 @@ package enum CommandTable {
         CommandEntry("merge", info: MergeCommand.command.info) { arguments, _ throws(UsageError) in
             .merge(files: try MergeCommand.parse(arguments))
         },
-        CommandEntry("validate", info: fileCommand("validate", "Check a scenario and run it without printing")) {
+        CommandEntry(
+            "validate", info: fileCommand("validate", "Check a scenario and run it without printing", validatePage)
+        ) {
             arguments, _ throws(UsageError) in
             .validate(file: try ArgumentParser.singleFile(arguments, command: "validate"))
         },
         CommandEntry(
-            "catalog", info: fileCommand("catalog", "Print the products of a scenario or an Xcode .storekit file")
+            "catalog",
+            info: fileCommand("catalog", "Print the products of a scenario or an Xcode .storekit file", catalogPage)
         ) {
             arguments, _ throws(UsageError) in
             .catalog(file: try ArgumentParser.singleFile(arguments, command: "catalog"))
@@ -63,7 +66,12 @@ package enum CommandTable {
             info: CommandInfo(
                 name: "certs",
                 summary: "Export the signing chain; negative fixtures for verifiers; TLS test certificates",
-                positional: "SUBCOMMAND", positionalValue: .choices(CertsInvocation.subcommands), options: []),
+                positional: "SUBCOMMAND", positionalValue: .choices(CertsInvocation.subcommands), options: [],
+                page: HelpPage(notes: [
+                    .paragraph(
+                        "DIR must not exist yet; it is written atomically. The keys are test data: never trust this "
+                            + "root outside tests.")
+                ])),
             subcommands: [
                 CertsInvocation.signingCommand("export").info, CertsInvocation.signingCommand("negative-fixtures").info,
                 TLSCertsOptions.command.info, OCSPServeOptions.command.info,
@@ -96,11 +104,47 @@ package enum CommandTable {
     static func command(named name: String) -> CommandEntry? { entries.first { $0.name == name } }
 
     /// A command that takes one file and no options.
-    static func fileCommand(_ name: String, _ summary: String) -> CommandInfo {
-        CommandInfo(name: name, summary: summary, positional: "FILE", positionalValue: .file, options: [])
+    static func fileCommand(_ name: String, _ summary: String, _ page: HelpPage) -> CommandInfo {
+        CommandInfo(name: name, summary: summary, positional: "FILE", positionalValue: .file, options: [], page: page)
     }
+
+    static let validatePage = HelpPage(
+        about: [
+            .paragraph(
+                "Checks the scenario FILE (syntax, schema, names, times, field paths) and runs it without printing "
+                    + "anything, so every action the lifecycle and family rules refuse (a second cancel, a refund of "
+                    + "nothing, a purchase during billing retry, ...) is reported at its timeline entry. Expectations "
+                    + "are not judged: 'simctl run' judges them.\nErrors are printed as FILE:LINE:COLUMN: error: "
+                    + "MESSAGE; the exit code is then 65.")
+        ],
+        examples: ["validate Scenarios/family-stop-sharing.yaml"])
+
+    static let catalogPage = HelpPage(
+        about: [
+            .paragraph(
+                "Prints the product catalogue the simulator will use: one row per product with id, type, group and "
+                    + "level, period, price, currency, family shareable and introductory offer. FILE is a scenario "
+                    + "(.yaml) or an Xcode StoreKit configuration file (.storekit); for a .storekit file the settings "
+                    + "it holds are listed too.")
+        ],
+        examples: ["catalog Scenarios/family-stop-sharing.yaml"])
 
     static let completionCommand = CommandInfo(
         name: "completion", summary: "Print a shell completion script (bash, zsh or fish)", positional: "SHELL",
-        positionalValue: .choices(Completion.shells), options: [])
+        positionalValue: .choices(Completion.shells), options: [],
+        page: HelpPage(
+            about: [
+                .paragraph(
+                    "Prints a shell completion script for simctl, generated from its command table: commands, "
+                        + "subcommands, options, the values of options with a fixed list, and file arguments "
+                        + "(docs/cli.md, \"Shell completion\")."),
+                .rows(
+                    "INSTALL",
+                    [
+                        HelpRow(
+                            "bash", "source <(simctl completion bash)   (or save it in /etc/bash_completion.d/simctl)"),
+                        HelpRow("zsh", "simctl completion zsh > \"${fpath[1]}/_simctl\""),
+                        HelpRow("fish", "simctl completion fish > ~/.config/fish/completions/simctl.fish"),
+                    ]),
+            ]))
 }

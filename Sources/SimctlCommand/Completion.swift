@@ -4,17 +4,6 @@
 package enum Completion {
     package static let shells = ["bash", "zsh", "fish"]
 
-    package static let help = """
-        USAGE: simctl completion bash|zsh|fish
-
-        Prints a shell completion script for simctl, generated from its command table: commands, subcommands,
-        options, the values of options with a fixed list, and file arguments (docs/cli.md, "Shell completion").
-
-          bash: source <(simctl completion bash)       (or save it in /etc/bash_completion.d/simctl)
-          zsh:  simctl completion zsh > "${fpath[1]}/_simctl"
-          fish: simctl completion fish > ~/.config/fish/completions/simctl.fish
-        """
-
     static func parse(_ arguments: [String]) throws(UsageError) -> String {
         var words: [String] = []
         let command = CommandDeclaration<[String]>(

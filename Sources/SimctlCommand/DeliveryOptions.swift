@@ -123,30 +123,6 @@ package struct DeliveryOptions: Equatable, Sendable {
         }
     }
 
-    static let help = """
-
-        DELIVERY (see docs/delivery.md):
-          --deliver URL       POST each notification's body (Content-Type: application/json) to URL, an
-                              http:// or https:// address (https trusts the system's certificate store), in
-                              virtual-time order; HTTP 200-206 is a delivery, anything else a failed attempt
-                              retried on Apple's schedule
-          --deliver-mode M    production (default): retries 1, 12, 24, 48, 72 h after the previous attempt
-                              (6 attempts at most, on virtual time); sandbox: one attempt
-          --deliver-timeout D wall time to wait for an answer (default 5s, at most 10m), then TIMED_OUT
-          --deliver-connections N  attempts in flight at once, one connection each (default 1; above 1,
-                              close attempts may arrive in any order among themselves)
-          --delivery-log FILE one JSON line per attempt: notificationUUID, attempt, instant, at, httpStatus,
-                              sendAttemptResult, wallLatencyMs, recipient, notificationType, subtype, chaos,
-                              responseStart (the first 200 bytes of a refusing answer's body)
-          --chaos-duplicate P send a share P (0-1) of notifications again 1 h after their delivery
-          --chaos-reorder-window D  delay each notification's first attempt by a random time up to D,
-                              keeping each recipient's own order
-          --chaos-fail-first N  fail the first N attempts of each notification (of a share, with
-                              --chaos-fail-rate P) without sending them (recorded as OTHER)
-        Chaos draws come from the seed: the same file, seed and options give the same deliveries.
-        Exit code 2 when a notification is still undelivered after its last attempt.
-        """
-
     /// What the endpoint last answered for an undelivered notification: its HTTP status and the first 200 bytes of
     /// the body (`  last answer: HTTP 400: {"error":"bad signature"}`); nothing when it never answered.
     static func answerLine(_ record: NotificationDeliveryRecord) -> String {

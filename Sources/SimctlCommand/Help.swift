@@ -1,255 +1,287 @@
-/// Usage and help texts, written once here.
+/// `simctl help`, `simctl help COMMAND` and the usage printed with a usage error, rendered from the command table
+/// (CommandTable.swift): the USAGE lines and the options come from the declarations, the prose from each command's
+/// ``HelpPage``. Only simctl's own overview words (first steps, exit codes) are written here.
 package enum HelpText {
-    package static let overview = """
-        simctl \(simctlVersion): simulate the App Store subscription lifecycle and its server notifications
+    /// No help line is wider (the width the hand-written texts were wrapped at).
+    package static let width = 108
+    /// Where an option's text starts: two spaces, then the label padded to 20.
+    static let optionColumn = 22
 
-        USAGE: simctl <command> [options]
+    package static var overview: String {
+        var lines = [
+            "simctl \(simctlVersion): simulate the App Store subscription lifecycle and its server notifications", "",
+            "USAGE: simctl <command> [options]", "",
+            "A FIRST NOTIFICATION: simctl trigger REFUND --deliver http://127.0.0.1:8080/asn   (docs/trigger.md)",
+            "A WHOLE BACKEND:      simctl check SCENARIO --deliver URL --entitlements TEMPLATE   (docs/check.md)", "",
+        ]
+        var commands = CommandTable.entries.map { entry in
+            HelpRow(
+                ([entry.info.name, entry.info.positional].filter { !$0.isEmpty }).joined(separator: " "),
+                entry.info.summary)
+        }
+        commands.append(HelpRow("help [COMMAND]", "Show help for simctl or one command"))
+        lines += block(.rows("COMMANDS", commands))
+        lines.append("")
+        let global = CommandTable.globalOptions.map { HelpRow($0.names.reversed().joined(separator: ", "), $0.summary) }
+        lines += block(.rows("OPTIONS", global))
+        lines.append("")
+        lines += block(.rows("EXIT CODES", exitCodes))
+        lines.append("")
+        lines += wrap(
+            "See 'simctl help COMMAND' for a command's options, docs/cli.md for the command line, and "
+                + "docs/scenario-format.md for the file format.", indent: 0)
+        return lines.joined(separator: "\n")
+    }
 
-        A FIRST NOTIFICATION: simctl trigger REFUND --deliver http://127.0.0.1:8080/asn   (docs/trigger.md)
-        A WHOLE BACKEND:      simctl check SCENARIO --deliver URL --entitlements TEMPLATE   (docs/check.md)
+    /// simctl's exit codes (the overview's table; a command's own meanings are in its help).
+    static let exitCodes = [
+        HelpRow("0", "success, and every expectation in the scenario holds"),
+        HelpRow(
+            "1", "an expectation failed (each failure is printed with what was expected and what happened)"),
+        HelpRow("2", "--deliver: a notification is undelivered after its last attempt"),
+        HelpRow("3", "trigger --tamper --deliver: the endpoint accepted a notification that fails verification"),
+        HelpRow("64", "bad usage"),
+        HelpRow("65", "invalid scenario or .storekit file"),
+        HelpRow("66", "the input file cannot be read"),
+        HelpRow("73", "the --out folder or the --delivery-log file cannot be written"),
+        HelpRow(
+            "74",
+            "writing standard output or the delivery log failed (full disk, I/O error; a closed pipe ends simctl "
+                + "quietly by SIGPIPE instead)"),
+    ]
 
-        COMMANDS:
-          trigger KIND    Send or print one signed notification of a kind (REFUND, DID_FAIL_TO_RENEW/GRACE_PERIOD,
-                          ...): the smallest lifecycle that ends in it, no file needed (docs/trigger.md)
-          replay SOURCE   POST a fixture folder (run --out) or a jsonl stream again, in its order
-          run FILE        Run a scenario; print its timeline or notification stream
-          merge PART...   Merge the parts of 'run --shard I/N' into the one-job output
-          validate FILE   Check a scenario and run it without printing; report what run would refuse
-          catalog FILE    Print the products of a scenario or an Xcode .storekit file
-          population      Run the cohort model of a subscriber population (churn, billing failures, grace)
-          serve FILE      Serve a scenario's store: a local App Store Server API and a control API
-          check SCENARIO  Test a backend against the store with generated lifecycles (docs/check.md)
-          certs           Export the signing chain; write negative fixtures for verifiers; TLS test certificates
-          completion SHELL  Print a shell completion script for bash, zsh or fish (docs/cli.md)
-          help [COMMAND]  Show help for simctl or one command
-
-        OPTIONS:
-          -h, --help      Show help
-          --version       Print the version
-
-        EXIT CODES:
-          0   success, and every expectation in the scenario holds
-          1   an expectation failed (each failure is printed with what was expected and what happened)
-          2   --deliver: a notification is undelivered after its last attempt
-          3   trigger --tamper --deliver: the endpoint accepted a notification that fails verification
-          64  bad usage
-          65  invalid scenario or .storekit file
-          66  the input file cannot be read
-          73  the --out folder or the --delivery-log file cannot be written
-          74  writing standard output or the delivery log failed (full disk, I/O error; a closed pipe
-              ends simctl quietly by SIGPIPE instead)
-
-        See 'simctl help run' for the scenario run options, and docs/scenario-format.md for the file format.
-        """
-
-    package static let run = """
-        USAGE: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N]
-                              [--start now|INSTANT] \(SigningOptions.usage)
-                              [--deliver URL ...] [--jobs N] [--shard I/N]
-                              \(IdentityOptions.usage)
-
-        Runs the scenario FILE on the virtual clock and checks its expectations.
-
-        OPTIONS:
-          --format timeline   (default) a readable table: virtual time, offset from start, customer,
-                              notification type and subtype, status, key fields, and each change of access
-          --format jsonl      exactly one App Store POST body {"signedPayload":"..."} per line, in
-                              virtual-time order; nothing else on standard output
-          --format decoded    one JSON object per line: recipient, instant and the payload with its
-                              nested JWS (transaction, renewal info) decoded
-          --format svg        one self-contained SVG picture of the run: a lane per customer, phases,
-                              notifications, access and the family delay over a dated UTC axis
-          --out DIR           also write a fixture folder: one numbered file per notification (0001.json, ...)
-                              holding its POST body, plus manifest.json (recipient, instant, type, subtype)
-                              and timeline.svg (the svg format's picture).
-                              Written atomically: on failure no folder is left. DIR must not exist yet (not
-                              even empty) unless --force is given; missing parent folders are created.
-                              Not written when an expectation fails. Ctrl-C waits for the write to end.
-          --force             with --out: replace an existing DIR, only once the new folder is complete
-                              (the old folder stays in place until then)
-          --until TIME        run until TIME instead of the scenario's `until`: 0, 90s, 30m, 1h, 16d, 2w,
-                              an ISO 8601 duration such as P1M10D (offsets from `start`), or an ISO instant
-          --seed N            use seed N instead of the scenario's `seed` (ids and UUIDs derive from it)
-          --start now|INSTANT use this start instead of the scenario's `start`: `now` (the clock, rounded
-                              down to the whole second) or an ISO 8601 UTC instant such as
-                              2026-12-01T00:00:00Z. Offsets in the file count from it; absolute instants
-                              in the file stay as written.
-        \(SigningOptions.help)
-        \(IdentityOptions.help)
-          --jobs N            simulate the customers in N parts on N threads at once (default: this
-                              machine's cores); families stay together, and the output is merged into the
-                              same bytes for every N; a long timeline is read on up to N threads. --jobs 1
-                              runs on one thread. One job whatever N: svg, --deliver, and a scenario with
-                              an action for no one customer (a price change, removeFromSale, TEST, a mass
-                              renewal extension) (docs/streaming.md)
-          --shard I/N         write only part I of N (from 1) of a jsonl, decoded or timeline run, in the
-                              part format that 'simctl merge' reads (run the N parts on N machines, then
-                              merge them into the same bytes as one run). A scenario that runs as one job has
-                              everything in part 1; its other parts are empty. Expectations are not judged.
-                              Not with svg, --out or --deliver. See 'simctl help merge' and docs/streaming.md
-        \(PictureOptions.help)
-
-        The same file, seed and start always give byte-identical output.
-        Expectation failures go to standard error; the exit code is then 1.
-        An action the rules refuse stops the run: the timeline up to it is printed (formats jsonl and decoded
-        print nothing), the error goes to standard error as FILE:LINE:COLUMN: error: MESSAGE, exit code 65.
-        \(DeliveryOptions.help)
-        """
-
-    package static let trigger = """
-        USAGE: simctl trigger KIND [--deliver URL ...] [--all] [--format jsonl|decoded] [--tamper]
-                                   [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--bundle-id ID]
-                                   [--app-apple-id N] [--product ID] [--customer NAME] [--storefront CODE]
-                                   [--seed N] [--scenario FILE [--map-product OLD=NEW ...]]
-               simctl trigger --list
-               simctl trigger KIND --print-scenario [options]
-
-        Runs the smallest lifecycle that ends in a notification of KIND (a notificationType with an optional
-        subtype: REFUND, DID_FAIL_TO_RENEW/GRACE_PERIOD, SUBSCRIBED/RESUBSCRIBE, ...; any case) on a built-in
-        app (com.example.app, appAppleId 1234567890, Sandbox) and catalogue, and prints that notification as
-        its line of 'simctl run --format jsonl', or POSTs it to URL as 'simctl run --deliver' does.
-
-        OPTIONS:
-          --list              every kind, with the lifecycle behind it
-          --print-scenario    print the lifecycle as a scenario file: 'simctl run' of it sends the same notification
-          --all               the whole lifecycle, not only its last notification
-          --format decoded    the decoded line (recipient, instant, payload with its nested JWS decoded)
-          --tamper            the notification with its payload changed after signing (the altered-payload
-                              fixture of 'simctl certs negative-fixtures'): a verifying endpoint must refuse it.
-                              With --deliver, exit code 0 when it was refused, 3 when it was accepted
-          --environment NAME  Sandbox (default: signed by the test chain of 'simctl certs export'), Production,
-                              LocalTesting or Xcode (unsigned placeholders)
-          --ca-seed TEXT, --signing-chain DIR   sign as 'simctl run' does (see 'simctl help run')
-          --bundle-id ID      the app's bundleId (default com.example.app)
-          --app-apple-id N    the app's appAppleId (default 1234567890; Sandbox payloads omit it)
-          --product ID        the product's id (default com.example.app.monthly; com.example.app.coins for
-                              ONE_TIME_CHARGE); with --scenario, the product of its catalogue to use
-          --customer NAME     the customer the notification is about (default alice)
-          --storefront CODE   the customer's storefront (ISO 3166-1 alpha-3, such as FRA)
-          --seed N            the seed of ids and UUIDs (default 0)
-          --scenario FILE     take the app and the catalogue from a scenario file
-          --map-product OLD=NEW  with --scenario: rename its product OLD to NEW (repeatable, or a
-                              comma-separated list)
-        \(DeliveryOptions.help)
-        """
-
-    package static let replay = """
-        USAGE: simctl replay DIR|FILE.jsonl --deliver URL [--no-retries] [delivery options]
-
-        POSTs every notification of a fixture folder ('simctl run --out DIR': in manifest.json's order) or of a
-        jsonl stream ('simctl run --format jsonl': one body a line) to URL, byte for byte, in its order, with the
-        retries, log and chaos of 'simctl run --deliver'. Each notification's first attempt is at its signedDate
-        on the virtual clock (never before the one before it).
-
-        OPTIONS:
-          --no-retries        one attempt each (the same as --deliver-mode sandbox)
-        \(DeliveryOptions.help)
-        """
-
-    package static let merge = """
-        USAGE: simctl merge PART...
-
-        Merges the N parts written by 'simctl run FILE --shard I/N --format jsonl|decoded|timeline' (each part
-        once, in any order) into exactly the output of the one-job run, on standard output. Every part is
-        checked before anything is written: the header (same scenario file, seed, start, until, environment,
-        signing, format and N), that parts 1 to N are each there once, and that each part is complete (its
-        trailer counts its records). Memory stays bounded: parts are read twice, in chunks, never held whole
-        (a timeline's rows wait in a temporary file until the table's column widths are known).
-        When the run stopped at an action the rules refuse, the lines up to it are written, the error goes to
-        standard error and the exit code is 65, as 'simctl run' does. Expectations are not judged: a merged
-        timeline ends with 'expectations: N not checked' where the one-job run judges N > 0 of them.
-        Exit codes: 64 bad usage, 65 a part is not valid (the message names the file, what was expected and
-        what was found), 66 a part cannot be read. See docs/streaming.md, "Spreading a run over machines".
-        """
-
-    package static let validate = """
-        USAGE: simctl validate FILE
-
-        Checks the scenario FILE (syntax, schema, names, times, field paths) and runs it without printing
-        anything, so every action the lifecycle and family rules refuse (a second cancel, a refund of nothing,
-        a purchase during billing retry, ...) is reported at its timeline entry. Expectations are not judged:
-        'simctl run' judges them.
-        Errors are printed as FILE:LINE:COLUMN: error: MESSAGE; the exit code is then 65.
-        """
-
-    package static let catalog = """
-        USAGE: simctl catalog FILE
-
-        Prints the product catalogue the simulator will use: one row per product with id, type, group and level,
-        period, price, currency, family shareable and introductory offer. FILE is a scenario (.yaml) or an
-        Xcode StoreKit configuration file (.storekit); for a .storekit file the settings it holds are listed too.
-        """
-
-    package static let certs = """
-        USAGE: simctl certs export DIR \(SigningOptions.usage)
-               simctl certs negative-fixtures FILE DIR [--environment Sandbox|Production] [--ca-seed TEXT]
-               simctl certs tls DIR [--name HOST]... [--seed TEXT] [--not-before INSTANT] [--days N]
-               simctl certs export DIR --ocsp-url URL [--ca-seed TEXT]
-               simctl certs ocsp --ocsp-url URL [--ca-seed TEXT] [--revoke leaf|intermediate]...
-
-        export              writes the chain Sandbox and Production payloads are signed with: root,
-                            intermediate and leaf as .pem and .der, and the leaf's key as leaf-key.pem.
-                            Give root.der (or root.pem) to your verifier as its trusted root. It takes the
-                            signing options of run, serve and check, so one set of options names the
-                            chain everywhere (--environment does not change the chain).
-        negative-fixtures   runs the scenario FILE and writes its first notification made to fail
-                            verification in each way a verifier must catch (altered payload, another key,
-                            wrong OIDs, expired leaf, untrusted root, one-certificate chain, wrong bundleId,
-                            wrong environment), a valid control, root.der and manifest.json with the
-                            VerificationStatus Apple's SignedDataVerifier returns for each. It takes
-                            --environment (the environment the fixtures claim) and --ca-seed, not
-                            --signing-chain (the fixtures need the chain's CA keys).
-        \(Simctl.certsTLSHelp)
-        \(Simctl.certsOCSPHelp)
-
-        OPTIONS:
-        \(SigningOptions.help)
-
-        DIR must not exist yet; it is written atomically. The keys are test data: never trust this root
-        outside tests.
-        """
-
+    /// `simctl help TOPIC` (the overview for nil or an unknown topic).
     package static func text(for topic: String?) -> String {
-        switch topic {
-        case "run": return run
-        case "trigger": return trigger
-        case "replay": return replay
-        case "merge": return merge
-        case "validate": return validate
-        case "catalog": return catalog
-        case "certs": return certs
-        case "serve": return ServeCommand.help
-        case "check": return CheckCommand.help
-        case "population": return PopulationCommand.help
-        case "completion": return Completion.help
-        default: return overview
+        guard let topic, let entry = CommandTable.command(named: topic) else { return overview }
+        return page(entry).joined(separator: "\n")
+    }
+
+    /// The usage that follows a usage error: the command's USAGE lines, `usage:` in place of `USAGE:`.
+    package static func usageLine(for topic: String?) -> String {
+        guard let topic, let entry = CommandTable.command(named: topic) else {
+            return "usage: simctl <command> [options]   (commands: \(CommandTable.names.joined(separator: ", ")))"
+        }
+        return usage(entry, heading: "usage: ").joined(separator: "\n")
+    }
+
+    // MARK: Rendering
+
+    /// The USAGE lines: the generated form of the command (or of each subcommand), then its declared forms.
+    static func usage(_ entry: CommandEntry, heading: String = "USAGE: ") -> [String] {
+        let commands = entry.subcommands.isEmpty ? [entry.info] : entry.subcommands
+        var lines: [String] = []
+        for command in commands {
+            let prefix = (lines.isEmpty ? heading : String(repeating: " ", count: heading.count)) + "simctl "
+            lines += wrapItems(command.name, usageItems(command), prefix: prefix)
+            for form in command.page.forms {
+                let items = usageWords(form)
+                let prefix = String(repeating: " ", count: heading.count) + "simctl "
+                lines += wrapItems(items[0], Array(items.dropFirst()), prefix: prefix)
+            }
+        }
+        return lines
+    }
+
+    /// A value as usage and the rows show it: a short list of words stands for itself (`timeline|jsonl|decoded|svg`),
+    /// anything else by its placeholder.
+    static func value(_ placeholder: String, _ value: OptionValue) -> String {
+        if case .choices(let words) = value, words.joined(separator: "|").count <= 30 {
+            return words.joined(separator: "|")
+        }
+        return placeholder
+    }
+
+    /// `--name VALUE`, or the name alone for a flag.
+    static func label(_ option: OptionInfo) -> String {
+        option.isFlag ? option.name : "\(option.name) \(value(option.placeholder, option.value))"
+    }
+
+    /// A declared form's items: its words, a bracketed group (`[--port P ...]`) kept as one.
+    static func usageWords(_ form: String) -> [String] {
+        var items: [String] = []
+        var item = ""
+        var depth = 0
+        for character in form {
+            if character == " " && depth == 0 {
+                if !item.isEmpty { items.append(item) }
+                item = ""
+                continue
+            }
+            if character == "[" { depth += 1 }
+            if character == "]" { depth -= 1 }
+            item.append(character)
+        }
+        if !item.isEmpty { items.append(item) }
+        return items
+    }
+
+    /// `FILE --deliver URL [--out DIR] [--ca-seed TEXT | --signing-chain DIR] [--name HOST ...]`.
+    static func usageItems(_ command: CommandInfo) -> [String] {
+        var items = command.positional.isEmpty ? [] : [value(command.positional, command.positionalValue)]
+        func form(_ option: OptionInfo) -> String { label(option) + (option.repeatable ? " ..." : "") }
+        let byName = Dictionary(command.options.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        items += command.page.required.compactMap { byName[$0].map(form) }
+        var done = Set(command.page.required)
+        for option in command.options where !done.contains(option.name) {
+            if let group = command.exclusive.first(where: { $0.contains(option.name) }) {
+                let members = group.compactMap { byName[$0] }
+                items.append("[" + members.map(form).joined(separator: " | ") + "]")
+                done.formUnion(group)
+            } else {
+                items.append("[" + form(option) + "]")
+                done.insert(option.name)
+            }
+        }
+        return items
+    }
+
+    /// `name` and its items after `prefix`; an item that would pass the width starts a new line, indented to the
+    /// first item.
+    static func wrapItems(_ name: String, _ items: [String], prefix: String) -> [String] {
+        let indent = String(repeating: " ", count: prefix.count + name.count + 1)
+        var lines: [String] = []
+        var line = prefix + name
+        var fresh = false
+        for item in items {
+            if !fresh && line.count + 1 + item.count > width {
+                lines.append(line)
+                line = indent + item
+            } else {
+                line += (fresh ? "" : " ") + item
+            }
+            fresh = false
+        }
+        lines.append(line)
+        return lines
+    }
+
+    /// A command's whole help.
+    static func page(_ entry: CommandEntry) -> [String] {
+        let commands = [entry.info] + entry.subcommands
+        var lines = usage(entry)
+        for block in entry.info.page.about {
+            lines.append("")
+            lines += self.block(block)
+        }
+        for sub in entry.subcommands where !sub.page.about.isEmpty {
+            lines.append("")
+            for block in sub.page.about {
+                lines += self.block(block, label: String(sub.name.dropFirst(entry.info.name.count + 1)))
+            }
+        }
+        // The options, each once: the command's own under OPTIONS (a subcommand's under its name), then each
+        // shared section's.
+        var sections: [(title: String, note: String, options: [OptionInfo])] = []
+        for command in commands {
+            for option in command.options {
+                let title =
+                    option.section?.title ?? (command.name == entry.info.name ? "OPTIONS" : "\(command.name) OPTIONS")
+                if let index = sections.firstIndex(where: { $0.title == title }) {
+                    if !sections[index].options.contains(where: { $0.name == option.name }) {
+                        sections[index].options.append(option)
+                    }
+                } else {
+                    sections.append((title, option.section?.note ?? "", [option]))
+                }
+            }
+        }
+        let own = sections.filter { $0.title.hasSuffix("OPTIONS") }
+        for section in own + sections.filter({ !$0.title.hasSuffix("OPTIONS") }) {
+            lines.append("")
+            lines.append(section.title + ":")
+            for option in section.options { lines += rows(option) }
+            if !section.note.isEmpty { lines += wrap(section.note, indent: 2) }
+        }
+        let variables =
+            entry.info.page.environment
+            + entry.info.options.compactMap { option in
+                option.environment.map {
+                    HelpRow($0, option.isFlag ? option.name : "\(option.name) \(option.placeholder)")
+                }
+            }
+        if !variables.isEmpty {
+            lines.append("")
+            lines += block(
+                .rows(
+                    "ENVIRONMENT (for containers; an option on the command line wins, an empty variable is unset)",
+                    variables))
+        }
+        for block in entry.info.page.notes {
+            lines.append("")
+            lines += self.block(block)
+        }
+        let examples = commands.flatMap(\.page.examples)
+        if !examples.isEmpty {
+            lines.append("")
+            lines.append("EXAMPLES:")
+            for example in examples {
+                // A long one goes on over the next lines as a shell continues a line (` \`).
+                var line = "  simctl"
+                for word in example.split(separator: " ") {
+                    if line.count + 1 + word.count + 2 > width {
+                        lines.append(line + " \\")
+                        line = "      " + word
+                    } else {
+                        line += " " + word
+                    }
+                }
+                lines.append(line)
+            }
+        }
+        return lines
+    }
+
+    /// An option's rows: `--name PLACEHOLDER  text`, or one row per value when it has a text per value.
+    static func rows(_ option: OptionInfo) -> [String] {
+        if !option.valueHelp.isEmpty {
+            return option.valueHelp.flatMap { row("\(option.name) \($0.label)", $0.text, column: optionColumn) }
+        }
+        return row(label(option), option.helpText, column: optionColumn)
+    }
+
+    static func block(_ block: HelpBlock, label: String? = nil) -> [String] {
+        switch block {
+        case .paragraph(let text):
+            if let label { return row(label, text, column: optionColumn, indent: 0) }
+            return wrap(text, indent: 0)
+        case .titled(let title, let text): return [title + ":"] + wrap(text, indent: 2)
+        case .rows(let title, let rows):
+            let column = min(2 + (rows.map(\.label.count).max() ?? 0) + 2, optionColumn)
+            return [title + ":"] + rows.flatMap { row($0.label, $0.text, column: column) }
         }
     }
 
-    package static func usageLine(for topic: String?) -> String {
-        switch topic {
-        case "run":
-            return
-                "usage: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...] [--jobs N] [--shard I/N]"
-        case "serve":
-            return
-                "usage: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--api-key-pem FILE] [--log FILE]"
-        case "check": return CheckCommand.usageLine
-        case "population": return PopulationCommand.usageLine
-        case "completion": return "usage: simctl completion bash|zsh|fish"
-        case "merge": return "usage: simctl merge PART..."
-        case "trigger":
-            return
-                "usage: simctl trigger KIND [--deliver URL ...] [--all] [--format jsonl|decoded] [--tamper] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--bundle-id ID] [--app-apple-id N] [--product ID] [--customer NAME] [--storefront CODE] [--seed N] [--scenario FILE] | simctl trigger --list"
-        case "replay": return "usage: simctl replay DIR|FILE.jsonl --deliver URL [--no-retries] [delivery options]"
-        case "validate": return "usage: simctl validate FILE"
-        case "catalog": return "usage: simctl catalog FILE"
-        case "certs":
-            return
-                "usage: simctl certs export DIR [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] | simctl certs negative-fixtures FILE DIR [--environment NAME] [--ca-seed TEXT] | simctl certs tls DIR [--name HOST]... [--seed TEXT] [--not-before INSTANT] [--days N] | simctl certs ocsp --ocsp-url URL [--ca-seed TEXT] [--revoke leaf|intermediate]..."
-        default:
-            return
-                "usage: simctl <command> [options]   (commands: \(CommandTable.names.joined(separator: ", ")))"
+    /// `label` at `indent`, then `text` wrapped from `column` (on the label's line when the label leaves two spaces).
+    static func row(_ label: String, _ text: String, column: Int, indent: Int = 2) -> [String] {
+        let head = String(repeating: " ", count: indent) + label
+        var lines = wrap(text, indent: column)
+        let first = lines[0].dropFirst(column)
+        if head.count + 2 <= column {
+            lines[0] = head.padding(toLength: column, withPad: " ", startingAt: 0) + first
+        } else if head.count + 2 + first.count <= width {
+            lines[0] = head + "  " + first
+        } else {
+            lines = [head] + lines
         }
+        return lines
+    }
+
+    /// `text` wrapped at ``width``, each line indented by `indent`; a newline in `text` starts a new line.
+    static func wrap(_ text: String, indent: Int) -> [String] {
+        let pad = String(repeating: " ", count: indent)
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            for word in paragraph.split(separator: " ") {
+                if !line.isEmpty && indent + line.count + 1 + word.count > width {
+                    lines.append(pad + line)
+                    line = String(word)
+                } else {
+                    line += (line.isEmpty ? "" : " ") + word
+                }
+            }
+            lines.append(pad + line)
+        }
+        return lines
     }
 }

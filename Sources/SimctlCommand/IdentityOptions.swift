@@ -13,15 +13,6 @@ package struct IdentityOptions: Equatable, Sendable {
 
     package init() {}
 
-    package static let usage = "[--bundle-id ID] [--app-apple-id N] [--map-product OLD=NEW ...]"
-
-    package static let help = """
-          --bundle-id ID      replace the scenario's app.bundleId (the backend's own)
-          --app-apple-id N    replace the scenario's app.appAppleId (a whole number from 1)
-          --map-product OLD=NEW  rename product OLD to NEW everywhere in the scenario (repeatable, or a
-                              comma-separated list); OLD must be one of the scenario's products
-        """
-
     package var isEmpty: Bool { self == IdentityOptions() }
 
     /// The scenario with these ids; a mapping that names no product of the scenario is a usage error naming it.

@@ -55,7 +55,29 @@ package enum MergeCommand {
     /// `simctl merge PART...`: no options, one or more part files.
     static let command = CommandDeclaration<[String]>(
         name: "merge", topic: "merge", summary: "Merge the parts of 'run --shard I/N' into the one-job output",
-        positional: "PART...", positionalValue: .file, options: [], argument: { files, file in files.append(file) })
+        positional: "PART...", positionalValue: .file, options: [], argument: { files, file in files.append(file) },
+        page: HelpPage(about: [
+            .paragraph(
+                "Merges the N parts written by 'simctl run FILE --shard I/N --format jsonl|decoded|timeline' (each part "
+                    + "once, in any order) into exactly the output of the one-job run, on standard output. Every part "
+                    + "is checked before anything is written: the header (same scenario file, seed, start, until, "
+                    + "environment, signing, format and N), that parts 1 to N are each there once, and that each part "
+                    + "is complete (its trailer counts its records). Memory stays bounded: parts are read twice, in "
+                    + "chunks, never held whole (a timeline's rows wait in a temporary file until the table's column "
+                    + "widths are known).\nWhen the run stopped at an action the rules refuse, the lines up to it are "
+                    + "written, the error goes to standard error and the exit code is 65, as 'simctl run' does. "
+                    + "Expectations are not judged: a merged timeline ends with 'expectations: N not checked' where the "
+                    + "one-job run judges N > 0 of them."),
+            .rows(
+                "EXIT CODES",
+                [
+                    HelpRow("64", "bad usage"),
+                    HelpRow(
+                        "65", "a part is not valid (the message names the file, what was expected and what was found)"),
+                    HelpRow("66", "a part cannot be read"),
+                ]),
+            .paragraph("See docs/streaming.md, \"Spreading a run over machines\"."),
+        ]))
 
     static func parse(_ arguments: [String]) throws(UsageError) -> [String] {
         var files: [String] = []

@@ -1,7 +1,7 @@
 /// The declarative command line (issue 44, "A declarative command line"): every command declares its options once, as
 /// ``OptionDeclaration``s in a ``CommandDeclaration`` (CommandTable.swift), and ``OptionParser`` is the only code that
-/// walks the arguments. Help, usage lines in errors and shell completion (Completion.swift) read the same
-/// declarations.
+/// walks the arguments. Help and the usage in errors (Help.swift) and shell completion (Completion.swift) are
+/// rendered from the same declarations: nothing about an option is written a second time.
 ///
 /// Adding to the table (each in the command's own declaration, its `options` list):
 /// - a flag: `.flag("--name", "summary") { state in state.name = true }`;
@@ -9,6 +9,8 @@
 ///   throws(UsageError) in ... }` (the kind `.text` may be left out; `.choices([...])` completes its words);
 /// - repeatable: `repeatable: true` (each value is applied in order; otherwise a second one is "given twice");
 /// - an environment variable: `environment: "SIMCTL_X"` (the command line wins; ``OptionParser`` adds it);
+/// - its text in `simctl help COMMAND`: `.help("...")` (wrapped by the help; the summary when not given), with
+///   `values:` for a text per value (`--format timeline`, ...); a shared set's options carry its ``HelpSection``;
 /// - options that exclude each other: an ``ExclusiveGroup`` in the declaration's `groups`;
 /// - a shared set (signing, delivery, identity): its `declarations` lifted with `.lifted(\S.field)` into the state;
 /// - a command or subcommand: a ``CommandDeclaration`` and a ``CommandEntry`` in ``CommandTable/entries`` with the
@@ -47,8 +49,30 @@ package struct OptionDeclaration<State>: Sendable {
     package var summary: String
     /// Checks and converts the value (empty for a flag) into the command's state; throws a located usage error.
     package var apply: @Sendable (inout State, String) throws(UsageError) -> Void
+    /// The option's text in `simctl help COMMAND`, one paragraph the help wraps; empty: ``summary``.
+    package var helpText = ""
+    /// A text per value (`--format timeline`, `--format jsonl`, ...: the value as the label), each its own row in
+    /// the help.
+    package var valueHelp: [HelpRow] = []
+    /// The help section the option is listed in (a shared set's, such as signing's); nil: the command's OPTIONS.
+    package var section: HelpSection?
 
     package var isFlag: Bool { value == .none }
+
+    /// The option with its help text (and a text per value).
+    package func help(_ text: String, values: [HelpRow] = []) -> Self {
+        var option = self
+        option.helpText = text
+        option.valueHelp = values
+        return option
+    }
+
+    /// The option listed in `section` of the help (nil: OPTIONS).
+    package func listed(in section: HelpSection?) -> Self {
+        var option = self
+        option.section = section
+        return option
+    }
 
     /// A value option.
     package static func value(
@@ -85,14 +109,48 @@ package struct OptionDeclaration<State>: Sendable {
         return OptionDeclaration<Outer>(
             name: name, value: value, placeholder: placeholder, repeatable: repeatable, environment: environment,
             summary: summary,
-            apply: { (outer: inout Outer, text: String) throws(UsageError) in try apply(&outer[keyPath: path], text) })
+            apply: { (outer: inout Outer, text: String) throws(UsageError) in try apply(&outer[keyPath: path], text) },
+            helpText: helpText, valueHelp: valueHelp, section: section)
     }
 
     /// The option without its type, for completion and docs.
     package var info: OptionInfo {
         OptionInfo(
             name: name, value: value, placeholder: placeholder, repeatable: repeatable, environment: environment,
-            summary: summary)
+            summary: summary, helpText: helpText.isEmpty ? summary : helpText, valueHelp: valueHelp, section: section)
+    }
+}
+
+/// A titled group of options in the help (a shared set: signing, delivery, identity, the picture), with a note
+/// after its rows.
+package struct HelpSection: Equatable, Sendable {
+    package var title: String
+    package var note: String
+
+    package init(_ title: String, note: String = "") {
+        self.title = title
+        self.note = note
+    }
+}
+
+/// A block of a command's prose in its help, before or after the options.
+package enum HelpBlock: Equatable, Sendable {
+    /// Text wrapped at the help's width; a newline in it starts a new line.
+    case paragraph(String)
+    /// `TITLE:`, then the text wrapped and indented by two.
+    case titled(String, String)
+    /// `TITLE:`, then rows of a label and its text (exit codes, examples' notes).
+    case rows(String, [HelpRow])
+}
+
+/// A label and its text, a row of ``HelpBlock/rows(_:_:)``.
+package struct HelpRow: Equatable, Sendable {
+    package var label: String
+    package var text: String
+
+    package init(_ label: String, _ text: String) {
+        self.label = label
+        self.text = text
     }
 }
 
@@ -102,6 +160,7 @@ package struct OptionInfo: Equatable, Sendable {
     /// run's delivery options): parsed, so the reason is the error, but neither completed nor shown as its own.
     package static let refusalSummary = "another command's option, refused here with its reason"
     package var isRefusal: Bool { summary == Self.refusalSummary }
+    package var isFlag: Bool { value == .none }
 
     package var name: String
     package var value: OptionValue
@@ -109,6 +168,10 @@ package struct OptionInfo: Equatable, Sendable {
     package var repeatable: Bool
     package var environment: String?
     package var summary: String
+    /// The help's text (``OptionDeclaration/helpText``, or the summary).
+    package var helpText: String = ""
+    package var valueHelp: [HelpRow] = []
+    package var section: HelpSection?
 }
 
 /// Options that cannot be given together (the signing chain's `--ca-seed` and `--signing-chain`); `message` is the
@@ -137,11 +200,50 @@ package struct CommandDeclaration<State>: Sendable {
     package var unknownOption: @Sendable (String, String) -> String = { name, hint in
         "unknown option '\(name)'\(hint)"
     }
+    /// The help's words about the command (``HelpPage``).
+    package var page = HelpPage()
 
     package var info: CommandInfo {
         CommandInfo(
             name: name, summary: summary, positional: positional, positionalValue: positionalValue,
-            options: options.map(\.info).filter { !$0.isRefusal })
+            options: options.map(\.info).filter { !$0.isRefusal }, exclusive: groups.map(\.names), page: page)
+    }
+
+    /// The declaration with its help page.
+    package func described(_ page: HelpPage) -> Self {
+        var command = self
+        command.page = page
+        return command
+    }
+}
+
+/// What `simctl help COMMAND` says besides the options, declared with the command: the options and the USAGE line
+/// are rendered from the declarations (Help.swift).
+package struct HelpPage: Equatable, Sendable {
+    /// Options the command needs, shown unbracketed after the positional argument in USAGE (its parse checks them).
+    package var required: [String] = []
+    /// More USAGE lines after the generated one, without `simctl ` (`trigger --list`).
+    package var forms: [String] = []
+    /// The prose between USAGE and the options.
+    package var about: [HelpBlock] = []
+    /// The prose after the options.
+    package var notes: [HelpBlock] = []
+    /// Command lines (without `simctl `) shown under EXAMPLES, each one parsed by the tests.
+    package var examples: [String] = []
+    /// Rows of the ENVIRONMENT section before the options' own variables (`SIMCTL_SCENARIO`), for variables that
+    /// stand for no option.
+    package var environment: [HelpRow] = []
+
+    package init(
+        required: [String] = [], forms: [String] = [], about: [HelpBlock] = [], notes: [HelpBlock] = [],
+        examples: [String] = [], environment: [HelpRow] = []
+    ) {
+        self.required = required
+        self.forms = forms
+        self.about = about
+        self.notes = notes
+        self.examples = examples
+        self.environment = environment
     }
 }
 
@@ -152,6 +254,9 @@ package struct CommandInfo: Equatable, Sendable {
     package var positional: String
     package var positionalValue: OptionValue
     package var options: [OptionInfo]
+    /// The names of each group of options that exclude each other (`[--ca-seed TEXT | --signing-chain DIR]`).
+    package var exclusive: [[String]] = []
+    package var page = HelpPage()
 }
 
 /// The one walker over the arguments.

@@ -11,17 +11,6 @@ package struct PictureOptions: Equatable, Sendable {
 
     package init() {}
 
-    package static let help = """
-          --customers LIST    the picture's lanes (with --format svg or --out): customer names or patterns
-                              (* any text, ? one character) separated by commas; default: everyone, the
-                              most eventful first, identical lanes collapsed, with a phase-count strip
-          --from T, --to T    the picture's window: offsets from `start` (0, 1h, 10d, P1M) or ISO instants;
-                              default: the start to the end of the run
-          --axis dates|offsets
-                              dated ticks on calendar boundaries (default) or offsets from the start written
-                              as `at:` writes them
-        """
-
     /// Options that apply to the picture.
     static let names = declarations.map(\.name)
 

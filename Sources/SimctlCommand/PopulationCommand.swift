@@ -4,45 +4,6 @@ import SubscriptionSimulator
 /// `simctl population`: the cohort model (cohort-v1) with its what-ifs and pictures. Its options are parsed here,
 /// apart from the scenario commands'.
 package enum PopulationCommand {
-    package static let help = """
-        USAGE: simctl population [--subscribers N] [--months M] [--days D] [--churn C] [--billing-failure F]
-                                 [--grace off|3|16|28] [--seed S] [--price P] [--format table|json]
-                                 [--commitment-share S] [--compare-grace LIST] [--retention LIST] [--svg DIR]
-                                 [--jobs N]
-
-        Runs the cohort model cohort-v1 (docs/population.md): N monthly subscribers who all buy at day 0, followed
-        for H days with voluntary churn, billing failures, Apple's 60-day billing retry, an optional billing grace
-        period and Family Sharing. State is kept in arrays; events run on the simulator's clock and queue.
-
-        OPTIONS:
-          --subscribers N       purchasers (default 10000)
-          --months M            month-end snapshots reported (default 12)
-          --days D              horizon H in days (default max(365, 30 x M))
-          --churn C             probability of turning auto-renew off, at each renewal (default 0.05)
-          --billing-failure F   probability that a renewal charge fails (default 0.05)
-          --grace G             billing grace period: off (or 0), 3, 16 or 28 days (default 16)
-          --seed S              seed of the run's random source (default 1)
-          --price P             price of a month, for proceeds at 70% in year one (default 9.99)
-          --commitment-share S  share of subscribers on the monthly plan with a 12-month commitment: they leave
-                                only at a commitment's end, get no grace and 90 days of retry (default 0)
-          --format table|json   a readable table (default) or JSON with every output under the model's names
-          --json                same as --format json
-          --compare-grace LIST  run once per grace length (e.g. off,3,16,28) with the same seed and compare
-          --retention LIST      monthly retention rates (e.g. 0.85,0.90,0.95): the expected paying subscribers
-                                N x r^(m-1) beside a run with churn 1 - r and no billing failures
-          --svg DIR             also write paying-by-month.svg and recoveries-by-day.svg into DIR (created if
-                                needed; files of those names are replaced); with --compare-grace also
-                                paying-difference-by-month.svg (each run minus the first)
-          --jobs N              simulate the subscribers in N parts on N threads at once (default: this machine's
-                                cores; 1 runs on one thread); the outputs are the same for every N
-
-        Timings (wall_s, run_s, events_per_s) are measured around the run; every other output depends only on the
-        options and the seed (each subscriber's random draws are its own), never on --jobs.
-        """
-
-    package static let usageLine =
-        "usage: simctl population [--subscribers N] [--grace off|3|16|28] [--compare-grace LIST] [--format json] ..."
-
     package struct Options: Equatable, Sendable {
         var configuration = CohortConfiguration()
         var json = false
@@ -258,25 +219,31 @@ package enum PopulationCommand {
                 (options: inout Options, text: String) throws(UsageError) in
                 options.configuration.subscribers = try integer(
                     "--subscribers", text, 1...CohortConfiguration.maximumSubscribers)
-            },
+            }
+            .help("purchasers (default 10000)"),
             option("--months", "N", "months simulated") { (options: inout Options, text: String) throws(UsageError) in
                 options.configuration.months = try integer("--months", text, 1...1_200)
-            },
+            }
+            .help("month-end snapshots reported (default 12)"),
             option("--days", "N", "days simulated") { (options: inout Options, text: String) throws(UsageError) in
                 options.configuration.days = try real("--days", text, "a number of days")
-            },
+            }
+            .help("horizon H in days (default max(365, 30 x M))"),
             option("--churn", "P", "monthly churn probability") {
                 (options: inout Options, text: String) throws(UsageError) in
                 options.configuration.churn = try real("--churn", text, "a probability from 0 to 1")
-            },
+            }
+            .help("probability of turning auto-renew off, at each renewal (default 0.05)"),
             option("--billing-failure", "P", "billing failure probability") {
                 (options: inout Options, text: String) throws(UsageError) in
                 options.configuration.billingFailure = try real("--billing-failure", text, "a probability from 0 to 1")
-            },
+            }
+            .help("probability that a renewal charge fails (default 0.05)"),
             option("--grace", "DAYS", .choices(["off", "3", "16", "28"]), "billing grace period") {
                 (options: inout Options, text: String) throws(UsageError) in
                 options.configuration.grace = try grace(text)
-            },
+            }
+            .help("billing grace period: off (or 0), 3, 16 or 28 days (default 16)"),
             option("--seed", "N", "the seed") { (options: inout Options, text: String) throws(UsageError) in
                 guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let seed = UInt64(text) else {
                     throw UsageError(
@@ -284,14 +251,19 @@ package enum PopulationCommand {
                         topic: "population")
                 }
                 options.configuration.seed = seed
-            },
+            }
+            .help("seed of the run's random source (default 1)"),
             option("--price", "P", "the monthly price") { (options: inout Options, text: String) throws(UsageError) in
                 options.configuration.price = try real("--price", text, "a price such as 9.99")
-            },
+            }
+            .help("price of a month, for proceeds at 70% in year one (default 9.99)"),
             option("--commitment-share", "P", "share on the 12-month commitment") {
                 (options: inout Options, text: String) throws(UsageError) in
                 options.configuration.commitmentShare = try real("--commitment-share", text, "a share from 0 to 1")
-            },
+            }
+            .help(
+                "share of subscribers on the monthly plan with a 12-month commitment: they leave only "
+                    + "at a commitment's end, get no grace and 90 days of retry (default 0)"),
             .value("--format", "FORMAT", .choices(["table", "json"]), "table (default) or json") {
                 (state: inout ParseState, text: String) throws(UsageError) in
                 try formatOnce(&state, "--format")
@@ -300,11 +272,13 @@ package enum PopulationCommand {
                         message: "unknown format '\(text)'; expected one of table, json", topic: "population")
                 }
                 state.options.json = text == "json"
-            },
+            }
+            .help("a readable table (default) or JSON with every output under the model's names"),
             .flag("--json", "the same as --format json") { (state: inout ParseState) throws(UsageError) in
                 try formatOnce(&state, "--json")
                 state.options.json = true
-            },
+            }
+            .help("same as --format json"),
             option("--compare-grace", "LIST", "compare grace lengths") {
                 (options: inout Options, text: String) throws(UsageError) in
                 var lengths: [Int] = []
@@ -312,7 +286,8 @@ package enum PopulationCommand {
                     lengths.append(try grace(String(word).trimmingCharacters(in: .whitespaces)))
                 }
                 options.compareGrace = lengths
-            },
+            }
+            .help("run once per grace length (e.g. off,3,16,28) with the same seed and compare"),
             option("--retention", "RATES", "monthly retention rates") {
                 (options: inout Options, text: String) throws(UsageError) in
                 var rates: [Double] = []
@@ -326,22 +301,47 @@ package enum PopulationCommand {
                     rates.append(rate)
                 }
                 options.retention = rates
-            },
+            }
+            .help(
+                "monthly retention rates (e.g. 0.85,0.90,0.95): the expected paying subscribers N x "
+                    + "r^(m-1) beside a run with churn 1 - r and no billing failures"),
             option("--svg", "DIR", .directory, "write the pictures to DIR") {
                 (options: inout Options, text: String) throws(UsageError) in
                 guard !text.isEmpty else {
                     throw UsageError(message: "option '--svg' needs a folder path", topic: "population")
                 }
                 options.svgDirectory = text
-            },
+            }
+            .help(
+                "also write paying-by-month.svg and recoveries-by-day.svg into DIR (created if "
+                    + "needed; files of those names are replaced); with --compare-grace also "
+                    + "paying-difference-by-month.svg (each run minus the first)"),
             option("--jobs", "N", "parts simulated at once") {
                 (options: inout Options, text: String) throws(UsageError) in
                 options.jobs = try integer("--jobs", text, 1...1_024)
-            },
+            }
+            .help(
+                "simulate the subscribers in N parts on N threads at once (default: this machine's "
+                    + "cores; 1 runs on one thread); the outputs are the same for every N"),
         ],
         argument: { (_: inout ParseState, argument: String) throws(UsageError) in
             throw UsageError(message: "'population' takes no file; found '\(argument)'", topic: "population")
-        })
+        },
+        page: HelpPage(
+            about: [
+                .paragraph(
+                    "Runs the cohort model cohort-v1 (docs/population.md): N monthly subscribers who all buy at day 0, "
+                        + "followed for H days with voluntary churn, billing failures, Apple's 60-day billing retry, "
+                        + "an optional billing grace period and Family Sharing. State is kept in arrays; events run "
+                        + "on the simulator's clock and queue.")
+            ],
+            notes: [
+                .paragraph(
+                    "Timings (wall_s, run_s, events_per_s) are measured around the run; every other output depends "
+                        + "only on the options and the seed (each subscriber's random draws are its own), never on "
+                        + "--jobs.")
+            ],
+            examples: ["population --subscribers 2000 --compare-grace off,16"]))
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
         var state = ParseState()

@@ -19,6 +19,7 @@ package enum ReplayCommand {
     static var options: [OptionDeclaration<ParseState>] {
         var all: [OptionDeclaration<ParseState>] = [
             .flag("--no-retries", "one attempt each (--deliver-mode sandbox)") { state in state.noRetries = true }
+                .help("one attempt each (the same as --deliver-mode sandbox)")
         ]
         all += DeliveryOptions.declarations().map { $0.lifted(\ParseState.delivery) }
         return all
@@ -35,7 +36,16 @@ package enum ReplayCommand {
                     topic: "replay")
             }
             state.source = argument
-        })
+        },
+        page: HelpPage(
+            required: ["--deliver"],
+            about: [
+                .paragraph(
+                    "POSTs every notification of a fixture folder ('simctl run --out DIR': in manifest.json's order) "
+                        + "or of a jsonl stream ('simctl run --format jsonl': one body a line) to URL, byte for byte, in "
+                        + "its order, with the retries, log and chaos of 'simctl run --deliver'. Each notification's "
+                        + "first attempt is at its signedDate on the virtual clock (never before the one before it).")
+            ]))
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
         var state = ParseState()

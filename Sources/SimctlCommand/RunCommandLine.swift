@@ -30,15 +30,44 @@ struct RunState: Sendable {
                     topic: "run")
             }
             state.format = parsed
-        },
+        }
+        .help(
+            "",
+            values: [
+                HelpRow(
+                    "timeline",
+                    "(default) a readable table: virtual time, offset from start, customer, notification type and "
+                        + "subtype, status, key fields, and each change of access"),
+                HelpRow(
+                    "jsonl",
+                    "exactly one App Store POST body {\"signedPayload\":\"...\"} per line, in virtual-time order; "
+                        + "nothing else on standard output"),
+                HelpRow(
+                    "decoded",
+                    "one JSON object per line: recipient, instant and the payload with its nested JWS (transaction, "
+                        + "renewal info) decoded"),
+                HelpRow(
+                    "svg",
+                    "one self-contained SVG picture of the run: a lane per customer, phases, notifications, access "
+                        + "and the family delay over a dated UTC axis"),
+            ]),
         .value("--out", "DIR", .directory, "also write a fixture folder") {
             (state: inout RunState, text: String) throws(UsageError) in
             guard !text.isEmpty else {
                 throw UsageError(message: "option '--out' needs a folder path", topic: "run")
             }
             state.out = text
-        },
-        .flag("--force", "with --out: replace an existing folder") { state in state.force = true },
+        }
+        .help(
+            "also write a fixture folder: one numbered file per notification (0001.json, ...) holding its POST body, "
+                + "plus manifest.json (recipient, instant, type, subtype) and timeline.svg (the svg format's "
+                + "picture). Written atomically: on failure no folder is left. DIR must not exist yet (not even "
+                + "empty) unless --force is given; missing parent folders are created. Not written when an "
+                + "expectation fails. Ctrl-C waits for the write to end."),
+        .flag("--force", "with --out: replace an existing folder") { state in state.force = true }
+            .help(
+                "with --out: replace an existing DIR, only once the new folder is complete (the old folder stays in place "
+                    + "until then)"),
         .value("--until", "TIME", "run until TIME instead of the scenario's until") {
             (state: inout RunState, text: String) throws(UsageError) in
             // The form is checked here; the range (years 1970 to 9999) once the file's `start` is known.
@@ -51,16 +80,15 @@ struct RunState: Sendable {
                     topic: "run")
             }
             state.until = text
-        },
+        }
+        .help(
+            "run until TIME instead of the scenario's `until`: 0, 90s, 30m, 1h, 16d, 2w, an ISO 8601 duration such as "
+                + "P1M10D (offsets from `start`), or an ISO instant"),
         .value("--seed", "N", "use seed N instead of the scenario's seed") {
             (state: inout RunState, text: String) throws(UsageError) in
-            guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
-                throw UsageError(
-                    message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'",
-                    topic: "run")
-            }
-            state.seed = number
-        },
+            state.seed = try ArgumentParser.seed(text, topic: "run")
+        }
+        .help("use seed N instead of the scenario's `seed` (ids and UUIDs derive from it)"),
         .value("--start", "now|INSTANT", "use this start instead of the scenario's start") {
             (state: inout RunState, text: String) throws(UsageError) in
             guard !text.isEmpty else {
@@ -69,7 +97,11 @@ struct RunState: Sendable {
                     topic: "run")
             }
             state.start = text
-        },
+        }
+        .help(
+            "use this start instead of the scenario's `start`: `now` (the clock, rounded down to the whole second) or "
+                + "an ISO 8601 UTC instant such as 2026-12-01T00:00:00Z. Offsets in the file count from it; absolute "
+                + "instants in the file stay as written."),
         .value("--jobs", "N", "simulate the customers in N parts on N threads") {
             (state: inout RunState, text: String) throws(UsageError) in
             guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(text),
@@ -79,7 +111,13 @@ struct RunState: Sendable {
                     message: "option '--jobs' needs a whole number from 1 to 1024, found '\(text)'", topic: "run")
             }
             state.jobs = number
-        },
+        }
+        .help(
+            "simulate the customers in N parts on N threads at once (default: this machine's cores); families stay "
+                + "together, and the output is merged into the same bytes for every N; a long timeline is read on up "
+                + "to N threads. --jobs 1 runs on one thread. One job whatever N: svg, --deliver, and a scenario with "
+                + "an action for no one customer (a price change, removeFromSale, TEST, a mass renewal extension) "
+                + "(docs/streaming.md)"),
         .value("--shard", "I/N", "write only part I of N for 'simctl merge'") {
             (state: inout RunState, text: String) throws(UsageError) in
             let halves = text.split(separator: "/", omittingEmptySubsequences: false)
@@ -94,7 +132,12 @@ struct RunState: Sendable {
                     topic: "run")
             }
             state.shard = RunPart(index: part - 1, count: count)
-        },
+        }
+        .help(
+            "write only part I of N (from 1) of a jsonl, decoded or timeline run, in the part format that 'simctl "
+                + "merge' reads (run the N parts on N machines, then merge them into the same bytes as one run). A "
+                + "scenario that runs as one job has everything in part 1; its other parts are empty. Expectations "
+                + "are not judged. Not with svg, --out or --deliver. See 'simctl help merge' and docs/streaming.md"),
     ]
 
     static var options: [OptionDeclaration<RunState>] {
@@ -111,11 +154,22 @@ struct RunState: Sendable {
         positional: "FILE", positionalValue: .file, options: options,
         groups: [SigningOptions.exclusive],
         argument: { (state: inout RunState, value: String) throws(UsageError) in
-            if let file = state.file {
-                throw UsageError(message: "'run' takes one scenario file; found '\(file)' and '\(value)'", topic: "run")
-            }
-            state.file = value
-        })
+            try ArgumentParser.scenarioFile(&state.file, value, command: "run")
+        },
+        page: HelpPage(
+            about: [.paragraph("Runs the scenario FILE on the virtual clock and checks its expectations.")],
+            notes: [
+                .paragraph(
+                    "The same file, seed and start always give byte-identical output.\nExpectation failures go to "
+                        + "standard error; the exit code is then 1.\nAn action the rules refuse stops the run: the "
+                        + "timeline up to it is printed (formats jsonl and decoded print nothing), the error goes to "
+                        + "standard error as FILE:LINE:COLUMN: error: MESSAGE, exit code 65.")
+            ],
+            examples: [
+                "run Scenarios/family-stop-sharing.yaml",
+                "run Scenarios/family-stop-sharing.yaml --format jsonl --seed 3",
+                "run Scenarios/family-stop-sharing.yaml --out fixtures --force",
+            ]))
 
     /// The options together: what one option needs of another.
     func finish() throws(UsageError) -> RunOptions {

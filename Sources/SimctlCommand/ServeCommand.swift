@@ -42,61 +42,6 @@ package struct ServeOptions: Equatable, Sendable {
 }
 
 enum ServeCommand {
-    static let help = """
-        USAGE: simctl serve FILE [--port N] [--host ADDR] [--deliver URL ...] [--seed N] [--start now|INSTANT]
-                                \(SigningOptions.usage) [--api-key-pem FILE]
-                                [--log FILE] [--epoch N] \(IdentityOptions.usage) [--allow-host NAME ...]
-                                [--realtime-url URL]
-
-        Serves the scenario FILE's store over HTTP until SIGINT or SIGTERM (then exits 0): the App Store Server
-        API on Apple's paths (/inApps/...), and a control API under /simctl/v1/ that advances the virtual clock,
-        performs timeline actions, reads the state and resets (docs/server.md, docs/server-control.openapi.yaml).
-        The store starts at the scenario's `start` with its catalogue, customers and family; the scenario's
-        timeline entries run as the clock passes them (`timeline: []` starts an empty store).
-
-        The first line of standard output is the server's URL, e.g. http://127.0.0.1:49152. Notifications due at
-        the scenario's start are delivered after it is printed, so a webhook can already call the server back.
-
-        OPTIONS:
-          --port N            port to listen on (default 0: a free port, see the first line of output)
-          --host ADDR         address to listen on (default 127.0.0.1; give another only on purpose)
-          --deliver URL ...   POST every notification to URL as `simctl run --deliver` does, with Apple's
-                              retries on the virtual clock; Request a Test Notification sends there too
-                              (see 'simctl help run' for --deliver-mode, --deliver-timeout,
-                              --deliver-connections and the --chaos-* options)
-          --seed N, --start now|INSTANT   as in 'simctl run'
-        \(SigningOptions.help)
-        \(IdentityOptions.help)
-          --api-key-pem FILE  check each bearer token's ES256 signature against this key (a PEM public key,
-                              or the .p8 private key); without it only the token's form and claims are checked
-                              (the token's rules, and the 401 naming the rule broken: docs/server.md,
-                              "Bearer tokens")
-          --log FILE          write the log (every request and answer, every delivery attempt) to FILE
-                              instead of standard error
-          --epoch N           start at epoch N (0 to 4294967295; default: the file's epoch:, else 0): every
-                              id and UUID the store derives changes with the epoch; POST /simctl/v1/reset
-                              moves to the next one
-          --allow-host NAME   a name (or several, comma-separated; repeatable) under which browsers may reach
-                              the dashboard and /simctl/ besides the listen address, loopback names and IP
-                              addresses (the Host check against DNS rebinding; docs/server.md, "Browser
-                              safety"); Apple's /inApps/ routes take any Host
-        \(retentionHelp)
-
-        ENVIRONMENT (for containers; an option on the command line wins, an empty variable is unset):
-          SIMCTL_SCENARIO     the scenario FILE          SIMCTL_DELIVER      --deliver URL
-          SIMCTL_HOST         --host                     SIMCTL_PORT         --port
-          SIMCTL_SEED         --seed                     SIMCTL_START        --start
-          SIMCTL_ENVIRONMENT  --environment              SIMCTL_LOG          --log
-          SIMCTL_API_KEY_PEM_FILE  --api-key-pem FILE    SIMCTL_API_KEY_PEM  the key's PEM text itself
-          SIMCTL_ALLOW_HOST   --allow-host (comma-separated names)
-
-        GET / (or /simctl/v1/ui) in a browser is the dashboard: the clock, customers, notifications,
-        deliveries and the picture, with forms for every action (docs/server.md, "The dashboard").
-
-        GET /simctl/v1/health answers {"status":"ok"} once the server listens. Listening beyond loopback
-        prints a warning: the control API has no authentication (docs/install.md).
-        """
-
     /// What the command line gave, before the delivery options are checked together.
     struct ParseState: Sendable {
         var options = ServeOptions(file: "")
@@ -132,7 +77,8 @@ enum ServeCommand {
                 throw UsageError(message: "option '--host' needs an address", topic: "serve")
             }
             options.host = text
-        },
+        }
+        .help("address to listen on (default 127.0.0.1; give another only on purpose)"),
         option("--port", "N", environment: "SIMCTL_PORT", "port to listen on (default 0: a free port)") {
             (options: inout ServeOptions, text: String) throws(UsageError) in
             guard text.count <= 5, text.allSatisfy({ $0.isASCII && $0.isNumber }), let port = UInt16(text) else {
@@ -141,23 +87,23 @@ enum ServeCommand {
                         + "'\(SourceText.escapingControlCharacters(text))'", topic: "serve")
             }
             options.port = port
-        },
-        option("--seed", "N", environment: "SIMCTL_SEED", "as in 'simctl run'") {
+        }
+        .help("port to listen on (default 0: a free port, see the first line of output)"),
+        option("--seed", "N", environment: "SIMCTL_SEED", "use seed N instead of the scenario's seed") {
             (options: inout ServeOptions, text: String) throws(UsageError) in
-            guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt64(text) else {
-                throw UsageError(
-                    message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'",
-                    topic: "serve")
-            }
-            options.seed = number
-        },
-        option("--start", "now|INSTANT", environment: "SIMCTL_START", "as in 'simctl run'") {
+            options.seed = try ArgumentParser.seed(text, topic: "serve")
+        }
+        .help("use seed N instead of the scenario's `seed` (as 'simctl run' does)"),
+        option("--start", "now|INSTANT", environment: "SIMCTL_START", "use this start instead of the scenario's start")
+        {
             (options: inout ServeOptions, text: String) throws(UsageError) in
             guard !text.isEmpty else {
                 throw UsageError(message: "option '--start' needs `now` or an ISO 8601 instant", topic: "serve")
             }
             options.start = text
-        },
+        }
+        .help(
+            "use this start instead of the scenario's `start`: `now` or an ISO 8601 UTC instant (as 'simctl run' does)"),
     ]
 
     static let lastOptions: [OptionDeclaration<ParseState>] = [
@@ -169,14 +115,19 @@ enum ServeCommand {
                 throw UsageError(message: "option '--api-key-pem' needs a file", topic: "serve")
             }
             options.apiKeyPEM = text
-        },
+        }
+        .help(
+            "check each bearer token's ES256 signature against this key (a PEM public key, or the .p8 private key); "
+                + "without it only the token's form and claims are checked (the token's rules, and the 401 naming the "
+                + "rule broken: docs/server.md, \"Bearer tokens\")"),
         option("--log", "FILE", .file, environment: "SIMCTL_LOG", "write the log to FILE") {
             (options: inout ServeOptions, text: String) throws(UsageError) in
             guard !text.isEmpty else {
                 throw UsageError(message: "option '--log' needs a file path", topic: "serve")
             }
             options.logFile = text
-        },
+        }
+        .help("write the log (every request and answer, every delivery attempt) to FILE instead of standard error"),
         option("--epoch", "N", "start at epoch N") {
             (options: inout ServeOptions, text: String) throws(UsageError) in
             guard !text.isEmpty, text.count <= 10, text.allSatisfy({ $0.isASCII && $0.isNumber }),
@@ -187,13 +138,20 @@ enum ServeCommand {
                         + "'\(SourceText.escapingControlCharacters(text))'", topic: "serve")
             }
             options.epoch = epoch
-        },
+        }
+        .help(
+            "start at epoch N (0 to 4294967295; default: the file's epoch:, else 0): every id and UUID the store "
+                + "derives changes with the epoch; POST /simctl/v1/reset moves to the next one"),
         option(
             "--allow-host", "NAME", repeatable: true, environment: "SIMCTL_ALLOW_HOST",
             "names under which browsers may reach the dashboard"
         ) { (options: inout ServeOptions, text: String) throws(UsageError) in
             options.allowHosts += try allowHost(text)
-        },
+        }
+        .help(
+            "a name (or several, comma-separated; repeatable) under which browsers may reach the dashboard and "
+                + "/simctl/ besides the listen address, loopback names and IP addresses (the Host check against DNS "
+                + "rebinding; docs/server.md, \"Browser safety\"); Apple's /inApps/ routes take any Host"),
     ]
 
     static var options: [OptionDeclaration<ParseState>] {
@@ -219,6 +177,10 @@ enum ServeCommand {
             (options: inout ServeOptions, text: String) throws(UsageError) in
             options.realtimeURL = try realtimeURL(text)
         }
+        .help(
+            "Retention Messaging: the Get Retention Message endpoint (http://, at most 256 characters) at start, as if "
+                + "set with Configure Realtime URL; viewCancellation actions POST their signed realtime request there "
+                + "(docs/server.md, \"Retention Messaging\")")
 
     static let command = CommandDeclaration<ParseState>(
         name: "serve", topic: "serve",
@@ -226,12 +188,39 @@ enum ServeCommand {
         positional: "FILE", positionalValue: .file, options: options,
         groups: [SigningOptions.exclusive],
         argument: { (state: inout ParseState, argument: String) throws(UsageError) in
-            if let file = state.file {
-                throw UsageError(
-                    message: "'serve' takes one scenario file; found '\(file)' and '\(argument)'", topic: "serve")
-            }
-            state.file = argument
-        })
+            try ArgumentParser.scenarioFile(&state.file, argument, command: "serve")
+        },
+        page: HelpPage(
+            about: [
+                .paragraph(
+                    "Serves the scenario FILE's store over HTTP until SIGINT or SIGTERM (then exits 0): the App Store "
+                        + "Server API on Apple's paths (/inApps/...), and a control API under /simctl/v1/ that advances "
+                        + "the virtual clock, performs timeline actions, reads the state and resets (docs/server.md, "
+                        + "docs/server-control.openapi.yaml). The store starts at the scenario's `start` with its "
+                        + "catalogue, customers and family; the scenario's timeline entries run as the clock passes "
+                        + "them (`timeline: []` starts an empty store)."),
+                .paragraph(
+                    "The first line of standard output is the server's URL, e.g. http://127.0.0.1:49152. "
+                        + "Notifications due at the scenario's start are delivered after it is printed, so a webhook "
+                        + "can already call the server back. With --deliver, Request a Test Notification sends there "
+                        + "too."),
+            ],
+            notes: [
+                .paragraph(
+                    "GET / (or /simctl/v1/ui) in a browser is the dashboard: the clock, customers, notifications, "
+                        + "deliveries and the picture, with forms for every action (docs/server.md, \"The "
+                        + "dashboard\")."),
+                .paragraph(
+                    "GET /simctl/v1/health answers {\"status\":\"ok\"} once the server listens. Listening beyond "
+                        + "loopback prints a warning: the control API has no authentication (docs/install.md)."),
+            ],
+            examples: ["serve Scenarios/family-stop-sharing.yaml --port 8080"],
+            environment: [
+                HelpRow(ServeEnvironment.scenario, "the scenario FILE"),
+                HelpRow(
+                    ServeEnvironment.apiKeyPEM,
+                    "the key's PEM text itself (--api-key-pem and SIMCTL_API_KEY_PEM_FILE win over it)"),
+            ]))
 
     static func parse(_ arguments: [String]) throws(UsageError) -> ServeOptions {
         var state = ParseState()
@@ -275,13 +264,6 @@ enum ServeCommand {
     // --- end issue 48 ---
 
     // MARK: Retention Messaging options (issue 50; kept apart for the option tables)
-
-    static let retentionHelp = """
-          --realtime-url URL  Retention Messaging: the Get Retention Message endpoint (http://, at most 256
-                              characters) at start, as if set with Configure Realtime URL; viewCancellation
-                              actions POST their signed realtime request there (docs/server.md,
-                              "Retention Messaging")
-        """
 
     /// `--realtime-url URL`'s check (rule retention-realtime-url).
     static func realtimeURL(_ text: String) throws(UsageError) -> String {

@@ -25,22 +25,6 @@ package struct SigningOptions: Equatable, Sendable {
     /// The option names, each taking one value (`--name value` or `--name=value`).
     package static let names = ["--environment", "--ca-seed", "--signing-chain"]
 
-    /// The usage fragment every command's usage line shows.
-    package static let usage = "[--environment NAME] [--ca-seed TEXT | --signing-chain DIR]"
-
-    /// The options' help, shared by every command's help text (indented as the OPTIONS lists are).
-    package static let help = """
-          --environment NAME  sign as NAME instead of the scenario's app.environment (the command line wins):
-                              LocalTesting, Xcode (placeholder signatures), Sandbox or Production (ES256)
-          --ca-seed TEXT      sign with the chain generated from TEXT instead of the default seed
-                              (simctl-test-ca-1); payloads are then ES256-signed in every environment
-          --signing-chain DIR sign with your own chain: DIR holds root.pem, intermediate.pem, leaf.pem and
-                              leaf-key.pem (the layout 'simctl certs export' writes)
-                              These three are the same on run, serve, check and certs: docs/signing.md,
-                              "The signing options"; give the same ones to 'simctl certs export DIR' for
-                              the root your verifier trusts
-        """
-
     /// The files `--signing-chain DIR` reads, as `simctl certs export` writes them.
     package static let chainFiles = (
         root: "root.pem", intermediate: "intermediate.pem", leaf: "leaf.pem", leafKey: "leaf-key.pem"

@@ -52,11 +52,16 @@ package struct TriggerOptionsLine: Equatable, Sendable {
         .flag("--list", "every kind, with the lifecycle behind it") { state in state.options.mode = .list },
         .flag("--print-scenario", "print the lifecycle as a scenario file") { state in
             state.options.mode = .printScenario
-        },
+        }
+        .help("print the lifecycle as a scenario file: 'simctl run' of it sends the same notification"),
         .flag("--all", "the whole lifecycle, not only its last notification") { state in state.options.all = true },
         .flag("--tamper", "the notification with its payload changed after signing") { state in
             state.options.tamper = true
-        },
+        }
+        .help(
+            "the notification with its payload changed after signing (the altered-payload fixture of 'simctl certs "
+                + "negative-fixtures'): a verifying endpoint must refuse it. With --deliver, exit code 0 when it was "
+                + "refused, 3 when it was accepted"),
         option("--format", "FORMAT", .choices(["jsonl", "decoded"]), "jsonl (default) or decoded") {
             (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
             guard let format = OutputFormat(rawValue: text), format == .jsonl || format == .decoded else {
@@ -65,14 +70,21 @@ package struct TriggerOptionsLine: Equatable, Sendable {
                         + ArgumentParser.hint(text, ["jsonl", "decoded"]), topic: "trigger")
             }
             options.format = format
-        },
+        }
+        .help(
+            "",
+            values: [
+                HelpRow("jsonl", "(default) the notification as its line of 'simctl run --format jsonl'"),
+                HelpRow("decoded", "the decoded line (recipient, instant, payload with its nested JWS decoded)"),
+            ]),
         option("--bundle-id", "ID", "the app's bundle id") {
             (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
             guard !text.isEmpty else {
                 throw UsageError(message: "option '--bundle-id' needs a bundle id", topic: "trigger")
             }
             options.trigger.bundleId = text
-        },
+        }
+        .help("the app's bundleId (default com.example.app)"),
         option("--app-apple-id", "N", "the app's Apple id") {
             (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
             guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let id = Int64(text), id > 0 else {
@@ -81,38 +93,42 @@ package struct TriggerOptionsLine: Equatable, Sendable {
                     topic: "trigger")
             }
             options.trigger.appAppleId = id
-        },
+        }
+        .help("the app's appAppleId (default 1234567890; Sandbox payloads omit it)"),
         option("--product", "ID", "the product's id") {
             (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
             guard !text.isEmpty else {
                 throw UsageError(message: "option '--product' needs a product id", topic: "trigger")
             }
             options.trigger.product = text
-        },
+        }
+        .help(
+            "the product's id (default com.example.app.monthly; com.example.app.coins for ONE_TIME_CHARGE); with "
+                + "--scenario, the product of its catalogue to use"),
         option("--customer", "NAME", "the customer's name") {
             (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
             guard !text.isEmpty else {
                 throw UsageError(message: "option '--customer' needs a name", topic: "trigger")
             }
             options.trigger.customer = text
-        },
-        option("--storefront", "CODE", "the storefront") { options, text in options.trigger.storefront = text },
+        }
+        .help("the customer the notification is about (default alice)"),
+        option("--storefront", "CODE", "the storefront") { options, text in options.trigger.storefront = text }
+            .help("the customer's storefront (ISO 3166-1 alpha-3, such as FRA)"),
         option("--seed", "N", "the seed") { (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
-            guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let seed = UInt64(text) else {
-                throw UsageError(
-                    message: "option '--seed' needs a whole number from 0 to \(UInt64.max), found '\(text)'",
-                    topic: "trigger")
-            }
-            options.trigger.seed = seed
-        },
+            options.trigger.seed = try ArgumentParser.seed(text, topic: "trigger")
+        }
+        .help("the seed of ids and UUIDs (default 0)"),
         option("--scenario", "FILE", .file, "the lifecycle on this scenario's app and catalogue") {
             (options: inout TriggerOptionsLine, text: String) throws(UsageError) in
             guard !text.isEmpty else {
                 throw UsageError(message: "option '--scenario' needs a scenario file", topic: "trigger")
             }
             options.scenarioFile = text
-        },
-        IdentityOptions.mapProduct(topic: "trigger").lifted(\ParseState.options.identity),
+        }
+        .help("take the app and the catalogue from a scenario file"),
+        IdentityOptions.mapProduct(topic: "trigger").lifted(\ParseState.options.identity)
+            .help("with --scenario: rename its product OLD to NEW (repeatable, or a comma-separated list)"),
     ]
 
     static var options: [OptionDeclaration<ParseState>] {
@@ -143,7 +159,24 @@ package struct TriggerOptionsLine: Equatable, Sendable {
                     topic: "trigger")
             }
             state.options.kind = argument
-        })
+        },
+        page: HelpPage(
+            forms: ["trigger --list", "trigger KIND --print-scenario [options]"],
+            about: [
+                .paragraph(
+                    "Runs the smallest lifecycle that ends in a notification of KIND (a notificationType with an "
+                        + "optional subtype: REFUND, DID_FAIL_TO_RENEW/GRACE_PERIOD, SUBSCRIBED/RESUBSCRIBE, ...; any "
+                        + "case) on a built-in app (com.example.app, appAppleId 1234567890, Sandbox) and catalogue, and "
+                        + "prints that notification as its line of 'simctl run --format jsonl', or POSTs it to URL as "
+                        + "'simctl run --deliver' does. --environment is the app's environment too: Sandbox (the "
+                        + "default) is signed by the test chain of 'simctl certs export'; LocalTesting and Xcode carry "
+                        + "unsigned placeholders.")
+            ],
+            examples: [
+                "trigger --list",
+                "trigger REFUND --format decoded",
+                "trigger DID_FAIL_TO_RENEW/GRACE_PERIOD --deliver http://127.0.0.1:8080/asn",
+            ]))
 
     static func parse(_ arguments: [String]) throws(UsageError) -> TriggerOptionsLine {
         var state = ParseState()

@@ -84,12 +84,9 @@ import Testing
         let output = Simctl.main(["run", "a.yaml", "--fromat", "jsonl"])
         #expect(output.exitCode == 64 && output.stdout.isEmpty)
         #expect(
-            output.stderr == """
-                error: unknown option '--fromat'; did you mean '--format'?
-                usage: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR [--force]] [--until TIME] [--seed N] [--start now|INSTANT] [--environment NAME] [--ca-seed TEXT | --signing-chain DIR] [--deliver URL ...] [--jobs N] [--shard I/N]
-                see 'simctl help run'
-
-                """)
+            output.stderr
+                == "error: unknown option '--fromat'; did you mean '--format'?\n" + HelpText.usageLine(for: "run")
+                + "\nsee 'simctl help run'\n")
     }
 
     @Test func helpAndVersion() {

@@ -89,39 +89,97 @@ import Testing
         }
     }
 
-    /// `simctl help COMMAND` is written by hand (its wording is the docs'), so it is checked against the table:
-    /// every declared option and environment variable is in the command's help, and every `--option` the help
-    /// names is declared by that command or one of its subcommands (or is simctl's own `--help`/`--version`).
-    @Test func everyHelpTextMatchesItsCommandsDeclarations() {
+    /// The option names an OPTIONS-style row of a help starts with (`  --name ...`), in order; a run of rows of one
+    /// option (its rows per value) counts once.
+    static func listedOptions(_ help: String) -> [String] {
+        var names: [String] = []
+        for line in help.split(separator: "\n") where line.hasPrefix("  --") {
+            let name = String(line.dropFirst(2).prefix { $0 != " " && $0 != "," })
+            if names.last != name { names.append(name) }
+        }
+        return names
+    }
+
+    /// `simctl help COMMAND` is rendered from the declarations: every declared option is listed once (a
+    /// subcommand's in its own section, a shared section's once), no undeclared option is listed, check's refused
+    /// run options are neither listed nor named, every environment variable is named, and no line passes the width.
+    @Test func everyHelpIsRenderedFromItsCommandsDeclarations() {
         for entry in CommandTable.entries {
             let text = HelpText.text(for: entry.info.name)
-            let declared = ([entry.info] + entry.subcommands).flatMap(\.options)
-            let globs = text.matches(of: /--[a-z-]+-\*/).map { String($0.output.dropLast()) }
-            for option in declared {
-                #expect(
-                    text.contains(option.name) || globs.contains { option.name.hasPrefix($0) },
-                    "simctl help \(entry.info.name) does not name \(option.name)")
+            let commands = [entry.info] + entry.subcommands
+            let declared = Set(commands.flatMap(\.options).map(\.name))
+            let listed = Self.listedOptions(text)
+            if entry.subcommands.isEmpty {
+                #expect(listed.sorted() == entry.info.options.map(\.name).sorted(), "simctl help \(entry.info.name)")
+            } else {
+                // certs: each subcommand's own options under its name; a shared section (signing) once.
+                #expect(Set(listed) == declared, "simctl help \(entry.info.name)")
+                for command in entry.subcommands {
+                    let own = command.options.filter { $0.section == nil }.map(\.name)
+                    let section = text.components(separatedBy: "\n\(command.name) OPTIONS:\n").dropFirst().first
+                    #expect(own.isEmpty || section.map { Self.listedOptions($0).prefix(own.count) == own[...] } == true)
+                }
+            }
+            #expect(Set(listed).count == listed.count || !entry.subcommands.isEmpty, "\(entry.info.name) lists twice")
+            for option in commands.flatMap(\.options) {
                 if let variable = option.environment {
                     #expect(text.contains(variable), "simctl help \(entry.info.name) does not name \(variable)")
                 }
             }
-            let names = Set(declared.map(\.name) + ["--help", "--version"])
-            var named: Set<String> = []
-            // Another command's options, quoted as 'simctl run ... --shard I/N', are that command's.
-            var rest = Substring(text.replacing(/'simctl [^']*'/, with: ""))
-            while let range = rest.range(of: "--") {
-                let word = rest[range.lowerBound...].prefix { $0 == "-" || $0.isLetter || $0.isNumber || $0 == "*" }
-                if word.count > 2, word.dropFirst(2).first?.isLetter == true { named.insert(String(word)) }
-                rest = rest[range.upperBound...]
+            for line in text.split(separator: "\n") {
+                #expect(line.count <= HelpText.width, "simctl help \(entry.info.name): \(line)")
             }
-            // `--chaos-*` names every option of that prefix.
-            for glob in named where glob.hasSuffix("-*") {
-                named.remove(glob)
-                named.formUnion(names.filter { $0.hasPrefix(glob.dropLast()) })
-            }
-            for name in named.subtracting(names).sorted() {
-                let command = entry.info.name
-                Issue.record("simctl help \(command) names \(name), which '\(command)' does not declare")
+            #expect(Simctl.main(["help", entry.info.name]).stdout == text + "\n")
+        }
+        let check = HelpText.text(for: "check")
+        for refused in CheckCommand.notApplicable.keys {
+            #expect(!check.contains(refused), "simctl help check names the refused \(refused)")
+        }
+        #expect(CheckCommand.command.options.map(\.name).contains("--deliver-mode"))
+    }
+
+    /// The help's shape: the USAGE lines (the usage after an error too), the option rows at their column, and the
+    /// overview's commands from the table.
+    @Test func theHelpsShapeComesFromTheTable() {
+        let run = HelpText.text(for: "run")
+        #expect(run.hasPrefix("USAGE: simctl run FILE [--format timeline|jsonl|decoded|svg] [--out DIR] [--force]"))
+        #expect(run.contains("\n  --format jsonl      exactly one App Store POST body"))
+        #expect(run.contains("[--ca-seed TEXT | --signing-chain DIR]"))
+        #expect(run.components(separatedBy: SigningOptions.section.title + ":").count == 2)
+        let usage = HelpText.usageLine(for: "run")
+        #expect(usage.hasPrefix("usage: simctl run FILE "))
+        #expect(run.hasPrefix("USAGE" + usage.dropFirst("usage".count) + "\n\n"))
+        #expect(HelpText.usageLine(for: "check").hasPrefix("usage: simctl check SCENARIO --deliver URL --entitlements"))
+        let overview = HelpText.overview
+        for entry in CommandTable.entries {
+            let label = ([entry.info.name, entry.info.positional].filter { !$0.isEmpty }).joined(separator: " ")
+            #expect(overview.contains("\n  \(label) "), "the overview lists \(label)")
+        }
+        for line in overview.split(separator: "\n") { #expect(line.count <= HelpText.width, "\(line)") }
+        // Wrapping keeps every word and breaks only between words.
+        let text = "one two three four five six seven eight nine ten eleven twelve"
+        #expect(HelpText.wrap(text, indent: 100).map { $0.dropFirst(100) }.joined(separator: " ") == text[...])
+    }
+
+    /// Every example a help shows is a command line simctl parses.
+    @Test func everyHelpExampleParses() throws {
+        for entry in CommandTable.entries {
+            for example in ([entry.info] + entry.subcommands).flatMap(\.page.examples) {
+                var words: [String] = []
+                var quoted = false
+                var word = ""
+                for character in example {
+                    if character == "'" {
+                        quoted.toggle()
+                    } else if character == " " && !quoted {
+                        words.append(word)
+                        word = ""
+                    } else {
+                        word.append(character)
+                    }
+                }
+                words.append(word)
+                #expect(throws: Never.self, "\(example)") { _ = try ArgumentParser.parse(words) }
             }
         }
     }

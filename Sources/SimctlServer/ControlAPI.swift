@@ -394,10 +394,23 @@ extension SimulatorServer {
         var before: Int?
     }
 
-    /// `deliveries`' query: `limit` (1 to ``deliveryPageLimit``) and `before` (an attempt's 1-based place in the
-    /// log), each at most once; anything else is a 400 that says what was expected.
+    /// `deliveries`' query (``pageQuery(_:of:limit:maximum:before:)``): `limit` 1 to ``deliveryPageLimit``, `before`
+    /// an attempt's 1-based place in the log.
     static func deliveryPage(_ query: [(name: String, value: String)]) -> Result<DeliveryPage, ServerResponse> {
-        var page = DeliveryPage()
+        pageQuery(
+            query, of: "deliveries", limit: deliveryPageLimit, maximum: deliveryPageLimit,
+            before: "an attempt's place in the log"
+        ).map { DeliveryPage(limit: $0.limit, before: $0.before) }
+    }
+
+    /// The paging query of a list answer (`GET /simctl/v1/notifications`, `GET /simctl/v1/deliveries`): `limit`, a
+    /// whole number from 1 to `maximum` (default `limit`), and `before`, a 1-based place in the list (`before`
+    /// says what it counts), each at most once; anything else is a 400 that says what was expected.
+    static func pageQuery(
+        _ query: [(name: String, value: String)], of endpoint: String, limit: Int, maximum: Int, before meaning: String
+    ) -> Result<(limit: Int, before: Int?), ServerResponse> {
+        var limit = limit
+        var before: Int?
         var seen: Set<String> = []
         for item in query {
             guard seen.insert(item.name).inserted else {
@@ -405,14 +418,16 @@ extension SimulatorServer {
             }
             switch item.name {
             case "limit":
-                guard item.value.count <= 4, let value = Int(item.value), (1...deliveryPageLimit).contains(value) else {
+                guard item.value.count <= String(maximum).count, let value = Int(item.value),
+                    (1...maximum).contains(value)
+                else {
                     return .failure(
                         .problem(
                             400,
-                            "expected `limit` as a whole number from 1 to \(deliveryPageLimit), found "
+                            "expected `limit` as a whole number from 1 to \(maximum), found "
                                 + "'\(shownQuery(item.value))'"))
                 }
-                page.limit = value
+                limit = value
             case "before":
                 guard item.value.count <= 18, item.value.allSatisfy({ $0.isASCII && $0.isNumber }),
                     let value = Int(item.value), value >= 1
@@ -420,17 +435,17 @@ extension SimulatorServer {
                     return .failure(
                         .problem(
                             400,
-                            "expected `before` as an attempt's place in the log (a whole number from 1), found "
+                            "expected `before` as \(meaning) (a whole number from 1), found "
                                 + "'\(shownQuery(item.value))'"))
                 }
-                page.before = value
+                before = value
             default:
                 return .failure(
                     .problem(
-                        400, "unknown query parameter '\(shownQuery(item.name))'; deliveries takes limit and before"))
+                        400, "unknown query parameter '\(shownQuery(item.name))'; \(endpoint) takes limit and before"))
             }
         }
-        return .success(page)
+        return .success((limit, before))
     }
 
     /// `GET /simctl/v1/timeline.svg`: the picture of the store so far (``TimelinePicture``, the `svg` format of

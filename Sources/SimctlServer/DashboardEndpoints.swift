@@ -37,39 +37,14 @@ extension SimulatorServer {
     /// decoded, with the nested `signedTransactionInfo` and `signedRenewalInfo` decoded too); `before` lists those
     /// older than that sequence, `nextBefore` gives the next page's.
     func notificationList(_ request: ServerRequest) -> ServerResponse {
-        var limit = 20
-        var before: Int?
-        var seen: Set<String> = []
-        for item in request.query {
-            guard seen.insert(item.name).inserted else {
-                return .problem(400, "query parameter '\(Self.shownQuery(item.name))' is given twice")
-            }
-            switch item.name {
-            case "limit":
-                guard item.value.count <= 3, let value = Int(item.value),
-                    (1...Self.notificationPageLimit).contains(value)
-                else {
-                    return .problem(
-                        400,
-                        "expected `limit` as a whole number from 1 to \(Self.notificationPageLimit), found "
-                            + "'\(Self.shownQuery(item.value))'")
-                }
-                limit = value
-            case "before":
-                guard item.value.count <= 18, item.value.allSatisfy({ $0.isASCII && $0.isNumber }),
-                    let value = Int(item.value), value >= 1
-                else {
-                    return .problem(
-                        400,
-                        "expected `before` as a notification's `sequence` (a whole number from 1), found "
-                            + "'\(Self.shownQuery(item.value))'")
-                }
-                before = value
-            default:
-                return .problem(
-                    400,
-                    "unknown query parameter '\(Self.shownQuery(item.name))'; notifications takes limit and before")
-            }
+        let limit: Int
+        let before: Int?
+        switch Self.pageQuery(
+            request.query, of: "notifications", limit: 20, maximum: Self.notificationPageLimit,
+            before: "a notification's `sequence`")
+        {
+        case .failure(let response): return response
+        case .success(let page): (limit, before) = page
         }
         let snapshot = locked { state }
         let records = snapshot.records

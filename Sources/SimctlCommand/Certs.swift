@@ -32,15 +32,34 @@ package enum CertsInvocation: Equatable, Sendable {
         state.ocspURL = try OCSPServeOptions.ocspURL(text)
     }
 
+    /// The signing options (`--environment`, `--ca-seed`, `--signing-chain`) on the certs subcommands' state.
+    static var signingOptions: [OptionDeclaration<SigningState>] {
+        SigningOptions.declarations(topic: "certs").map { $0.lifted(\SigningState.signing) }
+    }
+
+    /// `certs negative-fixtures --signing-chain DIR`: parsed only to be refused with the reason (neither listed in the
+    /// usage and help nor completed, ``OptionInfo/isRefusal``).
+    static let negativeFixturesChainRefusal = OptionDeclaration<SigningState>.value(
+        "--signing-chain", "DIR", OptionInfo.refusalSummary
+    ) { (_: inout SigningState, _: String) throws(UsageError) in
+        throw UsageError(
+            message: "option '--signing-chain' does not apply to 'certs negative-fixtures': the fixtures re-issue "
+                + "certificates (wrong markers, an expired leaf) with the intermediate's and the root's keys, which "
+                + "the folder does not hold; use --ca-seed TEXT",
+            topic: "certs")
+    }
+
     static func signingCommand(_ sub: String) -> CommandDeclaration<SigningState> {
         CommandDeclaration(
             name: "certs \(sub)", topic: "certs",
             summary: sub == "export"
                 ? "write the signing chain's certificates and keys" : "write negative fixtures for verifiers",
             positional: sub == "export" ? "DIR" : "FILE DIR", positionalValue: sub == "export" ? .directory : .file,
-            options: SigningOptions.declarations(topic: "certs").map { $0.lifted(\SigningState.signing) }
-                + (sub == "export" ? [exportOCSPOption] : []),
-            groups: [SigningOptions.exclusive],
+            options: sub == "export"
+                ? signingOptions + [exportOCSPOption]
+                : signingOptions.filter { $0.name != "--signing-chain" } + [negativeFixturesChainRefusal],
+            // The fixtures refuse `--signing-chain`, so only export lists the pair.
+            groups: sub == "export" ? [SigningOptions.exclusive] : [],
             argument: { state, argument in state.positional.append(argument) },
             unknownOption: { name, hint in "'certs \(sub)' has no option '\(name)'\(hint)" },
             page: HelpPage(about: [.paragraph(sub == "export" ? exportHelp : negativeFixturesHelp)]))
@@ -93,13 +112,6 @@ package enum CertsInvocation: Equatable, Sendable {
             throw UsageError(
                 message:
                     "'certs negative-fixtures' takes a scenario file and a folder; found \(positional.count) arguments",
-                topic: "certs")
-        }
-        if signing.chainDirectory != nil {
-            throw UsageError(
-                message: "option '--signing-chain' does not apply to 'certs negative-fixtures': the fixtures re-issue "
-                    + "certificates (wrong markers, an expired leaf) with the intermediate's and the root's keys, which "
-                    + "the folder does not hold; use --ca-seed TEXT",
                 topic: "certs")
         }
         return .negativeFixtures(

@@ -16,6 +16,39 @@ if [ -z "$work" ]; then
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
 fi
+# The long steps (the builds and the test run) run in the background and are waited for (`step`): bash runs a trap
+# only once its foreground child has ended. An interrupt or a termination then stops the step and every process under
+# it (SwiftPM starts its compilers in process groups of their own, so the whole tree is walked), then the script exits
+# and the EXIT trap removes the temporary folder.
+child=""
+tree() {
+  local pid
+  for pid in $(pgrep -P "$1" || true); do tree "$pid"; done
+  echo "$1"
+}
+stop() {
+  trap - INT TERM
+  if [ -n "$child" ]; then
+    local pids
+    pids="$(tree "$child")"
+    kill -TERM $pids 2>/dev/null || true
+    sleep 2
+    kill -KILL $pids 2>/dev/null || true
+    wait "$child" 2>/dev/null || true
+  fi
+  echo "embedding docs: interrupted" >&2
+  exit "$1"
+}
+trap 'stop 130' INT
+trap 'stop 143' TERM
+step() {
+  local status=0
+  "$@" &
+  child=$!
+  wait "$child" || status=$?
+  child=""
+  return "$status"
+}
 mkdir -p "$work"
 package="$work/MyAppTests"
 rm -rf "$package"
@@ -83,10 +116,10 @@ echo "accepted: package: \"checkout-elsewhere\" with .package(path:), package: \
 echo "== build the docs' package (warnings are errors)"
 cd "$package"
 build_start=$(date +%s)
-swift build --build-tests -Xswiftc -warnings-as-errors
+step swift build --build-tests -Xswiftc -warnings-as-errors
 build_end=$(date +%s)
 echo "== run its tests"
-swift test --skip-build 2>&1 | tee "$work/test.log"
+step bash -c 'set -o pipefail; swift test --skip-build 2>&1 | tee "$0"' "$work/test.log"
 test_end=$(date +%s)
 grep -Eq "Test run with [0-9]+ tests? (in [0-9]+ suites? )?passed" "$work/test.log" \
   || { echo "embedding docs: the Swift Testing run did not pass" >&2; exit 1; }

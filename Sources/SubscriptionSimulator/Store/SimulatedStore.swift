@@ -417,8 +417,9 @@ public struct SimulatedStore: Sendable {
     }
 
     /// The charge effect (``LifecycleEffect/charge(purchaseDate:expiresDate:offer:reason:)``): the chain's next
-    /// transaction, built by the ``TransactionLedger`` (`chargeRecord`) and recorded there, then each family member's with the share (`toMembers`: the
-    /// product is shareable). Always inlined into ``perform(_:on:key:)``, as it was written there (issue 27).
+    /// transaction, built by the ``TransactionLedger`` (`chargeRecord`) and recorded there, then each family member's
+    /// with the share (`toMembers`: the product is shareable). Always inlined into ``perform(_:on:key:)``, as it was
+    /// written there (issue 27).
     @inline(__always)
     private mutating func charge(
         _ chain: inout SubscriptionChain, key: ChainID, purchaseDate: Instant, expiresDate: Instant,
@@ -644,8 +645,8 @@ public struct SimulatedStore: Sendable {
     // MARK: - Entitlements
 
     /// Re-derives the entitlements of every customer something happened to since the last refresh, and logs the
-    /// changes (``EntitlementModel``). Entitlements are derived from subscriptions and transactions, never toggled; every change of them
-    /// comes with a notification to that customer, or with the end of a non-renewing term.
+    /// changes (``EntitlementModel``). Entitlements are derived from subscriptions and transactions, never toggled;
+    /// every change of them comes with a notification to that customer, or with the end of a non-renewing term.
     mutating func refreshEntitlements() {
         guard !directory.toRefresh.isEmpty else { return }
         // In the order customers were first named, each once.

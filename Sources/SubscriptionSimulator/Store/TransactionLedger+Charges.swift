@@ -1,7 +1,8 @@
 /// The charge of a subscription (issue 44, item 1): the record of the chain's next transaction, before the customer's
 /// account fields are added and it is appended (``SimulatedStore/appendTransaction(_:customerAt:productAt:)``). The
 /// chain and the catalogue are read in place: this runs on every renewal (issue 27). The commitment locks are the
-/// store's: a charge that starts a new commitment drops its lock (``CommitmentPriceLocks/priceForCharge(ofPeriod:of:inGroup:currency:)``).
+/// store's: a charge that starts a new commitment drops its lock
+/// (``CommitmentPriceLocks/priceForCharge(ofPeriod:of:inGroup:currency:)``).
 extension TransactionLedger {
     /// The record the charge effect (``LifecycleEffect/charge(purchaseDate:expiresDate:offer:reason:)``) of `chain`
     /// appends next, with the product at `productIndex` in `catalog`; `chain`'s transaction indices are set to the

@@ -47,21 +47,11 @@ extension SimulatedStore {
         }
     }
 
-    /// Rule price-in-storefront-currency (`Catalog/Prices.swift`): the product must have a price in the customer's
-    /// storefront, and the introductory offer the customer would get on `plan` one too: an introductory offer
-    /// configured for the other plan is not the customer's (rule offer-for-its-plan), and a plan change (`plan`
-    /// `nil`) never carries one (rule "No introductory offer after a plan change").
+    /// Rule price-in-storefront-currency in the customer's storefront
+    /// (``PurchaseRequirements/checkPrice(of:for:in:plan:book:)``).
     func requirePrice(of product: Product, for customer: String, plan: BillingPlan?) throws(StoreError) {
-        let storefront = storefront(of: customer)
-        guard StorefrontPricing.price(of: product, in: storefront) != nil else {
-            throw .noPriceInStorefront(productId: product.id, storefront: storefront.countryCode)
-        }
-        if let plan, let group = product.group, let offer = product.introOffer(for: plan),
-            subscriptionBook.introOfferAvailable(to: customer, inGroup: group),
-            StorefrontPricing.price(of: product, offer: offer, in: storefront) == nil
-        {
-            throw .noPriceInStorefront(productId: product.id, storefront: storefront.countryCode)
-        }
+        try PurchaseRequirements.checkPrice(
+            of: product, for: customer, in: storefront(of: customer), plan: plan, book: subscriptionBook)
     }
 }
 
@@ -76,27 +66,9 @@ extension SimulatedStore {
         catalog.monthlyCommitmentPrice(of: productId, in: storefront)
     }
 
-    /// Rules commitment-plan-needs-one-year and commitment-storefronts (`Catalog/CommitmentPlan.swift`): the monthly
-    /// plan is bought only of a product that offers it, in a storefront where it is sold and priced.
+    /// Rules commitment-plan-needs-one-year and commitment-storefronts in the customer's storefront
+    /// (``PurchaseRequirements/checkCommitmentPlan(of:in:catalog:)``).
     func requireCommitmentPlan(of product: Product, for customer: String) throws(StoreError) {
-        guard product.monthlyCommitment != nil else {
-            throw .commitmentUnavailable(
-                productId: product.id,
-                "the product has no monthly plan with a 12-month commitment; give it a `monthlyCommitment` (one-year "
-                    + "subscriptions only, rule commitment-plan-needs-one-year)")
-        }
-        let storefront = storefront(of: customer)
-        if CommitmentPlan.unavailableStorefronts.contains(storefront.countryCode) {
-            throw .commitmentUnavailable(
-                productId: product.id,
-                "the monthly plan with a 12-month commitment is not sold in storefront \(storefront.countryCode) (rule "
-                    + "commitment-storefronts: every storefront except USA and SGP)")
-        }
-        guard monthlyCommitmentPrice(of: product.id, in: storefront) != nil else {
-            throw .commitmentUnavailable(
-                productId: product.id,
-                "the monthly plan has no price in storefront \(storefront.countryCode); give it one "
-                    + "(`monthlyCommitment.prices`, rule price-in-storefront-currency)")
-        }
+        try PurchaseRequirements.checkCommitmentPlan(of: product, in: storefront(of: customer), catalog: catalog)
     }
 }

@@ -258,3 +258,52 @@ private func charge(
         #expect(after == [lifetime.id, monthly.id, yearly.id].sorted(), "a non-renewing term ends")
     }
 }
+
+/// ``PurchaseRequirements``: what the catalogue must offer in the customer's storefront before a purchase.
+@Suite struct PurchaseRequirementRulesTests {
+    private let france = Storefront(countryCode: "FRA", id: "143442")
+
+    @Test func priceInStorefrontCurrency() throws {
+        let book = SubscriptionBook()
+        #expect(throws: StoreError.self, "no EUR price") {
+            try PurchaseRequirements.checkPrice(of: monthly, for: "alice", in: france, plan: .upfront, book: book)
+        }
+        var priced = monthly
+        priced.prices = ["FRA": Price(decimal: "9.49")!]
+        try PurchaseRequirements.checkPrice(of: priced, for: "alice", in: france, plan: .upfront, book: book)
+        try PurchaseRequirements.checkPrice(of: monthly, for: "alice", in: .unitedStates, plan: .upfront, book: book)
+    }
+
+    @Test func theIntroductoryOfferTheCustomerWouldGetNeedsAPriceToo() throws {
+        var product = Product(
+            id: "com.example.intro.monthly", type: .autoRenewable, group: "intro", period: .oneMonth,
+            price: Price(decimal: "4.99")!, currency: "USD",
+            introOffer: IntroductoryOffer(mode: .payUpFront, period: .months(3), price: Price(decimal: "9.99")!))
+        product.prices = ["FRA": Price(decimal: "4.49")!]
+        var book = SubscriptionBook()
+        #expect(throws: StoreError.self, "a paid offer with no EUR price") {
+            try PurchaseRequirements.checkPrice(of: product, for: "alice", in: france, plan: .upfront, book: book)
+        }
+        try PurchaseRequirements.checkPrice(of: product, for: "alice", in: france, plan: nil, book: book)
+        book.markIntroOfferUsed(SubscriptionBook.customerGroupKey("alice", "intro"))
+        try PurchaseRequirements.checkPrice(of: product, for: "alice", in: france, plan: .upfront, book: book)
+    }
+
+    @Test func commitmentPlanNeedsOneYearAndItsStorefronts() throws {
+        var priced = yearly
+        priced.prices = ["FRA": Price(decimal: "94.99")!]
+        priced.monthlyCommitment?.prices = ["FRA": Price(decimal: "9.49")!]
+        let catalog = try Catalog(products: [priced, monthly])
+        #expect(throws: StoreError.self, "commitment-plan-needs-one-year") {
+            try PurchaseRequirements.checkCommitmentPlan(of: monthly, in: france, catalog: catalog)
+        }
+        #expect(throws: StoreError.self, "commitment-storefronts: not sold in the USA") {
+            try PurchaseRequirements.checkCommitmentPlan(of: priced, in: .unitedStates, catalog: catalog)
+        }
+        try PurchaseRequirements.checkCommitmentPlan(of: priced, in: france, catalog: catalog)
+        #expect(throws: StoreError.self, "no price in the storefront") {
+            try PurchaseRequirements.checkCommitmentPlan(
+                of: priced, in: Storefront(countryCode: "GBR", id: "143444"), catalog: catalog)
+        }
+    }
+}

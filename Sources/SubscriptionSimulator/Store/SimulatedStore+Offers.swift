@@ -94,15 +94,6 @@ extension SimulatedStore {
                 .offerRedeemed(OfferRedemption(productId: product.id, period: product.period!, offer: offer)), to: key)
         }
     }
-
-    /// The purchaser's `eligibleWinBackOfferIds` at `now` (rule win-back-eligibility,
-    /// ``SubscriptionBook/eligibleWinBackOfferIds(_:chain:state:paidMilliseconds:at:)``); the paid time is the
-    /// ledger's.
-    func eligibleWinBackOfferIds(_ product: Product, chain: SubscriptionChain, state: SubscriptionState) -> [String] {
-        SubscriptionBook.eligibleWinBackOfferIds(
-            product, chain: chain, state: state,
-            paidMilliseconds: { ledger.paidMilliseconds(of: chain.originalTransactionId, at: now) }, at: now)
-    }
 }
 
 extension SimulatedStore {

@@ -125,12 +125,10 @@ public struct SimulatedStore: Sendable {
 
     // MARK: - Identifiers (rule ids-per-customer)
 
-    /// The next transaction id of the customer at `position` (made from their ``CustomerRecord/idPosition``). Each
-    /// counter is read and written in one access to the customer's record (issue 27); the id position is read after.
+    /// The next transaction id of the customer at `position` (rule ids-per-customer,
+    /// ``CustomerDirectory/nextTransactionIdentifier(ofCustomerAt:ids:)``).
     mutating func nextTransactionIdentifier(forCustomerAt position: Int) -> StoreIdentifier {
-        let counter = directory.countTransactionId(ofCustomerAt: position)
-        return ids.transactionIdentifier(
-            ofCustomerAt: Int(directory.records[position].idPosition), counter: counter)
+        directory.nextTransactionIdentifier(ofCustomerAt: position, ids: ids)
     }
 
     /// The next transaction id of `customer` (registered if new), as text.
@@ -140,9 +138,7 @@ public struct SimulatedStore: Sendable {
 
     /// The next web order line item id of the customer at `position` (made from their id position).
     mutating func nextWebOrderLineItemIdentifier(forCustomerAt position: Int) -> StoreIdentifier {
-        let counter = directory.countWebOrderLineItemId(ofCustomerAt: position)
-        return ids.webOrderLineItemIdentifier(
-            ofCustomerAt: Int(directory.records[position].idPosition), counter: counter)
+        directory.nextWebOrderLineItemIdentifier(ofCustomerAt: position, ids: ids)
     }
 
     /// The next notification UUID about the customer at `position`.
@@ -421,8 +417,9 @@ public struct SimulatedStore: Sendable {
     }
 
     /// The charge effect (``LifecycleEffect/charge(purchaseDate:expiresDate:offer:reason:)``): the chain's next
-    /// transaction, recorded in the ``TransactionLedger``, then each family member's with the share (`toMembers`: the
-    /// product is shareable). Always inlined into ``perform(_:on:key:)``, as it was written there (issue 27).
+    /// transaction, built by the ``TransactionLedger`` (`chargeRecord`) and recorded there, then each family member's
+    /// with the share (`toMembers`: the product is shareable). Always inlined into ``perform(_:on:key:)``, as it was
+    /// written there (issue 27).
     @inline(__always)
     private mutating func charge(
         _ chain: inout SubscriptionChain, key: ChainID, purchaseDate: Instant, expiresDate: Instant,
@@ -436,48 +433,10 @@ public struct SimulatedStore: Sendable {
         let transactionId: StoreIdentifier =
             isFirst ? .text(chain.originalTransactionId) : nextTransactionIdentifier(forCustomerAt: owner)
         let webOrderLineItem = nextWebOrderLineItemIdentifier(forCustomerAt: owner)
-        let price = offer?.price ?? catalog.products[productIndex].price
-        if isFirst { chain.firstTransactionIndex = ledger.transactions.endIndex }
-        chain.currentTransactionIndex = ledger.transactions.endIndex
-        // A renewal shares its previous transaction's fields when they still apply (same product; the
-        // account fields are checked when the record is appended).
-        let box: TransactionRecord.Box
-        if let previous = chain.transactionFields, previous.fields.productId == chain.state.productId {
-            box = previous
-        } else {
-            box = TransactionRecord.Box(
-                TransactionRecord.Shared(
-                    originalTransactionId: chain.originalTransactionId, customer: chain.customer,
-                    productId: chain.state.productId, productType: .autoRenewable,
-                    subscriptionGroupIdentifier: chain.groupIdentifier,
-                    originalPurchaseDate: chain.originalPurchaseDate, ownership: .purchased,
-                    currency: catalog.products[productIndex].currency, appTransactionId: "",
-                    appAccountToken: nil, storefront: .unitedStates))
-        }
-        var record = TransactionRecord(
-            box: box, transactionIdentifier: transactionId, webOrderLineItem: webOrderLineItem,
-            purchaseDate: purchaseDate, expiresDate: expiresDate, reason: reason, offer: offer,
-            price: price, revocation: nil, lastModified: now)
-        if let commitment = chain.state.commitment {
-            // As built, in the product's currency: the monthly plan's price (an offer's in its period) and
-            // the whole commitment, 12 x that price, which members' shares keep (A-15); the purchaser's are
-            // then priced in their storefront (addAccountFields).
-            var monthly = catalog.products[productIndex].monthlyCommitment?.monthlyPrice
-            // The commitment's own price, as built (members keep it, A-15).
-            if !commitmentPriceLocks.isEmpty,
-                let locked = commitmentPriceLocks.priceForCharge(
-                    ofPeriod: commitment.billingPeriodNumber, of: chain.customer, inGroup: chain.groupIdentifier,
-                    currency: catalog.products[productIndex].currency)
-            {
-                monthly = locked
-            }
-            if offer == nil, let monthly { record.price = monthly }
-            record.commitment = TransactionCommitment(
-                billingPeriodNumber: commitment.billingPeriodNumber,
-                totalBillingPeriods: CommitmentPlan.totalBillingPeriods,
-                expiresDate: commitment.expiresDate,
-                price: monthly.map(CommitmentPlan.commitmentPrice(monthly:)) ?? .free)
-        }
+        let record = ledger.chargeRecord(
+            of: &chain, transactionId: transactionId, webOrderLineItem: webOrderLineItem, purchaseDate: purchaseDate,
+            expiresDate: expiresDate, offer: offer, reason: reason, catalog: catalog, productAt: productIndex,
+            locks: &commitmentPriceLocks, at: now)
         if fansOut {
             chain.transactionFields = appendTransaction(
                 record, customerAt: customerPosition, productAt: productIndex)
@@ -671,75 +630,23 @@ public struct SimulatedStore: Sendable {
         renewalInfo(of: chain, state: state, productAt: known)
     }
 
-    /// The body of both ``renewalSnapshot(of:state:productAt:)`` and ``renewalSnapshot(of:productAt:)``, inlined
-    /// into each so that `state` is read where it lies.
+    /// The body of both ``renewalSnapshot(of:state:productAt:)`` and ``renewalSnapshot(of:productAt:)``
+    /// (``RenewalInfoModel``), inlined into each so that `state` is read where it lies.
     @inline(__always)
     private func renewalInfo(of chain: SubscriptionChain, state: SubscriptionState, productAt known: Int?)
         -> RenewalSnapshot
     {
-        // Products are read in place by index: a copy would retain each of their strings, arrays and dictionaries.
-        let product = known ?? catalog.index(of: state.productId)!
-        let products = catalog.products
-        let upcoming = SubscriptionLifecycle.followingOffer(state)
-        let expirationIntent: EndReason?
-        switch state.phase {
-        case .active, .revoked: expirationIntent = nil
-        case .expired, .billingRetry, .gracePeriod: expirationIntent = state.endReason
-        }
-        // After a downgrade the renewal is priced as the pending product (reference §5.10; renewalPrice §2.6).
-        let renewing = state.pendingChange == nil ? product : (catalog.index(of: state.autoRenewProductId) ?? product)
-        // Every field is worked out before the snapshot is built, so that it is built once and returned as it is (a
-        // snapshot set field by field is copied on the way out).
-        let purchased = chain.ownership == .purchased
-        let winBackOfferIds =
-            purchased && state.phase == .expired && !products[product].offers.isEmpty
-            ? eligibleWinBackOfferIds(products[product], chain: chain, state: state) : []
-        var snapshot = RenewalSnapshot(
-            originalTransactionId: chain.originalTransactionId, productId: state.productId,
-            autoRenewProductId: state.autoRenewProductId, autoRenewOn: state.autoRenew,
-            expirationIntent: expirationIntent,
-            isInBillingRetryPeriod: state.isInBillingRetryPeriod,
-            gracePeriodExpiresDate: state.gracePeriodExpiresDate,
-            renewalDate: state.expiresDate, recentSubscriptionStartDate: chain.recentSubscriptionStartDate,
-            renewalPrice: upcoming?.offer.price ?? products[renewing].price, currency: products[product].currency,
-            upcomingOffer: upcoming?.offer, priceIncreaseStatus: purchased ? state.priceIncrease : nil,
-            eligibleWinBackOfferIds: winBackOfferIds)
-        addAccountFields(of: chain, productAt: renewing, to: &snapshot)
-        // Told of an increase that has not started: the renewal is at the new price (rule
-        // price-increase-first-renewal).
-        if priceIncreaseSchedule.upcoming > 0, purchased, state.priceIncrease != nil, upcoming == nil,
-            snapshot.renewalPrice != nil,
-            let told = priceIncreaseSchedule.toldPriceNotStarted(
-                of: products[renewing].id, to: chain.originalTransactionId, plan: .upfront)
-        {
-            snapshot.renewalPrice = told
-        }
-        if let commitment = state.commitment, Self.isInCommitment(state) {
-            addCommitment(commitment, of: chain, state: state, to: &snapshot)
-        } else if let change = state.pendingChange, change.plan == .monthly {
-            addPendingMonthlyPlan(change, of: chain, to: &snapshot)
-        }
-        return snapshot
-    }
-
-    /// **commitment-fields-only-in-a-commitment**: the renewal info's `commitmentInfo` and the commitment's
-    /// `renewalBillingPlanType` are "only present in the renewal info when the subscription is currently in a
-    /// commitment" (WWDC26 session 210, 7:45; reference Appendix E P10). An expired or revoked subscription is in none,
-    /// even when its state still remembers the commitment it ended in: the `EXPIRED` at a commitment's end (after a
-    /// price increase without consent) and a family member's `REVOKE` carry none, as the purchaser's `REFUND` does not
-    /// (rule commitment-current-refund-ends-it). Billing retry keeps the commitment (it resumes on recovery, E B3).
-    static func isInCommitment(_ state: SubscriptionState) -> Bool {
-        switch state.phase {
-        case .active, .gracePeriod, .billingRetry: return true
-        case .expired, .revoked: return false
-        }
+        RenewalInfoModel.snapshot(
+            of: chain, state: state, productAt: known, catalog: catalog, directory: directory,
+            serverRequests: serverRequests, schedule: priceIncreaseSchedule, locks: commitmentPriceLocks,
+            ledger: ledger, defaultStorefront: app.storefront, at: now)
     }
 
     // MARK: - Entitlements
 
     /// Re-derives the entitlements of every customer something happened to since the last refresh, and logs the
-    /// changes. Entitlements are derived from subscriptions and transactions, never toggled; every change of them
-    /// comes with a notification to that customer, or with the end of a non-renewing term.
+    /// changes (``EntitlementModel``). Entitlements are derived from subscriptions and transactions, never toggled;
+    /// every change of them comes with a notification to that customer, or with the end of a non-renewing term.
     mutating func refreshEntitlements() {
         guard !directory.toRefresh.isEmpty else { return }
         // In the order customers were first named, each once.
@@ -747,8 +654,11 @@ public struct SimulatedStore: Sendable {
         var previous = -1
         for position in directory.toRefresh where position != previous {
             previous = position
-            if entitlementsUnchanged(ofCustomerAt: position) { continue }
-            let products = derivedEntitlements(ofCustomerAt: position)
+            if EntitlementModel.unchanged(ofCustomerAt: position, directory: directory, book: subscriptionBook) {
+                continue
+            }
+            let products = EntitlementModel.derived(
+                ofCustomerAt: position, directory: directory, book: subscriptionBook, ledger: ledger, at: now)
             if directory.records[position].entitlements != products {
                 directory.setEntitlements(products, ofCustomerAt: position)
                 emissions.append(
@@ -757,40 +667,6 @@ public struct SimulatedStore: Sendable {
             }
         }
         directory.clearRefreshes()
-    }
-
-    /// Whether a customer with one subscription and no one-time purchase (the usual case) is entitled to exactly
-    /// what they were: decided without building the list `derivedEntitlements` would (`false` otherwise, which only
-    /// means "derive it").
-    func entitlementsUnchanged(ofCustomerAt position: Int) -> Bool {
-        let record = directory.records[position]
-        guard record.oneTimePurchases.isEmpty, record.chains.count == 1 else { return false }
-        let state = subscriptionBook.chains[record.chains[0].index].state
-        let current = record.entitlements
-        return state.isEntitled ? current.count == 1 && current[0] == state.productId : current.isEmpty
-    }
-
-    func derivedEntitlements(ofCustomerAt position: Int) -> [String] {
-        var products: [String] = []
-        let record = directory.records[position]
-        for key in record.chains {
-            let state = subscriptionBook.chains[key.index].state
-            if state.isEntitled { products.append(state.productId) }
-        }
-        for index in record.oneTimePurchases where ledger.transactions[index].revocation == nil {
-            let record = ledger.transactions[index]
-            switch record.productType {
-            case .nonConsumable: products.append(record.productId)
-            case .nonRenewing:
-                if let end = ledger.nonRenewingTerms[index], now < end { products.append(record.productId) }
-            case .consumable, .autoRenewable: break
-            }
-        }
-        if products.count < 2 { return products }
-        products.sort()
-        var unique: [String] = []
-        for product in products where unique.last != product { unique.append(product) }
-        return unique
     }
 
     // MARK: - Lookups
@@ -837,7 +713,10 @@ public struct SimulatedStore: Sendable {
         }
         // The record is the caller's, consumed: changed in place and moved into the ledger, never copied (a copy
         // retains its shared fields and identifiers).
-        addAccountFields(to: &record, customerAt: position, productAt: product)
+        AccountFields.add(
+            to: &record, customerAt: position, productAt: product, directory: directory,
+            serverRequests: serverRequests, locks: commitmentPriceLocks, catalog: catalog,
+            defaultStorefront: app.storefront)
         return ledger.append(record, at: now)
     }
 

@@ -54,8 +54,8 @@ extension SubscriptionBook {
         return chain
     }
 
-    /// The customer's own subscriptions among `keys` (their chains): a fixed payment method reaches these only, a
-    /// family member's share mirrors its purchaser's billing (reference §5.3).
+    /// The customer's own subscriptions among `keys` (their chains), which ``SimulatedStore/fixBilling(for:)``
+    /// reaches: a family member's share mirrors its purchaser's billing.
     func purchasedChains(among keys: [ChainID]) -> [ChainID] {
         keys.filter { chains[$0.index].ownership == .purchased }
     }

@@ -96,6 +96,44 @@ extension FamilyBook {
             start: shareStart(of: shares[id].source, subscriptions: subscriptions, ledger: ledger, catalog: catalog))
     }
 
+    /// Whether a new purchase of `product` by `purchaser` is shared: the product is shareable and the purchaser's
+    /// "Share With Family" main switch is on (reference §4.3; members get it after the family delay, §4.4).
+    func sharesNewPurchase(of product: Product, by purchaser: String) -> Bool {
+        product.familyShareable && sharesNewPurchases(purchaser)
+    }
+
+    /// A-3 and rule member-grant-during-grace: the dates of the transaction share `id` of a subscription gives its
+    /// member now (``FamilyRules/memberGrantDates(at:purchaserPurchaseDate:purchaserExpiresDate:memberOriginalPurchaseDate:)``),
+    /// from the purchaser's current transaction and the member's chain if they had the share before.
+    func memberGrantDates(
+        ofShare id: Int, purchaser: PurchaserView, subscriptions: SubscriptionBook, at now: Instant
+    ) -> (originalPurchaseDate: Instant, purchaseDate: Instant) {
+        FamilyRules.memberGrantDates(
+            at: now, purchaserPurchaseDate: purchaser.record.purchaseDate,
+            purchaserExpiresDate: purchaser.record.expiresDate ?? now,
+            memberOriginalPurchaseDate: shares[id].memberChain.map {
+                subscriptions.chains[$0.index].originalPurchaseDate
+            })
+    }
+
+    /// What ``ShareEffect/revokeMember(reason:)`` takes from the member of share `id`, if they still have it: their
+    /// chain's current transaction while the chain keeps access (``FamilyRules/memberKeepsAccess(_:)``), or their
+    /// transaction of a shared non-consumable not revoked yet (it is revoked at most once). Nil: nothing to revoke.
+    func accessToRevoke(
+        ofShare id: Int, subscriptions: SubscriptionBook, ledger: TransactionLedger
+    ) -> MemberAccess? {
+        switch shares[id].source {
+        case .subscription:
+            guard let key = shares[id].memberChain,
+                FamilyRules.memberKeepsAccess(subscriptions.chains[key.index].state.phase)
+            else { return nil }
+            return .chain(key, transaction: subscriptions.chains[key.index].currentTransactionIndex)
+        case .nonConsumable:
+            guard let index = shares[id].memberTransactionIndex, ledger.isUnrevoked(index) else { return nil }
+            return .transaction(index)
+        }
+    }
+
     /// the chain a member receives the first time a share of the purchaser's subscription `key` reaches them:
     /// its own `originalTransactionId`, `FAMILY_SHARED`, the purchaser's group, sharing off (a member does not share
     /// on), the state the purchaser's notification reports; dates from ``FamilyRules/memberGrantDates(at:purchaserPurchaseDate:purchaserExpiresDate:memberOriginalPurchaseDate:)``.
@@ -111,6 +149,13 @@ extension FamilyBook {
         chain.purchaserPosition = purchaserPosition
         return chain
     }
+}
+
+/// What a member holds of a share (``FamilyBook/accessToRevoke(ofShare:subscriptions:ledger:)``): their chain and its
+/// current transaction (a subscription), or their transaction (a non-consumable).
+enum MemberAccess: Equatable {
+    case chain(ChainID, transaction: Int)
+    case transaction(Int)
 }
 
 /// What a share of a subscription reads of the purchaser's chain: who and which group, its current transaction and

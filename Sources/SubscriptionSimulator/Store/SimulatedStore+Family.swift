@@ -57,10 +57,7 @@ extension SimulatedStore {
         switch product.type {
         case .autoRenewable:
             let key = try requireChain(productId, customer)
-            guard subscriptionBook.chains[key.index].sharingOn else {
-                throw .family(.sharingAlreadyOff(customer: customer, productId: productId))
-            }
-            subscriptionBook.setSharing(false, of: key)
+            try subscriptionBook.stopSharing(key, customer: customer, productId: productId)
             for id in familyBook.sharesEnded(bySwitchingOff: .subscription(chain: key)) { try endShare(id, reason: 0) }
         case .nonConsumable:
             guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
@@ -87,10 +84,7 @@ extension SimulatedStore {
         switch product.type {
         case .autoRenewable:
             let key = try requireChain(productId, customer)
-            guard !subscriptionBook.chains[key.index].sharingOn else {
-                throw .family(.sharingAlreadyOn(customer: customer, productId: productId))
-            }
-            subscriptionBook.setSharing(true, of: key)
+            try subscriptionBook.startSharing(key, customer: customer, productId: productId)
             source = .subscription(chain: key)
         case .nonConsumable, .consumable, .nonRenewing:
             guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
@@ -137,10 +131,7 @@ extension SimulatedStore {
         {
             try transition(share: share(of: source, with: customer), .restored)
         }
-        let restored = ledger.transactions.filter {
-            $0.customer == customer && $0.revocation == nil && $0.productType == .nonConsumable
-        }
-        emissions.recordRestore(at: now, customer: customer, transactions: restored)
+        emissions.recordRestore(at: now, customer: customer, transactions: ledger.restoredNonConsumables(of: customer))
         refreshEntitlements()
     }
 
@@ -148,8 +139,7 @@ extension SimulatedStore {
 
     /// The customer's latest own purchase of a one-time product that is not refunded (an index in the ledger).
     func unrefundedOneTimePurchase(_ productId: String, of customer: String) -> Int? {
-        guard let position = directory.positions[customer] else { return nil }
-        return ledger.latestUnrefundedPurchase(productId, among: directory.records[position].oneTimePurchases)
+        ledger.unrefundedOneTimePurchase(productId, ofCustomerAt: directory.positions[customer], in: directory)
     }
 
     /// The share of `source` with `member`, created (ended: nothing given yet) if needed.
@@ -163,7 +153,7 @@ extension SimulatedStore {
     /// family delay.
     mutating func startSharingNewPurchase(chain key: ChainID, product: Product) throws(StoreError) {
         let purchaser = subscriptionBook.chains[key.index].customer
-        let shared = product.familyShareable && familyBook.sharesNewPurchases(purchaser)
+        let shared = familyBook.sharesNewPurchase(of: product, by: purchaser)
         subscriptionBook.setSharing(shared, of: key)
         if shared { try scheduleShares(of: .subscription(chain: key), purchaser: purchaser) }
     }
@@ -279,22 +269,16 @@ extension SimulatedStore {
         guard case .subscription(let key) = familyBook.shares[id].source else { return }
         let member = familyBook.shares[id].member
         let existing = familyBook.shares[id].memberChain
-        // A-3 and rule member-grant-during-grace: the period the member's first transaction describes.
-        let dates = FamilyRules.memberGrantDates(
-            at: now, purchaserPurchaseDate: purchaser.record.purchaseDate,
-            purchaserExpiresDate: purchaser.record.expiresDate ?? now,
-            memberOriginalPurchaseDate: existing.map { subscriptionBook.chains[$0.index].originalPurchaseDate })
-        let memberKey: ChainID
-        if let existing {
-            memberKey = existing
-        } else {
-            let originalTransactionId = nextTransactionId(for: member)
-            memberKey = insertChain(
+        let dates = familyBook.memberGrantDates(
+            ofShare: id, purchaser: purchaser, subscriptions: subscriptionBook, at: now)
+        let memberKey =
+            existing
+            ?? insertChain(
                 FamilyBook.memberChain(
-                    of: key, purchaser: purchaser, member: member, originalTransactionId: originalTransactionId,
+                    of: key, purchaser: purchaser, member: member,
+                    originalTransactionId: nextTransactionId(for: member),
                     originalPurchaseDate: dates.originalPurchaseDate,
                     purchaserPosition: directory.positions[purchaser.customer] ?? -1))
-        }
         subscriptionBook.mirror(purchaser.state, on: memberKey)
         appendMemberTransaction(memberKey, like: purchaser.record, purchaseDate: dates.purchaseDate, reason: .purchase)
         familyBook.grant(id, memberChain: memberKey)
@@ -350,21 +334,18 @@ extension SimulatedStore {
     }
 
     /// ``ShareEffect/revokeMember(reason:)``: if the member still has the shared access
-    /// (``FamilyRules/memberKeepsAccess(_:)``, or a non-consumable not revoked yet), the ledger revokes their
-    /// transaction (``TransactionLedger/revokeFamilyShared(_:reason:at:)``) and they get REVOKE, status 5.
+    /// (``FamilyBook/accessToRevoke(ofShare:subscriptions:ledger:)``), the ledger revokes their transaction
+    /// (``TransactionLedger/revokeFamilyShared(_:reason:at:)``) and they get REVOKE, status 5.
     mutating func revokeMember(share id: Int, reason: Int32) {
-        switch familyBook.shares[id].source {
-        case .subscription:
-            guard let memberKey = familyBook.shares[id].memberChain,
-                FamilyRules.memberKeepsAccess(subscriptionBook.chains[memberKey.index].state.phase)
-            else { return }
-            ledger.revokeFamilyShared(
-                subscriptionBook.chains[memberKey.index].currentTransactionIndex, reason: reason, at: now)
+        switch familyBook.accessToRevoke(ofShare: id, subscriptions: subscriptionBook, ledger: ledger) {
+        case nil:
+            return
+        case .chain(let memberKey, let index):
+            ledger.revokeFamilyShared(index, reason: reason, at: now)
             // Rule renewal-info-agrees-with-status: a REVOKE during grace or retry ends them for this member.
             subscriptionBook.revokeMember(memberKey, at: now)
             sendAboutChain(memberKey, .revoke, nil)
-        case .nonConsumable:
-            guard let index = familyBook.shares[id].memberTransactionIndex, ledger.isUnrevoked(index) else { return }
+        case .transaction(let index):
             ledger.revokeFamilyShared(index, reason: reason, at: now)
             send(
                 .revoke, nil, to: ledger.transactions[index].customer, transaction: ledger.transactions[index],

@@ -238,8 +238,7 @@ public struct SimulatedStore: Sendable {
     /// (updating payment information triggers an immediate attempt, reference §5.3, S-CHURN).
     public mutating func fixBilling(for customer: String) throws(StoreError) {
         directory.setPaymentFails(false, ofCustomerAt: register(customer))
-        // Only the customer's own subscriptions: a family member's share mirrors its purchaser's billing.
-        for key in chainKeys(of: customer) where subscriptionBook.chains[key.index].ownership == .purchased {
+        for key in subscriptionBook.purchasedChains(among: chainKeys(of: customer)) {
             try apply(.billingFixed, to: key)
         }
         refreshEntitlements()
@@ -259,7 +258,7 @@ public struct SimulatedStore: Sendable {
             guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
                 throw .nothingToRefund(customer: customer, productId: productId)
             }
-            ledger.refundOneTime(index, Revocation(date: now, reason: reason, kind: .refundFull), at: now)
+            ledger.refundOneTimeInFull(index, reason: reason, at: now)
             send(.refund, nil, to: customer, transaction: ledger.transactions[index], renewal: nil, status: nil)
             for share in familyBook.sharesOf(.nonConsumable(transactionIndex: index)) {
                 try endShare(share, reason: reason)
@@ -281,12 +280,7 @@ public struct SimulatedStore: Sendable {
         _ = try requireProduct(productId)
         guard removedFromSale.contains(productId) else { throw .alreadyOnSale(productId) }
         removedFromSale.remove(productId)
-        for index in subscriptionBook.chains.indices
-        where subscriptionBook.chains[index].state.productId == productId
-            && subscriptionBook.chains[index].ownership == .purchased
-        {
-            try apply(.productRestoredToSale, to: ChainID(index: index))
-        }
+        for key in subscriptionBook.purchasedChains(ofProduct: productId) { try apply(.productRestoredToSale, to: key) }
         refreshEntitlements()
     }
 
@@ -327,13 +321,8 @@ public struct SimulatedStore: Sendable {
         _ chain: inout SubscriptionChain, key: ChainID, _ input: LifecycleInput
     ) throws(StoreError) {
         if let firedTimer = input.firedTimer { chain.timers[firedTimer] = nil }
-        // Built here from the fields it needs: a call to a method of the store would copy the store and the chain.
-        let position = chain.customerPosition >= 0 ? chain.customerPosition : directory.positions[chain.customer]
         let context = LifecycleContext(
-            now: now, paymentSucceeds: !(position.map { directory.records[$0].paymentFails } ?? false),
-            // Most runs take nothing off sale: no hashing of the product id then.
-            productForSale: removedFromSale.isEmpty || !removedFromSale.contains(chain.state.autoRenewProductId),
-            gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility)
+            for: chain, directory: directory, removedFromSale: removedFromSale, app: app, at: now)
         switch SubscriptionLifecycle.transition(chain.state, input, context) {
         case .ignored:
             return
@@ -355,11 +344,8 @@ public struct SimulatedStore: Sendable {
     /// anything: an action that changes the store before it applies its input checks the rule with this first.
     func checkAllowed(_ input: LifecycleInput, on key: ChainID) throws(StoreError) {
         let chain = subscriptionBook.chains[key.index]
-        let position = chain.customerPosition >= 0 ? chain.customerPosition : directory.positions[chain.customer]
         let context = LifecycleContext(
-            now: now, paymentSucceeds: !(position.map { directory.records[$0].paymentFails } ?? false),
-            productForSale: removedFromSale.isEmpty || !removedFromSale.contains(chain.state.autoRenewProductId),
-            gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility)
+            for: chain, directory: directory, removedFromSale: removedFromSale, app: app, at: now)
         if case .rejected(let violation) = SubscriptionLifecycle.transition(chain.state, input, context) {
             throw .lifecycle(violation, customer: chain.customer, productId: chain.state.productId)
         }
@@ -490,35 +476,16 @@ public struct SimulatedStore: Sendable {
     ) throws(StoreError) {
         let group = product.group!
         let groupKey = SubscriptionBook.customerGroupKey(customer, group)
-        // Rules offer-for-its-plan, intro-offer-per-plan: the introductory offer configured for the plan bought.
-        let intro = product.introOffer(for: plan)
-        let offer = redeemed ?? (subscriptionBook.introOfferUsed.contains(groupKey) ? nil : intro)
+        let offer = subscriptionBook.offer(forPurchaseOf: product, plan: plan, groupKey: groupKey, redeemed: redeemed)
         let request = PurchaseRequest(productId: product.id, period: product.period!, offer: offer, plan: plan)
         if let key = subscriptionBook.chain(of: customer, inGroup: group) {
-            let chain = subscriptionBook.chains[key.index]
-            // Buying another product of the group while subscribed is a plan change (reference §5.10).
-            if chain.state.phase == .active && chain.state.productId != product.id {
+            if subscriptionBook.isPlanChange(buying: product.id, on: key) {
                 return try changePlan(key, to: product, plan: plan)
             }
-            let input: LifecycleInput =
-                if let redeemed {
-                    .offerRedeemed(
-                        OfferRedemption(productId: product.id, period: product.period!, offer: redeemed, plan: plan))
-                } else {
-                    .purchasedAgain(request)
-                }
+            let input = SubscriptionBook.purchaseAgainInput(request, redeemed: redeemed)
             // The rule first: a refused purchase changes nothing (neither the start date nor the shares below).
             try checkAllowed(input, on: key)
-            // Resubscribe keeps the originalTransactionId; recentSubscriptionStartDate restarts only after a
-            // gap of more than 60 days (reference §5.15, S-RSSD).
-            let serviceEnded =
-                chain.state.phase == .revoked
-                ? (ledger.transactions[chain.currentTransactionIndex].revocation?.date ?? chain.state.expiresDate)
-                : chain.state.expiresDate
-            let instant = now
-            if serviceEnded.adding(BillingRules.recentStartGapAllowance) < instant {
-                subscriptionBook.restartRecentSubscription(of: key, at: instant)
-            }
+            subscriptionBook.restartRecentSubscriptionAfterGap(of: key, ledger: ledger, at: now)
             // Members reach a resubscription only after the family delay, like any new purchase (§4.4, A-5).
             try suspendShares(of: key)
             try apply(input, to: key)
@@ -527,12 +494,9 @@ public struct SimulatedStore: Sendable {
             let customerPosition = register(customer)
             let originalId = nextTransactionIdentifier(forCustomerAt: customerPosition).text
             let (state, effects) = SubscriptionLifecycle.initialPurchase(request, at: now)
-            var chain = SubscriptionChain(
-                originalTransactionId: originalId, customer: customer, group: group,
-                groupIdentifier: catalog.subscriptionGroupIdentifier(for: group), ownership: .purchased,
-                sharedFrom: nil, sharingOn: false, state: state,
-                originalPurchaseDate: now, recentSubscriptionStartDate: now, currentTransactionIndex: -1)
-            chain.customerPosition = customerPosition
+            var chain = SubscriptionBook.firstPurchaseChain(
+                originalTransactionId: originalId, customer: customer, customerAt: customerPosition, group: group,
+                groupIdentifier: catalog.subscriptionGroupIdentifier(for: group), state: state, at: now)
             let key = subscriptionBook.nextID
             try perform(effects, on: &chain, key: key)
             insertChain(chain)
@@ -542,29 +506,19 @@ public struct SimulatedStore: Sendable {
         if offer != nil && redeemed == nil { subscriptionBook.markIntroOfferUsed(groupKey) }
     }
 
+    /// A consumable, non-consumable or non-renewing purchase (``TransactionLedger/checkOneTimePurchase(of:by:owned:at:)``,
+    /// ``TransactionLedger/oneTimePurchase(of:by:transactionId:offer:at:)``): ONE_TIME_CHARGE; a non-renewing term's
+    /// end is scheduled; a shareable non-consumable reaches the family after the family delay.
     mutating func purchaseOneTime(
         _ product: Product, by customer: String, offer: SubscriptionOffer? = nil
     ) throws(StoreError) {
-        var term: Instant?
-        switch product.type {
-        case .nonConsumable:
-            if unrefundedOneTimePurchase(product.id, of: customer) != nil {
-                throw .nonConsumableAlreadyOwned(customer: customer, productId: product.id)
-            }
-        case .nonRenewing:
-            guard let duration = product.duration else { throw .nonRenewingWithoutDuration(product.id) }
-            term = now.adding(duration)
-        case .consumable, .autoRenewable:
-            break
-        }
-        let id = nextTransactionId(for: customer)
-        let record = TransactionRecord(
-            transactionId: id, originalTransactionId: id, webOrderLineItemId: nil, customer: customer,
-            productId: product.id, productType: product.type, subscriptionGroupIdentifier: nil, purchaseDate: now,
-            originalPurchaseDate: now, expiresDate: nil, ownership: .purchased, reason: .purchase, offer: offer,
-            price: offer?.price ?? product.price, currency: product.currency, revocation: nil, lastModified: now)
+        let owned = product.type == .nonConsumable ? unrefundedOneTimePurchase(product.id, of: customer) : nil
+        let term = try TransactionLedger.checkOneTimePurchase(of: product, by: customer, owned: owned, at: now)
+        let record = TransactionLedger.oneTimePurchase(
+            of: product, by: customer, transactionId: nextTransactionId(for: customer), offer: offer, at: now)
+        let index = ledger.nextIndex
         if let term {
-            ledger.startTerm(of: ledger.nextIndex, ending: term)
+            ledger.startTerm(of: index, ending: term)
             do throws(SchedulingError) {
                 try scheduler.schedule(
                     .nonRenewingTermEnds(customer: customer), at: term, priority: StoreEventPriority.storeEvent,
@@ -572,13 +526,9 @@ public struct SimulatedStore: Sendable {
             } catch { throw .scheduling(error) }
         }
         appendTransaction(record)
-        send(
-            .oneTimeCharge, nil, to: customer, transaction: ledger.transactions[ledger.transactions.endIndex - 1],
-            renewal: nil,
-            status: nil)
+        send(.oneTimeCharge, nil, to: customer, transaction: ledger.transactions[index], renewal: nil, status: nil)
         if product.type == .nonConsumable && product.familyShareable {
-            try scheduleShares(
-                of: .nonConsumable(transactionIndex: ledger.transactions.endIndex - 1), purchaser: customer)
+            try scheduleShares(of: .nonConsumable(transactionIndex: index), purchaser: customer)
         }
     }
 

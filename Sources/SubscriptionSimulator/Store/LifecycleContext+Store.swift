@@ -1,0 +1,18 @@
+extension LifecycleContext {
+    /// The context the lifecycle table reads for `chain` now (``SimulatedStore/apply(_:to:)``,
+    /// ``SimulatedStore/checkAllowed(_:on:)``): whether its customer's payment method works (``CustomerDirectory``),
+    /// whether the product it renews to is on sale, and the app's grace period settings. Built from the parts it
+    /// reads, borrowed: a method of the store would copy the store and the chain. Always inlined (the renewal path).
+    @inline(__always)
+    init(
+        for chain: SubscriptionChain, directory: CustomerDirectory, removedFromSale: Set<String>,
+        app: AppConfiguration, at now: Instant
+    ) {
+        let position = chain.customerPosition >= 0 ? chain.customerPosition : directory.positions[chain.customer]
+        self.init(
+            now: now, paymentSucceeds: !(position.map { directory.records[$0].paymentFails } ?? false),
+            // Most runs take nothing off sale: no hashing of the product id then.
+            productForSale: removedFromSale.isEmpty || !removedFromSale.contains(chain.state.autoRenewProductId),
+            gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility)
+    }
+}

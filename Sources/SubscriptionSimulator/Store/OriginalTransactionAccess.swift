@@ -29,3 +29,42 @@ public struct OriginalTransactionAccess: Hashable, Sendable {
     /// the next renewal); the last product when it grants nothing.
     public var productId: String
 }
+
+/// The rules of what an id gives (issue 44, item 1): the store facade finds the chain or the transaction the id names,
+/// and the read model says what it gives (reference §3.1, §4.5).
+extension OriginalTransactionAccess {
+    /// What a subscription chain's `originalTransactionId` gives: the purchaser's subscription or a member's share,
+    /// granting access while entitled (active or in grace), to its current product.
+    init(of chain: SubscriptionChain) {
+        self.init(
+            originalTransactionId: chain.originalTransactionId, customer: chain.customer,
+            kind: chain.ownership == .purchased ? .subscription : .familySharedSubscription,
+            grantsAccess: chain.state.isEntitled, productId: chain.state.productId)
+    }
+
+    /// What the original transaction `record` of a one-time purchase gives at `now`: a non-consumable (or its family
+    /// copy) while not revoked, a non-renewing subscription while within its term (ending at `termEnd`, the ledger's,
+    /// `nil` once ended) and not revoked, a consumable never. `nil` for an auto-renewable subscription's transaction
+    /// (its chain answers, ``init(of:)``).
+    init?(oneTime record: TransactionRecord, termEnd: Instant?, at now: Instant) {
+        let revoked = record.revocation != nil
+        let kind: Kind
+        let grants: Bool
+        switch record.productType {
+        case .nonConsumable:
+            kind = record.ownership == .purchased ? .nonConsumable : .familySharedNonConsumable
+            grants = !revoked
+        case .consumable:
+            kind = .consumable
+            grants = false
+        case .nonRenewing:
+            kind = .nonRenewingSubscription
+            grants = !revoked && (termEnd.map { now < $0 } ?? false)
+        case .autoRenewable:
+            return nil
+        }
+        self.init(
+            originalTransactionId: record.originalTransactionId, customer: record.customer, kind: kind,
+            grantsAccess: grants, productId: record.productId)
+    }
+}

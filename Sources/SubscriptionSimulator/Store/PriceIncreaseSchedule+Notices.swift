@@ -20,4 +20,29 @@ extension PriceIncreaseSchedule {
     {
         state.phase == .active && noticeInstant(of: increase, for: state) > now
     }
+
+    /// The target of increase `increase` as it was made (``PriceTarget/init(of:product:)``); `catalog`: the store's,
+    /// where the increase's product is looked up.
+    func target(of increase: Int, in catalog: Catalog) -> PriceTarget {
+        let scheduled = parts.increases[increase]
+        return PriceTarget(of: scheduled, product: catalog[scheduled.productId])
+    }
+
+    /// Rule **price-increase-first-renewal**: the chains of `subscriptions` that increase `increase` reaches
+    /// (``PriceTarget/reaches(_:in:)``, its purchaser shopping in `storefront(customer)`) and that still wait for its
+    /// notice (``awaitsNotice(chainAt:in:of:)``), in chain order. The caller tells each (``tell(_:of:)``) and
+    /// schedules its notice.
+    func awaitingNotice(
+        of increase: Int, target: PriceTarget, in subscriptions: SubscriptionBook,
+        storefront: (String) -> Storefront
+    ) -> [ChainID] {
+        var keys: [ChainID] = []
+        for index in subscriptions.chains.indices
+        where awaitsNotice(chainAt: index, in: subscriptions.chains[index].state, of: increase)
+            && target.reaches(subscriptions.chains[index], in: storefront(subscriptions.chains[index].customer))
+        {
+            keys.append(ChainID(index: index))
+        }
+        return keys
+    }
 }

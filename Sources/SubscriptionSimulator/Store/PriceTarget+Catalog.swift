@@ -22,4 +22,11 @@ extension PriceTarget {
         chain.ownership == .purchased && chain.state.commitment != nil && chain.state.productId == productId
             && covers(storefront)
     }
+
+    /// Whether an increase at this target reaches `chain`, whose purchaser shops in `storefront`: its plan
+    /// (``reachesPlan(of:)``, rule price-increase-reaches-its-plan) in a storefront of the increase (``covers(_:)``).
+    /// `storefront` is read only when the plan is reached.
+    func reaches(_ chain: SubscriptionChain, in storefront: @autoclosure () -> Storefront) -> Bool {
+        reachesPlan(of: chain) && covers(storefront())
+    }
 }

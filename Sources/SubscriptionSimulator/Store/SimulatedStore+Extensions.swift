@@ -81,9 +81,7 @@ extension SimulatedStore {
         of key: ChainID, current: Int, to expiresDate: Instant, commitmentExpiresDate: Instant? = nil
     ) {
         ledger.extend(current, to: expiresDate, commitmentExpiresDate: commitmentExpiresDate, at: now)
-        for memberKey in familyBook.fanOutTargets(of: key) {
-            let index = subscriptionBook.chains[memberKey.index].currentTransactionIndex
-            guard index >= 0 else { continue }
+        for index in familyBook.fanOutCurrentTransactions(of: key, in: subscriptionBook) {
             ledger.extend(index, to: expiresDate, commitmentExpiresDate: commitmentExpiresDate, at: now)
         }
     }
@@ -118,29 +116,26 @@ extension SimulatedStore {
         storefrontCountryCodes: [String] = []
     ) throws(StoreError) -> RenewalExtensionSummary {
         _ = try requireProduct(productId)
-        guard (1...BillingRules.maximumExtensionDays).contains(days) else {
-            throw .lifecycle(.invalidExtendByDays(days), customer: "every subscriber", productId: productId)
-        }
+        var request = try MassExtension(
+            productId: productId, days: days, requestIdentifier: requestIdentifier,
+            storefrontCountryCodes: storefrontCountryCodes)
         if let earlier = massExtension(productId: productId, requestIdentifier: requestIdentifier) {
             return earlier.summary  // rule extension-request-identifier-once: no second request
         }
-        var succeeded: Int64 = 0
-        var failed: Int64 = 0
         // The table's view of the subscription now, asked without changing anything.
         let context = LifecycleContext(
             now: now, paymentSucceeds: true, productForSale: true, gracePeriod: app.gracePeriod,
             graceEligibility: app.graceEligibility)
-        for index in subscriptionBook.chains.indices {
-            let chain = subscriptionBook.chains[index]
-            guard subscriptionBook.massExtensionConsiders(chainAt: index, of: productId),
-                storefrontCountryCodes.isEmpty
-                    || storefrontCountryCodes.contains(storefront(of: chain.customer).countryCode)
-            else { continue }
+        for index in subscriptionBook.chains.indices
+        where request.considers(
+            chainAt: index, in: subscriptionBook, storefront: storefront(of: subscriptionBook.chains[index].customer))
+        {
             let key = ChainID(index: index)
             // Rule mass-extension-extends-eligible-only.
             if subscriptionBook.extensionIneligible(key, days: days, in: context) { continue }
             if subscriptionBook.takeFailingExtension(of: key) {
-                failed += 1
+                request.noteFailed()
+                let chain = subscriptionBook.chains[index]
                 send(
                     .renewalExtension, .failure, to: chain.customer,
                     transaction: ledger.transactions[chain.currentTransactionIndex],
@@ -149,17 +144,10 @@ extension SimulatedStore {
             }
             do throws(StoreError) {
                 try extend(key, days: days)
-                succeeded += 1
-            } catch {
-                // Ineligible (S-EXT-INELIG): skipped, not counted (rule mass-extension-extends-eligible-only).
-                guard case .lifecycle(let violation, _, _) = error, violation.makesExtensionIneligible else {
-                    throw error
-                }
-            }
+                request.noteSucceeded()
+            } catch let error where MassExtension.skips(error) {}  // rule mass-extension-extends-eligible-only
         }
-        let summary = RenewalExtensionSummary(
-            requestIdentifier: requestIdentifier, productId: productId, storefrontCountryCodes: storefrontCountryCodes,
-            succeededCount: succeeded, failedCount: failed)
+        let summary = request.summary
         sendAboutTheApp(.renewalExtension, .summary, summary: summary)
         serverRequests.recordMassExtension(summary, completedAt: now)
         refreshEntitlements()

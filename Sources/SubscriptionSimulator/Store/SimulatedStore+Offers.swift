@@ -26,14 +26,8 @@ extension SimulatedStore {
             throw .unknownOffer(productId: productId, offerId: offerId, known: product.offers.compactMap(\.identifier))
         }
         if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
-        if let offerPlan = offer.plan {
-            // Rule offer-for-its-plan (``SubscriptionBook/redemptionPlan(ofOfferFor:productId:chain:)``).
-            let plan = subscriptionBook.redemptionPlan(
-                ofOfferFor: offerPlan, productId: product.id, chain: chainKey(customer, product))
-            if offerPlan != plan {
-                throw .offerForAnotherPlan(productId: productId, offerId: offerId, offerPlan: offerPlan, plan: plan)
-            }
-        }
+        // Rule offer-for-its-plan.
+        try subscriptionBook.checkRedemptionPlan(of: offer, productId: product.id, chain: chainKey(customer, product))
         let storefront = storefront(of: customer)
         guard StorefrontPricing.price(of: product, in: storefront) != nil,
             StorefrontPricing.price(of: product, offer: offer, in: storefront) != nil
@@ -66,9 +60,7 @@ extension SimulatedStore {
     {
         let startPlan = offer.plan ?? .upfront
         guard let key = chainKey(customer, product) else {
-            guard offer.type == .offerCode else {
-                throw .lifecycle(.promotionalOfferNeedsSubscriber, customer: customer, productId: product.id)
-            }
+            try SubscriptionBook.checkStartsSubscription(offer, customer: customer, productId: product.id)
             if startPlan == .monthly { try requireCommitmentPlan(of: product, for: customer) }
             addCustomer(customer)
             return try purchaseSubscription(product, by: customer, redeemed: offer, plan: startPlan)
@@ -108,10 +100,8 @@ extension SimulatedStore {
     mutating func redeemOfferForAnotherProduct(_ offer: SubscriptionOffer, _ product: Product, key: ChainID)
         throws(StoreError)
     {
+        try subscriptionBook.checkOwnSubscription(key, productId: product.id)
         let chain = subscriptionBook.chains[key.index]
-        guard chain.ownership == .purchased else {
-            throw .noSubscription(customer: chain.customer, productId: product.id)
-        }
         let kind = PlanChangeKind.of(
             from: catalog[chain.state.productId]!, currentPlan: chain.state.billingPlan, to: product)
         let redemption = OfferRedemption(productId: product.id, period: product.period!, offer: offer)

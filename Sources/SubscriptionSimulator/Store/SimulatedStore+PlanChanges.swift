@@ -59,8 +59,8 @@ extension SimulatedStore {
     mutating func markUpgraded(_ chain: SubscriptionChain, key: ChainID, membersToo: Bool) {
         ledger.markUpgraded(chain.currentTransactionIndex, at: now)
         guard membersToo else { return }
-        for memberKey in familyBook.fanOutTargets(of: key) {
-            ledger.markUpgraded(subscriptionBook.chains[memberKey.index].currentTransactionIndex, at: now)
+        for index in familyBook.fanOutCurrentTransactions(of: key, in: subscriptionBook) {
+            ledger.markUpgraded(index, at: now)
         }
     }
 
@@ -87,7 +87,7 @@ extension SimulatedStore {
                 try endShare(id, reason: 0)
             }
         } else if catalog[previous]?.familyShareable == false {
-            chain.sharingOn = familyBook.shareNewPurchases[chain.customer] ?? true
+            chain.sharingOn = familyBook.sharesNewPurchases(chain.customer)
             if chain.sharingOn { try scheduleShares(of: .subscription(chain: key), purchaser: chain.customer) }
         }
     }

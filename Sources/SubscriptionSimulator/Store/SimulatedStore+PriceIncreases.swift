@@ -28,13 +28,16 @@ extension SimulatedStore {
 
     /// An increase without a start date at `target`, for either plan's price: refused while one with a start date waits
     /// (rule one-scheduled-price-change); the new price is set (``setPrice(_:for:)``), an increase without consent
-    /// is remembered for rule price-increase-once-a-year, and each purchaser it reaches (``isAffected(_:by:)``) is
-    /// told now (rule price-increase-consent).
+    /// is remembered for rule price-increase-once-a-year, and each purchaser it reaches
+    /// (``PriceTarget/reaches(_:in:)``) is told now (rule price-increase-consent).
     mutating func raiseNow(_ target: PriceTarget, to newPrice: Price, consentRequired: Bool) throws(StoreError) {
         try priceIncreaseSchedule.refuseSecondScheduledChange(target)
         try setPrice(newPrice, for: target)
         if !consentRequired { priceIncreaseSchedule.noteWithoutConsent(target, at: now) }
-        for index in subscriptionBook.chains.indices where isAffected(subscriptionBook.chains[index], by: target) {
+        for index in subscriptionBook.chains.indices
+        where target.reaches(
+            subscriptionBook.chains[index], in: storefront(of: subscriptionBook.chains[index].customer))
+        {
             try apply(.priceIncreaseAnnounced(needsConsent: consentRequired), to: ChainID(index: index))
         }
         refreshEntitlements()
@@ -70,14 +73,8 @@ extension SimulatedStore {
             plan == .monthly
             ? try PriceTarget.monthly(product, to: newPrice, in: storefront)
             : try PriceTarget.upfront(product, to: newPrice, in: storefront)
-        try priceIncreaseSchedule.refuseSecondScheduledChange(target)
-        try PriceIncreaseSchedule.checkNoticeLead(of: productId, effective: effective, at: now)
-        let needsConsent = try priceIncreaseSchedule.consentNeeded(stated, target, newPrice, effective: effective)
-        if !needsConsent { priceIncreaseSchedule.noteWithoutConsent(target, at: effective) }
-        let increase = priceIncreaseSchedule.add(
-            ScheduledPriceIncrease(
-                productId: target.productId, storefront: target.storefront, oldPrice: target.oldPrice,
-                newPrice: newPrice, scheduledAt: now, effective: effective, needsConsent: needsConsent, plan: plan))
+        let increase = try priceIncreaseSchedule.schedule(
+            target, to: newPrice, effective: effective, consentRequired: stated, at: now)
         do throws(SchedulingError) {
             _ = try scheduler.schedule(
                 .priceIncreaseStarts(increase: increase), at: effective, priority: StoreEventPriority.priceIncrease)
@@ -107,22 +104,6 @@ extension SimulatedStore {
             consentRequired: consentRequired)
     }
 
-    /// Rule commitment-price-increase-at-commitment-renewal: before the monthly price at `target` changes, each
-    /// commitment running to the product in its storefronts (``PriceTarget/keepsCommitmentPrice(_:in:)``) keeps the
-    /// price it was sold at, in the purchaser's storefront (the lock is dropped at the next period 1).
-    mutating func keepCommitmentPrices(for target: PriceTarget) {
-        for chain in subscriptionBook.chains
-        where target.keepsCommitmentPrice(chain, in: storefront(of: chain.customer)) {
-            if !commitmentPriceLocks.keepsPrice(of: chain.customer, inGroup: chain.groupIdentifier),
-                let old = monthlyCommitmentPrice(of: target.productId, in: storefront(of: chain.customer))
-            {
-                commitmentPriceLocks.keep(
-                    StorefrontPrice(price: old.price, currency: old.currency), of: chain.customer,
-                    inGroup: chain.groupIdentifier)
-            }
-        }
-    }
-
     /// The customer consents to the price increase waiting for them: `PRICE_INCREASE` / `ACCEPTED`,
     /// `priceIncreaseStatus` 1 (reference §5.12). Refused when none waits (rule no-price-increase-pending).
     public mutating func consentToPriceIncrease(_ productId: String, by customer: String) throws(StoreError) {
@@ -134,34 +115,27 @@ extension SimulatedStore {
 extension SimulatedStore {
     /// Puts `newPrice` in the catalogue where `target` says (``PriceTarget/raising(_:to:)``). A new monthly price first
     /// leaves each running commitment its own (rule commitment-price-increase-at-commitment-renewal,
-    /// ``keepCommitmentPrices(for:)``).
+    /// ``CommitmentPriceLocks/keepPrices(for:of:catalog:storefront:)``).
     mutating func setPrice(_ newPrice: Price, for target: PriceTarget) throws(StoreError) {
-        if target.plan == .monthly { keepCommitmentPrices(for: target) }
+        if target.plan == .monthly {
+            commitmentPriceLocks.keepPrices(
+                for: target, of: subscriptionBook, catalog: catalog,
+                storefront: { [directory, fallback = app.storefront] in directory.storefront(of: $0, default: fallback)
+                })
+        }
         let product = target.raising(try requireProduct(target.productId), to: newPrice)
         do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
     }
 
-    /// Whether an increase at `target` reaches `chain`: its plan (``PriceTarget/reachesPlan(of:)``) in a storefront of
-    /// the increase (``PriceTarget/covers(_:)``).
-    func isAffected(_ chain: SubscriptionChain, by target: PriceTarget) -> Bool {
-        target.reachesPlan(of: chain) && target.covers(storefront(of: chain.customer))
-    }
-
-    /// The target of a scheduled increase, as it was made.
-    func target(of increase: ScheduledPriceIncrease) -> PriceTarget {
-        PriceTarget(of: increase, product: catalog[increase.productId])
-    }
-
     /// Schedules the notice of increase `increase` for every purchaser it reaches who waits for one
-    /// (``PriceIncreaseSchedule/awaitsNotice(chainAt:in:of:)``).
+    /// (``PriceIncreaseSchedule/awaitingNotice(of:target:in:storefront:)``).
     mutating func scheduleNotices(of increase: Int) throws(StoreError) {
-        let target = target(of: priceIncreaseSchedule.parts.increases[increase])
-        for index in subscriptionBook.chains.indices
-        where priceIncreaseSchedule.awaitsNotice(chainAt: index, in: subscriptionBook.chains[index].state, of: increase)
-            && isAffected(subscriptionBook.chains[index], by: target)
+        for key in priceIncreaseSchedule.awaitingNotice(
+            of: increase, target: priceIncreaseSchedule.target(of: increase, in: catalog), in: subscriptionBook,
+            storefront: { storefront(of: $0) })
         {
-            _ = priceIncreaseSchedule.tell(index, of: increase)
-            try scheduleNotice(of: increase, for: ChainID(index: index))
+            _ = priceIncreaseSchedule.tell(key.index, of: increase)
+            try scheduleNotice(of: increase, for: key)
         }
     }
 
@@ -183,7 +157,9 @@ extension SimulatedStore {
     mutating func handlePriceIncreaseNotice(_ increase: Int, for key: ChainID) throws(StoreError) {
         let scheduled = priceIncreaseSchedule.parts.increases[increase]
         let chain = subscriptionBook.chains[key.index]
-        guard isAffected(chain, by: target(of: scheduled)) else { return }
+        guard
+            priceIncreaseSchedule.target(of: increase, in: catalog).reaches(chain, in: storefront(of: chain.customer))
+        else { return }
         if PriceIncreaseSchedule.noticeMoved(of: scheduled, for: chain.state, at: now) {
             return try scheduleNotice(of: increase, for: key)
         }
@@ -203,7 +179,7 @@ extension SimulatedStore {
     /// own price (rule commitment-price-increase-with-start-date).
     mutating func startPriceIncrease(_ increase: Int) throws(StoreError) {
         let scheduled = priceIncreaseSchedule.parts.increases[increase]
-        try setPrice(scheduled.newPrice, for: target(of: scheduled))
+        try setPrice(scheduled.newPrice, for: priceIncreaseSchedule.target(of: increase, in: catalog))
         priceIncreaseSchedule.start(increase)
         try scheduleNotices(of: increase)
     }

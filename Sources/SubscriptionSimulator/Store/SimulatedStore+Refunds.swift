@@ -28,25 +28,17 @@ extension SimulatedStore {
     ) throws(StoreError) {
         let index = try transactionIndex(productId, of: customer, position: position)
         try ledger.checkRefundRequestAllowed(index)
-        var consumptionRequested = false
-        switch ledger.transactions[index].productType {
-        case .autoRenewable:
-            let key = try requireChain(productId, customer)
-            try apply(.refundRequested, to: key)
-            let chain = subscriptionBook.chains[key.index]
+        if ledger.transactions[index].productType == .autoRenewable {
+            try apply(.refundRequested, to: try requireChain(productId, customer))
+        }
+        let consumptionRequested = TransactionLedger.sendsConsumptionRequest(
+            for: ledger.transactions[index].productType)
+        if consumptionRequested {
+            let (renewal, status) = subscriptionView(of: index)
             send(
-                .consumptionRequest, nil, to: customer, transaction: ledger.transactions[index],
-                renewal: renewalSnapshot(of: chain, state: chain.state), status: chain.state.phase)
+                .consumptionRequest, nil, to: customer, transaction: ledger.transactions[index], renewal: renewal,
+                status: status)
             emissions.noteConsumptionRequestReason(reason)
-            consumptionRequested = true
-        case .consumable:
-            send(
-                .consumptionRequest, nil, to: customer, transaction: ledger.transactions[index], renewal: nil,
-                status: nil)
-            emissions.noteConsumptionRequestReason(reason)
-            consumptionRequested = true
-        case .nonConsumable, .nonRenewing:
-            break  // no CONSUMPTION_REQUEST for these types (reference §1.2, §5.14)
         }
         ledger.recordRefundRequest(
             RefundRequestRecord(
@@ -103,11 +95,8 @@ extension SimulatedStore {
         if let key = currentChain(of: index), subscriptionBook.chains[key.index].state.phase == .revoked {
             try apply(.refundReversed, to: key)
         } else {
-            ledger.reverseRefund(
-                of: index,
-                term: ledger.transactions[index].productType == .nonRenewing
-                    ? catalog[ledger.transactions[index].productId]?.duration : nil,
-                at: now)
+            let product = catalog[ledger.transactions[index].productId]
+            ledger.reverseRefund(of: index, term: ledger.termRestoredByReversal(of: index, product: product), at: now)
             let (renewal, status) = subscriptionView(of: index)
             send(
                 .refundReversed, nil, to: customer, transaction: ledger.transactions[index], renewal: renewal,
@@ -118,34 +107,26 @@ extension SimulatedStore {
 
     // MARK: - Helpers
 
-    /// The customer's own transactions of the product (purchased, not family-shared), in purchase order.
-    func purchasedTransactions(_ productId: String, of customer: String) -> [Int] {
-        requireHistory("a transaction named by its number")
-        return ledger.purchasedTransactions(productId, of: customer)
-    }
-
     func transactionIndex(_ productId: String, of customer: String, position: Int?) throws(StoreError) -> Int {
         _ = try requireProduct(productId)
         requireHistory("a transaction named by its number")
         return try ledger.purchasedTransaction(productId, of: customer, position: position)
     }
 
-    /// The purchaser's chain whose current transaction is `index`, if any.
+    /// The purchaser's chain whose current transaction is `index`, if any
+    /// (``SubscriptionBook/chain(currentAt:of:product:)``).
     func currentChain(of index: Int) -> ChainID? {
         let record = ledger.transactions[index]
-        guard record.productType == .autoRenewable, let product = catalog[record.productId],
-            let key = chainKey(record.customer, product),
-            subscriptionBook.chains[key.index].currentTransactionIndex == index
-        else { return nil }
-        return key
+        return subscriptionBook.chain(currentAt: index, of: record, product: catalog[record.productId])
     }
 
-    /// Renewal info and status sent with a notification about transaction `index`: the subscription's current ones.
+    /// Renewal info and status sent with a notification about transaction `index`: the subscription's current ones
+    /// (``SubscriptionBook/chain(of:product:)``).
     func subscriptionView(of index: Int) -> (RenewalSnapshot?, SubscriptionPhase?) {
         let record = ledger.transactions[index]
-        guard record.productType == .autoRenewable, let product = catalog[record.productId],
-            let key = chainKey(record.customer, product)
-        else { return (nil, nil) }
+        guard let key = subscriptionBook.chain(of: record, product: catalog[record.productId]) else {
+            return (nil, nil)
+        }
         let chain = subscriptionBook.chains[key.index]
         return (renewalSnapshot(of: chain, state: chain.state), chain.state.phase)
     }

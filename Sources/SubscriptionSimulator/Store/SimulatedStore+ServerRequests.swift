@@ -13,10 +13,7 @@ extension SimulatedStore {
     public mutating func setAppAccountToken(_ token: String, forOriginalTransactionId id: String) throws(StoreError) {
         if let problem = AppAccountToken.problem(with: token) { throw .invalidAppAccountToken(token, problem) }
         serverRequests.setAppAccountToken(token, forOriginalTransactionId: id)
-        for index in transactions.indices
-        where transactions[index].originalTransactionId == id && transactions[index].ownership == .purchased {
-            ledger.setAppAccountToken(token, of: index, at: now)
-        }
+        ledger.setAppAccountToken(token, forOriginalTransactionId: id, at: now)
     }
 
     /// The token Set App Account Token gave the purchase with this `originalTransactionId`, if any.
@@ -51,13 +48,10 @@ extension SimulatedStore {
     ) throws(StoreError) {
         let index = try ledger.transactionAnsweringConsumptionRequest(transactionId)
         let record = transactions[index]
-        let all = purchasedTransactions(record.productId, of: record.customer)
-        guard let position = all.firstIndex(of: index) else {
-            throw .refunds(.noPendingRequest(customer: record.customer, productId: record.productId))
-        }
+        requireHistory("a transaction named by its number")
         try sendConsumptionInformation(
-            record.productId, of: record.customer, transaction: position + 1, customerConsented: customerConsented,
-            refundPreference: refundPreference)
+            record.productId, of: record.customer, transaction: try ledger.purchasePosition(of: index),
+            customerConsented: customerConsented, refundPreference: refundPreference)
         var kept = received
         kept.transactionId = record.transactionId
         serverRequests.keep(kept)

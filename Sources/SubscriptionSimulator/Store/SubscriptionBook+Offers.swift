@@ -20,6 +20,38 @@ extension SubscriptionBook {
         return state.productId == productId ? state.billingPlan : .upfront
     }
 
+    /// Rule offer-for-its-plan, refused: the redemption of `offer` (of `productId`) by the customer whose chain in the
+    /// group is `key` must be on the plan the offer is configured for
+    /// (``redemptionPlan(ofOfferFor:productId:chain:)``). An offer configured for no plan passes.
+    func checkRedemptionPlan(of offer: SubscriptionOffer, productId: String, chain key: ChainID?) throws(StoreError) {
+        guard let offerPlan = offer.plan else { return }
+        let plan = redemptionPlan(ofOfferFor: offerPlan, productId: productId, chain: key)
+        if offerPlan != plan {
+            throw .offerForAnotherPlan(
+                productId: productId, offerId: offer.identifier ?? "", offerPlan: offerPlan, plan: plan)
+        }
+    }
+
+    /// Rule **promotional-offer-for-subscribers**: with no subscription in the group yet, only an offer code starts
+    /// one; promotional and win-back offers are for "existing or former subscribers" (App Store Connect
+    /// `SubscriptionPromotionalOffer`), refused for `customer`.
+    static func checkStartsSubscription(_ offer: SubscriptionOffer, customer: String, productId: String)
+        throws(StoreError)
+    {
+        guard offer.type == .offerCode else {
+            throw .lifecycle(.promotionalOfferNeedsSubscriber, customer: customer, productId: productId)
+        }
+    }
+
+    /// An offer for another product of the group (`productId`) is a plan change with the offer: refused as
+    /// ``purchasedChain(of:inGroup:)`` refuses a plan change when chain `key` is a family member's share (the share is
+    /// the purchaser's).
+    func checkOwnSubscription(_ key: ChainID, productId: String) throws(StoreError) {
+        guard chains[key.index].ownership == .purchased else {
+            throw .noSubscription(customer: chains[key.index].customer, productId: productId)
+        }
+    }
+
     /// Rules **win-back-eligibility** (win-back offers only after expiry: a revoked subscription has not lapsed) and
     /// **win-back-conditions** (`WinBackEligibility`): whether the purchaser of chain `key` may redeem win-back offer
     /// `offer` at `now`, checked before anything changes. `paidMilliseconds`: the chain's paid service so far

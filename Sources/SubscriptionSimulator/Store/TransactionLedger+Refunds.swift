@@ -172,6 +172,34 @@ extension TransactionLedger {
         return index
     }
 
+    /// Whether a refund request of a `type` purchase makes Apple send `CONSUMPTION_REQUEST`: consumables and
+    /// auto-renewable subscriptions only; none for non-consumables and non-renewing subscriptions (reference §1.2,
+    /// §1.3, §5.14; S-NT, S-DATA).
+    static func sendsConsumptionRequest(for type: ProductType) -> Bool {
+        switch type {
+        case .autoRenewable, .consumable: return true
+        case .nonConsumable, .nonRenewing: return false
+        }
+    }
+
+    /// The place, counted from 1 in purchase order, of transaction `index` among its customer's own transactions of
+    /// its product (``purchasedTransaction(_:of:position:)`` reads it back); refused as rule
+    /// decision-needs-a-refund-request when it is not one of them (a family member's transaction).
+    func purchasePosition(of index: Int) throws(StoreError) -> Int {
+        let record = transactions[index]
+        guard let offset = purchasedTransactions(record.productId, of: record.customer).firstIndex(of: index) else {
+            throw .refunds(.noPendingRequest(customer: record.customer, productId: record.productId))
+        }
+        return offset + 1
+    }
+
+    /// Rule **refund-reversal-restores-access**, for a purchase's term: the duration a reversed refund of transaction
+    /// `index` gives back, a non-renewing subscription's (`product`: the transaction's product in the catalogue);
+    /// `nil` for other types, whose access needs no term.
+    func termRestoredByReversal(of index: Int, product: Product?) -> CalendarDuration? {
+        transactions[index].productType == .nonRenewing ? product?.duration : nil
+    }
+
     /// Rule **reversal-needs-a-refund**: only a refunded transaction's refund is reversed.
     func checkRefunded(_ index: Int) throws(StoreError) {
         guard let revocation = transactions[index].revocation, revocation.isRefund else {

@@ -1,0 +1,22 @@
+/// The subscription reads a refund needs (issue 44, item 1): which chain a refunded, requested or reversed
+/// transaction belongs to, and whether it is that chain's current transaction (then the refund runs through the
+/// lifecycle table and ends the subscription; reference §5.14, S-F774755). The store facade asks the book and the
+/// ledger, then runs the table or revokes the transaction alone.
+extension SubscriptionBook {
+    /// The chain of `record`'s customer in the group of `product` (the record's product in the catalogue) when `record`
+    /// is an auto-renewable subscription's transaction; `nil` otherwise. Its renewal info and status are the ones a
+    /// notification about any of the chain's transactions carries (S-F774755).
+    func chain(of record: TransactionRecord, product: Product?) -> ChainID? {
+        guard record.productType == .autoRenewable, let group = product?.group else { return nil }
+        return chain(of: record.customer, inGroup: group)
+    }
+
+    /// The chain (as ``chain(of:product:)``) whose current transaction is `record`, at `index` in the ledger; `nil`
+    /// for an earlier period's transaction or a one-time purchase, which a refund revokes alone.
+    func chain(currentAt index: Int, of record: TransactionRecord, product: Product?) -> ChainID? {
+        guard let key = chain(of: record, product: product), chains[key.index].currentTransactionIndex == index else {
+            return nil
+        }
+        return key
+    }
+}

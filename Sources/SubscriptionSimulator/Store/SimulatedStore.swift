@@ -321,8 +321,15 @@ public struct SimulatedStore: Sendable {
         _ chain: inout SubscriptionChain, key: ChainID, _ input: LifecycleInput
     ) throws(StoreError) {
         if let firedTimer = input.firedTimer { chain.timers[firedTimer] = nil }
+        // Built here from the fields it needs, on the renewal path: the shared builder
+        // (`LifecycleContext+Store.swift`, used by ``checkAllowed(_:on:)``) measured 3% more instructions per lifecycle
+        // under callgrind here.
+        let position = chain.customerPosition >= 0 ? chain.customerPosition : directory.positions[chain.customer]
         let context = LifecycleContext(
-            for: chain, directory: directory, removedFromSale: removedFromSale, app: app, at: now)
+            now: now, paymentSucceeds: !(position.map { directory.records[$0].paymentFails } ?? false),
+            // Most runs take nothing off sale: no hashing of the product id then.
+            productForSale: removedFromSale.isEmpty || !removedFromSale.contains(chain.state.autoRenewProductId),
+            gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility)
         switch SubscriptionLifecycle.transition(chain.state, input, context) {
         case .ignored:
             return

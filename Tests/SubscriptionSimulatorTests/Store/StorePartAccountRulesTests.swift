@@ -9,36 +9,6 @@ private let annual = Product(
     id: "com.example.pro.annual", type: .autoRenewable, group: "pro", period: .oneYear,
     price: Price(decimal: "99.99")!, currency: "USD")
 
-/// A chain of `customer` to `product` in `phase`, as the store would append it.
-private func chain(
-    _ customer: String, _ product: Product = monthly, ownership: Ownership = .purchased,
-    phase: SubscriptionPhase = .active, failure: EndReason? = nil
-) -> SubscriptionChain {
-    var state = SubscriptionLifecycle.freshState(
-        PurchaseRequest(productId: product.id, period: product.period!), at: testStart)
-    state.phase = phase
-    if let failure {
-        state.failure = BillingFailure(
-            failedAt: testStart, cause: failure, graceExpiresAt: nil, retryEndsAt: at("P60D"))
-    }
-    return SubscriptionChain(
-        originalTransactionId: "200000000000000\(customer.count)", customer: customer, group: product.group!,
-        groupIdentifier: "21000001", ownership: ownership, sharedFrom: nil, sharingOn: false, state: state,
-        originalPurchaseDate: testStart, recentSubscriptionStartDate: testStart, currentTransactionIndex: -1)
-}
-
-/// A book holding `chains`, each indexed as its customer's own chain in its group when purchased.
-private func book(_ chains: [SubscriptionChain]) -> SubscriptionBook {
-    var book = SubscriptionBook()
-    for (position, chain) in chains.enumerated() {
-        let purchased = chain.ownership == .purchased
-        let (customer, group) = (chain.customer, chain.group)
-        let key = book.append(chain, customerAt: position)
-        if purchased { book.index(key, customer: customer, group: group) }
-    }
-    return book
-}
-
 private func winBackOffer(_ conditions: WinBackConditions? = nil) -> SubscriptionOffer {
     var offer = SubscriptionOffer(id: "wb", type: .winBack, mode: .freeTrial, period: .months(1))
     offer.winBackConditions = conditions
@@ -48,7 +18,7 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
 /// ``SubscriptionBook``: offer eligibility and the plan a redemption or plan change is on.
 @Suite struct SubscriptionBookOfferRulesTests {
     @Test func introOfferOncePerGroup() {
-        var subscriptions = book([chain("alice")])
+        var subscriptions = partTestBook([partTestChain("alice")])
         #expect(subscriptions.introOfferAvailable(to: "alice", inGroup: "pro"))
         subscriptions.markIntroOfferUsed(SubscriptionBook.customerGroupKey("alice", "pro"))
         #expect(!subscriptions.introOfferAvailable(to: "alice", inGroup: "pro"))
@@ -57,7 +27,7 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
     }
 
     @Test func offerForItsPlan() {
-        let subscriptions = book([chain("alice"), chain("bob", phase: .expired)])
+        let subscriptions = partTestBook([partTestChain("alice"), partTestChain("bob", phase: .expired)])
         let alice = subscriptions.chain(of: "alice", inGroup: "pro")
         let bob = subscriptions.chain(of: "bob", inGroup: "pro")
         #expect(
@@ -73,7 +43,9 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
     }
 
     @Test func winBackOnlyAfterExpiry() throws {
-        let subscriptions = book([chain("alice"), chain("bob", phase: .revoked), chain("carol", phase: .expired)])
+        let subscriptions = partTestBook([
+            partTestChain("alice"), partTestChain("bob", phase: .revoked), partTestChain("carol", phase: .expired),
+        ])
         for name in ["alice", "bob"] {
             let key = try #require(subscriptions.chain(of: name, inGroup: "pro"))
             #expect(throws: StoreError.self, "\(name): not lapsed") {
@@ -91,7 +63,7 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
     }
 
     @Test func winBackConditionsReadThePaidService() throws {
-        let subscriptions = book([chain("carol", phase: .expired)])
+        let subscriptions = partTestBook([partTestChain("carol", phase: .expired)])
         let carol = try #require(subscriptions.chain(of: "carol", inGroup: "pro"))
         let offer = winBackOffer(WinBackConditions(paidMonths: 2))
         let month: Int64 = 31 * 86_400_000
@@ -118,8 +90,8 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
             asked += 1
             return 0
         }
-        let active = chain("alice")
-        let lapsed = chain("carol", phase: .expired)
+        let active = partTestChain("alice")
+        let lapsed = partTestChain("carol", phase: .expired)
         #expect(
             SubscriptionBook.eligibleWinBackOfferIds(
                 product, chain: active, state: active.state, paidMilliseconds: paid, at: at("P2M")
@@ -131,7 +103,9 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
     }
 
     @Test func planOfAChange() throws {
-        let subscriptions = book([chain("alice"), chain("bob", annual, ownership: .familyShared)])
+        let subscriptions = partTestBook([
+            partTestChain("alice"), partTestChain("bob", annual, ownership: .familyShared),
+        ])
         let alice = try #require(subscriptions.purchasedChain(of: "alice", inGroup: "pro"))
         #expect(subscriptions.purchasedChain(of: "bob", inGroup: "pro") == nil, "a member's share is not theirs")
         #expect(subscriptions.planOfChange(alice, to: monthly.id, chosen: nil) == .upfront)
@@ -143,7 +117,7 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
 /// ``SubscriptionBook``: renewal-date extensions and billing issues.
 @Suite struct SubscriptionBookExtensionRulesTests {
     @Test func membersExtendedWithTheirPurchaser() {
-        let subscriptions = book([chain("alice"), chain("bob", ownership: .familyShared)])
+        let subscriptions = partTestBook([partTestChain("alice"), partTestChain("bob", ownership: .familyShared)])
         let bobsKeys = [ChainID(index: 1)]
         #expect(
             subscriptions.memberShareToRefuse(among: bobsKeys, of: monthly.id, ownChain: nil) == ChainID(index: 1))
@@ -154,7 +128,7 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
     }
 
     @Test func twoExtensionsPer365Days() {
-        var subscriptions = book([chain("alice")])
+        var subscriptions = partTestBook([partTestChain("alice")])
         let key = ChainID(index: 0)
         subscriptions.noteExtension(of: key, at: testStart)
         subscriptions.noteExtension(of: key, at: at("P100D"))
@@ -164,7 +138,7 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
     }
 
     @Test func aThirdExtensionMakesTheSubscriptionIneligible() {
-        var subscriptions = book([chain("alice")])
+        var subscriptions = partTestBook([partTestChain("alice")])
         let key = ChainID(index: 0)
         #expect(!subscriptions.extensionIneligible(key, days: 7, in: LifecycleContext(now: at("P2D"))))
         subscriptions.noteExtension(of: key, at: testStart)
@@ -174,9 +148,10 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
     }
 
     @Test func massExtensionConsidersPurchasersNotEnded() {
-        let subscriptions = book([
-            chain("alice"), chain("bob", phase: .billingRetry), chain("carol", phase: .expired),
-            chain("dan", phase: .revoked), chain("erin", ownership: .familyShared), chain("fay", annual),
+        let subscriptions = partTestBook([
+            partTestChain("alice"), partTestChain("bob", phase: .billingRetry), partTestChain("carol", phase: .expired),
+            partTestChain("dan", phase: .revoked), partTestChain("erin", ownership: .familyShared),
+            partTestChain("fay", annual),
         ])
         let considered = subscriptions.chains.indices.filter {
             subscriptions.massExtensionConsiders(chainAt: $0, of: monthly.id)
@@ -185,12 +160,12 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
     }
 
     @Test func billingIssuesOfAFailingRenewal() {
-        let subscriptions = book([
-            chain("alice", phase: .billingRetry, failure: .billingError),
-            chain("alice", annual, phase: .gracePeriod, failure: .billingError),
-            chain("bob", phase: .billingRetry, failure: .productNotForSale),
-            chain("carol", ownership: .familyShared, phase: .billingRetry, failure: .billingError),
-            chain("dan", phase: .active),
+        let subscriptions = partTestBook([
+            partTestChain("alice", phase: .billingRetry, failure: .billingError),
+            partTestChain("alice", annual, phase: .gracePeriod, failure: .billingError),
+            partTestChain("bob", phase: .billingRetry, failure: .productNotForSale),
+            partTestChain("carol", ownership: .familyShared, phase: .billingRetry, failure: .billingError),
+            partTestChain("dan", phase: .active),
         ])
         let all = subscriptions.chains.indices.map { ChainID(index: $0) }
         #expect(subscriptions.billingIssues(among: all) == [monthly.id, annual.id])
@@ -202,8 +177,8 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
     @Test func anEndedSubscriptionIsToldNothing() {
         var schedule = PriceIncreaseSchedule()
         let number = schedule.add(PriceIncreaseSchedulePartTests.increase())
-        let active = chain("alice").state
-        let expired = chain("bob", phase: .expired).state
+        let active = partTestChain("alice").state
+        let expired = partTestChain("bob", phase: .expired).state
         #expect(schedule.awaitsNotice(chainAt: 0, in: active, of: number))
         #expect(!schedule.awaitsNotice(chainAt: 1, in: expired, of: number))
         _ = schedule.tell(0, of: number)
@@ -212,7 +187,7 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
 
     @Test func aNoticeMovesWithTheRenewal() {
         let increase = PriceIncreaseSchedulePartTests.increase(effective: "60d")
-        let state = chain("alice").state
+        let state = partTestChain("alice").state
         let notice = PriceIncreaseSchedule.noticeInstant(of: increase, for: state)
         #expect(PriceIncreaseSchedule.noticeMoved(of: increase, for: state, at: notice.adding(milliseconds: -1)))
         #expect(!PriceIncreaseSchedule.noticeMoved(of: increase, for: state, at: notice))
@@ -234,8 +209,8 @@ private func winBackOffer(_ conditions: WinBackConditions? = nil) -> Subscriptio
     @Test func commitmentKeepsItsPriceOnlyWhenRunningToTheProduct() throws {
         let target = try PriceTarget.upfront(monthly, to: Price(decimal: "10.99")!, in: nil)
         let usa = Storefront.unitedStates
-        #expect(!target.keepsCommitmentPrice(chain("alice"), in: usa), "no commitment")
-        #expect(!target.keepsCommitmentPrice(chain("bob", annual), in: usa))
+        #expect(!target.keepsCommitmentPrice(partTestChain("alice"), in: usa), "no commitment")
+        #expect(!target.keepsCommitmentPrice(partTestChain("bob", annual), in: usa))
     }
 }
 

@@ -23,18 +23,6 @@ private func subscription(
         originalPurchaseDate: testStart, recentSubscriptionStartDate: testStart, currentTransactionIndex: current)
 }
 
-/// A book holding `chains`, each indexed as its customer's own chain in its group when purchased.
-private func bookOf(_ chains: [SubscriptionChain]) -> SubscriptionBook {
-    var book = SubscriptionBook()
-    for (position, chain) in chains.enumerated() {
-        let purchased = chain.ownership == .purchased
-        let (customer, group) = (chain.customer, chain.group)
-        let key = book.append(chain, customerAt: position)
-        if purchased { book.index(key, customer: customer, group: group) }
-    }
-    return book
-}
-
 /// A storefront by customer name: "fr…" customers shop in France, the others in the United States.
 private func storefrontOf(_ customer: String) -> Storefront {
     customer.hasPrefix("fr") ? Storefronts.storefront(countryCode: "FRA")! : .unitedStates
@@ -63,7 +51,7 @@ private func transaction(_ type: ProductType, productId: String, customer: Strin
     }
 
     @Test func consideredOnlyInTheRequestsStorefronts() throws {
-        let subscriptions = bookOf([
+        let subscriptions = partTestBook([
             subscription("alice"), subscription("fred"), subscription("bob", phase: .expired),
             subscription("carol", ownership: .familyShared),
         ])
@@ -107,7 +95,7 @@ private func transaction(_ type: ProductType, productId: String, customer: Strin
 /// ``FamilyBook``: the members' current transactions a change of the purchaser's reaches.
 @Suite struct FamilyBookFanOutTests {
     @Test func fanOutReachesGrantedMembersCurrentTransactions() {
-        let subscriptions = bookOf([
+        let subscriptions = partTestBook([
             subscription("alice", current: 0), subscription("bob", ownership: .familyShared, current: 4),
             subscription("carol", ownership: .familyShared, current: -1),
         ])
@@ -129,7 +117,7 @@ private func transaction(_ type: ProductType, productId: String, customer: Strin
 /// ``SubscriptionBook`` and ``TransactionLedger``: what a refund reads and decides.
 @Suite struct RefundCoordinationRulesTests {
     @Test func aRefundOfTheCurrentTransactionRunsThroughItsChain() {
-        let subscriptions = bookOf([subscription("alice", current: 3)])
+        let subscriptions = partTestBook([subscription("alice", current: 3)])
         let record = transaction(.autoRenewable, productId: monthly.id)
         #expect(subscriptions.chain(of: record, product: monthly) == ChainID(index: 0))
         #expect(subscriptions.chain(currentAt: 3, of: record, product: monthly) == ChainID(index: 0))
@@ -182,7 +170,7 @@ private func transaction(_ type: ProductType, productId: String, customer: Strin
     }
 
     @Test func priceIncreaseFirstRenewalTellsEachReachedChainOnce() throws {
-        let subscriptions = bookOf([
+        let subscriptions = partTestBook([
             subscription("alice"), subscription("bob", phase: .expired), subscription("carol", yearly),
             subscription("dan"),
         ])
@@ -211,7 +199,7 @@ private func transaction(_ type: ProductType, productId: String, customer: Strin
         fred.state.commitment = commitment
         var alice = subscription("alice", plan)
         alice.state.commitment = commitment
-        let subscriptions = bookOf([fred, subscription("frank", plan), alice])
+        let subscriptions = partTestBook([fred, subscription("frank", plan), alice])
         let target = try PriceTarget.monthly(plan, to: Price(decimal: "12.99")!, in: "FRA")
         var locks = CommitmentPriceLocks()
         locks.keepPrices(for: target, of: subscriptions, catalog: catalog, storefront: storefrontOf)
@@ -226,7 +214,7 @@ private func transaction(_ type: ProductType, productId: String, customer: Strin
 /// ``SubscriptionBook``: an offer redemption's refusals.
 @Suite struct OfferRedemptionRulesTests {
     @Test func offerForItsPlanRefusesAnotherPlan() throws {
-        let subscriptions = bookOf([subscription("alice")])
+        let subscriptions = partTestBook([subscription("alice")])
         var offer = SubscriptionOffer(id: "m", type: .promotional, mode: .freeTrial, period: .months(1))
         offer.plan = .monthly
         #expect(throws: StoreError.self, "a running up-front subscription redeems on its own plan") {
@@ -249,7 +237,7 @@ private func transaction(_ type: ProductType, productId: String, customer: Strin
     }
 
     @Test func aMemberHasNoSubscriptionToChangeWithAnOffer() throws {
-        let subscriptions = bookOf([subscription("alice"), subscription("bob", ownership: .familyShared)])
+        let subscriptions = partTestBook([subscription("alice"), subscription("bob", ownership: .familyShared)])
         try subscriptions.checkOwnSubscription(ChainID(index: 0), productId: yearly.id)
         #expect(throws: StoreError.self) {
             try subscriptions.checkOwnSubscription(ChainID(index: 1), productId: yearly.id)

@@ -17,20 +17,6 @@ private let yearly: Product = {
 }()
 private let catalog = try! Catalog(products: [monthly, basic, yearly, lifetime, season])
 
-/// A chain of `customer` to `product` in `phase`, as the store would append it.
-private func chain(
-    _ customer: String, _ product: Product = monthly, ownership: Ownership = .purchased,
-    phase: SubscriptionPhase = .active
-) -> SubscriptionChain {
-    var state = SubscriptionLifecycle.freshState(
-        PurchaseRequest(productId: product.id, period: product.period!), at: testStart)
-    state.phase = phase
-    return SubscriptionChain(
-        originalTransactionId: "200000000000000\(customer.count)", customer: customer, group: product.group!,
-        groupIdentifier: "21000001", ownership: ownership, sharedFrom: nil, sharingOn: false, state: state,
-        originalPurchaseDate: testStart, recentSubscriptionStartDate: testStart, currentTransactionIndex: -1)
-}
-
 /// A directory with `names` registered in order.
 private func directory(_ names: [String]) -> CustomerDirectory {
     var directory = CustomerDirectory()
@@ -80,7 +66,7 @@ private func charge(
 
     @Test func aShareIsPaidForByItsPurchaser() {
         let directory = directory(["alice", "bob"])
-        var share = chain("bob", ownership: .familyShared)
+        var share = partTestChain("bob", ownership: .familyShared)
         #expect(directory.purchaser(of: share) == "bob", "no purchaser recorded: the chain's customer")
         share.purchaserPosition = 0
         #expect(directory.purchaser(of: share) == "alice")
@@ -93,7 +79,7 @@ private func charge(
         var ledger = TransactionLedger()
         _ = ledger.append(oneTime(lifetime, by: "carol", id: "1"), at: testStart)
         var locks = CommitmentPriceLocks()
-        var subscription = chain("alice")
+        var subscription = partTestChain("alice")
         let record = charge(&subscription, ledger: ledger, locks: &locks)
         #expect(subscription.firstTransactionIndex == 1 && subscription.currentTransactionIndex == 1)
         #expect(record.productId == monthly.id && record.price == monthly.price && record.currency == "USD")
@@ -104,7 +90,7 @@ private func charge(
     @Test func aRenewalSharesItsPreviousFields() {
         var ledger = TransactionLedger()
         var locks = CommitmentPriceLocks()
-        var subscription = chain("alice")
+        var subscription = partTestChain("alice")
         subscription.transactionFields = ledger.append(
             charge(&subscription, ledger: ledger, locks: &locks), at: testStart)
         let renewal = charge(&subscription, ledger: ledger, locks: &locks)
@@ -120,7 +106,7 @@ private func charge(
         let ledger = TransactionLedger()
         var locks = CommitmentPriceLocks()
         locks.keep(StorefrontPrice(price: Price(decimal: "7.99")!, currency: "USD"), of: "alice", inGroup: "21000001")
-        var subscription = chain("alice", yearly)
+        var subscription = partTestChain("alice", yearly)
         subscription.state.commitment = CommitmentState(
             billingPeriodNumber: 3, expiresDate: at("P1Y"), autoRenew: true)
         let kept = charge(&subscription, yearly, ledger: ledger, locks: &locks)
@@ -178,7 +164,7 @@ private func charge(
     }
 
     @Test func aDowngradeRenewsAtThePendingProductsPrice() {
-        var subscription = chain("alice")
+        var subscription = partTestChain("alice")
         #expect(snapshot(subscription, directory: directory(["alice"])).renewalPrice == monthly.price)
         subscription.state.pendingChange = PurchaseRequest(productId: basic.id, period: basic.period!)
         let info = snapshot(subscription, directory: directory(["alice"]))
@@ -187,7 +173,7 @@ private func charge(
     }
 
     @Test func expirationIntentOnlyOnceEnded() {
-        var subscription = chain("alice")
+        var subscription = partTestChain("alice")
         subscription.state.endReason = .customerCancelled
         #expect(snapshot(subscription, directory: directory(["alice"])).expirationIntent == nil, "active: none")
         subscription.state.phase = .expired
@@ -197,12 +183,12 @@ private func charge(
     @Test func accountFieldsOfTheChainsCustomer() {
         var directory = directory(["alice", "bob"])
         directory.setAppAccountToken("00000000-0000-0000-0000-000000000001", for: "bob")
-        let own = snapshot(chain("bob"), directory: directory)
+        let own = snapshot(partTestChain("bob"), directory: directory)
         #expect(own.appTransactionId == directory.records[1].appTransactionId)
         #expect(own.appAccountToken == "00000000-0000-0000-0000-000000000001")
-        let share = snapshot(chain("bob", ownership: .familyShared), directory: directory)
+        let share = snapshot(partTestChain("bob", ownership: .familyShared), directory: directory)
         #expect(share.appAccountToken == nil, "a member's share carries no token (§4.5)")
-        #expect(snapshot(chain("nobody"), directory: directory).appTransactionId == "", "an unknown customer")
+        #expect(snapshot(partTestChain("nobody"), directory: directory).appTransactionId == "", "an unknown customer")
     }
 
     @Test(arguments: [
@@ -210,7 +196,7 @@ private func charge(
         (.revoked, false),
     ])
     func commitmentFieldsOnlyInACommitment(phase: SubscriptionPhase, inCommitment: Bool) {
-        var state = chain("alice", yearly).state
+        var state = partTestChain("alice", yearly).state
         state.phase = phase
         #expect(RenewalInfoModel.isInCommitment(state) == inCommitment)
     }
@@ -227,11 +213,11 @@ private func charge(
     }
 
     @Test func oneSubscriptionDecidedWithoutDeriving() {
-        var (directory, book) = parts([chain("alice")])
+        var (directory, book) = parts([partTestChain("alice")])
         #expect(!EntitlementModel.unchanged(ofCustomerAt: 0, directory: directory, book: book), "newly entitled")
         directory.setEntitlements([monthly.id], ofCustomerAt: 0)
         #expect(EntitlementModel.unchanged(ofCustomerAt: 0, directory: directory, book: book))
-        (directory, book) = parts([chain("alice"), chain("alice", basic)])
+        (directory, book) = parts([partTestChain("alice"), partTestChain("alice", basic)])
         directory.setEntitlements([basic.id, monthly.id], ofCustomerAt: 0)
         #expect(
             !EntitlementModel.unchanged(ofCustomerAt: 0, directory: directory, book: book),
@@ -240,7 +226,8 @@ private func charge(
 
     @Test func derivedFromSubscriptionsAndPurchases() {
         let made = parts([
-            chain("alice"), chain("alice", basic, phase: .expired), chain("alice", yearly, phase: .gracePeriod),
+            partTestChain("alice"), partTestChain("alice", basic, phase: .expired),
+            partTestChain("alice", yearly, phase: .gracePeriod),
         ])
         var directory = made.0
         let book = made.1

@@ -40,3 +40,37 @@ func lines(_ notifications: [SentNotification]) -> [String] {
         return text
     }
 }
+
+// MARK: - The store's parts, alone (the part-rule tests in Store/)
+
+/// A chain of `customer` to `product` in `phase` (its billing failure `failure`, if any), as the store would append
+/// it: its originalTransactionId is `idPrefix` followed by the length of the customer's name.
+func partTestChain(
+    _ customer: String, _ product: Product = monthly, ownership: Ownership = .purchased,
+    phase: SubscriptionPhase = .active, failure: EndReason? = nil, current: Int = -1,
+    idPrefix: String = "200000000000000"
+) -> SubscriptionChain {
+    var state = SubscriptionLifecycle.freshState(
+        PurchaseRequest(productId: product.id, period: product.period!), at: testStart)
+    state.phase = phase
+    if let failure {
+        state.failure = BillingFailure(
+            failedAt: testStart, cause: failure, graceExpiresAt: nil, retryEndsAt: at("P60D"))
+    }
+    return SubscriptionChain(
+        originalTransactionId: "\(idPrefix)\(customer.count)", customer: customer, group: product.group!,
+        groupIdentifier: "21000001", ownership: ownership, sharedFrom: nil, sharingOn: false, state: state,
+        originalPurchaseDate: testStart, recentSubscriptionStartDate: testStart, currentTransactionIndex: current)
+}
+
+/// A book holding `chains`, each indexed as its customer's own chain in its group when purchased.
+func partTestBook(_ chains: [SubscriptionChain]) -> SubscriptionBook {
+    var book = SubscriptionBook()
+    for (position, chain) in chains.enumerated() {
+        let purchased = chain.ownership == .purchased
+        let (customer, group) = (chain.customer, chain.group)
+        let key = book.append(chain, customerAt: position)
+        if purchased { book.index(key, customer: customer, group: group) }
+    }
+    return book
+}

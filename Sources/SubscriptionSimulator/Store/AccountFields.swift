@@ -3,8 +3,10 @@
 /// directory, what Set App Account Token left (``ServerRequestRecords``), the commitment locks and the catalogue.
 /// Stateless: the store passes its parts in place (no copies; this runs on every charge and every renewal info).
 enum AccountFields {
-    /// The `appAccountToken` of `customer`'s purchase `originalTransactionId`: the one Set App Account Token gave
-    /// this purchase, else the one the customer's app supplied (read in place: this runs on every charge).
+    /// The `appAccountToken` of `customer`'s purchase `originalTransactionId` (transactions and renewal info): the one
+    /// Set App Account Token gave this purchase, which takes precedence over the one the app supplies with later
+    /// purchases, for this purchase only [assumed]; else the one the customer's app supplied (read in place: this runs
+    /// on every charge).
     @inline(__always)
     static func appAccountToken(
         of customer: String, purchase originalTransactionId: String, directory: CustomerDirectory,
@@ -14,8 +16,9 @@ enum AccountFields {
         return directory.appAccountTokens[customer]
     }
 
-    /// The record with its customer's account fields. A purchaser's transaction is priced in their storefront; a
-    /// family member's keeps the purchaser's price and currency and carries no `appAccountToken` (§4.5).
+    /// The record with its customer's account fields. A purchaser's transaction is priced in their storefront and
+    /// carries the `appAccountToken` their app supplied with their latest purchase that had one (from that purchase
+    /// on); a family member's keeps the purchaser's price and currency and carries no `appAccountToken` (§4.5).
     /// `customerAt`: the customer's position in the directory; `productAt`: the product's place in the catalogue, when
     /// the caller knows it; `defaultStorefront`: the app's.
     static func add(

@@ -49,3 +49,21 @@ public struct AppTransactionRecord: Hashable, Sendable {
     /// `receiptCreationDate`: when the App Store signed it, the store's clock.
     public var receiptCreationDate: Instant
 }
+
+extension AppTransactionRecord {
+    /// **app-transaction-of-a-customer**: every customer the store knows has downloaded the app: their
+    /// `AppTransaction` has their `appTransactionId`, `originalPurchaseDate` the `purchaseDate` of their first
+    /// transaction, else the store's start [assumed: the store does not model the download itself],
+    /// `originalPlatform` the app's (``AppConfiguration/originalPlatform``) and `receiptCreationDate` now. `nil` for a
+    /// customer the store has never met (no `appTransactionId` in `directory`).
+    init?(
+        of customer: String, directory: CustomerDirectory, transactions: TransactionLog, platform: PurchasePlatform,
+        start: Instant, at now: Instant
+    ) {
+        guard let appTransactionId = directory.appTransactionId(of: customer) else { return nil }
+        let first = transactions.first { $0.customer == customer }
+        self.init(
+            appTransactionId: appTransactionId, originalPurchaseDate: first?.purchaseDate ?? start,
+            originalPlatform: platform, receiptCreationDate: now)
+    }
+}

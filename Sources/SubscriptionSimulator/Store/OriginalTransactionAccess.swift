@@ -33,6 +33,24 @@ public struct OriginalTransactionAccess: Hashable, Sendable {
 /// The rules of what an id gives (issue 44, item 1): the store facade finds the chain or the transaction the id names,
 /// and the read model says what it gives (reference §3.1, §4.5).
 extension OriginalTransactionAccess {
+    /// What `originalTransactionId` gives at `now`: the chain of `book` that has it, else the one-time purchase of
+    /// `ledger` whose transaction and original transaction ids are both it; nil when neither has it.
+    init?(of originalTransactionId: String, book: SubscriptionBook, ledger: TransactionLedger, at now: Instant) {
+        if let chain = book.chains.first(where: { $0.originalTransactionId == originalTransactionId }) {
+            self.init(of: chain)
+            return
+        }
+        let transactions = ledger.transactions
+        guard
+            let index = transactions.indices.first(where: {
+                transactions[$0].transactionId == originalTransactionId
+                    && transactions[$0].originalTransactionId == originalTransactionId
+            })
+        else { return nil }
+        // Every subscription transaction belongs to a chain, found above.
+        self.init(oneTime: transactions[index], termEnd: ledger.nonRenewingTerms[index], at: now)
+    }
+
     /// What a subscription chain's `originalTransactionId` gives: the purchaser's subscription or a member's share,
     /// granting access while entitled (active or in grace), to its current product.
     init(of chain: SubscriptionChain) {

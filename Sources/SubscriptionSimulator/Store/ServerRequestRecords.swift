@@ -133,6 +133,20 @@ struct ServerRequestRecords: Hashable, Sendable {
     /// Whether `text` has the form of an order id (``orderId(ofTransaction:seed:)``).
     static func looksLikeOrderId(_ text: String) -> Bool { text.count == 10 && text.first == "M" }
 
+    /// Rule order-id-from-the-seed for a record: a purchased transaction's order id; a family member's transactions
+    /// have none (the purchaser paid).
+    static func orderId(of record: TransactionRecord, seed: UInt64) -> String? {
+        guard record.ownership == .purchased else { return nil }
+        return orderId(ofTransaction: record.transactionId, seed: seed)
+    }
+
+    /// The transactions of `log` in the order `orderId` (``orderId(of:seed:)``), in creation order; empty when no
+    /// order has it.
+    static func transactions(inOrder orderId: String, among log: TransactionLog, seed: UInt64) -> [TransactionRecord] {
+        guard looksLikeOrderId(orderId) else { return [] }
+        return log.filter { Self.orderId(of: $0, seed: seed) == orderId }
+    }
+
     /// Whether the invariants hold: `finishedIds` are the ids in `finished`, each finished once; at most
     /// ``consumptionInformationKeptPerTransaction`` consumption informations per transaction.
     var isConsistent: Bool {

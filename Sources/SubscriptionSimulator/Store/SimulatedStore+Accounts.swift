@@ -27,10 +27,8 @@ extension SimulatedStore {
         directory.appAccountToken(of: customer)
     }
 
-    /// A purchase whose app supplies an `appAccountToken` (a lowercase UUID; rule app-account-token-is-a-uuid).
-    /// The token appears in the customer's transactions and renewal info from this purchase on, and never in a family
-    /// member's (reference §4.5). Apple refuses a token that is not a UUID (`InvalidAppAccountTokenUUIDError`,
-    /// 4000183).
+    /// A purchase whose app supplies an `appAccountToken` (rule app-account-token-is-a-uuid, ``AppAccountToken``): the
+    /// customer's transactions and renewal info carry it from this purchase on (``AccountFields``; never a member's).
     public mutating func purchase(
         _ productId: String, by customer: String, appAccountToken: String?, plan: BillingPlan = .upfront
     ) throws(StoreError) {
@@ -52,18 +50,6 @@ extension SimulatedStore {
     func requirePrice(of product: Product, for customer: String, plan: BillingPlan?) throws(StoreError) {
         try PurchaseRequirements.checkPrice(
             of: product, for: customer, in: storefront(of: customer), plan: plan, book: subscriptionBook)
-    }
-}
-
-extension SimulatedStore {
-    /// Who pays for `chain` (``CustomerDirectory/purchaser(of:)``).
-    func purchaser(of chain: SubscriptionChain) -> String {
-        directory.purchaser(of: chain)
-    }
-
-    /// The monthly plan's price of `productId` in `storefront` (``Catalog/monthlyCommitmentPrice(of:in:)``).
-    func monthlyCommitmentPrice(of productId: String, in storefront: Storefront) -> (price: Price, currency: String)? {
-        catalog.monthlyCommitmentPrice(of: productId, in: storefront)
     }
 
     /// Rules commitment-plan-needs-one-year and commitment-storefronts in the customer's storefront

@@ -11,17 +11,15 @@ extension SimulatedStore {
             notification: notification, testNotificationToken: Self.testNotificationToken(of: notification))
     }
 
-    /// **test-notification-token**: `testNotificationToken` is a string Apple documents only as a unique identifier
-    /// of the test (S-API `testNotificationToken`). The simulator writes the notification's `notificationUUID`, an
-    /// underscore and its `signedDate` in milliseconds [assumed: Apple's library test data use a bare UUID; tokens
-    /// seen from the App Store have this UUID-underscore-timestamp form], so the token finds its notification again.
+    /// The `testNotificationToken` of a `TEST` notification (rule test-notification-token,
+    /// ``EmissionLog/testNotificationToken(of:)``).
     public static func testNotificationToken(of notification: SentNotification) -> String {
-        "\(notification.notificationUUID)_\(notification.instant.millisecondsSince1970)"
+        EmissionLog.testNotificationToken(of: notification)
     }
 
     /// The `TEST` notification a `testNotificationToken` names, or nil when no such test was requested (Get Test
     /// Notification Status then answers 404 `TestNotificationNotFoundError`, reference §6.3).
     public func testNotification(token: String) -> SentNotification? {
-        emissions.notifications.last { $0.type == .test && Self.testNotificationToken(of: $0) == token }
+        emissions.testNotification(token: token)
     }
 }

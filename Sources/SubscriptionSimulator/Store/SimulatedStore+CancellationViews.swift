@@ -7,12 +7,10 @@ extension SimulatedStore {
     /// Every cancellation-page view, in the order made, with its outcome once answered.
     public var cancellationViews: [CancellationView] { serverRequests.cancellationViews }
 
-    /// Rule retention-view-needs-renewing-subscription
-    /// (``ServerRequestRecords/cancellableSubscription(among:productId:customer:)``): the customer's first subscription
-    /// of `productId` (nil: any) they bought, entitled with auto-renew on. The request's `requestIdentifier` is
-    /// derived from the seed, the epoch and the view's number (rule retention-ids,
-    /// ``ServerRequestRecords/nextCancellationRequest(about:appAppleId:locale:seed:epoch:environment:at:)``);
-    /// `signedDate` is the store's clock; `userLocale` is `locale`.
+    /// The customer views the cancellation page of their first subscription of `productId` (nil: any) they bought
+    /// (rule retention-view-needs-renewing-subscription; the request's ids: rule retention-ids), in
+    /// ``ServerRequestRecords/cancellableSubscription(among:productId:customer:)`` and
+    /// ``ServerRequestRecords/nextCancellationRequest(about:appAppleId:locale:seed:epoch:environment:at:)``.
     @discardableResult
     public mutating func viewCancellation(_ productId: String?, by customer: String, locale: String)
         throws(StoreError) -> RealtimeRequest

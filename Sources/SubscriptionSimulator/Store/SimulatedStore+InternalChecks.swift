@@ -3,12 +3,19 @@
 /// every part's `isConsistent` must hold after each ``advance(to:)`` and each action of the scenario vocabulary
 /// (``TimelineDriver/perform(_:on:)``: scenario runs, `serve`'s control API, `check`); a release build checks nothing.
 extension SimulatedStore {
-    /// Whether the invariants of every part that states them hold (each part's file documents its own).
-    var partsAreConsistent: Bool {
-        directory.isConsistent && subscriptionBook.isConsistent && familyBook.isConsistent && ledger.isConsistent
-            && emissions.isConsistent && priceIncreaseSchedule.isConsistent && serverRequests.isConsistent
-            && commitmentPriceLocks.isConsistent
+    /// Each part that states invariants, by name, and whether they hold now (each part's file documents its own).
+    var partChecks: [(part: String, holds: Bool)] {
+        [
+            ("CustomerDirectory", directory.isConsistent), ("SubscriptionBook", subscriptionBook.isConsistent),
+            ("FamilyBook", familyBook.isConsistent), ("TransactionLedger", ledger.isConsistent),
+            ("EmissionLog", emissions.isConsistent), ("PriceIncreaseSchedule", priceIncreaseSchedule.isConsistent),
+            ("ServerRequestRecords", serverRequests.isConsistent),
+            ("CommitmentPriceLocks", commitmentPriceLocks.isConsistent),
+        ]
     }
+
+    /// Whether the invariants of every part that states them hold.
+    var partsAreConsistent: Bool { partChecks.allSatisfy(\.holds) }
 
     /// Stops with the part whose invariants broke (debug and internal-check builds only).
     ///
@@ -21,20 +28,9 @@ extension SimulatedStore {
             internalCheckSteps &+= 1
             let size = directory.names.count + ledger.nextIndex + emissions.heldCount
             guard size <= Self.internalCheckFullSize || internalCheckSteps % (size / 256) == 0 else { return }
-            precondition(directory.isConsistent, "CustomerDirectory breaks its invariants at \(now) (seed \(seed))")
-            precondition(
-                subscriptionBook.isConsistent, "SubscriptionBook breaks its invariants at \(now) (seed \(seed))")
-            precondition(familyBook.isConsistent, "FamilyBook breaks its invariants at \(now) (seed \(seed))")
-            precondition(ledger.isConsistent, "TransactionLedger breaks its invariants at \(now) (seed \(seed))")
-            precondition(emissions.isConsistent, "EmissionLog breaks its invariants at \(now) (seed \(seed))")
-            precondition(
-                priceIncreaseSchedule.isConsistent,
-                "PriceIncreaseSchedule breaks its invariants at \(now) (seed \(seed))")
-            precondition(
-                serverRequests.isConsistent, "ServerRequestRecords breaks its invariants at \(now) (seed \(seed))")
-            precondition(
-                commitmentPriceLocks.isConsistent,
-                "CommitmentPriceLocks breaks its invariants at \(now) (seed \(seed))")
+            for check in partChecks {
+                precondition(check.holds, "\(check.part) breaks its invariants at \(now) (seed \(seed))")
+            }
         #endif
     }
 

@@ -17,25 +17,12 @@ extension SimulatedStore {
     }
 
     /// With ``StoreRetention/liveState``: forgets the notifications and entitlement changes sent so far (the caller
-    /// has handed them on) and the transactions nothing refers to any more. With ``StoreRetention/everything``:
-    /// nothing.
+    /// has handed them on) and the transactions nothing refers to any more
+    /// (``TransactionLedger/dropSupersededRenewals(book:)``). With ``StoreRetention/everything``: nothing.
     public mutating func discardEmitted() {
         guard emissions.retention == .liveState else { return }
         emissions.discard()
-        // A transaction is live while a chain names it as its current one, it is a one-time purchase (those grow
-        // with the scenario's actions, not with time), or a refund request names it (a chain's first transaction
-        // is needed only as an index). The rest are superseded renewals: dropped once they are half as many as the
-        // live ones (the window's storage, kept between compactions, is then half the live transactions' size), so on
-        // average each new transaction moves two live ones.
-        guard ledger.transactions.windowCount > max(4096, ledger.transactions.pinnedCount / 2) else { return }
-        var live: [Int] = []
-        live.reserveCapacity(subscriptionBook.chains.count + ledger.refundRequests.count)
-        // By index: a chain is large, and copying each out would retain every string in it.
-        for index in subscriptionBook.chains.indices where subscriptionBook.chains[index].currentTransactionIndex >= 0 {
-            live.append(subscriptionBook.chains[index].currentTransactionIndex)
-        }
-        for request in ledger.refundRequests { live.append(request.transactionIndex) }
-        ledger.keepOnly(live)
+        ledger.dropSupersededRenewals(book: subscriptionBook)
     }
 
     /// Pauses ``advance(to:)`` once `count` notifications and entitlement changes are held, for the caller to hand
@@ -54,9 +41,6 @@ extension SimulatedStore {
     /// Stamps an ``OrderKey`` on every notification and entitlement change from now on; called before the store emits
     /// anything.
     package mutating func stampOrderKeys() { emissions.noteOrder() }
-
-    /// Whether the store stamps order keys (``stampOrderKeys()``).
-    package var stampsOrderKeys: Bool { emissions.notesOrder }
 
     /// The order keys of the notifications held, from the one at `start` on.
     package func notificationOrderKeys(from start: Int) -> ArraySlice<OrderKey> {

@@ -4,12 +4,10 @@
 /// before it calls these.
 extension SimulatedStore {
     /// Set App Account Token (Apple: "sets the app account token value for a purchase the customer makes outside of
-    /// your app, or updates its value in an existing transaction"): every transaction the customer bought with that
-    /// `originalTransactionId` carries `token` from now on, the existing ones included (each is changed, so it comes
-    /// back in a history listing by `revision`), and so does the subscription's renewal info. The token set this way
-    /// takes precedence over the one the app supplies with later purchases, for this purchase only [assumed]. A
-    /// family member's transactions never carry it (reference §4.5). Throws `invalidAppAccountToken` for a token
-    /// that is not a lowercase UUID (rule app-account-token-is-a-uuid).
+    /// your app, or updates its value in an existing transaction"): the purchase's transactions
+    /// (``TransactionLedger/setAppAccountToken(_:forOriginalTransactionId:at:)``) and renewal info carry `token`
+    /// (``AccountFields/appAccountToken(of:purchase:directory:serverRequests:)``). Throws `invalidAppAccountToken`
+    /// for a token that is not a lowercase UUID (rule app-account-token-is-a-uuid).
     public mutating func setAppAccountToken(_ token: String, forOriginalTransactionId id: String) throws(StoreError) {
         if let problem = AppAccountToken.problem(with: token) { throw .invalidAppAccountToken(token, problem) }
         serverRequests.setAppAccountToken(token, forOriginalTransactionId: id)
@@ -70,16 +68,13 @@ extension SimulatedStore {
         serverRequests.massExtension(productId: productId, requestIdentifier: requestIdentifier)
     }
 
-    /// Rule order-id-from-the-seed (``ServerRequestRecords/orderId(ofTransaction:seed:)``): a purchased transaction's
-    /// order id; a family member's transactions have none (the purchaser paid).
+    /// A purchased transaction's order id; nil for a family member's (``ServerRequestRecords/orderId(of:seed:)``).
     public func orderId(of record: TransactionRecord) -> String? {
-        guard record.ownership == .purchased else { return nil }
-        return ServerRequestRecords.orderId(ofTransaction: record.transactionId, seed: seed)
+        ServerRequestRecords.orderId(of: record, seed: seed)
     }
 
     /// The transactions of the order `orderId` (``orderId(of:)``), in creation order; empty when no order has it.
     public func transactions(inOrder orderId: String) -> [TransactionRecord] {
-        guard ServerRequestRecords.looksLikeOrderId(orderId) else { return [] }
-        return transactions.filter { self.orderId(of: $0) == orderId }
+        ServerRequestRecords.transactions(inOrder: orderId, among: transactions, seed: seed)
     }
 }

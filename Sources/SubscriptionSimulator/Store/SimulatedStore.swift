@@ -91,10 +91,8 @@ public struct SimulatedStore: Sendable {
         directory.register(name, ids: &ids)
     }
 
-    /// Registers a customer whose ids are made from `idPosition` rather than from the order the store meets them
-    /// (``CustomerRecord/idPosition``): the store of one part of a partitioned run registers only its own customers,
-    /// each at their place in the scenario's customers, and makes the ids the one-job run makes (issue 27). Customers
-    /// registered later without a position of their own get one at or above `reserving`.
+    /// Registers a customer whose ids are made from `idPosition` (``CustomerRecord/idPosition``: a partitioned run's
+    /// part); customers registered later without one get one at or above `reserving`.
     mutating func addCustomer(_ name: String, idPosition: Int, reserving count: Int) {
         _ = directory.register(name, idPosition: idPosition, ids: &ids)
         directory.reserveIdPositions(below: count)
@@ -103,14 +101,11 @@ public struct SimulatedStore: Sendable {
     /// The event group of the customer at `position` (``CustomerRecord/eventGroup``; 0 for none).
     @inline(__always)
     func eventGroup(ofCustomerAt position: Int?) -> UInt32 {
-        guard let position else { return 0 }
-        return directory.records[position].eventGroup
+        position.map { directory.records[$0].eventGroup } ?? 0
     }
 
-    /// Gives each registered customer, by id position (``CustomerRecord/idPosition``: their place in the scenario's
-    /// customers), the group that orders their events among others of one instant and priority and that their records'
-    /// order keys carry (``OrderKey/group``). Customers not given one have group 0, so a store not made from a
-    /// scenario runs such events in the order scheduled.
+    /// Gives each registered customer, by id position, their event group (``CustomerRecord/eventGroup``); with group
+    /// 0 (none given), a store not made from a scenario runs one instant's events in the order scheduled.
     mutating func setEventGroups(_ groups: [UInt32]) {
         directory.setEventGroups(groups)
     }
@@ -125,8 +120,7 @@ public struct SimulatedStore: Sendable {
 
     // MARK: - Identifiers (rule ids-per-customer)
 
-    /// The next transaction id of the customer at `position` (rule ids-per-customer,
-    /// ``CustomerDirectory/nextTransactionIdentifier(ofCustomerAt:ids:)``).
+    /// ``CustomerDirectory/nextTransactionIdentifier(ofCustomerAt:ids:)`` (rule ids-per-customer).
     mutating func nextTransactionIdentifier(forCustomerAt position: Int) -> StoreIdentifier {
         directory.nextTransactionIdentifier(ofCustomerAt: position, ids: ids)
     }
@@ -136,14 +130,9 @@ public struct SimulatedStore: Sendable {
         nextTransactionIdentifier(forCustomerAt: register(customer)).text
     }
 
-    /// The next web order line item id of the customer at `position` (made from their id position).
+    /// ``CustomerDirectory/nextWebOrderLineItemIdentifier(ofCustomerAt:ids:)`` (rule ids-per-customer).
     mutating func nextWebOrderLineItemIdentifier(forCustomerAt position: Int) -> StoreIdentifier {
         directory.nextWebOrderLineItemIdentifier(ofCustomerAt: position, ids: ids)
-    }
-
-    /// The next notification UUID about the customer at `position`.
-    mutating func nextNotificationUUID(forCustomerAt position: Int) -> NotificationUUID {
-        directory.nextNotificationUUID(ofCustomerAt: position)
     }
 
     // MARK: - Clock
@@ -249,8 +238,7 @@ public struct SimulatedStore: Sendable {
     public mutating func refund(_ productId: String, of customer: String, reason: Int32 = 0) throws(StoreError) {
         let product = try requireProduct(productId)
         if product.type == .autoRenewable {
-            guard let key = chainKey(customer, product), subscriptionBook.chains[key.index].state.productId == productId
-            else {
+            guard let key = subscriptionBook.chain(of: customer, current: product) else {
                 throw .nothingToRefund(customer: customer, productId: productId)
             }
             try apply(.refunded(amount: .full, reason: reason), to: key)
@@ -541,56 +529,39 @@ public struct SimulatedStore: Sendable {
 
     // MARK: - Notifications
 
-    /// `position`: the recipient's position in the directory when the caller knows it (saves hashing the name).
-    ///
-    /// The record and renewal info are consumed: the notification takes them without copying (each copy retains
-    /// their strings).
+    /// Sends a notification to `recipient`; `position`: the recipient's position in the directory when the caller
+    /// knows it (saves hashing the name).
+    /// ``EmissionLog/send(_:_:to:at:directory:transaction:renewal:status:restored:at:)``
     mutating func send(
         _ type: NotificationType, _ subtype: NotificationSubtype?, to recipient: String, at position: Int? = nil,
         transaction: consuming TransactionRecord, renewal: consuming RenewalSnapshot?, status: SubscriptionPhase?,
         restored: Bool = false
     ) {
-        // Rule ids-per-customer: the UUID belongs to the recipient.
-        let position = position ?? register(recipient)
-        directory.needsRefresh(ofCustomerAt: position)
-        emissions.append(
-            SentNotification(
-                recipient: recipient, instant: now, type: type, subtype: subtype,
-                uuid: nextNotificationUUID(forCustomerAt: position), transaction: transaction, renewal: renewal,
-                status: status),
-            group: directory.records[position].eventGroup, restored: restored)
+        emissions.send(
+            type, subtype, to: recipient, at: position ?? register(recipient), directory: &directory,
+            transaction: transaction, renewal: renewal, status: status, restored: restored, at: now)
     }
 
-    /// Sends a notification about the app itself (rule ``SentNotification/isAboutTheApp``): no customer, no
-    /// transaction; `summary` for `RENEWAL_EXTENSION` / `SUMMARY`.
+    /// Sends a notification about the app itself (``EmissionLog/sendAboutTheApp(_:_:summary:uuid:at:)``).
     @discardableResult
     mutating func sendAboutTheApp(
         _ type: NotificationType, _ subtype: NotificationSubtype?, summary: RenewalExtensionSummary? = nil
     ) -> SentNotification {
-        let notification = SentNotification(
-            recipient: nil, instant: now, type: type, subtype: subtype, uuid: ids.nextStoreNotificationUUID(),
-            transaction: nil, renewal: nil, status: nil, summary: summary)
-        emissions.append(notification, group: 0)
-        return notification
+        emissions.sendAboutTheApp(type, subtype, summary: summary, uuid: ids.nextStoreNotificationUUID(), at: now)
     }
 
     /// The renewal info of `chain` in its own state: ``renewalSnapshot(of:state:productAt:)`` with `chain.state`, read
     /// in place (passing `chain.state` copies the state to the call, issue 27).
     func renewalSnapshot(of chain: SubscriptionChain, productAt known: Int? = nil) -> RenewalSnapshot {
-        renewalInfo(of: chain, state: chain.state, productAt: known)
+        RenewalInfoModel.snapshot(
+            of: chain, state: chain.state, productAt: known, catalog: catalog, directory: directory,
+            serverRequests: serverRequests, schedule: priceIncreaseSchedule, locks: commitmentPriceLocks,
+            ledger: ledger, defaultStorefront: app.storefront, at: now)
     }
 
-    /// `productAt`: the place of `state.productId` in the catalogue, when the caller has looked it up.
+    /// The renewal info of `chain` in `state` (``RenewalInfoModel``); `productAt`: the place of `state.productId` in
+    /// the catalogue, when the caller has looked it up.
     func renewalSnapshot(of chain: SubscriptionChain, state: SubscriptionState, productAt known: Int? = nil)
-        -> RenewalSnapshot
-    {
-        renewalInfo(of: chain, state: state, productAt: known)
-    }
-
-    /// The body of both ``renewalSnapshot(of:state:productAt:)`` and ``renewalSnapshot(of:productAt:)``
-    /// (``RenewalInfoModel``), inlined into each so that `state` is read where it lies.
-    @inline(__always)
-    private func renewalInfo(of chain: SubscriptionChain, state: SubscriptionState, productAt known: Int?)
         -> RenewalSnapshot
     {
         RenewalInfoModel.snapshot(
@@ -601,29 +572,10 @@ public struct SimulatedStore: Sendable {
 
     // MARK: - Entitlements
 
-    /// Re-derives the entitlements of every customer something happened to since the last refresh, and logs the
-    /// changes (``EntitlementModel``). Entitlements are derived from subscriptions and transactions, never toggled;
-    /// every change of them comes with a notification to that customer, or with the end of a non-renewing term.
+    /// Re-derives and logs the entitlements of every customer something happened to since the last refresh
+    /// (``CustomerDirectory/refreshEntitlements(book:ledger:emissions:at:)``).
     mutating func refreshEntitlements() {
-        guard !directory.toRefresh.isEmpty else { return }
-        // In the order customers were first named, each once.
-        directory.sortRefreshes()
-        var previous = -1
-        for position in directory.toRefresh where position != previous {
-            previous = position
-            if EntitlementModel.unchanged(ofCustomerAt: position, directory: directory, book: subscriptionBook) {
-                continue
-            }
-            let products = EntitlementModel.derived(
-                ofCustomerAt: position, directory: directory, book: subscriptionBook, ledger: ledger, at: now)
-            if directory.records[position].entitlements != products {
-                directory.setEntitlements(products, ofCustomerAt: position)
-                emissions.append(
-                    EntitlementChange(instant: now, customer: directory.names[position], products: products),
-                    group: directory.records[position].eventGroup)
-            }
-        }
-        directory.clearRefreshes()
+        directory.refreshEntitlements(book: subscriptionBook, ledger: ledger, emissions: &emissions, at: now)
     }
 
     // MARK: - Lookups
@@ -647,34 +599,17 @@ public struct SimulatedStore: Sendable {
         return key
     }
 
-    /// Appends a transaction, indexing one-time purchases by customer; the customer's account fields (storefront,
-    /// price in it, `appTransactionId`, `appAccountToken`) and the modification order are set here, once. Every
-    /// transaction is recorded here, so this is where the dates are checked (rule transaction-dates-in-order,
-    /// ``TransactionRecord/hasConsistentDates``).
-    ///
-    /// `customerAt` and `productAt`, when the caller knows them: the customer's position in the directory and the
-    /// product's in the catalogue (saves hashing the names).
-    /// Returns the record's shared fields.
+    /// Records a transaction; `customerAt` and `productAt`, when the caller knows them, save hashing the names.
+    /// Returns its shared fields.
+    /// ``TransactionLedger/record(_:customerAt:productAt:directory:serverRequests:locks:catalog:defaultStorefront:seed:at:)``
     @discardableResult
     mutating func appendTransaction(
         _ record: consuming TransactionRecord, customerAt knownPosition: Int? = nil, productAt product: Int? = nil
     ) -> TransactionRecord.Box {
-        assert(
-            record.hasConsistentDates,
-            "transaction \(record.transactionId) of \(record.customer) breaks rule transaction-dates-in-order: "
-                + "originalPurchaseDate \(record.originalPurchaseDate), purchaseDate \(record.purchaseDate), "
-                + "expiresDate \(record.expiresDate.map(\.description) ?? "none") (seed \(seed))")
-        let position = knownPosition ?? register(record.customer)
-        if record.productType != .autoRenewable {
-            directory.addOneTimePurchase(ledger.transactions.endIndex, toCustomerAt: position)
-        }
-        // The record is the caller's, consumed: changed in place and moved into the ledger, never copied (a copy
-        // retains its shared fields and identifiers).
-        AccountFields.add(
-            to: &record, customerAt: position, productAt: product, directory: directory,
+        ledger.record(
+            record, customerAt: knownPosition ?? register(record.customer), productAt: product, directory: &directory,
             serverRequests: serverRequests, locks: commitmentPriceLocks, catalog: catalog,
-            defaultStorefront: app.storefront)
-        return ledger.append(record, at: now)
+            defaultStorefront: app.storefront, seed: seed, at: now)
     }
 
     /// Puts a transaction last in the modification order (a change: refund, revocation, extension, `isUpgraded`;
@@ -689,9 +624,7 @@ public struct SimulatedStore: Sendable {
     }
 
     func requireChain(_ productId: String, _ customer: String) throws(StoreError) -> ChainID {
-        let product = try requireProduct(productId)
-        guard let key = chainKey(customer, product), subscriptionBook.chains[key.index].state.productId == productId
-        else {
+        guard let key = subscriptionBook.chain(of: customer, current: try requireProduct(productId)) else {
             throw .noSubscription(customer: customer, productId: productId)
         }
         return key

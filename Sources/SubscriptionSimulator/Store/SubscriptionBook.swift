@@ -29,6 +29,14 @@ struct SubscriptionBook: Hashable, Sendable {
     /// The id the next chain appended gets.
     var nextID: ChainID { ChainID(index: chains.count) }
 
+    /// The customer's own chain in `product`'s group while `product` is its current product, if any.
+    func chain(of customer: String, current product: Product) -> ChainID? {
+        guard let group = product.group, let key = chain(of: customer, inGroup: group),
+            chains[key.index].state.productId == product.id
+        else { return nil }
+        return key
+    }
+
     /// Appends a chain whose customer is at `position` in the ``CustomerDirectory``; returns its id.
     mutating func append(_ chain: consuming SubscriptionChain, customerAt position: Int) -> ChainID {
         let key = nextID

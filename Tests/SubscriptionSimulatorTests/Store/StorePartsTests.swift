@@ -200,7 +200,7 @@ func exercisedStore() throws -> SimulatedStore {
         noting.emissions.noteOrder()
         try noting.purchase(familyMonthly.id, by: "alice")
         try noting.advance(to: at("P2M"))
-        #expect(noting.emissions.isConsistent && noting.stampsOrderKeys)
+        #expect(noting.emissions.isConsistent && noting.emissions.notesOrder)
         // Rule order-key: unique keys, in the order emitted within each kind of record.
         let notificationKeys = Array(noting.notificationOrderKeys(from: 0))
         let changeKeys = Array(noting.changeOrderKeys(from: 0))

@@ -14,6 +14,19 @@ extension CustomerDirectory {
         !records[position].chains.isEmpty || !records[position].oneTimePurchases.isEmpty
     }
 
+    /// Puts the customer at `position` in `storefront` (nothing when they are in it, their own or `default`); throws
+    /// `storefrontFixed` once it is fixed (rule storefront-fixed-per-customer, ``storefrontIsFixed(ofCustomerAt:)``).
+    mutating func setStorefront(_ storefront: Storefront, ofCustomerAt position: Int, default: Storefront)
+        throws(StoreError)
+    {
+        let current = self.storefront(of: names[position], default: `default`)
+        if storefront == current { return }
+        if storefrontIsFixed(ofCustomerAt: position) {
+            throw .storefrontFixed(customer: names[position], storefront: current.countryCode)
+        }
+        setStorefront(storefront, for: names[position])
+    }
+
     /// The customer's `appTransactionId`: one per Apple Account per app, so each family member has their own
     /// (Notifications 2.15; `Engine/IdentifierSource.swift` gives the format); `nil` for an unknown customer.
     func appTransactionId(of customer: String) -> String? {

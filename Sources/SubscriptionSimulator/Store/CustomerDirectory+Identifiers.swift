@@ -19,6 +19,19 @@ extension CustomerDirectory {
         return ids.webOrderLineItemIdentifier(ofCustomerAt: Int(records[position].idPosition), counter: counter)
     }
 
+    /// The ids of `chain`'s next charge, held by the chain's customer at `position` (rule ids-per-customer): its
+    /// transaction id (a first purchase's is its originalTransactionId, reference §2.5, S-TXID; a later one the
+    /// customer's next) and the customer's next web order line item id.
+    @inline(__always)
+    mutating func chargeIdentifiers(of chain: SubscriptionChain, customerAt position: Int, ids: IdentifierSource)
+        -> (transaction: StoreIdentifier, webOrderLineItem: StoreIdentifier)
+    {
+        let transaction: StoreIdentifier =
+            chain.currentTransactionIndex < 0
+            ? .text(chain.originalTransactionId) : nextTransactionIdentifier(ofCustomerAt: position, ids: ids)
+        return (transaction, nextWebOrderLineItemIdentifier(ofCustomerAt: position, ids: ids))
+    }
+
     /// Who pays for `chain`: its purchaser for a member's share (``SubscriptionChain/purchaserPosition``), its
     /// customer otherwise (whose storefront prices it).
     @inline(__always)

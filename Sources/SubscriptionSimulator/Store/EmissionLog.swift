@@ -101,6 +101,14 @@ struct EmissionLog: Hashable, Sendable {
     /// Whether the store keeps its history (``StoreRetention/everything``).
     var keepsHistory: Bool { retention == .everything }
 
+    /// Stops with a clear message when `feature` needs history this log does not keep.
+    func requireHistory(_ feature: @autoclosure () -> String) {
+        precondition(
+            keepsHistory,
+            "\(feature()) reads the store's history, which a store with retention .liveState does not keep; "
+                + "create the store with retention .everything (the default)")
+    }
+
     /// Forgets the notifications and entitlement changes sent so far (the caller has handed them on).
     mutating func discard() {
         notifications.removeAll(keepingCapacity: true)

@@ -15,4 +15,17 @@ extension LifecycleContext {
             productForSale: removedFromSale.isEmpty || !removedFromSale.contains(chain.state.autoRenewProductId),
             gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility)
     }
+
+    /// Throws the rule of the lifecycle table that refuses `input` on `chain` now (in the context above), changing
+    /// nothing.
+    static func checkAllowed(
+        _ input: LifecycleInput, on chain: SubscriptionChain, directory: CustomerDirectory,
+        removedFromSale: Set<String>, app: AppConfiguration, at now: Instant
+    ) throws(StoreError) {
+        let context = LifecycleContext(
+            for: chain, directory: directory, removedFromSale: removedFromSale, app: app, at: now)
+        if case .rejected(let violation) = SubscriptionLifecycle.transition(chain.state, input, context) {
+            throw .lifecycle(violation, customer: chain.customer, productId: chain.state.productId)
+        }
+    }
 }

@@ -22,6 +22,16 @@ extension ServerRequestRecords {
         return subscription
     }
 
+    /// The app's `appAppleId`, which Apple's realtime request carries: a `retention` error when the app has none.
+    static func requireAppAppleId(_ appAppleId: Int64?) throws(StoreError) -> Int64 {
+        guard let appAppleId else {
+            throw .retention(
+                "viewCancellation needs the app's appAppleId (the scenario's `app: appAppleId:`): Apple's realtime "
+                    + "request carries it")
+        }
+        return appAppleId
+    }
+
     /// The request of the next cancellation-page view, about `subscription`, signed at `now`: rule **retention-ids**,
     /// its `requestIdentifier` derived from `seed`, `epoch` and the view's number (counted from 1); `userLocale` is
     /// `locale`.

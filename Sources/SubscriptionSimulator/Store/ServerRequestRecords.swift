@@ -64,6 +64,13 @@ struct ServerRequestRecords: Hashable, Sendable {
         consumptionInformation.append(information)
     }
 
+    /// ``keep(_:)`` of a body received for the transaction `transactionId` (the body's own id is replaced).
+    mutating func keep(_ information: ConsumptionInformation, for transactionId: String) {
+        var information = information
+        information.transactionId = transactionId
+        keep(information)
+    }
+
     // MARK: - Renewal-date extensions
 
     /// The extension of the subscription `originalTransactionId` that `requestIdentifier` made, if any (rule

@@ -4,12 +4,7 @@ extension SimulatedStore {
     /// Puts a customer in a storefront (default: `app.storefront`), until they have a transaction
     /// (``CustomerDirectory/storefrontIsFixed(ofCustomerAt:)``).
     public mutating func setStorefront(_ storefront: Storefront, for customer: String) throws(StoreError) {
-        let position = register(customer)
-        if storefront == self.storefront(of: customer) { return }
-        if directory.storefrontIsFixed(ofCustomerAt: position) {  // rule storefront-fixed-per-customer
-            throw .storefrontFixed(customer: customer, storefront: self.storefront(of: customer).countryCode)
-        }
-        directory.setStorefront(storefront, for: customer)
+        try directory.setStorefront(storefront, ofCustomerAt: register(customer), default: app.storefront)
     }
 
     /// The customer's storefront: their own, or the app's default.

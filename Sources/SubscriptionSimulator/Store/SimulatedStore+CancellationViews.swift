@@ -16,11 +16,7 @@ extension SimulatedStore {
         throws(StoreError) -> RealtimeRequest
     {
         guard customers.contains(customer) else { throw .unknownCustomer(customer) }
-        guard let appAppleId = app.appAppleId else {
-            throw .retention(
-                "viewCancellation needs the app's appAppleId (the scenario's `app: appAppleId:`): Apple's realtime "
-                    + "request carries it")
-        }
+        let appAppleId = try ServerRequestRecords.requireAppAppleId(app.appAppleId)
         let subscription = try ServerRequestRecords.cancellableSubscription(
             among: subscriptions(for: customer), productId: productId, customer: customer)
         let request = serverRequests.nextCancellationRequest(

@@ -9,12 +9,7 @@ extension SimulatedStore {
     }
 
     /// Stops with a clear message when `feature` needs history this store does not keep (``StoreRetention``).
-    func requireHistory(_ feature: @autoclosure () -> String) {
-        precondition(
-            emissions.keepsHistory,
-            "\(feature()) reads the store's history, which a store with retention .liveState does not keep; "
-                + "create the store with retention .everything (the default)")
-    }
+    func requireHistory(_ feature: @autoclosure () -> String) { emissions.requireHistory(feature()) }
 
     /// With ``StoreRetention/liveState``: forgets the notifications and entitlement changes sent so far (the caller
     /// has handed them on) and the transactions nothing refers to any more

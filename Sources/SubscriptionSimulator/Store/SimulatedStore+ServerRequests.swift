@@ -50,9 +50,7 @@ extension SimulatedStore {
         try sendConsumptionInformation(
             record.productId, of: record.customer, transaction: try ledger.purchasePosition(of: index),
             customerConsented: customerConsented, refundPreference: refundPreference)
-        var kept = received
-        kept.transactionId = record.transactionId
-        serverRequests.keep(kept)
+        serverRequests.keep(received, for: record.transactionId)
     }
 
     /// How many consumption informations the store keeps per transaction (rule

@@ -11,8 +11,10 @@ public struct SimulatedStore: Sendable {
 
     var scheduler: EventScheduler<StoreEvent>
     var ids: IdentifierSource
-    /// Products taken off sale (``removeFromSale(_:)``): the catalogue's sale status.
-    var removedFromSale: Set<String> = []
+    /// The catalogue's sale status (``removeFromSale(_:)``).
+    private(set) var saleStatus = SaleStatus()
+    /// Products taken off sale (``SaleStatus/removed``).
+    var removedFromSale: Set<String> { saleStatus.removed }
 
     // The store's parts, each with its own invariants (its file in `Store/` says which).
     /// Customers, their records, Apple Account fields and pending entitlement refreshes.
@@ -192,7 +194,7 @@ public struct SimulatedStore: Sendable {
         throws(StoreError)
     {
         let product = try requireProduct(productId)
-        if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
+        try saleStatus.checkForSale(productId)
         try requirePrice(of: product, for: customer, plan: plan)
         if plan == .monthly { try requireCommitmentPlan(of: product, for: customer) }
         // After the checks: a refused purchase does not name a new customer.
@@ -258,16 +260,12 @@ public struct SimulatedStore: Sendable {
     /// The developer removes a product from sale. Nothing is sent now; the next renewal fails (reference §5.17,
     /// Appendix A-8: no notification at the moment of removal, S-F835965).
     public mutating func removeFromSale(_ productId: String) throws(StoreError) {
-        _ = try requireProduct(productId)
-        guard !removedFromSale.contains(productId) else { throw .alreadyRemovedFromSale(productId) }
-        removedFromSale.insert(productId)
+        try saleStatus.remove(try requireProduct(productId).id)
     }
 
     /// The developer puts a product back on sale; subscriptions failing because of its removal recover now.
     public mutating func restoreToSale(_ productId: String) throws(StoreError) {
-        _ = try requireProduct(productId)
-        guard removedFromSale.contains(productId) else { throw .alreadyOnSale(productId) }
-        removedFromSale.remove(productId)
+        try saleStatus.restore(try requireProduct(productId).id)
         for key in subscriptionBook.purchasedChains(ofProduct: productId) { try apply(.productRestoredToSale, to: key) }
         refreshEntitlements()
     }
@@ -315,8 +313,7 @@ public struct SimulatedStore: Sendable {
         let position = chain.customerPosition >= 0 ? chain.customerPosition : directory.positions[chain.customer]
         let context = LifecycleContext(
             now: now, paymentSucceeds: !(position.map { directory.records[$0].paymentFails } ?? false),
-            // Most runs take nothing off sale: no hashing of the product id then.
-            productForSale: removedFromSale.isEmpty || !removedFromSale.contains(chain.state.autoRenewProductId),
+            productForSale: saleStatus.isForSale(chain.state.autoRenewProductId),
             gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility)
         switch SubscriptionLifecycle.transition(chain.state, input, context) {
         case .ignored:
@@ -338,12 +335,9 @@ public struct SimulatedStore: Sendable {
     /// Throws the rule that refuses `input` on the chain `key` now, as ``apply(_:to:)`` would, without changing
     /// anything: an action that changes the store before it applies its input checks the rule with this first.
     func checkAllowed(_ input: LifecycleInput, on key: ChainID) throws(StoreError) {
-        let chain = subscriptionBook.chains[key.index]
-        let context = LifecycleContext(
-            for: chain, directory: directory, removedFromSale: removedFromSale, app: app, at: now)
-        if case .rejected(let violation) = SubscriptionLifecycle.transition(chain.state, input, context) {
-            throw .lifecycle(violation, customer: chain.customer, productId: chain.state.productId)
-        }
+        try LifecycleContext.checkAllowed(
+            input, on: subscriptionBook.chains[key.index], directory: directory, removedFromSale: removedFromSale,
+            app: app, at: now)
     }
 
     /// Carries out a transition's effects on a chain the caller holds (it is not in the ``SubscriptionBook``
@@ -407,13 +401,8 @@ public struct SimulatedStore: Sendable {
         offer: IntroductoryOffer?, reason: ChargeReason, customerAt customerPosition: Int?, productAt productIndex: Int,
         toMembers fansOut: Bool
     ) {
-        // A first purchase's transactionId is its originalTransactionId (reference §2.5, S-TXID).
-        let isFirst = chain.currentTransactionIndex < 0
-        // Rule ids-per-customer: the chain's customer holds the transaction.
         let owner = customerPosition ?? register(chain.customer)
-        let transactionId: StoreIdentifier =
-            isFirst ? .text(chain.originalTransactionId) : nextTransactionIdentifier(forCustomerAt: owner)
-        let webOrderLineItem = nextWebOrderLineItemIdentifier(forCustomerAt: owner)
+        let (transactionId, webOrderLineItem) = directory.chargeIdentifiers(of: chain, customerAt: owner, ids: ids)
         let record = ledger.chargeRecord(
             of: &chain, transactionId: transactionId, webOrderLineItem: webOrderLineItem, purchaseDate: purchaseDate,
             expiresDate: expiresDate, offer: offer, reason: reason, catalog: catalog, productAt: productIndex,
@@ -610,12 +599,6 @@ public struct SimulatedStore: Sendable {
             record, customerAt: knownPosition ?? register(record.customer), productAt: product, directory: &directory,
             serverRequests: serverRequests, locks: commitmentPriceLocks, catalog: catalog,
             defaultStorefront: app.storefront, seed: seed, at: now)
-    }
-
-    /// Puts a transaction last in the modification order (a change: refund, revocation, extension, `isUpgraded`;
-    /// ``TransactionLedger``).
-    mutating func markModified(_ index: Int) {
-        ledger.markModified(index, at: now)
     }
 
     func requireProduct(_ id: String) throws(StoreError) -> Product {

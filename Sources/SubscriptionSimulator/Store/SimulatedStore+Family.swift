@@ -1,5 +1,5 @@
 /// Family Sharing: family groups, sharing switches, the family delay, fan-out of notifications to members, REVOKE.
-/// Facts: reference §1.3, §4 and §7; rules by name in ``FamilyRules``.
+/// Facts: reference §1.3, §4 and §7; rules by name in ``FamilyRules`` and the parts (`Store/FamilyBook*.swift`).
 extension SimulatedStore {
     // MARK: - Family groups
 
@@ -20,10 +20,10 @@ extension SimulatedStore {
         familyBook.add(customer, toFamilyAt: index)
         // Purchases already shared in the family reach the newcomer now; the newcomer's shared purchases reach the
         // family now.
-        for source in familyBook.sharedSources(
+        for (id, input) in familyBook.joinOffers(
             inFamily: index, directory: directory, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog)
         {
-            try offerShare(of: source, to: familyBook.families[index].everyone)
+            try transition(share: id, input)
         }
         refreshEntitlements()
     }
@@ -39,97 +39,69 @@ extension SimulatedStore {
 
     // MARK: - Sharing switches
 
-    /// The purchaser's "Share With Family" main switch (Apple Support: "Share New Subscriptions"). On by default; it
-    /// governs new purchases only and never unshares an existing one (reference §4.3, Appendix B-14).
+    /// The purchaser's "Share With Family" main switch, for new purchases only
+    /// (``FamilyBook/setShareWithFamily(_:for:)``: rule share-with-family-switch).
     public mutating func setShareWithFamily(_ enabled: Bool, for customer: String) throws(StoreError) {
-        guard familyBook.sharesNewPurchases(customer) != enabled else {
-            throw .family(.mainSwitchAlreadySet(customer: customer, enabled: enabled))
-        }
+        try familyBook.setShareWithFamily(enabled, for: customer)
         // After the rule: a refused switch does not name a new customer.
         addCustomer(customer)
-        familyBook.setSharesNewPurchases(enabled, for: customer)
     }
 
-    /// The purchaser turns sharing off for one subscription or non-consumable: members lose it (REVOKE, reason 0).
-    /// Inside the family delay, members never receive it (reference §4.4, Appendix A-6).
+    /// The purchaser turns sharing off for one subscription or non-consumable: members lose it (REVOKE, reason 0;
+    /// rules in `Store/FamilyBook+Switches.swift`).
     public mutating func stopSharing(_ productId: String, by customer: String) throws(StoreError) {
         let product = try requireProduct(productId)
-        switch product.type {
-        case .autoRenewable:
-            let key = try requireChain(productId, customer)
-            try subscriptionBook.stopSharing(key, customer: customer, productId: productId)
-            for id in familyBook.sharesEnded(bySwitchingOff: .subscription(chain: key)) { try endShare(id, reason: 0) }
-        case .nonConsumable:
-            guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
-                throw .family(.nothingToShare(customer: customer, productId: productId))
-            }
-            let ended = try familyBook.stopSharing(
-                nonConsumable: index, shareable: product.familyShareable, customer: customer, productId: productId)
-            for id in ended { try endShare(id, reason: 0) }
-        case .consumable, .nonRenewing:
-            throw .family(.typeCannotBeShared(productId: productId, type: product.type))
-        }
+        let source = try FamilyBook.switchedPurchase(
+            product, by: customer, chain: product.type == .autoRenewable ? requireChain(productId, customer) : nil,
+            oneTime: unrefundedOneTimePurchase(productId, of: customer))
+        let ended = try familyBook.stopSharing(
+            source, shareable: product.familyShareable, subscriptions: &subscriptionBook, customer: customer,
+            productId: productId)
+        for id in ended { try endShare(id, reason: 0) }
         refreshEntitlements()
     }
 
     /// The purchaser turns sharing on for a purchase they already have: members get it at once, no delay
     /// (reference §4.4; S-RC-BLOG, S-TT-FS). A member who had it before gets SUBSCRIBED / RESUBSCRIBE (§1.1).
+    /// Rules in `Store/FamilyBook+Switches.swift`.
     public mutating func startSharing(_ productId: String, by customer: String) throws(StoreError) {
         let product = try requireProduct(productId)
-        guard FamilyRules.canBeShared(product.type) else {
-            throw .family(.typeCannotBeShared(productId: productId, type: product.type))
-        }
-        guard product.familyShareable else { throw .family(.notShareable(productId: productId)) }
-        let source: Share.Source
-        switch product.type {
-        case .autoRenewable:
-            let key = try requireChain(productId, customer)
-            try subscriptionBook.startSharing(key, customer: customer, productId: productId)
-            source = .subscription(chain: key)
-        case .nonConsumable, .consumable, .nonRenewing:
-            guard let index = unrefundedOneTimePurchase(productId, of: customer) else {
-                throw .family(.nothingToShare(customer: customer, productId: productId))
-            }
-            try familyBook.startSharing(nonConsumable: index, customer: customer, productId: productId)
-            source = .nonConsumable(transactionIndex: index)
-        }
-        if let family = familyBook.family(of: customer) {
-            try offerShare(of: source, to: familyBook.families[family].everyone)
+        try FamilyBook.checkCanStartSharing(product)
+        let source = try FamilyBook.switchedPurchase(
+            product, by: customer, chain: product.type == .autoRenewable ? requireChain(productId, customer) : nil,
+            oneTime: unrefundedOneTimePurchase(productId, of: customer))
+        try familyBook.startSharing(source, subscriptions: &subscriptionBook, customer: customer, productId: productId)
+        for (id, input) in familyBook.offers(
+            of: source, toFamilyOf: customer, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog)
+        {
+            try transition(share: id, input)
         }
         refreshEntitlements()
     }
 
-    /// The developer turns Family Sharing on for a product. It cannot be turned off again (§4.1). Existing
+    /// The developer turns Family Sharing on for a product, for good (``FamilyBook/madeShareable(_:)``). Existing
     /// subscribers share only after they opt in (`startSharing`); family members get an existing non-consumable
     /// only when they restore purchases (reference §4.3, §4.5; S-TT-FS, S-FSA).
     public mutating func makeFamilyShareable(_ productId: String) throws(StoreError) {
-        var product = try requireProduct(productId)
-        guard FamilyRules.canBeShared(product.type) else {
-            throw .family(.typeCannotBeShared(productId: productId, type: product.type))
-        }
-        guard !product.familyShareable else { throw .family(.alreadyShareable(productId: productId)) }
-        product.familyShareable = true
+        let product = try FamilyBook.madeShareable(requireProduct(productId))
         do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
     }
 
-    /// Family Sharing cannot be turned off for a product once on (reference §4.1; S-FSA, S-TT-FS).
+    /// Always refused (``FamilyBook/turnOffRefusal(_:)``: rule family-sharing-cannot-be-turned-off).
     public mutating func turnOffFamilySharing(_ productId: String) throws(StoreError) {
-        let product = try requireProduct(productId)
-        if product.familyShareable { throw .family(.cannotTurnOffFamilySharing(productId: productId)) }
-        throw .family(.notShareable(productId: productId))
+        throw FamilyBook.turnOffRefusal(try requireProduct(productId))
     }
 
-    /// The customer restores purchases on their device: StoreKit re-delivers their non-consumables as restored.
-    /// A family member receives a non-consumable that became shareable after it was bought only now, through
-    /// restore (reference §4.5, §7.2; S-FSA). **[assumed]** (Appendix B-11): that member's transaction and its
-    /// ONE_TIME_CHARGE are created at the restore.
+    /// The customer restores purchases on their device: StoreKit re-delivers their non-consumables as restored, and
+    /// a family member receives the shared non-consumables they did not have
+    /// (``FamilyBook/restoredShares(for:directory:subscriptions:ledger:catalog:)``: reference §4.5, §7.2; B-11).
     public mutating func restorePurchases(for customer: String) throws(StoreError) {
         requireHistory("restorePurchases(for:)")
         addCustomer(customer)
-        for source in familyBook.restorableSources(
+        for id in familyBook.restoredShares(
             for: customer, directory: directory, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog)
         {
-            try transition(share: share(of: source, with: customer), .restored)
+            try transition(share: id, .restored)
         }
         emissions.recordRestore(at: now, customer: customer, transactions: ledger.restoredNonConsumables(of: customer))
         refreshEntitlements()
@@ -140,13 +112,6 @@ extension SimulatedStore {
     /// The customer's latest own purchase of a one-time product that is not refunded (an index in the ledger).
     func unrefundedOneTimePurchase(_ productId: String, of customer: String) -> Int? {
         ledger.unrefundedOneTimePurchase(productId, ofCustomerAt: directory.positions[customer], in: directory)
-    }
-
-    /// The share of `source` with `member`, created (ended: nothing given yet) if needed.
-    mutating func share(of source: Share.Source, with member: String) -> Int {
-        familyBook.share(
-            of: source, purchaser: FamilyBook.purchaser(of: source, subscriptions: subscriptionBook, ledger: ledger),
-            with: member)
     }
 
     /// A new purchase: if the product is shareable and the purchaser's main switch is on, the family gets it after the
@@ -161,22 +126,8 @@ extension SimulatedStore {
     /// Starts the family delay for every other person in the purchaser's family (rule family-delay).
     mutating func scheduleShares(of source: Share.Source, purchaser: String) throws(StoreError) {
         let grantAt = now.adding(app.familyDelay)
-        for member in familyBook.othersInFamily(of: purchaser) {
-            let id = familyBook.share(of: source, purchaser: purchaser, with: member)
+        for id in familyBook.delayedShares(of: source, purchaser: purchaser) {
             try transition(share: id, .delayStarted(at: grantAt))
-        }
-    }
-
-    /// Offers a shared purchase to `people` who do not have it: at the same instant as a pending grant to others,
-    /// or at once (joining, opting in: no delay), or held until the purchaser recovers from billing retry.
-    mutating func offerShare(of source: Share.Source, to people: [String]) throws(StoreError) {
-        let purchaser = FamilyBook.purchaser(of: source, subscriptions: subscriptionBook, ledger: ledger)
-        let pendingAt = familyBook.pendingGrantInstant(of: source)
-        for member in people where member != purchaser {
-            let id = share(of: source, with: member)
-            let start = familyBook.shareStart(
-                of: source, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog)
-            try transition(share: id, .offered(joiningPendingAt: pendingAt, start: start))
         }
     }
 
@@ -205,12 +156,8 @@ extension SimulatedStore {
         for effect in familyBook.apply(input, toShare: id) {
             switch effect {
             case .scheduleGrant(let at):
-                do throws(SchedulingError) {
-                    let event = try scheduler.schedule(
-                        .familyGrant(share: id), at: at, priority: StoreEventPriority.storeEvent,
-                        group: eventGroup(ofCustomerAt: directory.positions[familyBook.shares[id].purchaser]))
-                    familyBook.noteGrantEvent(event, of: id)
-                } catch { throw .scheduling(error) }
+                let group = eventGroup(ofCustomerAt: directory.positions[familyBook.shares[id].purchaser])
+                try familyBook.scheduleGrant(ofShare: id, at: at, group: group, scheduler: &scheduler)
             case .cancelGrant:
                 if let event = familyBook.grantEvent(of: id) { scheduler.cancel(event) }
             case .grant(let restored):
@@ -226,48 +173,34 @@ extension SimulatedStore {
     }
 
     /// Sends `type` and `subtype` to the customer of chain `key` about its current transaction, reporting `state`
-    /// (nil: the chain's own).
+    /// (nil: the chain's own, read in place).
     private mutating func sendAboutChain(
         _ key: ChainID, _ type: NotificationType, _ subtype: NotificationSubtype?, state: SubscriptionState? = nil
     ) {
         let chain = subscriptionBook.chains[key.index]
-        if let state {
-            send(
-                type, subtype, to: chain.customer, transaction: ledger.transactions[chain.currentTransactionIndex],
-                renewal: renewalSnapshot(of: chain, state: state), status: state.phase)
-        } else {
-            send(
-                type, subtype, to: chain.customer, transaction: ledger.transactions[chain.currentTransactionIndex],
-                renewal: renewalSnapshot(of: chain), status: chain.state.phase)
-        }
+        send(
+            type, subtype, to: chain.customer, transaction: ledger.transactions[chain.currentTransactionIndex],
+            renewal: state.map { renewalSnapshot(of: chain, state: $0) } ?? renewalSnapshot(of: chain),
+            status: state?.phase ?? chain.state.phase)
     }
 
-    /// Gives the member their own transaction for the shared purchase and notifies them (``ShareEffect/grant(restored:)``).
-    mutating func grant(share id: Int, restored: Bool, purchaser: PurchaserView?) {
+    /// ``ShareEffect/grant(restored:)``: the member's own transaction of the shared purchase (their own chain too for
+    /// a subscription, ``FamilyBook/memberChain(of:purchaser:member:originalTransactionId:originalPurchaseDate:purchaserPosition:)``,
+    /// or the one they had) and `SUBSCRIBED` (`INITIAL_BUY`, or `RESUBSCRIBE` to a member who had the share before,
+    /// §1.1) describing `purchaser` (read from the book when nil), or `ONE_TIME_CHARGE` for a non-consumable.
+    mutating func grant(share id: Int, restored: Bool, purchaser view: PurchaserView?) {
         let member = familyBook.shares[id].member
-        switch familyBook.shares[id].source {
-        case .subscription(let key):
-            grantSubscriptionShare(
-                id, purchaser: purchaser ?? PurchaserView(key, in: subscriptionBook, ledger: ledger))
-        case .nonConsumable(let index):
-            let record = TransactionLedger.memberNonConsumableTransaction(
-                like: ledger.transactions[index], member: member, transactionId: nextTransactionId(for: member),
-                at: now)
-            familyBook.noteMemberTransaction(ledger.nextIndex, of: id)
-            appendTransaction(record)
+        guard case .subscription(let key) = familyBook.shares[id].source else {
+            let transactionId = nextTransactionId(for: member)
+            appendTransaction(
+                familyBook.grantNonConsumable(share: id, transactionId: transactionId, ledger: ledger, at: now))
             // ONE_TIME_CHARGE: also sent when a customer receives a non-consumable through Family Sharing (§1.1, S-NT).
             send(
                 .oneTimeCharge, nil, to: member, transaction: ledger.transactions[ledger.nextIndex - 1], renewal: nil,
                 status: nil, restored: restored)
+            return
         }
-    }
-
-    /// Gives the member their own chain (or reuses the one they had) and transaction for a shared subscription, and
-    /// sends `SUBSCRIBED` (`INITIAL_BUY`, or `RESUBSCRIBE` to a member who had the share before, §1.1), describing
-    /// the purchaser's current transaction and state (`purchaser`).
-    mutating func grantSubscriptionShare(_ id: Int, purchaser: PurchaserView) {
-        guard case .subscription(let key) = familyBook.shares[id].source else { return }
-        let member = familyBook.shares[id].member
+        let purchaser = view ?? PurchaserView(key, in: subscriptionBook, ledger: ledger)
         let existing = familyBook.shares[id].memberChain
         let dates = familyBook.memberGrantDates(
             ofShare: id, purchaser: purchaser, subscriptions: subscriptionBook, at: now)
@@ -285,31 +218,23 @@ extension SimulatedStore {
         sendAboutChain(memberKey, .subscribed, existing == nil ? .initialBuy : .resubscribe)
     }
 
-    /// The member's transaction (``TransactionLedger/memberSubscriptionTransaction(like:member:transactionIdentifier:originalTransactionId:webOrderLineItem:purchaseDate:originalPurchaseDate:reason:currency:at:)``),
-    /// made the current one of the member's chain. Rule ids-per-customer: the member holds their transaction; a
-    /// first one's id is the chain's `originalTransactionId`.
+    /// Appends the member's transaction (``TransactionLedger/memberSubscriptionTransaction(of:ownerAt:like:purchaseDate:reason:currency:directory:ids:at:)``,
+    /// its ids by rule ids-per-customer), made the current one of the member's chain.
     mutating func appendMemberTransaction(
         _ memberKey: ChainID, like purchaserRecord: TransactionRecord, purchaseDate: Instant, reason: ChargeReason,
         currency: String? = nil
     ) {
         let chain = subscriptionBook.chains[memberKey.index]
         let owner = position(of: chain) ?? register(chain.customer)
-        let transactionIdentifier: StoreIdentifier =
-            chain.currentTransactionIndex < 0
-            ? .text(chain.originalTransactionId) : nextTransactionIdentifier(forCustomerAt: owner)
         let record = TransactionLedger.memberSubscriptionTransaction(
-            like: purchaserRecord, member: chain.customer, transactionIdentifier: transactionIdentifier,
-            originalTransactionId: chain.originalTransactionId,
-            webOrderLineItem: nextWebOrderLineItemIdentifier(forCustomerAt: owner), purchaseDate: purchaseDate,
-            originalPurchaseDate: chain.originalPurchaseDate, reason: reason, currency: currency, at: now)
+            of: chain, ownerAt: owner, like: purchaserRecord, purchaseDate: purchaseDate, reason: reason,
+            currency: currency, directory: &directory, ids: ids, at: now)
         subscriptionBook.noteTransaction(at: ledger.nextIndex, of: memberKey)
         appendTransaction(record)
     }
 
-    /// Renewals and recoveries reach members at the same instant, with no delay (§4.4, §4.5): each of the purchaser's
-    /// fan-out targets (``FamilyBook/fanOutTargets(of:)``) is charged. Each member's transaction is made from the
-    /// purchaser's record as built, before the purchaser's storefront price and account fields are set: the product's
-    /// own price (or the offer's) in the product's `currency`.
+    /// Charges each of the purchaser's fan-out targets (``FamilyBook/fanOutTargets(of:)``) at the same instant, no
+    /// delay (§4.4, §4.5), from the purchaser's `record` as built, in the product's `currency`.
     mutating func chargeMembers(sharing key: ChainID, like record: TransactionRecord, currency: String) {
         for memberKey in familyBook.fanOutTargets(of: key) {
             appendMemberTransaction(
@@ -317,10 +242,9 @@ extension SimulatedStore {
         }
     }
 
-    /// Fan-out: after the purchaser's notification, each member with the share gets theirs, in family order
-    /// (rule member-notifications; ordering A-19); a share held during billing retry is granted at the recovery
-    /// (rule share-held-during-billing-retry). Each share moves through ``ShareTransition``; `purchaser` holds
-    /// the purchaser's current transaction and the state the notification reports.
+    /// Fan-out: after the purchaser's notification, each share moves through ``ShareTransition`` in family order
+    /// (rules member-notifications and share-held-during-billing-retry; ordering A-19); `purchaser` holds the
+    /// purchaser's current transaction and the state the notification reports.
     mutating func notifyMembers(
         sharing key: ChainID, _ type: NotificationType, _ subtype: NotificationSubtype?, purchaser: PurchaserView,
         refundReason: Int32
@@ -337,19 +261,15 @@ extension SimulatedStore {
     /// (``FamilyBook/accessToRevoke(ofShare:subscriptions:ledger:)``), the ledger revokes their transaction
     /// (``TransactionLedger/revokeFamilyShared(_:reason:at:)``) and they get REVOKE, status 5.
     mutating func revokeMember(share id: Int, reason: Int32) {
-        switch familyBook.accessToRevoke(ofShare: id, subscriptions: subscriptionBook, ledger: ledger) {
-        case nil:
-            return
-        case .chain(let memberKey, let index):
-            ledger.revokeFamilyShared(index, reason: reason, at: now)
-            // Rule renewal-info-agrees-with-status: a REVOKE during grace or retry ends them for this member.
-            subscriptionBook.revokeMember(memberKey, at: now)
-            sendAboutChain(memberKey, .revoke, nil)
-        case .transaction(let index):
-            ledger.revokeFamilyShared(index, reason: reason, at: now)
-            send(
-                .revoke, nil, to: ledger.transactions[index].customer, transaction: ledger.transactions[index],
-                renewal: nil, status: nil)
+        guard let access = familyBook.accessToRevoke(ofShare: id, subscriptions: subscriptionBook, ledger: ledger)
+        else { return }
+        ledger.revokeFamilyShared(access.transaction, reason: reason, at: now)
+        guard case .chain(let memberKey, _) = access else {
+            let record = ledger.transactions[access.transaction]
+            return send(.revoke, nil, to: record.customer, transaction: record, renewal: nil, status: nil)
         }
+        // Rule renewal-info-agrees-with-status: a REVOKE during grace or retry ends them for this member.
+        subscriptionBook.revokeMember(memberKey, at: now)
+        sendAboutChain(memberKey, .revoke, nil)
     }
 }

@@ -195,6 +195,17 @@ extension FamilyBook {
         product.familyShareable && sharesNewPurchases(purchaser)
     }
 
+    /// The purchaser's new subscription `key` to `product` has its sharing switch set by
+    /// ``sharesNewPurchase(of:by:)``; returns the purchaser when it is shared (then the family delay starts).
+    func startSharingNewPurchase(chain key: ChainID, of product: Product, subscriptions: inout SubscriptionBook)
+        -> String?
+    {
+        let purchaser = subscriptions.chains[key.index].customer
+        let shared = sharesNewPurchase(of: product, by: purchaser)
+        subscriptions.setSharing(shared, of: key)
+        return shared ? purchaser : nil
+    }
+
     /// A-3 and rule member-grant-during-grace: the dates of the transaction share `id` of a subscription gives its
     /// member now (``FamilyRules/memberGrantDates(at:purchaserPurchaseDate:purchaserExpiresDate:memberOriginalPurchaseDate:)``),
     /// from the purchaser's current transaction and the member's chain if they had the share before.
@@ -230,16 +241,18 @@ extension FamilyBook {
     /// the chain a member receives the first time a share of the purchaser's subscription `key` reaches them:
     /// its own `originalTransactionId`, `FAMILY_SHARED`, the purchaser's group, sharing off (a member does not share
     /// on), the state the purchaser's notification reports; dates from ``FamilyRules/memberGrantDates(at:purchaserPurchaseDate:purchaserExpiresDate:memberOriginalPurchaseDate:)``.
+    /// `share`: the member's share of that chain; `directory` gives the purchaser's position.
     static func memberChain(
-        of key: ChainID, purchaser: PurchaserView, member: String, originalTransactionId: String,
-        originalPurchaseDate: Instant, purchaserPosition: Int
+        for share: Share, purchaser: PurchaserView, originalTransactionId: String, originalPurchaseDate: Instant,
+        directory: CustomerDirectory
     ) -> SubscriptionChain {
+        guard case .subscription(let key) = share.source else { preconditionFailure("a share of a subscription") }
         var chain = SubscriptionChain(
-            originalTransactionId: originalTransactionId, customer: member, group: purchaser.group,
+            originalTransactionId: originalTransactionId, customer: share.member, group: purchaser.group,
             groupIdentifier: purchaser.groupIdentifier, ownership: .familyShared, sharedFrom: key,
             sharingOn: false, state: purchaser.state, originalPurchaseDate: originalPurchaseDate,
             recentSubscriptionStartDate: originalPurchaseDate, currentTransactionIndex: -1)
-        chain.purchaserPosition = purchaserPosition
+        chain.purchaserPosition = directory.positions[purchaser.customer] ?? -1
         return chain
     }
 }

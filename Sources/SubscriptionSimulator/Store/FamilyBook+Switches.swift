@@ -31,20 +31,20 @@ extension FamilyBook {
         }
     }
 
-    /// The purchaser `customer` turns sharing of `source` (a purchase of `productId`, `shareable` or not) off: rule
+    /// The purchaser `customer` turns sharing of `source` (a purchase of `product`) off: rule
     /// stop-sharing-needs-sharing-on, in ``SubscriptionBook/stopSharing(_:customer:productId:)`` or
     /// ``stopSharing(nonConsumable:shareable:customer:productId:)``. Returns the shares that end (REVOKE, reason 0;
     /// inside the family delay members never receive it, reference §4.4, Appendix A-6), members in family order.
     mutating func stopSharing(
-        _ source: Share.Source, shareable: Bool, subscriptions: inout SubscriptionBook, customer: String,
-        productId: String
+        _ source: Share.Source, of product: Product, by customer: String, subscriptions: inout SubscriptionBook
     ) throws(StoreError) -> [Int] {
         switch source {
         case .subscription(let key):
-            try subscriptions.stopSharing(key, customer: customer, productId: productId)
+            try subscriptions.stopSharing(key, customer: customer, productId: product.id)
             return sharesEnded(bySwitchingOff: source)
         case .nonConsumable(let index):
-            return try stopSharing(nonConsumable: index, shareable: shareable, customer: customer, productId: productId)
+            return try stopSharing(
+                nonConsumable: index, shareable: product.familyShareable, customer: customer, productId: product.id)
         }
     }
 
@@ -57,20 +57,24 @@ extension FamilyBook {
         guard product.familyShareable else { throw .family(.notShareable(productId: product.id)) }
     }
 
-    /// The purchaser `customer` turns sharing of `source` (a purchase of `productId`) back on: rule
+    /// The purchaser `customer` turns sharing of `source` (a purchase of `product`) back on: rule
     /// start-sharing-needs-sharing-off, in ``SubscriptionBook/startSharing(_:customer:productId:)`` or
-    /// ``startSharing(nonConsumable:customer:productId:)``. Members then get it at once, no delay (reference §4.4).
+    /// ``startSharing(nonConsumable:customer:productId:)``. Members then get it at once, no delay (reference §4.4;
+    /// S-RC-BLOG, S-TT-FS).
     mutating func startSharing(
-        _ source: Share.Source, subscriptions: inout SubscriptionBook, customer: String, productId: String
+        _ source: Share.Source, of product: Product, by customer: String, subscriptions: inout SubscriptionBook
     ) throws(StoreError) {
         switch source {
-        case .subscription(let key): try subscriptions.startSharing(key, customer: customer, productId: productId)
-        case .nonConsumable(let index): try startSharing(nonConsumable: index, customer: customer, productId: productId)
+        case .subscription(let key): try subscriptions.startSharing(key, customer: customer, productId: product.id)
+        case .nonConsumable(let index):
+            try startSharing(nonConsumable: index, customer: customer, productId: product.id)
         }
     }
 
     /// `product` made family shareable by the developer: rule shareable-types, then **make-shareable-once**
-    /// (refused when it is already). It cannot be turned off again (reference §4.1).
+    /// (refused when it is already). It cannot be turned off again (reference §4.1). Existing subscribers share only
+    /// after they opt in (`startSharing`); family members get an existing non-consumable only when they restore
+    /// purchases (reference §4.3, §4.5; S-TT-FS, S-FSA).
     static func madeShareable(_ product: Product) throws(StoreError) -> Product {
         guard FamilyRules.canBeShared(product.type) else {
             throw .family(.typeCannotBeShared(productId: product.id, type: product.type))

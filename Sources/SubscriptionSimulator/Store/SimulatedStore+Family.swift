@@ -18,8 +18,6 @@ extension SimulatedStore {
         // After the rules: a refused join does not name a new customer.
         addCustomer(customer)
         familyBook.add(customer, toFamilyAt: index)
-        // Purchases already shared in the family reach the newcomer now; the newcomer's shared purchases reach the
-        // family now.
         for (id, input) in familyBook.joinOffers(
             inFamily: index, directory: directory, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog)
         {
@@ -54,23 +52,20 @@ extension SimulatedStore {
         let source = try FamilyBook.switchedPurchase(
             product, by: customer, chain: product.type == .autoRenewable ? requireChain(productId, customer) : nil,
             oneTime: unrefundedOneTimePurchase(productId, of: customer))
-        let ended = try familyBook.stopSharing(
-            source, shareable: product.familyShareable, subscriptions: &subscriptionBook, customer: customer,
-            productId: productId)
+        let ended = try familyBook.stopSharing(source, of: product, by: customer, subscriptions: &subscriptionBook)
         for id in ended { try endShare(id, reason: 0) }
         refreshEntitlements()
     }
 
-    /// The purchaser turns sharing on for a purchase they already have: members get it at once, no delay
-    /// (reference §4.4; S-RC-BLOG, S-TT-FS). A member who had it before gets SUBSCRIBED / RESUBSCRIBE (§1.1).
-    /// Rules in `Store/FamilyBook+Switches.swift`.
+    /// The purchaser turns sharing on for a purchase they already have: members get it at once (a member who had it
+    /// before gets SUBSCRIBED / RESUBSCRIBE, §1.1); rules in `Store/FamilyBook+Switches.swift`.
     public mutating func startSharing(_ productId: String, by customer: String) throws(StoreError) {
         let product = try requireProduct(productId)
         try FamilyBook.checkCanStartSharing(product)
         let source = try FamilyBook.switchedPurchase(
             product, by: customer, chain: product.type == .autoRenewable ? requireChain(productId, customer) : nil,
             oneTime: unrefundedOneTimePurchase(productId, of: customer))
-        try familyBook.startSharing(source, subscriptions: &subscriptionBook, customer: customer, productId: productId)
+        try familyBook.startSharing(source, of: product, by: customer, subscriptions: &subscriptionBook)
         for (id, input) in familyBook.offers(
             of: source, toFamilyOf: customer, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog)
         {
@@ -79,9 +74,8 @@ extension SimulatedStore {
         refreshEntitlements()
     }
 
-    /// The developer turns Family Sharing on for a product, for good (``FamilyBook/madeShareable(_:)``). Existing
-    /// subscribers share only after they opt in (`startSharing`); family members get an existing non-consumable
-    /// only when they restore purchases (reference §4.3, §4.5; S-TT-FS, S-FSA).
+    /// The developer turns Family Sharing on for a product, for good; existing purchases are shared only after an
+    /// opt-in or a restore (``FamilyBook/madeShareable(_:)``).
     public mutating func makeFamilyShareable(_ productId: String) throws(StoreError) {
         let product = try FamilyBook.madeShareable(requireProduct(productId))
         do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
@@ -117,10 +111,10 @@ extension SimulatedStore {
     /// A new purchase: if the product is shareable and the purchaser's main switch is on, the family gets it after the
     /// family delay.
     mutating func startSharingNewPurchase(chain key: ChainID, product: Product) throws(StoreError) {
-        let purchaser = subscriptionBook.chains[key.index].customer
-        let shared = familyBook.sharesNewPurchase(of: product, by: purchaser)
-        subscriptionBook.setSharing(shared, of: key)
-        if shared { try scheduleShares(of: .subscription(chain: key), purchaser: purchaser) }
+        if let purchaser = familyBook.startSharingNewPurchase(chain: key, of: product, subscriptions: &subscriptionBook)
+        {
+            try scheduleShares(of: .subscription(chain: key), purchaser: purchaser)
+        }
     }
 
     /// Starts the family delay for every other person in the purchaser's family (rule family-delay).
@@ -138,8 +132,8 @@ extension SimulatedStore {
             familyBook.delayEndedInput(ofShare: id, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog))
     }
 
-    /// Ends a share (``ShareInput/ended(reason:)``): inside the delay the member never receives anything;
-    /// a member who has it gets `REVOKE` with `reason` (0, or the purchaser's on a refund).
+    /// Ends a share (``ShareInput/ended(reason:)``): a member who has it gets `REVOKE` with `reason` (0, or the
+    /// purchaser's on a refund); inside the delay, nothing.
     mutating func endShare(_ id: Int, reason: Int32) throws(StoreError) {
         try transition(share: id, .ended(reason: reason))
     }
@@ -149,9 +143,8 @@ extension SimulatedStore {
         for id in familyBook.sharesOf(.subscription(chain: key)) { try transition(share: id, .purchaserResubscribed) }
     }
 
-    /// Runs one transition of a share: ``FamilyBook/apply(_:toShare:)`` moves it by ``ShareTransition``, and each
-    /// effect goes to the part that carries it out. `purchaser`: the purchaser's subscription as a notification about
-    /// it reports it, during its transition.
+    /// Runs one transition of a share (``FamilyBook/apply(_:toShare:)``) and carries out its effects. `purchaser`: the
+    /// purchaser's subscription as a notification about it reports it, during its transition.
     mutating func transition(share id: Int, _ input: ShareInput, purchaser: PurchaserView? = nil) throws(StoreError) {
         for effect in familyBook.apply(input, toShare: id) {
             switch effect {
@@ -184,16 +177,15 @@ extension SimulatedStore {
             status: state?.phase ?? chain.state.phase)
     }
 
-    /// ``ShareEffect/grant(restored:)``: the member's own transaction of the shared purchase (their own chain too for
-    /// a subscription, ``FamilyBook/memberChain(of:purchaser:member:originalTransactionId:originalPurchaseDate:purchaserPosition:)``,
+    /// ``ShareEffect/grant(restored:)``: the member's own transaction (and chain, ``FamilyBook/memberChain(for:purchaser:originalTransactionId:originalPurchaseDate:directory:)``,
     /// or the one they had) and `SUBSCRIBED` (`INITIAL_BUY`, or `RESUBSCRIBE` to a member who had the share before,
     /// §1.1) describing `purchaser` (read from the book when nil), or `ONE_TIME_CHARGE` for a non-consumable.
     mutating func grant(share id: Int, restored: Bool, purchaser view: PurchaserView?) {
         let member = familyBook.shares[id].member
         guard case .subscription(let key) = familyBook.shares[id].source else {
-            let transactionId = nextTransactionId(for: member)
-            appendTransaction(
-                familyBook.grantNonConsumable(share: id, transactionId: transactionId, ledger: ledger, at: now))
+            let record = familyBook.grantNonConsumable(
+                share: id, transactionId: nextTransactionId(for: member), ledger: ledger, at: now)
+            appendTransaction(record)
             // ONE_TIME_CHARGE: also sent when a customer receives a non-consumable through Family Sharing (§1.1, S-NT).
             send(
                 .oneTimeCharge, nil, to: member, transaction: ledger.transactions[ledger.nextIndex - 1], renewal: nil,
@@ -208,10 +200,9 @@ extension SimulatedStore {
             existing
             ?? insertChain(
                 FamilyBook.memberChain(
-                    of: key, purchaser: purchaser, member: member,
+                    for: familyBook.shares[id], purchaser: purchaser,
                     originalTransactionId: nextTransactionId(for: member),
-                    originalPurchaseDate: dates.originalPurchaseDate,
-                    purchaserPosition: directory.positions[purchaser.customer] ?? -1))
+                    originalPurchaseDate: dates.originalPurchaseDate, directory: directory))
         subscriptionBook.mirror(purchaser.state, on: memberKey)
         appendMemberTransaction(memberKey, like: purchaser.record, purchaseDate: dates.purchaseDate, reason: .purchase)
         familyBook.grant(id, memberChain: memberKey)
@@ -257,9 +248,8 @@ extension SimulatedStore {
         }
     }
 
-    /// ``ShareEffect/revokeMember(reason:)``: if the member still has the shared access
-    /// (``FamilyBook/accessToRevoke(ofShare:subscriptions:ledger:)``), the ledger revokes their transaction
-    /// (``TransactionLedger/revokeFamilyShared(_:reason:at:)``) and they get REVOKE, status 5.
+    /// ``ShareEffect/revokeMember(reason:)``: the member's access that is left (``FamilyBook/accessToRevoke(ofShare:subscriptions:ledger:)``)
+    /// is revoked (``TransactionLedger/revokeFamilyShared(_:reason:at:)``) and they get REVOKE, status 5.
     mutating func revokeMember(share id: Int, reason: Int32) {
         guard let access = familyBook.accessToRevoke(ofShare: id, subscriptions: subscriptionBook, ledger: ledger)
         else { return }

@@ -73,10 +73,9 @@ extension SimulatedStore {
     }
 
     /// A granted refund is reversed after a dispute: `REFUND_REVERSED` to the purchaser, the revocation fields
-    /// removed, the content reinstated (reference §1.1, §5.14; S-F757986). A subscription whose current transaction
-    /// it was is active again until its unchanged `expiresDate` (rule refund-reversal-restores-access). Family
-    /// members receive nothing and keep the `REVOKE` they got (A-12 **[inferred]**,
-    /// ``FamilyRules/memberNotification(for:)``).
+    /// removed, the content reinstated (reference §1.1, §5.14; S-F757986), a subscription's as
+    /// ``SubscriptionBook/revokedChain(currentAt:in:catalog:)`` says. Family members receive nothing and keep the
+    /// `REVOKE` they got (A-12 **[inferred]**, ``FamilyRules/memberNotification(for:)``).
     public mutating func reverseRefund(_ productId: String, of customer: String, transaction position: Int? = nil)
         throws(StoreError)
     {

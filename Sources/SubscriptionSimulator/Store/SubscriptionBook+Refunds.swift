@@ -31,8 +31,9 @@ extension SubscriptionBook {
     }
 
     /// The chain whose current transaction is `index` (``chain(currentAt:in:catalog:)``) when it is revoked: a
-    /// reversal of that refund runs through the lifecycle table (rule refund-reversal-restores-access); `nil` when the
-    /// reversal is the transaction's alone.
+    /// reversal of that refund runs through the lifecycle table, and the subscription is active again until its
+    /// unchanged `expiresDate` (rule refund-reversal-restores-access); `nil` when the reversal is the transaction's
+    /// alone.
     func revokedChain(currentAt index: Int, in ledger: TransactionLedger, catalog: Catalog) -> ChainID? {
         guard let key = chain(currentAt: index, in: ledger, catalog: catalog), chains[key.index].state.phase == .revoked
         else { return nil }

@@ -92,18 +92,22 @@ extension FamilyBook {
     mutating func restoredShares(
         for member: String, directory: CustomerDirectory, subscriptions: SubscriptionBook,
         ledger: TransactionLedger, catalog: Catalog
-    ) -> [Int] {
+    ) -> [ShareMove] {
         restorableSources(
             for: member, directory: directory, subscriptions: subscriptions, ledger: ledger, catalog: catalog
         ).map {
-            share(of: $0, purchaser: Self.purchaser(of: $0, subscriptions: subscriptions, ledger: ledger), with: member)
+            let purchaser = Self.purchaser(of: $0, subscriptions: subscriptions, ledger: ledger)
+            return (share(of: $0, purchaser: purchaser, with: member), .restored)
         }
     }
 
     /// Rule family-delay: the shares of a new purchase `source` by `purchaser` with everyone else in the
-    /// purchaser's family (``othersInFamily(of:)``), created if needed, each to move by ``ShareInput/delayStarted(at:)``.
-    mutating func delayedShares(of source: Share.Source, purchaser: String) -> [Int] {
-        othersInFamily(of: purchaser).map { share(of: source, purchaser: purchaser, with: $0) }
+    /// purchaser's family (``othersInFamily(of:)``), created if needed, each to move by ``ShareInput/delayStarted(at:)``
+    /// with the instant the delay ends, `grantAt`.
+    mutating func delayedShares(of source: Share.Source, purchaser: String, grantAt: Instant) -> [ShareMove] {
+        othersInFamily(of: purchaser).map {
+            (share(of: source, purchaser: purchaser, with: $0), .delayStarted(at: grantAt))
+        }
     }
 
     /// A shared purchase offered to `people` (but its purchaser), each share created if needed, with the input that
@@ -113,7 +117,7 @@ extension FamilyBook {
     mutating func offers(
         of source: Share.Source, to people: [String], subscriptions: SubscriptionBook, ledger: TransactionLedger,
         catalog: Catalog
-    ) -> [(share: Int, input: ShareInput)] {
+    ) -> [ShareMove] {
         let purchaser = Self.purchaser(of: source, subscriptions: subscriptions, ledger: ledger)
         let input = ShareInput.offered(
             joiningPendingAt: pendingGrantInstant(of: source),
@@ -125,7 +129,7 @@ extension FamilyBook {
     mutating func offers(
         of source: Share.Source, toFamilyOf customer: String, subscriptions: SubscriptionBook,
         ledger: TransactionLedger, catalog: Catalog
-    ) -> [(share: Int, input: ShareInput)] {
+    ) -> [ShareMove] {
         guard let family = family(of: customer) else { return [] }
         return offers(
             of: source, to: families[family].everyone, subscriptions: subscriptions, ledger: ledger, catalog: catalog)
@@ -137,7 +141,7 @@ extension FamilyBook {
     mutating func joinOffers(
         inFamily index: Int, directory: CustomerDirectory, subscriptions: SubscriptionBook,
         ledger: TransactionLedger, catalog: Catalog
-    ) -> [(share: Int, input: ShareInput)] {
+    ) -> [ShareMove] {
         sharedSources(
             inFamily: index, directory: directory, subscriptions: subscriptions, ledger: ledger, catalog: catalog
         ).flatMap {
@@ -256,6 +260,10 @@ extension FamilyBook {
         return chain
     }
 }
+
+/// A share and the input that moves it (``ShareTransition``), as the book's share operations return them for the
+/// facade to run in order.
+typealias ShareMove = (share: Int, input: ShareInput)
 
 /// What a member holds of a share (``FamilyBook/accessToRevoke(ofShare:subscriptions:ledger:)``): their chain and its
 /// current transaction (a subscription), or their transaction (a non-consumable).

@@ -18,11 +18,10 @@ extension SimulatedStore {
         // After the rules: a refused join does not name a new customer.
         addCustomer(customer)
         familyBook.add(customer, toFamilyAt: index)
-        for (id, input) in familyBook.joinOffers(
-            inFamily: index, directory: directory, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog)
-        {
-            try transition(share: id, input)
-        }
+        try transition(
+            familyBook.joinOffers(
+                inFamily: index, directory: directory, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog
+            ))
         refreshEntitlements()
     }
 
@@ -66,11 +65,9 @@ extension SimulatedStore {
             product, by: customer, chain: product.type == .autoRenewable ? requireChain(productId, customer) : nil,
             oneTime: unrefundedOneTimePurchase(productId, of: customer))
         try familyBook.startSharing(source, of: product, by: customer, subscriptions: &subscriptionBook)
-        for (id, input) in familyBook.offers(
-            of: source, toFamilyOf: customer, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog)
-        {
-            try transition(share: id, input)
-        }
+        try transition(
+            familyBook.offers(
+                of: source, toFamilyOf: customer, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog))
         refreshEntitlements()
     }
 
@@ -92,11 +89,9 @@ extension SimulatedStore {
     public mutating func restorePurchases(for customer: String) throws(StoreError) {
         requireHistory("restorePurchases(for:)")
         addCustomer(customer)
-        for id in familyBook.restoredShares(
-            for: customer, directory: directory, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog)
-        {
-            try transition(share: id, .restored)
-        }
+        try transition(
+            familyBook.restoredShares(
+                for: customer, directory: directory, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog))
         emissions.recordRestore(at: now, customer: customer, transactions: ledger.restoredNonConsumables(of: customer))
         refreshEntitlements()
     }
@@ -108,8 +103,7 @@ extension SimulatedStore {
         ledger.unrefundedOneTimePurchase(productId, ofCustomerAt: directory.positions[customer], in: directory)
     }
 
-    /// A new purchase: if the product is shareable and the purchaser's main switch is on, the family gets it after the
-    /// family delay.
+    /// A new purchase's sharing (``FamilyBook/startSharingNewPurchase(chain:of:subscriptions:)``): if on, the delay starts.
     mutating func startSharingNewPurchase(chain key: ChainID, product: Product) throws(StoreError) {
         if let purchaser = familyBook.startSharingNewPurchase(chain: key, of: product, subscriptions: &subscriptionBook)
         {
@@ -119,10 +113,7 @@ extension SimulatedStore {
 
     /// Starts the family delay for every other person in the purchaser's family (rule family-delay).
     mutating func scheduleShares(of source: Share.Source, purchaser: String) throws(StoreError) {
-        let grantAt = now.adding(app.familyDelay)
-        for id in familyBook.delayedShares(of: source, purchaser: purchaser) {
-            try transition(share: id, .delayStarted(at: grantAt))
-        }
+        try transition(familyBook.delayedShares(of: source, purchaser: purchaser, grantAt: now.adding(app.familyDelay)))
     }
 
     /// The family delay is over for one share.
@@ -132,8 +123,7 @@ extension SimulatedStore {
             familyBook.delayEndedInput(ofShare: id, subscriptions: subscriptionBook, ledger: ledger, catalog: catalog))
     }
 
-    /// Ends a share (``ShareInput/ended(reason:)``): a member who has it gets `REVOKE` with `reason` (0, or the
-    /// purchaser's on a refund); inside the delay, nothing.
+    /// Ends a share (``ShareInput/ended(reason:)``, A-6); `reason`: 0, or the purchaser's on a refund.
     mutating func endShare(_ id: Int, reason: Int32) throws(StoreError) {
         try transition(share: id, .ended(reason: reason))
     }
@@ -141,6 +131,11 @@ extension SimulatedStore {
     /// A resubscription is a new purchase: members wait for the delay again, so the old grants stop mirroring.
     mutating func suspendShares(of key: ChainID) throws(StoreError) {
         for id in familyBook.sharesOf(.subscription(chain: key)) { try transition(share: id, .purchaserResubscribed) }
+    }
+
+    /// Runs the moves a share operation of the ``FamilyBook`` returns, in order.
+    mutating func transition(_ moves: [ShareMove]) throws(StoreError) {
+        for (id, input) in moves { try transition(share: id, input) }
     }
 
     /// Runs one transition of a share (``FamilyBook/apply(_:toShare:)``) and carries out its effects. `purchaser`: the
@@ -187,10 +182,7 @@ extension SimulatedStore {
                 share: id, transactionId: nextTransactionId(for: member), ledger: ledger, at: now)
             appendTransaction(record)
             // ONE_TIME_CHARGE: also sent when a customer receives a non-consumable through Family Sharing (§1.1, S-NT).
-            send(
-                .oneTimeCharge, nil, to: member, transaction: ledger.transactions[ledger.nextIndex - 1], renewal: nil,
-                status: nil, restored: restored)
-            return
+            return sendAboutTransaction(.oneTimeCharge, ledger.nextIndex - 1, restored: restored)
         }
         let purchaser = view ?? PurchaserView(key, in: subscriptionBook, ledger: ledger)
         let existing = familyBook.shares[id].memberChain
@@ -254,10 +246,7 @@ extension SimulatedStore {
         guard let access = familyBook.accessToRevoke(ofShare: id, subscriptions: subscriptionBook, ledger: ledger)
         else { return }
         ledger.revokeFamilyShared(access.transaction, reason: reason, at: now)
-        guard case .chain(let memberKey, _) = access else {
-            let record = ledger.transactions[access.transaction]
-            return send(.revoke, nil, to: record.customer, transaction: record, renewal: nil, status: nil)
-        }
+        guard case .chain(let memberKey, _) = access else { return sendAboutTransaction(.revoke, access.transaction) }
         // Rule renewal-info-agrees-with-status: a REVOKE during grace or retry ends them for this member.
         subscriptionBook.revokeMember(memberKey, at: now)
         sendAboutChain(memberKey, .revoke, nil)

@@ -1,7 +1,6 @@
 /// Refunds in full (issue 14, item 5): any past transaction, prorated refunds, the customer's refund request with
-/// `CONSUMPTION_REQUEST`, the developer's consumption information, Apple's decision, and reversals. Rules:
-/// reference §1.1, §1.3, §4.6, §5.14, A-12, A-13, by name in `Store/TransactionLedger+Refunds.swift` and
-/// `Store/SubscriptionBook+Refunds.swift`; table rows in `Lifecycle/TransitionTable.swift`.
+/// `CONSUMPTION_REQUEST`, the developer's consumption information, Apple's decision, and reversals. Rules (reference
+/// §1.1, §1.3, §4.6, §5.14, A-12, A-13) by name in `Store/*+Refunds.swift` and `Lifecycle/TransitionTable.swift`.
 extension SimulatedStore {
     /// Apple refunds one of the customer's transactions of `productId`: `transaction` counts from 1 in purchase order
     /// (`nil`: the latest). `REFUND` carries that transaction with `revocationType` `REFUND_FULL` or
@@ -32,7 +31,7 @@ extension SimulatedStore {
         }
         let consumptionRequested = ledger.sendsConsumptionRequest(about: index)
         if consumptionRequested {
-            sendAboutTransaction(.consumptionRequest, index, to: customer)
+            sendAboutTransaction(.consumptionRequest, index)
             emissions.noteConsumptionRequestReason(reason)
         }
         ledger.recordRefundRequest(of: index, reason: reason, consumptionRequested: consumptionRequested, at: now)
@@ -66,7 +65,7 @@ extension SimulatedStore {
             try TransactionLedger.checkRefundAmount(amount)
             try grantRefund(index, amount: amount, reason: reason)
         case .decline:
-            sendAboutTransaction(.refundDeclined, index, to: customer)
+            sendAboutTransaction(.refundDeclined, index)
         }
         ledger.markDecided(request)
         refreshEntitlements()
@@ -85,7 +84,7 @@ extension SimulatedStore {
             try apply(.refundReversed, to: key)
         } else {
             ledger.reverseRefund(of: index, catalog: catalog, at: now)
-            sendAboutTransaction(.refundReversed, index, to: customer)
+            sendAboutTransaction(.refundReversed, index)
         }
         refreshEntitlements()
     }
@@ -98,17 +97,16 @@ extension SimulatedStore {
         return try ledger.purchasedTransaction(productId, of: customer, position: position)
     }
 
-    /// Sends `type` about transaction `index` to `recipient`, with the renewal info and status of its subscription
+    /// Sends `type` about transaction `index` to its customer, with the renewal info and status of its subscription
     /// now (``SubscriptionBook/chain(of:product:)``), none for a one-time purchase.
-    mutating func sendAboutTransaction(_ type: NotificationType, _ index: Int, to recipient: String) {
+    mutating func sendAboutTransaction(_ type: NotificationType, _ index: Int, restored: Bool = false) {
         let record = ledger.transactions[index]
-        guard let key = subscriptionBook.chain(of: record, product: catalog[record.productId]) else {
-            return send(type, nil, to: recipient, transaction: record, renewal: nil, status: nil)
+        let chain = subscriptionBook.chain(of: record, product: catalog[record.productId]).map {
+            subscriptionBook.chains[$0.index]
         }
-        let chain = subscriptionBook.chains[key.index]
         send(
-            type, nil, to: recipient, transaction: record, renewal: renewalSnapshot(of: chain),
-            status: chain.state.phase)
+            type, nil, to: record.customer, transaction: record, renewal: chain.map { renewalSnapshot(of: $0) },
+            status: chain?.state.phase, restored: restored)
     }
 
     /// A refund: through the table when it is a subscription's current transaction (the subscription ends there),
@@ -120,7 +118,7 @@ extension SimulatedStore {
             return try apply(.refunded(amount: amount, reason: reason), to: key)
         }
         ledger.refundOneTime(index, Revocation.refund(amount, at: now, reason: reason), at: now)
-        sendAboutTransaction(.refund, index, to: ledger.transactions[index].customer)
+        sendAboutTransaction(.refund, index)
         for share in familyBook.sharesEnded(byRefundOf: index, ledger: ledger) { try endShare(share, reason: reason) }
     }
 }

@@ -150,10 +150,12 @@ private func alicesChain(_ store: SimulatedStore) throws -> ChainID {
         let store = makeFamilyStore()
         var book = store.familyBook
         let source = Share.Source.nonConsumable(transactionIndex: 0)
-        let ids = book.delayedShares(of: source, purchaser: "bob")
-        #expect(ids.map { book.shares[$0].member } == ["alice", "carol"])
-        #expect(book.delayedShares(of: source, purchaser: "bob") == ids, "each share is made once")
-        #expect(book.delayedShares(of: source, purchaser: "erin").isEmpty)
+        let moves = book.delayedShares(of: source, purchaser: "bob", grantAt: at("1h"))
+        #expect(moves.map { book.shares[$0.share].member } == ["alice", "carol"])
+        #expect(moves.allSatisfy { $0.input == .delayStarted(at: at("1h")) })
+        let again = book.delayedShares(of: source, purchaser: "bob", grantAt: at("1h"))
+        #expect(again.map { $0.share } == moves.map { $0.share }, "each share is made once")
+        #expect(book.delayedShares(of: source, purchaser: "erin", grantAt: at("1h")).isEmpty)
     }
 
     @Test func aMemberRestoresTheNonConsumablesOthersShared() throws {
@@ -161,11 +163,11 @@ private func alicesChain(_ store: SimulatedStore) throws -> ChainID {
         try store.purchase(familyLifetime.id, by: "bob")
         try store.purchase(familyMonthly.id, by: "alice")
         var book = store.familyBook
-        let ids = book.restoredShares(
+        let moves = book.restoredShares(
             for: "carol", directory: store.directory, subscriptions: store.subscriptionBook, ledger: store.ledger,
             catalog: store.catalog)
-        #expect(ids.map { book.shares[$0].source } == [.nonConsumable(transactionIndex: 0)])
-        #expect(ids.map { book.shares[$0].member } == ["carol"])
+        #expect(moves.map { book.shares[$0.share].source } == [.nonConsumable(transactionIndex: 0)])
+        #expect(moves.map { book.shares[$0.share].member } == ["carol"] && moves.allSatisfy { $0.input == .restored })
         #expect(
             book.restoredShares(
                 for: "bob", directory: store.directory, subscriptions: store.subscriptionBook, ledger: store.ledger,

@@ -102,8 +102,8 @@ extension FamilyBook {
     }
 
     /// Rule family-delay: the shares of a new purchase `source` by `purchaser` with everyone else in the
-    /// purchaser's family (``othersInFamily(of:)``), created if needed, each to move by ``ShareInput/delayStarted(at:)``
-    /// with the instant the delay ends, `grantAt`.
+    /// purchaser's family (``othersInFamily(of:)``), created if needed, each to move by
+    /// ``ShareInput/delayStarted(at:)`` with the instant the delay ends, `grantAt`.
     mutating func delayedShares(of source: Share.Source, purchaser: String, grantAt: Instant) -> [ShareMove] {
         othersInFamily(of: purchaser).map {
             (share(of: source, purchaser: purchaser, with: $0), .delayStarted(at: grantAt))
@@ -111,8 +111,8 @@ extension FamilyBook {
     }
 
     /// A shared purchase offered to `people` (but its purchaser), each share created if needed, with the input that
-    /// moves it: ``ShareInput/offered(joiningPendingAt:start:)`` at the instant of a grant pending to others, or at once
-    /// (joining, opting in: no delay, §4.4), or held until the purchaser recovers from billing retry
+    /// moves it: ``ShareInput/offered(joiningPendingAt:start:)`` at the instant of a grant pending to others, or at
+    /// once (joining, opting in: no delay, §4.4), or held until the purchaser recovers from billing retry
     /// (``shareStart(of:subscriptions:ledger:catalog:)``).
     mutating func offers(
         of source: Share.Source, to people: [String], subscriptions: SubscriptionBook, ledger: TransactionLedger,

@@ -103,7 +103,7 @@ extension SimulatedStore {
         ledger.unrefundedOneTimePurchase(productId, ofCustomerAt: directory.positions[customer], in: directory)
     }
 
-    /// A new purchase's sharing (``FamilyBook/startSharingNewPurchase(chain:of:subscriptions:)``): if on, the delay starts.
+    /// A new purchase: shared by ``FamilyBook/startSharingNewPurchase(chain:of:subscriptions:)``, the delay starts.
     mutating func startSharingNewPurchase(chain key: ChainID, product: Product) throws(StoreError) {
         if let purchaser = familyBook.startSharingNewPurchase(chain: key, of: product, subscriptions: &subscriptionBook)
         {
@@ -172,7 +172,7 @@ extension SimulatedStore {
             status: state?.phase ?? chain.state.phase)
     }
 
-    /// ``ShareEffect/grant(restored:)``: the member's own transaction (and chain, ``FamilyBook/memberChain(for:purchaser:originalTransactionId:originalPurchaseDate:directory:)``,
+    /// ``ShareEffect/grant(restored:)``: the member's own transaction (and chain, the ``FamilyBook``'s `memberChain`,
     /// or the one they had) and `SUBSCRIBED` (`INITIAL_BUY`, or `RESUBSCRIBE` to a member who had the share before,
     /// §1.1) describing `purchaser` (read from the book when nil), or `ONE_TIME_CHARGE` for a non-consumable.
     mutating func grant(share id: Int, restored: Bool, purchaser view: PurchaserView?) {
@@ -201,8 +201,8 @@ extension SimulatedStore {
         sendAboutChain(memberKey, .subscribed, existing == nil ? .initialBuy : .resubscribe)
     }
 
-    /// Appends the member's transaction (``TransactionLedger/memberSubscriptionTransaction(of:ownerAt:like:purchaseDate:reason:currency:directory:ids:at:)``,
-    /// its ids by rule ids-per-customer), made the current one of the member's chain.
+    /// Appends the member's transaction (the ``TransactionLedger``'s `memberSubscriptionTransaction`, its ids by rule
+    /// ids-per-customer), made the current one of the member's chain.
     mutating func appendMemberTransaction(
         _ memberKey: ChainID, like purchaserRecord: TransactionRecord, purchaseDate: Instant, reason: ChargeReason,
         currency: String? = nil
@@ -240,8 +240,8 @@ extension SimulatedStore {
         }
     }
 
-    /// ``ShareEffect/revokeMember(reason:)``: the member's access that is left (``FamilyBook/accessToRevoke(ofShare:subscriptions:ledger:)``)
-    /// is revoked (``TransactionLedger/revokeFamilyShared(_:reason:at:)``) and they get REVOKE, status 5.
+    /// ``ShareEffect/revokeMember(reason:)``: what the member still has (``FamilyBook``'s `accessToRevoke`) is
+    /// revoked (``TransactionLedger/revokeFamilyShared(_:reason:at:)``) and they get REVOKE, status 5.
     mutating func revokeMember(share id: Int, reason: Int32) {
         guard let access = familyBook.accessToRevoke(ofShare: id, subscriptions: subscriptionBook, ledger: ledger)
         else { return }

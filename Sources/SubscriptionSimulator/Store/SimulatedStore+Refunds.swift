@@ -18,8 +18,8 @@ extension SimulatedStore {
 
     /// The customer asks for a refund of a transaction (`nil`: the latest). For an auto-renewable subscription the
     /// App Store turns auto-renew off (`DID_CHANGE_RENEWAL_STATUS` / `AUTO_RENEW_DISABLED`, to members too, A-13);
-    /// then `CONSUMPTION_REQUEST` with `consumptionRequestReason` to the purchaser only, for the types
-    /// ``TransactionLedger/sendsConsumptionRequest(for:)`` names. Apple decides later: ``decideRefund(_:of:transaction:_:)``.
+    /// then `CONSUMPTION_REQUEST` with `consumptionRequestReason` to the purchaser only, for the types that
+    /// ``TransactionLedger/sendsConsumptionRequest(for:)`` names. Apple decides: ``decideRefund(_:of:transaction:_:)``.
     public mutating func requestRefund(
         _ productId: String, by customer: String, transaction position: Int? = nil,
         reason: ConsumptionRequestReason
@@ -110,7 +110,7 @@ extension SimulatedStore {
     }
 
     /// A refund: through the table when it is a subscription's current transaction (the subscription ends there),
-    /// otherwise on the transaction alone, ending the shares of a non-consumable (``FamilyBook/sharesEnded(byRefundOf:ledger:)``).
+    /// otherwise on the transaction alone, ending its shares (``FamilyBook/sharesEnded(byRefundOf:ledger:)``).
     mutating func grantRefund(_ index: Int, amount stated: RefundAmount, reason: Int32) throws(StoreError) {
         try ledger.checkNotRefunded(index)
         let amount = try ledger.resolvedRefundAmount(stated, of: index, at: now)

@@ -14,7 +14,9 @@ public enum FamilyRules {
     /// **member-notifications**: what a family member receives when the purchaser receives `type`.
     /// Members get every lifecycle notification except REFUND, REFUND_DECLINED, PRICE_INCREASE (S-WWDC21-SRV,
     /// N-TT-FS) and, **[assumed]** (A-12), REFUND_REVERSED and CONSUMPTION_REQUEST; they get REVOKE instead of
-    /// REFUND (S-REVOKECB, S-V1NT). `nil` means the member receives nothing.
+    /// REFUND (S-REVOKECB, S-V1NT). `nil` means the member receives nothing. A member keeps the REVOKE they got when
+    /// the purchaser's refund is reversed (A-12 **[inferred]**: every change of a member's access comes with a
+    /// notification to the member, and none is sent).
     public static func memberNotification(for type: NotificationType) -> NotificationType? {
         switch type {
         case .refund: return .revoke

@@ -70,8 +70,10 @@ extension FamilyBook {
         return families[family].everyone.filter { $0 != purchaser }
     }
 
-    /// The shares of a non-consumable the member restores (reference §4.5, §7.2; Appendix B-11 [assumed]): every
-    /// non-consumable shared in `member`'s family that someone else bought, in purchase order.
+    /// The shares of a non-consumable the member restores: every non-consumable shared in `member`'s family that
+    /// someone else bought, in purchase order. A family member receives a non-consumable that became shareable after
+    /// it was bought only through restore (reference §4.5, §7.2; S-FSA); **[assumed]** (Appendix B-11): that
+    /// member's transaction and its ONE_TIME_CHARGE are created at the restore.
     func restorableSources(
         for member: String, directory: CustomerDirectory, subscriptions: SubscriptionBook,
         ledger: TransactionLedger, catalog: Catalog
@@ -83,6 +85,101 @@ extension FamilyBook {
             guard case .nonConsumable = source else { return false }
             return Self.purchaser(of: source, subscriptions: subscriptions, ledger: ledger) != member
         }
+    }
+
+    /// The shares ``restorableSources(for:directory:subscriptions:ledger:catalog:)`` names for `member`, created
+    /// (ended: nothing given yet) if needed, each to move by ``ShareInput/restored``.
+    mutating func restoredShares(
+        for member: String, directory: CustomerDirectory, subscriptions: SubscriptionBook,
+        ledger: TransactionLedger, catalog: Catalog
+    ) -> [ShareMove] {
+        restorableSources(
+            for: member, directory: directory, subscriptions: subscriptions, ledger: ledger, catalog: catalog
+        ).map {
+            let purchaser = Self.purchaser(of: $0, subscriptions: subscriptions, ledger: ledger)
+            return (share(of: $0, purchaser: purchaser, with: member), .restored)
+        }
+    }
+
+    /// Rule family-delay: the shares of a new purchase `source` by `purchaser` with everyone else in the
+    /// purchaser's family (``othersInFamily(of:)``), created if needed, each to move by
+    /// ``ShareInput/delayStarted(at:)`` with the instant the delay ends, `grantAt`.
+    mutating func delayedShares(of source: Share.Source, purchaser: String, grantAt: Instant) -> [ShareMove] {
+        othersInFamily(of: purchaser).map {
+            (share(of: source, purchaser: purchaser, with: $0), .delayStarted(at: grantAt))
+        }
+    }
+
+    /// A shared purchase offered to `people` (but its purchaser), each share created if needed, with the input that
+    /// moves it: ``ShareInput/offered(joiningPendingAt:start:)`` at the instant of a grant pending to others, or at
+    /// once (joining, opting in: no delay, §4.4), or held until the purchaser recovers from billing retry
+    /// (``shareStart(of:subscriptions:ledger:catalog:)``).
+    mutating func offers(
+        of source: Share.Source, to people: [String], subscriptions: SubscriptionBook, ledger: TransactionLedger,
+        catalog: Catalog
+    ) -> [ShareMove] {
+        let purchaser = Self.purchaser(of: source, subscriptions: subscriptions, ledger: ledger)
+        let input = ShareInput.offered(
+            joiningPendingAt: pendingGrantInstant(of: source),
+            start: shareStart(of: source, subscriptions: subscriptions, ledger: ledger, catalog: catalog))
+        return people.filter { $0 != purchaser }.map { (share(of: source, purchaser: purchaser, with: $0), input) }
+    }
+
+    /// ``offers(of:to:subscriptions:ledger:catalog:)`` to everyone in `customer`'s family; none outside one.
+    mutating func offers(
+        of source: Share.Source, toFamilyOf customer: String, subscriptions: SubscriptionBook,
+        ledger: TransactionLedger, catalog: Catalog
+    ) -> [ShareMove] {
+        guard let family = family(of: customer) else { return [] }
+        return offers(
+            of: source, to: families[family].everyone, subscriptions: subscriptions, ledger: ledger, catalog: catalog)
+    }
+
+    /// A newcomer to family `index`: the purchases already shared in the family reach them now, and their shared
+    /// purchases reach the family now (``sharedSources(inFamily:directory:subscriptions:ledger:catalog:)``, each
+    /// offered to everyone, ``offers(of:to:subscriptions:ledger:catalog:)``).
+    mutating func joinOffers(
+        inFamily index: Int, directory: CustomerDirectory, subscriptions: SubscriptionBook,
+        ledger: TransactionLedger, catalog: Catalog
+    ) -> [ShareMove] {
+        sharedSources(
+            inFamily: index, directory: directory, subscriptions: subscriptions, ledger: ledger, catalog: catalog
+        ).flatMap {
+            offers(of: $0, to: families[index].everyone, subscriptions: subscriptions, ledger: ledger, catalog: catalog)
+        }
+    }
+
+    /// ``ShareEffect/scheduleGrant(at:)``: the family-delay grant of share `id` scheduled at `at` in `group` (its
+    /// purchaser's event group), and noted to cancel.
+    mutating func scheduleGrant(
+        ofShare id: Int, at: Instant, group: UInt32, scheduler: inout EventScheduler<StoreEvent>
+    ) throws(StoreError) {
+        do throws(SchedulingError) {
+            let event = try scheduler.schedule(
+                .familyGrant(share: id), at: at, priority: StoreEventPriority.storeEvent, group: group)
+            noteGrantEvent(event, of: id)
+        } catch { throw .scheduling(error) }
+    }
+
+    /// ``ShareEffect/grant(restored:)`` of share `id` of a non-consumable: the member's own transaction (A-3,
+    /// ``TransactionLedger/memberNonConsumableTransaction(like:member:transactionId:at:)``), noted as the share's at
+    /// the ledger's next index; the caller appends it.
+    mutating func grantNonConsumable(
+        share id: Int, transactionId: String, ledger: TransactionLedger, at now: Instant
+    ) -> TransactionRecord {
+        guard case .nonConsumable(let index) = shares[id].source else {
+            preconditionFailure("share \(id) is not of a non-consumable")
+        }
+        noteMemberTransaction(ledger.nextIndex, of: id)
+        return TransactionLedger.memberNonConsumableTransaction(
+            like: ledger.transactions[index], member: shares[id].member, transactionId: transactionId, at: now)
+    }
+
+    /// The shares a refund of one-time purchase `index` ends (members get REVOKE with the refund's reason, §4.6):
+    /// those of a non-consumable, members in family order; none for another type.
+    func sharesEnded(byRefundOf index: Int, ledger: TransactionLedger) -> [Int] {
+        ledger.transactions[index].productType == .nonConsumable
+            ? sharesOf(.nonConsumable(transactionIndex: index)) : []
     }
 
     /// The share transition input when the family delay of share `id` ends: whether member and purchaser are still in
@@ -100,6 +197,17 @@ extension FamilyBook {
     /// "Share With Family" main switch is on (reference §4.3; members get it after the family delay, §4.4).
     func sharesNewPurchase(of product: Product, by purchaser: String) -> Bool {
         product.familyShareable && sharesNewPurchases(purchaser)
+    }
+
+    /// The purchaser's new subscription `key` to `product` has its sharing switch set by
+    /// ``sharesNewPurchase(of:by:)``; returns the purchaser when it is shared (then the family delay starts).
+    func startSharingNewPurchase(chain key: ChainID, of product: Product, subscriptions: inout SubscriptionBook)
+        -> String?
+    {
+        let purchaser = subscriptions.chains[key.index].customer
+        let shared = sharesNewPurchase(of: product, by: purchaser)
+        subscriptions.setSharing(shared, of: key)
+        return shared ? purchaser : nil
     }
 
     /// A-3 and rule member-grant-during-grace: the dates of the transaction share `id` of a subscription gives its
@@ -137,25 +245,38 @@ extension FamilyBook {
     /// the chain a member receives the first time a share of the purchaser's subscription `key` reaches them:
     /// its own `originalTransactionId`, `FAMILY_SHARED`, the purchaser's group, sharing off (a member does not share
     /// on), the state the purchaser's notification reports; dates from ``FamilyRules/memberGrantDates(at:purchaserPurchaseDate:purchaserExpiresDate:memberOriginalPurchaseDate:)``.
+    /// `share`: the member's share of that chain; `directory` gives the purchaser's position.
     static func memberChain(
-        of key: ChainID, purchaser: PurchaserView, member: String, originalTransactionId: String,
-        originalPurchaseDate: Instant, purchaserPosition: Int
+        for share: Share, purchaser: PurchaserView, originalTransactionId: String, originalPurchaseDate: Instant,
+        directory: CustomerDirectory
     ) -> SubscriptionChain {
+        guard case .subscription(let key) = share.source else { preconditionFailure("a share of a subscription") }
         var chain = SubscriptionChain(
-            originalTransactionId: originalTransactionId, customer: member, group: purchaser.group,
+            originalTransactionId: originalTransactionId, customer: share.member, group: purchaser.group,
             groupIdentifier: purchaser.groupIdentifier, ownership: .familyShared, sharedFrom: key,
             sharingOn: false, state: purchaser.state, originalPurchaseDate: originalPurchaseDate,
             recentSubscriptionStartDate: originalPurchaseDate, currentTransactionIndex: -1)
-        chain.purchaserPosition = purchaserPosition
+        chain.purchaserPosition = directory.positions[purchaser.customer] ?? -1
         return chain
     }
 }
+
+/// A share and the input that moves it (``ShareTransition``), as the book's share operations return them for the
+/// facade to run in order.
+typealias ShareMove = (share: Int, input: ShareInput)
 
 /// What a member holds of a share (``FamilyBook/accessToRevoke(ofShare:subscriptions:ledger:)``): their chain and its
 /// current transaction (a subscription), or their transaction (a non-consumable).
 enum MemberAccess: Equatable {
     case chain(ChainID, transaction: Int)
     case transaction(Int)
+
+    /// The member's transaction to revoke: their chain's current one, or their non-consumable's.
+    var transaction: Int {
+        switch self {
+        case .chain(_, let index), .transaction(let index): return index
+        }
+    }
 }
 
 /// What a share of a subscription reads of the purchaser's chain: who and which group, its current transaction and

@@ -1,13 +1,11 @@
 /// Refunds in full (issue 14, item 5): any past transaction, prorated refunds, the customer's refund request with
-/// `CONSUMPTION_REQUEST`, the developer's consumption information, Apple's decision, and reversals. Rules:
-/// reference §1.1, §1.3, §4.6, §5.14 and; the table rows are in `Lifecycle/TransitionTable.swift`.
+/// `CONSUMPTION_REQUEST`, the developer's consumption information, Apple's decision, and reversals. Rules (reference
+/// §1.1, §1.3, §4.6, §5.14, A-12, A-13) by name in `Store/*+Refunds.swift` and `Lifecycle/TransitionTable.swift`.
 extension SimulatedStore {
     /// Apple refunds one of the customer's transactions of `productId`: `transaction` counts from 1 in purchase order
     /// (`nil`: the latest). `REFUND` carries that transaction with `revocationType` `REFUND_FULL` or
-    /// `REFUND_PRORATED` and `revocationPercentage`. A refund of a subscription's current transaction ends it
-    /// (status 5, members get `REVOKE`); a refund of an earlier period leaves the subscription as it is: the status and
-    /// renewal info stay those of the current period (reference §5.14, S-F774755: `signedTransactionInfo` is the
-    /// transaction concerned) and members receive nothing, their access being unchanged [assumed].
+    /// `REFUND_PRORATED` and `revocationPercentage`. Only a refund of a subscription's current transaction ends it
+    /// (``SubscriptionBook/chain(currentAt:in:catalog:)``, reference §5.14).
     public mutating func refund(
         _ productId: String, of customer: String, transaction position: Int?, amount: RefundAmount,
         reason: Int32 = 0
@@ -20,8 +18,8 @@ extension SimulatedStore {
 
     /// The customer asks for a refund of a transaction (`nil`: the latest). For an auto-renewable subscription the
     /// App Store turns auto-renew off (`DID_CHANGE_RENEWAL_STATUS` / `AUTO_RENEW_DISABLED`, to members too, A-13);
-    /// for a consumable or an auto-renewable it then sends `CONSUMPTION_REQUEST` with `consumptionRequestReason`
-    /// (purchaser only, reference §1.3; S-NT, S-DATA). Apple decides later: ``decideRefund(_:of:transaction:_:)``.
+    /// then `CONSUMPTION_REQUEST` with `consumptionRequestReason` to the purchaser only, for the types that
+    /// ``TransactionLedger/sendsConsumptionRequest(for:)`` names. Apple decides: ``decideRefund(_:of:transaction:_:)``.
     public mutating func requestRefund(
         _ productId: String, by customer: String, transaction position: Int? = nil,
         reason: ConsumptionRequestReason
@@ -31,18 +29,12 @@ extension SimulatedStore {
         if ledger.transactions[index].productType == .autoRenewable {
             try apply(.refundRequested, to: try requireChain(productId, customer))
         }
-        let consumptionRequested = TransactionLedger.sendsConsumptionRequest(
-            for: ledger.transactions[index].productType)
+        let consumptionRequested = ledger.sendsConsumptionRequest(about: index)
         if consumptionRequested {
-            let (renewal, status) = subscriptionView(of: index)
-            send(
-                .consumptionRequest, nil, to: customer, transaction: ledger.transactions[index], renewal: renewal,
-                status: status)
+            sendAboutTransaction(.consumptionRequest, index)
             emissions.noteConsumptionRequestReason(reason)
         }
-        ledger.recordRefundRequest(
-            RefundRequestRecord(
-                transactionIndex: index, requestedAt: now, reason: reason, consumptionRequested: consumptionRequested))
+        ledger.recordRefundRequest(of: index, reason: reason, consumptionRequested: consumptionRequested, at: now)
         refreshEntitlements()
     }
 
@@ -73,34 +65,26 @@ extension SimulatedStore {
             try TransactionLedger.checkRefundAmount(amount)
             try grantRefund(index, amount: amount, reason: reason)
         case .decline:
-            let (renewal, status) = subscriptionView(of: index)
-            send(
-                .refundDeclined, nil, to: customer, transaction: ledger.transactions[index], renewal: renewal,
-                status: status)
+            sendAboutTransaction(.refundDeclined, index)
         }
         ledger.markDecided(request)
         refreshEntitlements()
     }
 
     /// A granted refund is reversed after a dispute: `REFUND_REVERSED` to the purchaser, the revocation fields
-    /// removed, the content reinstated (reference §1.1, §5.14; S-F757986). A subscription whose current transaction
-    /// it was is active again until its unchanged `expiresDate` (rule refund-reversal-restores-access). Family
-    /// members receive nothing and keep the `REVOKE` they got (A-12: REFUND_REVERSED is not sent to members
-    /// [inferred]; every change of a member's access comes with a notification to the member).
+    /// removed, the content reinstated (reference §1.1, §5.14; S-F757986), a subscription's as
+    /// ``SubscriptionBook/revokedChain(currentAt:in:catalog:)`` says. Family members receive nothing and keep the
+    /// `REVOKE` they got (A-12 **[inferred]**, ``FamilyRules/memberNotification(for:)``).
     public mutating func reverseRefund(_ productId: String, of customer: String, transaction position: Int? = nil)
         throws(StoreError)
     {
         let index = try transactionIndex(productId, of: customer, position: position)
         try ledger.checkRefunded(index)
-        if let key = currentChain(of: index), subscriptionBook.chains[key.index].state.phase == .revoked {
+        if let key = subscriptionBook.revokedChain(currentAt: index, in: ledger, catalog: catalog) {
             try apply(.refundReversed, to: key)
         } else {
-            let product = catalog[ledger.transactions[index].productId]
-            ledger.reverseRefund(of: index, term: ledger.termRestoredByReversal(of: index, product: product), at: now)
-            let (renewal, status) = subscriptionView(of: index)
-            send(
-                .refundReversed, nil, to: customer, transaction: ledger.transactions[index], renewal: renewal,
-                status: status)
+            ledger.reverseRefund(of: index, catalog: catalog, at: now)
+            sendAboutTransaction(.refundReversed, index)
         }
         refreshEntitlements()
     }
@@ -113,42 +97,28 @@ extension SimulatedStore {
         return try ledger.purchasedTransaction(productId, of: customer, position: position)
     }
 
-    /// The purchaser's chain whose current transaction is `index`, if any
-    /// (``SubscriptionBook/chain(currentAt:of:product:)``).
-    func currentChain(of index: Int) -> ChainID? {
+    /// Sends `type` about transaction `index` to its customer, with the renewal info and status of its subscription
+    /// now (``SubscriptionBook/chain(of:product:)``), none for a one-time purchase.
+    mutating func sendAboutTransaction(_ type: NotificationType, _ index: Int, restored: Bool = false) {
         let record = ledger.transactions[index]
-        return subscriptionBook.chain(currentAt: index, of: record, product: catalog[record.productId])
-    }
-
-    /// Renewal info and status sent with a notification about transaction `index`: the subscription's current ones
-    /// (``SubscriptionBook/chain(of:product:)``).
-    func subscriptionView(of index: Int) -> (RenewalSnapshot?, SubscriptionPhase?) {
-        let record = ledger.transactions[index]
-        guard let key = subscriptionBook.chain(of: record, product: catalog[record.productId]) else {
-            return (nil, nil)
+        let chain = subscriptionBook.chain(of: record, product: catalog[record.productId]).map {
+            subscriptionBook.chains[$0.index]
         }
-        let chain = subscriptionBook.chains[key.index]
-        return (renewalSnapshot(of: chain, state: chain.state), chain.state.phase)
+        send(
+            type, nil, to: record.customer, transaction: record, renewal: chain.map { renewalSnapshot(of: $0) },
+            status: chain?.state.phase, restored: restored)
     }
 
     /// A refund: through the table when it is a subscription's current transaction (the subscription ends there),
-    /// otherwise on the transaction alone.
+    /// otherwise on the transaction alone, ending its shares (``FamilyBook/sharesEnded(byRefundOf:ledger:)``).
     mutating func grantRefund(_ index: Int, amount stated: RefundAmount, reason: Int32) throws(StoreError) {
         try ledger.checkNotRefunded(index)
         let amount = try ledger.resolvedRefundAmount(stated, of: index, at: now)
-        if let key = currentChain(of: index) {
-            try apply(.refunded(amount: amount, reason: reason), to: key)
-            return
+        if let key = subscriptionBook.chain(currentAt: index, in: ledger, catalog: catalog) {
+            return try apply(.refunded(amount: amount, reason: reason), to: key)
         }
         ledger.refundOneTime(index, Revocation.refund(amount, at: now, reason: reason), at: now)
-        let (renewal, status) = subscriptionView(of: index)
-        send(
-            .refund, nil, to: ledger.transactions[index].customer, transaction: ledger.transactions[index],
-            renewal: renewal, status: status)
-        if ledger.transactions[index].productType == .nonConsumable {
-            for share in familyBook.sharesOf(.nonConsumable(transactionIndex: index)) {
-                try endShare(share, reason: reason)
-            }
-        }
+        sendAboutTransaction(.refund, index)
+        for share in familyBook.sharesEnded(byRefundOf: index, ledger: ledger) { try endShare(share, reason: reason) }
     }
 }

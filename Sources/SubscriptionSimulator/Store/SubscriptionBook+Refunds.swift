@@ -13,10 +13,30 @@ extension SubscriptionBook {
 
     /// The chain (as ``chain(of:product:)``) whose current transaction is `record`, at `index` in the ledger; `nil`
     /// for an earlier period's transaction or a one-time purchase, which a refund revokes alone.
+    /// A refund of a subscription's current transaction ends it (status 5, members get `REVOKE`); a refund of an
+    /// earlier period leaves the subscription as it is: the status and renewal info stay those of the current period
+    /// (reference §5.14, S-F774755: `signedTransactionInfo` is the transaction concerned) and members receive
+    /// nothing, their access being unchanged **[assumed]**.
     func chain(currentAt index: Int, of record: TransactionRecord, product: Product?) -> ChainID? {
         guard let key = chain(of: record, product: product), chains[key.index].currentTransactionIndex == index else {
             return nil
         }
+        return key
+    }
+
+    /// ``chain(currentAt:of:product:)`` for transaction `index` of `ledger`, its product read in `catalog`.
+    func chain(currentAt index: Int, in ledger: TransactionLedger, catalog: Catalog) -> ChainID? {
+        let record = ledger.transactions[index]
+        return chain(currentAt: index, of: record, product: catalog[record.productId])
+    }
+
+    /// The chain whose current transaction is `index` (``chain(currentAt:in:catalog:)``) when it is revoked: a
+    /// reversal of that refund runs through the lifecycle table, and the subscription is active again until its
+    /// unchanged `expiresDate` (rule refund-reversal-restores-access); `nil` when the reversal is the transaction's
+    /// alone.
+    func revokedChain(currentAt index: Int, in ledger: TransactionLedger, catalog: Catalog) -> ChainID? {
+        guard let key = chain(currentAt: index, in: ledger, catalog: catalog), chains[key.index].state.phase == .revoked
+        else { return nil }
         return key
     }
 }

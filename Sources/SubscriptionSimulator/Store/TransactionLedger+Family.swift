@@ -2,6 +2,28 @@
 /// The facade appends the records these rules make (``SimulatedStore/appendTransaction(_:customerAt:productAt:)``
 /// sets the account fields of every transaction) and sends the notifications.
 extension TransactionLedger {
+    /// The transaction of the member's chain `chain` (their customer at `owner` in `directory`) made from the
+    /// purchaser's record as below, with the member's ids by rule ids-per-customer
+    /// (``CustomerDirectory/nextTransactionIdentifier(ofCustomerAt:ids:)``): the member holds their transaction; a
+    /// first one's id is the chain's `originalTransactionId`. A renewal or recovery charges each fan-out member from
+    /// the purchaser's record as built, before the purchaser's storefront price and account fields are set: the
+    /// product's own price (or the offer's) in the product's `currency`.
+    static func memberSubscriptionTransaction(
+        of chain: borrowing SubscriptionChain, ownerAt owner: Int, like purchaserRecord: TransactionRecord,
+        purchaseDate: Instant, reason: ChargeReason, currency: String?, directory: inout CustomerDirectory,
+        ids: IdentifierSource, at now: Instant
+    ) -> TransactionRecord {
+        let transactionIdentifier: StoreIdentifier =
+            chain.currentTransactionIndex < 0
+            ? .text(chain.originalTransactionId) : directory.nextTransactionIdentifier(ofCustomerAt: owner, ids: ids)
+        return memberSubscriptionTransaction(
+            like: purchaserRecord, member: chain.customer, transactionIdentifier: transactionIdentifier,
+            originalTransactionId: chain.originalTransactionId,
+            webOrderLineItem: directory.nextWebOrderLineItemIdentifier(ofCustomerAt: owner, ids: ids),
+            purchaseDate: purchaseDate, originalPurchaseDate: chain.originalPurchaseDate, reason: reason,
+            currency: currency, at: now)
+    }
+
     /// a member's transaction of a shared subscription has its own ids, `FAMILY_SHARED`, the purchaser's
     /// product, price, currency and `expiresDate`; no offer fields, no revocation. `currency`: the member's currency
     /// when it is not the purchaser's record's (a renewal: the product's own).

@@ -172,9 +172,14 @@ extension TransactionLedger {
         return index
     }
 
-    /// Whether a refund request of a `type` purchase makes Apple send `CONSUMPTION_REQUEST`: consumables and
+    /// Whether a refund request of transaction `index` makes Apple send `CONSUMPTION_REQUEST`: consumables and
     /// auto-renewable subscriptions only; none for non-consumables and non-renewing subscriptions (reference §1.2,
     /// §1.3, §5.14; S-NT, S-DATA).
+    func sendsConsumptionRequest(about index: Int) -> Bool {
+        Self.sendsConsumptionRequest(for: transactions[index].productType)
+    }
+
+    /// ``sendsConsumptionRequest(about:)`` for a purchase of `type`.
     static func sendsConsumptionRequest(for type: ProductType) -> Bool {
         switch type {
         case .autoRenewable, .consumable: return true
@@ -198,6 +203,25 @@ extension TransactionLedger {
     /// `nil` for other types, whose access needs no term.
     func termRestoredByReversal(of index: Int, product: Product?) -> CalendarDuration? {
         transactions[index].productType == .nonRenewing ? product?.duration : nil
+    }
+
+    /// A refund of transaction `index` reversed on the transaction alone (``reverseRefund(of:term:at:)``), with the
+    /// term rule refund-reversal-restores-access gives back (``termRestoredByReversal(of:product:)``, its product
+    /// read in `catalog`).
+    mutating func reverseRefund(of index: Int, catalog: Catalog, at now: Instant) {
+        reverseRefund(
+            of: index, term: termRestoredByReversal(of: index, product: catalog[transactions[index].productId]), at: now
+        )
+    }
+
+    /// The customer asked at `now` for a refund of transaction `index`, for `reason`; `consumptionRequested`: Apple
+    /// sent `CONSUMPTION_REQUEST` (``sendsConsumptionRequest(about:)``).
+    mutating func recordRefundRequest(
+        of index: Int, reason: ConsumptionRequestReason, consumptionRequested: Bool, at now: Instant
+    ) {
+        recordRefundRequest(
+            RefundRequestRecord(
+                transactionIndex: index, requestedAt: now, reason: reason, consumptionRequested: consumptionRequested))
     }
 
     /// Rule **reversal-needs-a-refund**: only a refunded transaction's refund is reversed.

@@ -146,9 +146,10 @@ private func purchase(_ productId: String, of customer: String, in store: Simula
         try store.purchase(familyMonthly.id, by: "alice")
         let key = try alicesChain(store)
         let purchaser = PurchaserView(key, in: store.subscriptionBook, ledger: store.ledger)
+        let share = Share(source: .subscription(chain: key), purchaser: "alice", member: "bob", phase: .ended)
         let chain = FamilyBook.memberChain(
-            of: key, purchaser: purchaser, member: "bob", originalTransactionId: "42", originalPurchaseDate: at("1h"),
-            purchaserPosition: 0)
+            for: share, purchaser: purchaser, originalTransactionId: "42", originalPurchaseDate: at("1h"),
+            directory: store.directory)
         #expect(chain.customer == "bob" && chain.originalTransactionId == "42")
         #expect(chain.ownership == .familyShared && chain.sharedFrom == key && !chain.sharingOn)
         #expect(chain.state == purchaser.state && chain.group == "family")

@@ -1,6 +1,5 @@
-/// Renewal-date extensions: Extend a Subscription Renewal Date (one subscription) and Extend Subscription Renewal
-/// Dates for All Active Subscribers (every purchaser of a product). Rules: reference §5.13, S-EXT, S-EXT-INELIG,
-/// S-EXT-FS; the table rows are in `Lifecycle/TransitionTable.swift` (the renewal-date extension rows).
+/// Renewal-date extensions, of one subscription or of every purchaser (reference §5.13, S-EXT, S-EXT-INELIG, S-EXT-FS;
+/// the table's rows in `Lifecycle/TransitionTable.swift`), and the app's opening (the billing-issue message).
 extension SimulatedStore {
     /// The developer extends the renewal date of the customer's subscription to `productId` by `days` (1 to 90):
     /// `RENEWAL_EXTENDED` to the purchaser and to each family member who has the share (reference §1.3, A-17). The

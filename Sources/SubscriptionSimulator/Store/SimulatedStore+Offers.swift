@@ -6,7 +6,9 @@ extension SimulatedStore {
     /// is `OFFER_REDEEMED` on an active one (rule offer-notification-choice, ``SubscriptionBook/redemption(chain:)``).
     /// A one-time product's offer code (mode `ONE_TIME`) is a purchase at the offer's price: `ONE_TIME_CHARGE` with
     /// `offerType` 3, `offerIdentifier` and `offerDiscountType` `ONE_TIME` (reference §2.7). An offer never uses up the
-    /// introductory offer (``SubscriptionBook/introOfferAvailable(to:inGroup:)``).
+    /// introductory offer (``SubscriptionBook/introOfferAvailable(to:inGroup:)``). Refused by rules offer-for-its-plan,
+    /// promotional-offer-for-subscribers, win-back-eligibility, no-offer-during-billing-retry and
+    /// price-in-storefront-currency.
     public mutating func redeemOffer(_ offerId: String, for productId: String, by customer: String)
         throws(StoreError)
     {

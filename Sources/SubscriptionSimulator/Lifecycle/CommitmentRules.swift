@@ -52,8 +52,11 @@ public enum CommitmentRules {
     /// **commitment-price-increase-with-start-date** [inferred]: a rise of the monthly plan's price with a start date
     /// reaches a subscriber in a commitment at the first commitment renewal strictly after the start date (as an
     /// annual subscriber's first renewal after it, rule price-increase-first-renewal; Appendix E O2 "the same rules as
-    /// standard annual subscriptions"); the monthly charges before it keep the commitment's price. The subscriber is
-    /// told ``PriceIncreaseRules/noticeLead`` before that commitment renewal. Returns the renewal and the notice.
+    /// standard annual subscriptions"); the monthly charges before it keep the commitment's price, and who is reached
+    /// is as for a rise without a start date (rule price-increase-reaches-its-plan). The subscriber is told
+    /// ``PriceIncreaseRules/noticeLead`` before that commitment renewal, not before the next monthly charge; consent
+    /// follows the annual threshold on the commitment's price, 12 × the monthly price
+    /// (``PriceIncreaseSchedule/consentNeeded(_:_:_:effective:)``). Returns the renewal and the notice.
     public static func firstCommitmentRenewal(after effective: Instant, commitment: CommitmentState)
         -> (renewal: Instant, notice: Instant)
     {

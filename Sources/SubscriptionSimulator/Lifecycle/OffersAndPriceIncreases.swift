@@ -52,7 +52,9 @@ extension SubscriptionLifecycle {
     /// 1) (reference §1.1, §5.12; S-NT, S-ST, S-CL). A new increase that needs consent asks again even after an
     /// earlier consent. An increase without consent while an earlier one still waits for consent changes nothing:
     /// the customer must still answer the first [assumed]. Subscribers with auto-renew off are told too [assumed]:
-    /// they pay the new price if they turn it back on.
+    /// they pay the new price if they turn it back on. An increase without a start date is told now and charged from
+    /// the next renewal on (`renewalPrice` shows it at once): Apple's notice periods (the increase reaching
+    /// subscribers weeks after it is set) are not modelled for it [assumed: the next renewal].
     static func announcePriceIncrease(_ state: SubscriptionState, needsConsent: Bool) -> TransitionResult {
         var next = state
         if needsConsent {

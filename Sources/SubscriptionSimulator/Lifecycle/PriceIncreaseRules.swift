@@ -54,8 +54,9 @@ public enum PriceIncreaseRules {
     /// strictly after the start date `effective` (renewals up to and at it keep the old price [assumed: "at" — Apple
     /// does not say which side the start instant falls on]); they are told ``noticeLead`` before it, but not before
     /// the period that ends at it starts (a weekly subscriber is told at the start of their last week at the old
-    /// price [assumed]). Returns that renewal and the notice instant. `cycle` and
-    /// `periodStart` are the subscription's billing cycle and the start of its current period.
+    /// price [assumed]). A purchaser who subscribes between the scheduling and `effective` (at the old price) is told
+    /// at `effective` at the latest [assumed]. Returns that renewal and the notice instant. `cycle` and `periodStart`
+    /// are the subscription's billing cycle and the start of its current period.
     public static func firstRenewal(
         after effective: Instant, cycle: BillingCycle, periodStart: Instant
     ) -> (renewal: Instant, notice: Instant) {

@@ -21,4 +21,16 @@ extension CommitmentPriceLocks {
             }
         }
     }
+
+    /// ``keepPrices(for:of:catalog:storefront:)`` when `target` is the monthly plan's price (a rise of the up-front
+    /// price locks nothing), each purchaser shopping in `directory`'s storefront for them (`fallback` when none).
+    mutating func keepPrices(
+        for target: PriceTarget, of subscriptions: SubscriptionBook, catalog: Catalog, directory: CustomerDirectory,
+        default fallback: Storefront
+    ) {
+        guard target.plan == .monthly else { return }
+        keepPrices(
+            for: target, of: subscriptions, catalog: catalog,
+            storefront: { directory.storefront(of: $0, default: fallback) })
+    }
 }

@@ -1,7 +1,13 @@
 /// Rule **commitment-price-increase-at-commitment-renewal** [inferred] (Appendix E O2: a commitment plan's price
-/// changes "follow the same rules as standard annual subscriptions"): the monthly price each running commitment keeps
-/// after its plan's monthly price rose during it, in the purchaser's storefront currency, until the commitment renews
-/// into a new one. Empty unless a monthly price rose (the store's charge path reads only ``isEmpty`` then).
+/// changes "follow the same rules as standard annual subscriptions"; A2 "Manage price changes": an annual
+/// subscriber pays a new price from the renewal): the monthly price each running commitment keeps after its plan's
+/// monthly price rose during it, in the purchaser's storefront currency, until the commitment renews into a new one,
+/// which pays the new price. Its purchaser is told of the rise when it is set (rule price-increase-consent);
+/// meanwhile `renewalPrice` stays the commitment's price and `commitmentRenewalPrice` is the new one, and without
+/// consent the subscription ends at the commitment's end (rule commitment-price-increase-as-annual,
+/// `Lifecycle/CommitmentRules.swift`). Up-front subscribers are not reached, nor a commitment followed by the
+/// up-front plan (rule price-increase-reaches-its-plan, ``PriceTarget/reachesPlan(of:)``). Empty unless a monthly
+/// price rose (the store's charge path reads only ``isEmpty`` then).
 ///
 /// Invariants (``isConsistent``): every lock is keyed by one purchaser and one subscription group
 /// (``key(_:_:)``) and has a currency.

@@ -43,6 +43,17 @@ struct MassExtension: Hashable, Sendable {
             && (storefrontCountryCodes.isEmpty || storefrontCountryCodes.contains(storefront().countryCode))
     }
 
+    /// What the request does with one subscription it considers
+    /// (``SubscriptionBook/massExtensionStep(_:days:app:at:)``, rule mass-extension-extends-eligible-only).
+    enum Step: Hashable, Sendable {
+        /// Ineligible: nothing sent, not counted.
+        case skip
+        /// Marked to fail: `RENEWAL_EXTENSION` / `FAILURE`, counted in `failedCount`.
+        case fail
+        /// Extended through the table as a single extension is (`RENEWAL_EXTENDED`), counted in `succeededCount`.
+        case extend
+    }
+
     /// Rule **mass-extension-extends-eligible-only**: whether a refusal of one subscription's extension skips it (an
     /// ineligible state, S-EXT-INELIG: no notification, not counted) rather than stopping the request.
     static func skips(_ error: StoreError) -> Bool {
@@ -56,8 +67,12 @@ struct MassExtension: Hashable, Sendable {
     /// One purchaser's extension failed (`RENEWAL_EXTENSION` / `FAILURE`).
     mutating func noteFailed() { failedCount += 1 }
 
-    /// Rule **mass-extension-summary**: the `summary` object of `RENEWAL_EXTENSION` / `SUMMARY` once the request
-    /// has completed.
+    /// Rule **mass-extension-summary**: the `summary` object of `RENEWAL_EXTENSION` / `SUMMARY`, a notification about
+    /// the app sent once per request "when the App Store server completes your request" (S-ST `SUMMARY`; reference
+    /// §2.4), after every `RENEWAL_EXTENDED` and `FAILURE` of the request. Apple completes the request asynchronously
+    /// and does not say how long it takes: the simulator completes it at the instant of the request [assumed].
+    /// `succeededCount` counts the purchasers extended (members, who follow them, are not counted) and `failedCount`
+    /// those who received `FAILURE` [assumed: Apple counts "subscriptions"].
     var summary: RenewalExtensionSummary {
         RenewalExtensionSummary(
             requestIdentifier: requestIdentifier, productId: productId, storefrontCountryCodes: storefrontCountryCodes,

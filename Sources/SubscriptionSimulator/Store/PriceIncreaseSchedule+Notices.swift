@@ -45,4 +45,18 @@ extension PriceIncreaseSchedule {
         }
         return keys
     }
+
+    /// ``awaitingNotice(of:target:in:storefront:)`` for the increase's own target (``target(of:in:)``, its product
+    /// looked up in `catalog`).
+    func awaitingNotice(
+        of increase: Int, in subscriptions: SubscriptionBook, catalog: Catalog, storefront: (String) -> Storefront
+    ) -> [ChainID] {
+        awaitingNotice(
+            of: increase, target: target(of: increase, in: catalog), in: subscriptions, storefront: storefront)
+    }
+
+    /// ``noticeInstant(of:for:)`` of increase number `increase`.
+    func noticeInstant(of increase: Int, for state: SubscriptionState) -> Instant {
+        Self.noticeInstant(of: parts.increases[increase], for: state)
+    }
 }

@@ -67,6 +67,15 @@ struct PriceTarget {
         return target
     }
 
+    /// Checks an increase of `plan`'s price of `product` to `newPrice`: ``monthly(_:to:in:)`` for the monthly plan,
+    /// ``upfront(_:to:in:)`` otherwise.
+    static func of(_ plan: BillingPlan, of product: Product, to newPrice: Price, in storefront: String?)
+        throws(StoreError) -> Self
+    {
+        plan == .monthly
+            ? try monthly(product, to: newPrice, in: storefront) : try upfront(product, to: newPrice, in: storefront)
+    }
+
     /// Where an increase of `product`'s price applies and the price it replaces: `price` (the product's own, or its
     /// monthly plan's) in every storefront of the product's currency when `storefront` is `nil` or has that currency;
     /// otherwise the storefront's own price from `prices`, which must exist. Shared by the up-front and the monthly
@@ -112,7 +121,10 @@ struct PriceTarget {
     // MARK: - Who it reaches
 
     /// Whether an increase at this target reaches `chain`'s plan: a purchaser whose subscription renews to the product
-    /// (`autoRenewProductId`) **on the plan whose price rises** (rule price-increase-reaches-its-plan). The monthly
+    /// (`autoRenewProductId`: a pending downgrade counts for the product it renews to) **on the plan whose price
+    /// rises** (rule price-increase-reaches-its-plan). Family members' shares are not reached: they get no
+    /// `PRICE_INCREASE` (rule member-notifications, reference §1.3) and no `priceIncreaseStatus`, keep the purchaser's
+    /// price and follow the purchaser's renewal or expiry. The monthly
     /// plan's price reaches a purchaser in a commitment to the product that is followed by the monthly plan of the same
     /// product, or whose next renewal starts a commitment to it (a commitment followed by the up-front plan or another
     /// product is not reached, rules billing-plan-switch-at-renewal, commitment-downgrade-at-end); the up-front price

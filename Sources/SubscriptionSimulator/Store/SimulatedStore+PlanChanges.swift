@@ -3,51 +3,40 @@
 /// pending downgrade. The rules themselves are rows of the transition table (`Lifecycle/PlanChanges.swift`).
 extension SimulatedStore {
     /// The customer moves their subscription in `productId`'s group to `productId` (in the app or in the App Store's
-    /// subscription settings). How it takes effect follows the products' levels (``PlanChangeKind``):
-    /// - a higher level, or the same level and duration: at once, `DID_CHANGE_RENEWAL_PREF` / `UPGRADE`;
-    /// - a lower level, or the same level and another duration: `DID_CHANGE_RENEWAL_PREF` / `DOWNGRADE` now,
-    ///   `DID_RENEW` with the new product at the next renewal;
-    /// - the current product while a downgrade is pending: `DID_CHANGE_RENEWAL_PREF` without subtype.
+    /// subscription settings), timed by the products' levels (``PlanChangeKind``; rules plan-change-upgrade,
+    /// plan-change-downgrade): a higher level, or the same level and duration, at once (`DID_CHANGE_RENEWAL_PREF` /
+    /// `UPGRADE`); a lower level, or the same level and another duration, `DID_CHANGE_RENEWAL_PREF` / `DOWNGRADE` now
+    /// and `DID_RENEW` with the new product at the next renewal; the current product while a downgrade is pending,
+    /// `DID_CHANGE_RENEWAL_PREF` without subtype.
     ///
-    /// `plan`: the billing plan chosen (Appendix E G3, G4); `nil` keeps the current plan for the current product and
-    /// takes the up-front plan of another product. The current product on its other plan is a switch at the next
-    /// renewal, inside a commitment at its end, `DID_CHANGE_RENEWAL_PREF` without subtype (rules
-    /// billing-plan-switch-at-renewal, billing-plan-switch-no-subtype); the current plan again undoes it. The monthly
-    /// plan needs the product's `monthlyCommitment` and a storefront that sells it (rules
-    /// commitment-plan-needs-one-year, commitment-storefronts); a crossgrade's timing between plans is rule
-    /// crossgrade-between-plans (``PlanChangeKind/crossgradeTakesEffectAtOnce(from:plan:to:plan:)``).
+    /// `plan`: the billing plan chosen (``SubscriptionBook/planOfChange(_:to:chosen:)``). The current product on its
+    /// other plan is a switch at the next renewal (rules billing-plan-switch-at-renewal,
+    /// billing-plan-switch-no-subtype, `Lifecycle/PlanChanges.swift`); the monthly plan needs the product's
+    /// `monthlyCommitment` and a storefront that sells it (rules commitment-plan-needs-one-year,
+    /// commitment-storefronts); a crossgrade's timing between plans is rule crossgrade-between-plans. Refused when
+    /// the customer has no subscription of their own in the group (``SubscriptionBook/chainToChange(of:to:)``).
     ///
-    /// Family members with the share receive the same notification with their own transactions (reference §1.3). A
-    /// move to a product that is not family shareable ends their shares with `REVOKE` when it takes effect; a move
-    /// from a non-shareable product to a shareable one shares it after the family delay (rule
-    /// plan-change-leaves-shareable-product, ``shareAfterPlanChange(_:key:from:)``).
+    /// Family members with the share receive the same notification with their own transactions (reference §1.3) and
+    /// follow the product's shareability (rule plan-change-leaves-shareable-product,
+    /// ``shareAfterPlanChange(_:key:from:)``).
     public mutating func changePlan(to productId: String, by customer: String, plan: BillingPlan? = nil)
         throws(StoreError)
     {
         // No customer is named here: one with a subscription to change is known already, and a refusal names none.
         let product = try requireProduct(productId)
-        guard product.type == .autoRenewable, let group = product.group else {
-            throw .noSubscription(customer: customer, productId: productId)
-        }
-        guard let key = subscriptionBook.purchasedChain(of: customer, inGroup: group) else {
-            throw .noSubscription(customer: customer, productId: productId)
-        }
-        try changePlan(key, to: product, plan: plan)
+        try changePlan(subscriptionBook.chainToChange(of: customer, to: product), to: product, plan: plan)
         refreshEntitlements()
     }
 
     /// Runs the plan change of `key` to `product` on `plan` (as ``changePlan(to:by:plan:)``), a product of the
     /// chain's group, after the purchase checks.
     mutating func changePlan(_ key: ChainID, to product: Product, plan: BillingPlan? = nil) throws(StoreError) {
-        let chain = subscriptionBook.chains[key.index]
-        let currentPlan = chain.state.billingPlan
-        let targetPlan = subscriptionBook.planOfChange(key, to: product.id, chosen: plan)
-        let kind = PlanChangeKind.of(
-            from: catalog[chain.state.productId]!, currentPlan: currentPlan, to: product, targetPlan: targetPlan)
+        let (kind, targetPlan) = subscriptionBook.planChange(key, to: product, chosen: plan, in: catalog)
         if kind != .currentProduct {
+            let customer = subscriptionBook.chains[key.index].customer
             if removedFromSale.contains(product.id) { throw .productNotForSale(product.id) }
-            try requirePrice(of: product, for: chain.customer, plan: nil)
-            if targetPlan == .monthly { try requireCommitmentPlan(of: product, for: chain.customer) }
+            try requirePrice(of: product, for: customer, plan: nil)
+            if targetPlan == .monthly { try requireCommitmentPlan(of: product, for: customer) }
         }
         try apply(
             kind.input(PurchaseRequest(productId: product.id, period: product.period!, offer: nil, plan: targetPlan)),
@@ -91,27 +80,15 @@ extension SimulatedStore {
             if chain.sharingOn { try scheduleShares(of: .subscription(chain: key), purchaser: chain.customer) }
         }
     }
-}
 
-// MARK: - Paid days of service
+    // MARK: - Paid days of service
 
-extension SimulatedStore {
-    /// **paid-days-of-service**: whole days of paid service in the customer's current run of subscription purchases
-    /// in `productId`'s group, at `now` — the count behind the proceeds rate rising from 70 % to 85 % after one year
-    /// of paid service (reference §5.16; S-TT-RET, S-F74297):
-    /// - days keep accumulating across upgrades, downgrades and crossgrades; an upgraded period counts only up to the
-    ///   upgrade (its unused part is refunded, §5.10);
-    /// - a resubscribe within 60 days of the end of service resumes the count; after more than 60 days it restarts
-    ///   (the same gap as `recentSubscriptionStartDate`, §5.15); recovery from billing retry continues it;
-    /// - free-trial periods and refunded transactions are not paid **[assumed]** (§5.16 [inferred]);
-    /// - a family member's share produces no proceeds: 0 (S-RC-BLOG).
-    /// Days are whole 24-hour days of the summed paid time.
+    /// The customer's whole days of paid service in `productId`'s group at `now`, the count behind the proceeds rate
+    /// rising from 70 % to 85 % (rule paid-days-of-service, ``TransactionLedger/paidDaysOfService(of:at:)``).
     public func paidDaysOfService(for customer: String, inGroupOf productId: String) throws(StoreError) -> Int {
         requireHistory("paidDaysOfService(for:inGroupOf:)")
         let product = try requireProduct(productId)
-        guard let key = chainKey(customer, product) else { return 0 }
-        let chain = subscriptionBook.chains[key.index]
-        guard chain.ownership == .purchased else { return 0 }
-        return Int(ledger.paidMilliseconds(of: chain.originalTransactionId, at: now) / 86_400_000)
+        return ledger.paidDaysOfService(
+            of: chainKey(customer, product).map { subscriptionBook.chains[$0.index] }, at: now)
     }
 }

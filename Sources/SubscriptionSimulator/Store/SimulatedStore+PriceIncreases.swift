@@ -1,23 +1,12 @@
-/// Price increases of auto-renewable subscriptions (reference §5.12, §1.1).
+/// Price increases of auto-renewable subscriptions (reference §5.12, §1.1); rules in ``PriceTarget``,
+/// ``PriceIncreaseSchedule``, ``CommitmentPriceLocks`` and `Lifecycle/` (`PriceIncreaseRules`, `CommitmentRules`).
 extension SimulatedStore {
-    /// The developer raises an auto-renewable subscription's price: in one storefront (`storefront`, ISO 3166-1
-    /// alpha-3) or, when `storefront` is `nil`, in every storefront of the product's own currency (its base `price`;
-    /// a storefront of that currency also changes the base price, since one price applies per currency,
-    /// `Catalog/Prices.swift`).
-    ///
-    /// New purchases pay the new price at once. Each purchaser whose subscription renews to the product
-    /// (`autoRenewProductId`: a pending downgrade counts for the product it renews to) and is active in an affected
-    /// storefront is told now (rule price-increase-consent): `PRICE_INCREASE` / `PENDING` when
-    /// `consentRequired`, else `PRICE_INCREASE` / `ACCEPTED`; the new price is charged from the next renewal on
-    /// (`renewalPrice` shows it at once). Without consent by then the subscription expires (rule
-    /// price-increase-not-consented). Family members get no `PRICE_INCREASE` (rule member-notifications, reference
-    /// §1.3) and no `priceIncreaseStatus`; they follow the purchaser's renewal or expiry. Apple's notice periods
-    /// (the increase reaching subscribers weeks after it is set) are not modelled [assumed: the next renewal].
-    ///
-    /// Rule **price-increase-raises-price**: the new price must be above the current one there. Rule
-    /// **one-scheduled-price-change**: refused while an increase with a start date waits to start for the same
-    /// product and storefront (Apple: "you can schedule one future price change at a time, per country or region";
-    /// a second one overwrites the first — the simulator refuses instead [assumed]).
+    /// The developer raises an auto-renewable subscription's price now, in one storefront (`storefront`, ISO 3166-1
+    /// alpha-3) or, when `storefront` is `nil`, in every storefront of the product's own currency. New purchases pay
+    /// it at once; each active purchaser it reaches (rule price-increase-reaches-its-plan) is sent `PRICE_INCREASE` /
+    /// `PENDING` when `consentRequired`, else `PRICE_INCREASE` / `ACCEPTED`, and pays it from the next renewal (rules
+    /// price-increase-consent, price-increase-not-consented). Refused by rules price-increase-raises-price,
+    /// commitment-price-range and one-scheduled-price-change.
     public mutating func raisePrice(
         _ productId: String, to newPrice: Price, in storefront: String? = nil, consentRequired: Bool
     ) throws(StoreError) {
@@ -43,36 +32,21 @@ extension SimulatedStore {
         refreshEntitlements()
     }
 
-    /// A price increase with a start date (`raisePrice` with `effective`; rules in
-    /// `Lifecycle/PriceIncreaseRules.swift`): scheduled now, it starts at `effective`, when new purchases pay
-    /// `newPrice`. Each purchaser it reaches (as ``raisePrice(_:to:in:consentRequired:)`` says) is told
-    /// ``PriceIncreaseRules/noticeLead`` before their first renewal after `effective` (rules price-increase-notice-lead,
-    /// price-increase-first-renewal): `PRICE_INCREASE` / `PENDING` when consent is needed, else `PRICE_INCREASE` /
-    /// `ACCEPTED`; their renewals until then keep the old price. A purchaser who subscribes between now and
-    /// `effective` (at the old price) is told at `effective` at the latest [assumed]. `consentRequired`, when given,
-    /// wins; when `nil` it follows rules price-increase-consent-threshold and price-increase-once-a-year.
-    ///
-    /// Refused (rule price-increase-notice-lead) when `effective` is before now, or less than the notice lead after
-    /// it: every subscriber is then told the full lead before paying more. Also refused as
-    /// ``raisePrice(_:to:in:consentRequired:)`` is, and when consent cannot be worked out (rule
-    /// price-increase-consent-threshold).
-    ///
-    /// `plan` `.monthly`: the monthly price of the product's commitment plan rises at `effective` (rule
-    /// **commitment-price-increase-with-start-date** [inferred], Appendix E O2: "the same rules as standard annual
-    /// subscriptions"): who is reached is as for ``raiseMonthlyPrice(_:to:in:consentRequired:)``; a running
-    /// commitment keeps its monthly price to its end, and the new price applies from the first commitment that
-    /// renews strictly after `effective`, whose purchaser is told ``PriceIncreaseRules/noticeLead`` before that
-    /// commitment renewal (``CommitmentRules/firstCommitmentRenewal(after:commitment:)``), not before the next
-    /// monthly charge. Consent follows the annual threshold on the commitment's price (12 × the monthly price).
+    /// A price increase with a start date: scheduled now, it starts at `effective`, when new purchases pay `newPrice`
+    /// (``startPriceIncrease(_:)``). Each purchaser it reaches (as ``raisePrice(_:to:in:consentRequired:)`` says) is
+    /// sent `PRICE_INCREASE` / `PENDING` when consent is needed, else `PRICE_INCREASE` / `ACCEPTED`,
+    /// ``PriceIncreaseRules/noticeLead`` before their first renewal after `effective`, and keeps the old price until
+    /// then (rules price-increase-notice-lead, price-increase-first-renewal). `consentRequired`, when given, wins; when
+    /// `nil` it follows rules price-increase-consent-threshold and price-increase-once-a-year. `plan` `.monthly` raises
+    /// the monthly price of the product's commitment plan (rules commitment-price-increase-with-start-date [inferred],
+    /// commitment-price-increase-at-commitment-renewal). Refused by rule price-increase-notice-lead (`effective` before
+    /// now, or less than the lead after it), as ``raisePrice(_:to:in:consentRequired:)`` is, and when consent cannot be
+    /// worked out (rule price-increase-consent-threshold).
     public mutating func raisePrice(
         _ productId: String, to newPrice: Price, in storefront: String? = nil, effective: Instant,
         consentRequired stated: Bool?, plan: BillingPlan = .upfront
     ) throws(StoreError) {
-        let product = try requireProduct(productId)
-        let target =
-            plan == .monthly
-            ? try PriceTarget.monthly(product, to: newPrice, in: storefront)
-            : try PriceTarget.upfront(product, to: newPrice, in: storefront)
+        let target = try PriceTarget.of(plan, of: requireProduct(productId), to: newPrice, in: storefront)
         let increase = try priceIncreaseSchedule.schedule(
             target, to: newPrice, effective: effective, consentRequired: stated, at: now)
         do throws(SchedulingError) {
@@ -82,20 +56,12 @@ extension SimulatedStore {
         try scheduleNotices(of: increase)
     }
 
-    /// The developer raises the monthly price of the product's commitment plan (`raisePrice` with `plan: monthly`), in
-    /// one storefront or, when `storefront` is `nil`, in every storefront of the product's own currency.
-    ///
-    /// **commitment-price-increase-at-commitment-renewal** [inferred]: price changes of a commitment plan "follow the
-    /// same rules as standard annual subscriptions" (Appendix E O2; A2 "Manage price changes"): an annual subscriber
-    /// pays a new price from the renewal, so a commitment keeps its monthly price for its remaining periods and the
-    /// next commitment pays the new one. New purchases of the plan pay it at once. Each purchaser in a commitment to
-    /// the product (or whose next renewal starts one) in an affected storefront is told now, as by
-    /// ``raisePrice(_:to:in:consentRequired:)``: `PRICE_INCREASE` / `PENDING` or `ACCEPTED`; meanwhile `renewalPrice`
-    /// stays the commitment's price and `commitmentRenewalPrice` is the new one; without consent the subscription
-    /// ends at the commitment's end (rule commitment-price-increase-as-annual). Up-front subscribers are not
-    /// affected, nor a commitment followed by the up-front plan. Family members keep the purchaser's price (A-15).
-    /// Refused unless the new price is above the current monthly price there (rule price-increase-raises-price) and
-    /// 12 × it stays within 1.5 × the up-front price (commitment-price-range).
+    /// The developer raises the monthly price of the product's commitment plan now (`raisePrice` with `plan: monthly`),
+    /// in one storefront or, when `storefront` is `nil`, in every storefront of the product's own currency: new
+    /// purchases of the plan pay it at once, a running commitment keeps its price to its end (rule
+    /// commitment-price-increase-at-commitment-renewal [inferred]), and each purchaser it reaches (rule
+    /// price-increase-reaches-its-plan) is told now as by ``raisePrice(_:to:in:consentRequired:)``. Refused by rules
+    /// price-increase-raises-price and commitment-price-range (``PriceTarget/monthly(_:to:in:)``).
     public mutating func raiseMonthlyPrice(
         _ productId: String, to newPrice: Price, in storefront: String? = nil, consentRequired: Bool
     ) throws(StoreError) {
@@ -110,29 +76,22 @@ extension SimulatedStore {
         try apply(.priceIncreaseConsented, to: try requireChain(productId, customer))
         refreshEntitlements()
     }
-}
 
-extension SimulatedStore {
     /// Puts `newPrice` in the catalogue where `target` says (``PriceTarget/raising(_:to:)``). A new monthly price first
     /// leaves each running commitment its own (rule commitment-price-increase-at-commitment-renewal,
-    /// ``CommitmentPriceLocks/keepPrices(for:of:catalog:storefront:)``).
+    /// ``CommitmentPriceLocks/keepPrices(for:of:catalog:directory:default:)``).
     mutating func setPrice(_ newPrice: Price, for target: PriceTarget) throws(StoreError) {
-        if target.plan == .monthly {
-            commitmentPriceLocks.keepPrices(
-                for: target, of: subscriptionBook, catalog: catalog,
-                storefront: { [directory, fallback = app.storefront] in directory.storefront(of: $0, default: fallback)
-                })
-        }
+        commitmentPriceLocks.keepPrices(
+            for: target, of: subscriptionBook, catalog: catalog, directory: directory, default: app.storefront)
         let product = target.raising(try requireProduct(target.productId), to: newPrice)
         do throws(CatalogError) { try catalog.replace(product) } catch { throw .catalog(error) }
     }
 
     /// Schedules the notice of increase `increase` for every purchaser it reaches who waits for one
-    /// (``PriceIncreaseSchedule/awaitingNotice(of:target:in:storefront:)``).
+    /// (``PriceIncreaseSchedule/awaitingNotice(of:in:catalog:storefront:)``).
     mutating func scheduleNotices(of increase: Int) throws(StoreError) {
         for key in priceIncreaseSchedule.awaitingNotice(
-            of: increase, target: priceIncreaseSchedule.target(of: increase, in: catalog), in: subscriptionBook,
-            storefront: { storefront(of: $0) })
+            of: increase, in: subscriptionBook, catalog: catalog, storefront: { storefront(of: $0) })
         {
             _ = priceIncreaseSchedule.tell(key.index, of: increase)
             try scheduleNotice(of: increase, for: key)
@@ -142,8 +101,7 @@ extension SimulatedStore {
     /// Rule price-increase-first-renewal: the notice `noticeLead` before the chain's first renewal after the start
     /// date, or now if that is past.
     mutating func scheduleNotice(of increase: Int, for key: ChainID) throws(StoreError) {
-        let notice = PriceIncreaseSchedule.noticeInstant(
-            of: priceIncreaseSchedule.parts.increases[increase], for: subscriptionBook.chains[key.index].state)
+        let notice = priceIncreaseSchedule.noticeInstant(of: increase, for: subscriptionBook.chains[key.index].state)
         do throws(SchedulingError) {
             _ = try scheduler.schedule(
                 .priceIncreaseNotice(increase: increase, chain: key), at: max(notice, now),

@@ -13,6 +13,17 @@ extension SubscriptionBook {
         }
     }
 
+    /// Rule members-extended-with-their-purchaser, refused (Apple's error 4030007): `customer` asked to extend
+    /// `productId` and ``memberShareToRefuse(among:of:ownChain:)`` found a member's share of it.
+    func refuseMemberShare(among keys: [ChainID], of productId: String, ownChain: ChainID?, customer: String)
+        throws(StoreError)
+    {
+        if let member = memberShareToRefuse(among: keys, of: productId, ownChain: ownChain) {
+            throw .lifecycle(
+                .familySharedExtension, customer: customer, productId: chains[member.index].state.productId)
+        }
+    }
+
     /// The table's view of an extension of chain `key` by `days` at `now`: the days and the chain's extensions within
     /// ``BillingRules/extensionLimitWindow`` (rule two-extensions-per-365-days, which the table applies).
     func extensionRequest(_ key: ChainID, days: Int, at now: Instant) -> RenewalExtensionRequest {
@@ -29,6 +40,25 @@ extension SubscriptionBook {
                 context)
         else { return false }
         return violation.makesExtensionIneligible
+    }
+
+    /// What a mass extension does with chain `key` (a purchaser's subscription it considers) by `days` at `now`, in
+    /// order: rule **mass-extension-extends-eligible-only**, "the App Store attempts to extend eligible subscriptions
+    /// only" (S-EXT-MASS, Extend Subscription Renewal Dates for All Active Subscribers): a subscription in a state
+    /// Apple's page lists as ineligible (S-EXT-INELIG: a free offer period, inactive billing retry, a grace period
+    /// whose expiration date has passed, two extensions in the past 365 days, expired) is skipped: no notification,
+    /// not counted in `failedCount` or `succeededCount` (``extensionIneligible(_:days:in:)``, asked with the app's
+    /// grace period settings, payment succeeding and the product for sale, without changing anything). An eligible
+    /// one that ``failNextExtension(of:)`` marked fails (the mark is used and cleared: `RENEWAL_EXTENSION` /
+    /// `FAILURE` about it; S-NT documents the subtype, not a cause: the mark is [assumed]); any other is extended.
+    mutating func massExtensionStep(_ key: ChainID, days: Int, app: AppConfiguration, at now: Instant)
+        -> MassExtension.Step
+    {
+        let context = LifecycleContext(
+            now: now, paymentSucceeds: true, productForSale: true, gracePeriod: app.gracePeriod,
+            graceEligibility: app.graceEligibility)
+        if extensionIneligible(key, days: days, in: context) { return .skip }
+        return takeFailingExtension(of: key) ? .fail : .extend
     }
 
     /// Whether a mass extension of `productId` considers chain `index`: a purchaser's subscription to the product

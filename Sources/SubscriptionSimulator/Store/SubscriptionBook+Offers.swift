@@ -32,6 +32,43 @@ extension SubscriptionBook {
         }
     }
 
+    /// What a subscription offer's redemption does to the customer's subscription in the group.
+    enum Redemption: Hashable, Sendable {
+        /// No subscription in the group yet: the offer starts one.
+        case starts
+        /// Expired or refunded: the offer restarts it.
+        case restarts(ChainID)
+        /// Active, in grace or in billing retry: the offer is redeemed on it.
+        case onSubscription(ChainID)
+    }
+
+    /// Rule **offer-notification-choice** (reference §1.1, §5.11; S-NT, S-CL 23 Jan 2024): what a redemption does to
+    /// the customer's chain in the group, `key`:
+    /// - no subscription in the group yet: an offer code starts it, `SUBSCRIBED` / `INITIAL_BUY` with the offer as the
+    ///   first period(s); promotional and win-back offers are refused (rule promotional-offer-for-subscribers).
+    /// - expired or refunded: `SUBSCRIBED` / `RESUBSCRIBE`, a new transaction with the offer, now.
+    /// - active: `OFFER_REDEEMED` without subtype; the offer starts at the next renewal (rule
+    ///   offer-starts-at-next-renewal in `Lifecycle/OffersAndPriceIncreases.swift`). An offer for another product of
+    ///   the group: `OFFER_REDEEMED` / `UPGRADE` or `DOWNGRADE`, a plan change with the offer
+    ///   (``SimulatedStore/redeemOfferForAnotherProduct(_:_:key:)``).
+    /// - grace or billing retry: refused (rule no-offer-during-billing-retry) [assumed, as for purchases].
+    func redemption(chain key: ChainID?) -> Redemption {
+        guard let key else { return .starts }
+        switch chains[key.index].state.phase {
+        case .expired, .revoked: return .restarts(key)
+        case .active, .gracePeriod, .billingRetry: return .onSubscription(key)
+        }
+    }
+
+    /// Rule **offer-code-buys-its-plan** [assumed]: a redemption that starts or restarts a subscription (an offer
+    /// code with no subscription in the group, any offer after expiry or refund) buys the billing plan the offer is
+    /// configured for, the up-front plan when it names none: an offer configured for the monthly plan starts a
+    /// commitment (Appendix E O1: offers, offer codes included, are configured per billing plan, so redeeming one buys
+    /// that plan; Apple does not describe the redemption itself). The monthly plan needs a storefront that sells it
+    /// (rule commitment-storefronts). The transactions carry the offer fields and, from billing period 1,
+    /// `commitmentInfo` (a free trial runs first, rule commitment-starts-after-free-trial).
+    static func startPlan(of offer: SubscriptionOffer) -> BillingPlan { offer.plan ?? .upfront }
+
     /// Rule **promotional-offer-for-subscribers**: with no subscription in the group yet, only an offer code starts
     /// one; promotional and win-back offers are for "existing or former subscribers" (App Store Connect
     /// `SubscriptionPromotionalOffer`), refused for `customer`.
@@ -72,6 +109,17 @@ extension SubscriptionBook {
             throw .winBackIneligible(
                 customer: chain.customer, productId: productId, offerId: offer.identifier ?? "", condition: unmet)
         }
+    }
+
+    /// ``checkWinBackRedemption(_:of:key:productId:paidMilliseconds:at:)`` with the chain's paid service from
+    /// `ledger`, read only for a win-back offer.
+    func checkWinBackRedemption(
+        _ offer: SubscriptionOffer, of key: ChainID, productId: String, ledger: TransactionLedger, at now: Instant
+    ) throws(StoreError) {
+        guard offer.type == .winBack else { return }
+        try checkWinBackRedemption(
+            offer, of: key, productId: productId,
+            paidMilliseconds: ledger.paidMilliseconds(of: chains[key.index].originalTransactionId, at: now), at: now)
     }
 
     /// Rule **win-back-eligibility**: `eligibleWinBackOfferIds` lists the product's win-back offers while the

@@ -52,7 +52,7 @@ public enum ScenarioAction: Hashable, Sendable {
     case reverseRefund(customer: String, product: String, transaction: Int?)
     case openApp(customer: String)
     /// A parent or guardian withdraws consent for the customer's account (Declared Age Range): `RESCIND_CONSENT`
-    /// with `appData` to that customer (rule rescind-consent, `Store/SimulatedStore+Consent.swift`).
+    /// with `appData` to that customer (rule rescind-consent, `Store/EmissionLog+Sending.swift`).
     case rescindConsent(customer: String)
     /// [assumed] The next mass extension fails for this customer's subscription (`RENEWAL_EXTENSION` / `FAILURE`)
     /// if it is eligible then: Apple documents the subtype, not a cause (rule mass-extension-extends-eligible-only).

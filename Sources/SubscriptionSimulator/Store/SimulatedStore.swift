@@ -249,8 +249,8 @@ public struct SimulatedStore: Sendable {
                 throw .nothingToRefund(customer: customer, productId: productId)
             }
             ledger.refundOneTimeInFull(index, reason: reason, at: now)
-            send(.refund, nil, to: customer, transaction: ledger.transactions[index], renewal: nil, status: nil)
-            for share in familyBook.sharesOf(.nonConsumable(transactionIndex: index)) {
+            sendAboutTransaction(.refund, index)
+            for share in familyBook.sharesEnded(byRefundOf: index, ledger: ledger) {
                 try endShare(share, reason: reason)
             }
         }

@@ -145,7 +145,8 @@ struct TransactionLedger: Sendable {
     }
 
     /// **paid-days-of-service**'s paid time, in milliseconds, of the current run of purchases of the subscription
-    /// `originalTransactionId` at `now` (``SimulatedStore/paidDaysOfService(for:inGroupOf:)`` gives the rule).
+    /// `originalTransactionId` at `now` (``TransactionLedger/paidDaysOfService(of:at:)`` in
+    /// `TransactionLedger+PaidDays.swift` states the rule).
     func paidMilliseconds(of originalTransactionId: String, at now: Instant) -> Int64 {
         let records = transactions.filter { $0.originalTransactionId == originalTransactionId }
             .sorted { $0.purchaseDate < $1.purchaseDate }

@@ -7,15 +7,6 @@ import Testing
 /// ``TransactionLedger``'s member transactions and revocations, ``FamilyRules``. A store made through the public API
 /// only provides the parts' contents.
 
-private func familyRule(_ error: any Error) -> String? {
-    guard case .family(let violation) = error as? StoreError else { return nil }
-    return violation.rule
-}
-
-private func alicesChain(_ store: SimulatedStore) throws -> ChainID {
-    try #require(store.subscriptionBook.chain(of: "alice", inGroup: "family"))
-}
-
 private func purchase(_ productId: String, of customer: String, in store: SimulatedStore) throws -> Int {
     try #require(store.unrefundedOneTimePurchase(productId, of: customer))
 }

@@ -8,15 +8,6 @@ import Testing
 /// transactions and refund requests, the ``SubscriptionBook``'s refund reads. A store made through the public API only
 /// provides the parts' contents.
 
-private func familyRule(_ error: any Error) -> String? {
-    guard case .family(let violation) = error as? StoreError else { return nil }
-    return violation.rule
-}
-
-private func alicesChain(_ store: SimulatedStore) throws -> ChainID {
-    try #require(store.subscriptionBook.chain(of: "alice", inGroup: "family"))
-}
-
 @Suite struct FamilyBookSwitchRulesTests {
     @Test func theMainSwitchIsRefusedWhenAlreadySet() throws {
         var book = FamilyBook()

@@ -9,11 +9,6 @@ import Testing
 /// the lifecycle context (`Store/LifecycleContext+Store.swift`). A store made through the public API only provides
 /// the parts' contents.
 
-private func familyRule(_ error: any Error) -> String? {
-    guard case .family(let violation) = error as? StoreError else { return nil }
-    return violation.rule
-}
-
 private func chain(of customer: String, inGroup group: String, _ store: SimulatedStore) throws -> ChainID {
     try #require(store.subscriptionBook.chain(of: customer, inGroup: group))
 }

@@ -1,3 +1,5 @@
+import Testing
+
 @testable import SubscriptionSimulator
 
 /// 2026-01-05T09:00:00Z, the start of every lifecycle test.
@@ -73,4 +75,15 @@ func partTestBook(_ chains: [SubscriptionChain]) -> SubscriptionBook {
         if purchased { book.index(key, customer: customer, group: group) }
     }
     return book
+}
+
+/// The name of the Family Sharing rule `error` reports (``StoreError/family(_:)``), `nil` for any other error.
+func familyRule(_ error: any Error) -> String? {
+    guard case .family(let violation) = error as? StoreError else { return nil }
+    return violation.rule
+}
+
+/// Alice's own chain in the group "family" of the part-rule tests' catalogues.
+func alicesChain(_ store: SimulatedStore) throws -> ChainID {
+    try #require(store.subscriptionBook.chain(of: "alice", inGroup: "family"))
 }

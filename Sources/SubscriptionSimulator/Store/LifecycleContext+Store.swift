@@ -5,14 +5,13 @@ extension LifecycleContext {
     /// reads, borrowed: a method of the store would copy the store and the chain. Always inlined (the renewal path).
     @inline(__always)
     init(
-        for chain: SubscriptionChain, directory: CustomerDirectory, removedFromSale: Set<String>,
+        for chain: SubscriptionChain, directory: CustomerDirectory, saleStatus: SaleStatus,
         app: AppConfiguration, at now: Instant
     ) {
         let position = chain.customerPosition >= 0 ? chain.customerPosition : directory.positions[chain.customer]
         self.init(
             now: now, paymentSucceeds: !(position.map { directory.records[$0].paymentFails } ?? false),
-            // Most runs take nothing off sale: no hashing of the product id then.
-            productForSale: removedFromSale.isEmpty || !removedFromSale.contains(chain.state.autoRenewProductId),
+            productForSale: saleStatus.isForSale(chain.state.autoRenewProductId),
             gracePeriod: app.gracePeriod, graceEligibility: app.graceEligibility)
     }
 
@@ -20,10 +19,10 @@ extension LifecycleContext {
     /// nothing.
     static func checkAllowed(
         _ input: LifecycleInput, on chain: SubscriptionChain, directory: CustomerDirectory,
-        removedFromSale: Set<String>, app: AppConfiguration, at now: Instant
+        saleStatus: SaleStatus, app: AppConfiguration, at now: Instant
     ) throws(StoreError) {
         let context = LifecycleContext(
-            for: chain, directory: directory, removedFromSale: removedFromSale, app: app, at: now)
+            for: chain, directory: directory, saleStatus: saleStatus, app: app, at: now)
         if case .rejected(let violation) = SubscriptionLifecycle.transition(chain.state, input, context) {
             throw .lifecycle(violation, customer: chain.customer, productId: chain.state.productId)
         }

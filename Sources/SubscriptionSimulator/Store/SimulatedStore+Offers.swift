@@ -16,7 +16,7 @@ extension SimulatedStore {
         guard let offer = product.offer(withId: offerId) else {
             throw .unknownOffer(productId: productId, offerId: offerId, known: product.offers.compactMap(\.identifier))
         }
-        if removedFromSale.contains(productId) { throw .productNotForSale(productId) }
+        try saleStatus.checkForSale(productId)
         // Rule offer-for-its-plan.
         try subscriptionBook.checkRedemptionPlan(of: offer, productId: product.id, chain: chainKey(customer, product))
         try PurchaseRequirements.checkOfferPrice(of: product, offer: offer, in: storefront(of: customer))

@@ -34,7 +34,7 @@ extension SimulatedStore {
         let (kind, targetPlan) = subscriptionBook.planChange(key, to: product, chosen: plan, in: catalog)
         if kind != .currentProduct {
             let customer = subscriptionBook.chains[key.index].customer
-            if removedFromSale.contains(product.id) { throw .productNotForSale(product.id) }
+            try saleStatus.checkForSale(product.id)
             try requirePrice(of: product, for: customer, plan: nil)
             if targetPlan == .monthly { try requireCommitmentPlan(of: product, for: customer) }
         }

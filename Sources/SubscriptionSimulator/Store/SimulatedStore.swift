@@ -13,8 +13,6 @@ public struct SimulatedStore: Sendable {
     var ids: IdentifierSource
     /// The catalogue's sale status (``removeFromSale(_:)``).
     private(set) var saleStatus = SaleStatus()
-    /// Products taken off sale (``SaleStatus/removed``).
-    var removedFromSale: Set<String> { saleStatus.removed }
 
     // The store's parts, each with its own invariants (its file in `Store/` says which).
     /// Customers, their records, Apple Account fields and pending entitlement refreshes.
@@ -336,7 +334,7 @@ public struct SimulatedStore: Sendable {
     /// anything: an action that changes the store before it applies its input checks the rule with this first.
     func checkAllowed(_ input: LifecycleInput, on key: ChainID) throws(StoreError) {
         try LifecycleContext.checkAllowed(
-            input, on: subscriptionBook.chains[key.index], directory: directory, removedFromSale: removedFromSale,
+            input, on: subscriptionBook.chains[key.index], directory: directory, saleStatus: saleStatus,
             app: app, at: now)
     }
 

@@ -280,7 +280,7 @@ private func chain(of customer: String, inGroup group: String, _ store: Simulate
         func context() -> LifecycleContext {
             LifecycleContext(
                 for: store.subscriptionBook.chains[key.index], directory: store.directory,
-                removedFromSale: store.removedFromSale, app: store.app, at: at("1h"))
+                saleStatus: store.saleStatus, app: store.app, at: at("1h"))
         }
         #expect(context() == LifecycleContext(now: at("1h"), gracePeriod: .sixteenDays))
         store.failBilling(for: "alice")

@@ -264,11 +264,11 @@ private func append(
         let app = AppConfiguration(bundleId: "b")
         let chain = partTestChain("alice")
         try LifecycleContext.checkAllowed(
-            .autoRenewDisabled, on: chain, directory: directory(["alice"]), removedFromSale: [], app: app,
+            .autoRenewDisabled, on: chain, directory: directory(["alice"]), saleStatus: SaleStatus(), app: app,
             at: testStart)
         #expect(throws: StoreError.self) {
             try LifecycleContext.checkAllowed(
-                .autoRenewEnabled, on: chain, directory: directory(["alice"]), removedFromSale: [], app: app,
+                .autoRenewEnabled, on: chain, directory: directory(["alice"]), saleStatus: SaleStatus(), app: app,
                 at: testStart)
         }
     }
